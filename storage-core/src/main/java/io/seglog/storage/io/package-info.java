@@ -1,0 +1,5 @@
+/**
+ * The file-system seam ({@link io.seglog.storage.io.FileIO}) through which the storage core opens, syncs,
+ * renames and deletes files, so that embedders can replace it and tests can inject faults.
+ */
+package io.seglog.storage.io;
