@@ -14,6 +14,8 @@ public record TopicPartition(String topic, int partition) {
     /**
      * Validates both fields.
      *
+     * @param topic     the topic name
+     * @param partition the partition number
      * @throws IllegalArgumentException naming the field and the value when either is invalid
      */
     public TopicPartition {
