@@ -100,7 +100,9 @@ class CheckpointCrashAndFuzzTest {
                 corrupt++;
             }
         }
-        System.out.println("checkpoint fuzz: seed=" + seed + " files=" + FILES + " corrupt=" + corrupt + " readable=" + readable);
-        assertTrue(corrupt > FILES * 2 / 3, "most mutations must be detected: corrupt=" + corrupt + " readable=" + readable);
+        System.out.println("checkpoint fuzz: seed=" + seed + " files=" + FILES + " corrupt=" + corrupt
+            + " readable=" + readable);
+        assertTrue(corrupt > FILES * 2 / 3,
+            "most mutations must be detected: corrupt=" + corrupt + " readable=" + readable);
     }
 }

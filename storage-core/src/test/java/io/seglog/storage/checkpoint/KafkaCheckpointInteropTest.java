@@ -93,7 +93,8 @@ class KafkaCheckpointInteropTest {
     @Test
     void weReadTheEmptyFileKafkaCreatesOnConstruction() throws IOException {
         final Path file = dir.resolve(OffsetCheckpointFile.LOG_START_FILE);
-        new org.apache.kafka.storage.internals.checkpoint.OffsetCheckpointFile(file.toFile(), new LogDirFailureChannel(1));
+        new org.apache.kafka.storage.internals.checkpoint.OffsetCheckpointFile(file.toFile(),
+            new LogDirFailureChannel(1));
         assertEquals(0, Files.size(file));
         assertEquals(Map.of(), new OffsetCheckpointFile(FileIO.system(), file).read());
     }
@@ -112,7 +113,8 @@ class KafkaCheckpointInteropTest {
                 offset += 1 + random.nextLong(random.nextInt(10) == 0 ? 1L << 50 : 1000);
             }
             final List<org.apache.kafka.storage.internals.log.EpochEntry> theirs = new ArrayList<>();
-            ours.forEach(e -> theirs.add(new org.apache.kafka.storage.internals.log.EpochEntry(e.epoch(), e.startOffset())));
+            ours.forEach(e -> theirs.add(
+                new org.apache.kafka.storage.internals.log.EpochEntry(e.epoch(), e.startOffset())));
 
             final Path oursFile = dir.resolve("ours-epoch-" + round);
             final Path theirsFile = dir.resolve("theirs-epoch-" + round);

@@ -13,6 +13,7 @@ import io.seglog.storage.io.FaultInjectingFileIO;
 import io.seglog.storage.io.FaultInjectingFileIO.Op;
 import io.seglog.storage.io.FileIO;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -219,6 +220,27 @@ class LeaderEpochCacheTest {
         assertEquals(100, cache.size());
         assertEquals(new EpochEndOffset(50, 510), cache.endOffsetFor(50, 2000));
         assertEquals(73, cache.epochForOffset(735));
+    }
+
+    /** The append path calls assign for every batch: in the current epoch it must allocate nothing. */
+    @Test
+    void assignInTheCurrentEpochAllocatesNothing() throws IOException {
+        final com.sun.management.ThreadMXBean threads =
+            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        assertTrue(threads.isThreadAllocatedMemorySupported(), "this JVM cannot measure allocation");
+        threads.setThreadAllocatedMemoryEnabled(true);
+        assign(1, 0, 3, 10);
+        for (int i = 0; i < 20_000; i++) {
+            cache.assign(3, 10 + i);
+        }
+        final long thread = Thread.currentThread().getId();
+        final long before = threads.getThreadAllocatedBytes(thread);
+        for (int i = 0; i < 100_000; i++) {
+            cache.assign(3, 20_000 + i);
+        }
+        final long allocated = threads.getThreadAllocatedBytes(thread) - before;
+        assertTrue(allocated < 1024, "100,000 assigns allocated " + allocated + " bytes");
+        assertEquals(List.of(e(1, 0), e(3, 10)), cache.entries());
     }
 
     @Test

@@ -198,7 +198,7 @@ public final class FaultInjectingFileIO implements FileIO {
         final boolean writable = options.contains(StandardOpenOption.WRITE)
             || options.contains(StandardOpenOption.APPEND);
         synchronized (this) {
-            count(Op.OPEN, file.toString());
+            record(Op.OPEN, file.toString());
             if (writable && !syncedBytes.containsKey(file)) {
                 // Content that existed before this I/O first touched the file is taken as durable.
                 final boolean keepsContent = Files.isRegularFile(file)
@@ -215,7 +215,7 @@ public final class FaultInjectingFileIO implements FileIO {
     @Override
     public void fsyncDirectory(final Path directory) throws IOException {
         synchronized (this) {
-            count(Op.FSYNC_DIRECTORY, directory.toAbsolutePath().normalize().toString());
+            record(Op.FSYNC_DIRECTORY, directory.toAbsolutePath().normalize().toString());
         }
         delegate.fsyncDirectory(directory);
     }
@@ -225,7 +225,7 @@ public final class FaultInjectingFileIO implements FileIO {
         final Path from = source.toAbsolutePath().normalize();
         final Path to = target.toAbsolutePath().normalize();
         synchronized (this) {
-            count(Op.ATOMIC_MOVE, from + " -> " + to);
+            record(Op.ATOMIC_MOVE, from + " -> " + to);
         }
         delegate.atomicMove(source, target);
         synchronized (this) {
@@ -242,7 +242,7 @@ public final class FaultInjectingFileIO implements FileIO {
     public boolean deleteIfExists(final Path path) throws IOException {
         final Path file = path.toAbsolutePath().normalize();
         synchronized (this) {
-            count(Op.DELETE, file.toString());
+            record(Op.DELETE, file.toString());
         }
         final boolean deleted = delegate.deleteIfExists(path);
         synchronized (this) {
@@ -259,7 +259,7 @@ public final class FaultInjectingFileIO implements FileIO {
     /** Counts a write; returns the fault to throw (after a torn prefix if {@link #tornWrites}) or null. */
     synchronized IOException writeFault(final Path file, final long bytes) {
         try {
-            count(Op.WRITE, file + " " + bytes);
+            record(Op.WRITE, file + " " + bytes);
             return null;
         } catch (final IOException e) {
             return e;
@@ -271,14 +271,14 @@ public final class FaultInjectingFileIO implements FileIO {
     }
 
     synchronized void beforeForce(final Path file) throws IOException {
-        count(Op.FORCE, file.toString());
+        record(Op.FORCE, file.toString());
     }
 
     synchronized void afterForce(final Path file, final long size) {
         syncedBytes.put(file, size);
     }
 
-    private void count(final Op op, final String what) throws IOException {
+    private void record(final Op op, final String what) throws IOException {
         final int call = calls.merge(op, 1, Integer::sum);
         final Integer from = failFrom.get(op);
         if (failAt.get(op).contains(call) || (from != null && call >= from)) {

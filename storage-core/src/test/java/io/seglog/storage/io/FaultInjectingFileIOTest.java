@@ -228,7 +228,8 @@ class FaultInjectingFileIOTest {
         io.atomicMove(tmp, file);
         assertEquals(Map.of(file.toAbsolutePath(), 3L), io.syncedLengths());
 
-        try (FileChannel channel = io.open(file, Set.of(StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING))) {
+        try (FileChannel channel = io.open(file,
+            Set.of(StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING))) {
             channel.write(bytes("defg"));
         }
         io.loseUnsyncedData();
