@@ -112,7 +112,22 @@ class IndexLookupOracleTest {
             assertEquals(slot, index.lookupSlot(target), "lookupSlot(" + target + ")");
             assertEquals(slot < 0 ? 0 : positions[slot], index.lookupPosition(target), "position of " + target);
             assertEquals(slot < 0 ? base : offsets[slot], index.lookupOffset(target), "offset of " + target);
+            final long position = count == 0 ? random.nextInt(100)
+                : positions[random.nextInt(count)] + random.nextInt(-1, 2);
+            assertEquals(upperBoundOracle(offsets, positions, count, position),
+                index.upperBoundOffsetForPosition(position), "upper bound for position " + position);
         }
+    }
+
+    /** The linear scan: the offset of the first entry with position >= target, or -1. */
+    private static long upperBoundOracle(final long[] offsets, final int[] positions, final int count,
+                                         final long target) {
+        for (int i = 0; i < count; i++) {
+            if (positions[i] >= target) {
+                return offsets[i];
+            }
+        }
+        return -1;
     }
 
     private void checkTimeIndex(final SplittableRandom random, final int round) throws IOException {
@@ -202,6 +217,10 @@ class IndexLookupOracleTest {
             for (int i = 0; i < count; i++) {   // every entry and both neighbours
                 for (long target = offsets[i] - 1; target <= offsets[i] + 1; target++) {
                     assertEquals(oracle(offsets, count, target), index.lookupSlot(target), "target=" + target);
+                }
+                for (long position = positions[i] - 1; position <= positions[i] + 1; position++) {
+                    assertEquals(upperBoundOracle(offsets, positions, count, position),
+                        index.upperBoundOffsetForPosition(position), "position=" + position);
                 }
             }
         }
