@@ -78,7 +78,8 @@ class IndexResourceTest {
                 times.maybeAppend(10L * i, 2L * i + 1, false);
                 sink += offsets.lookupPosition(i) + offsets.lookupOffset(2L * i) + offsets.lookupSlot(i)
                     + times.lookupOffset(5L * i) + times.lookupSlot(i) + offsets.lastOffset() + times.lastTimestamp()
-                    + offsets.entryPosition(i / 2) + times.entryOffset(i / 3) + offsets.upperBoundOffsetForPosition(i / 2);
+                    + offsets.entryPosition(i / 2) + times.entryOffset(i / 3)
+                    + offsets.upperBoundOffsetForPosition(i / 2);
             }
             final long allocated = threads.getThreadAllocatedBytes(thread) - before;
             assertTrue(sink != 0);
