@@ -31,7 +31,8 @@ class IndexResourceTest {
 
     private static long mappingsOf(final Path file) throws IOException {
         final String name = file.toAbsolutePath().toString();
-        return Files.readAllLines(Path.of("/proc/self/maps")).stream().filter(line -> line.endsWith(name)).count();
+        // A mapping of a deleted file is listed with a " (deleted)" suffix.
+        return Files.readAllLines(Path.of("/proc/self/maps")).stream().filter(line -> line.contains(name)).count();
     }
 
     @Test
@@ -167,5 +168,19 @@ class IndexResourceTest {
         assertEquals(1, io.directorySyncs.get());
         assertEquals(0, mappingsOf(file));
         assertEquals(800, Files.size(file), "not trimmed after a failed flush: recovery rebuilds it");
+    }
+
+    @Test
+    void closeThatCannotTrimStillUnmapsAndStaysClosed() throws IOException {
+        final Path file = dir.resolve("00000000000000000000.timeindex");
+        final TimeIndex index = TimeIndex.open(FileIO.system(), file, 0, 4096 * 3);
+        index.maybeAppend(5, 1, false);
+        Files.delete(file);   // the mapping survives the unlink; the trim on close cannot reopen the file
+        assertEquals(1, mappingsOf(file));
+        final IOException e = assertThrows(IOException.class, index::close);
+        assertTrue(e.getMessage().contains(file.toString()), e.getMessage());
+        assertEquals(0, mappingsOf(file), "the mapping is released even though the trim failed");
+        index.close();   // idempotent: nothing left to do, nothing thrown
+        assertThrows(IllegalStateException.class, () -> index.lookupOffset(5));
     }
 }
