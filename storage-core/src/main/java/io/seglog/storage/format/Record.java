@@ -181,8 +181,9 @@ public final class Record {
 
     private int varintError(final String field, final long status, final int position, final int limit) {
         if (status == Varint.TOO_LONG) {
-            return fail(field, Varint.MAX_VARINT_LENGTH + 1L, field.equals("timestampDelta")
-                ? Varint.MAX_VARLONG_LENGTH : Varint.MAX_VARINT_LENGTH, position, "varint longer than its maximum size");
+            // value = bytes seen without a terminator (one more than allowed), limit = the allowed size.
+            final int maxLength = field.equals("timestampDelta") ? Varint.MAX_VARLONG_LENGTH : Varint.MAX_VARINT_LENGTH;
+            return fail(field, maxLength + 1L, maxLength, position, "varint longer than its maximum size");
         }
         return fail(field, limit - position, -1, position, "varint runs past the end of the record");
     }
