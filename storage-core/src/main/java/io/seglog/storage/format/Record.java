@@ -22,6 +22,9 @@ import org.agrona.DirectBuffer;
  * nothing; {@link #nextHeader(RecordHeader)} walks the headers the same way. The structure has been checked
  * against the enclosing batch when the record was read, so every position lies inside the batch.
  *
+ * <p>Import it by name ({@code import io.seglog.storage.format.Record;}): with a wildcard import the simple
+ * name is ambiguous with {@code java.lang.Record}.
+ *
  * <p>Not thread-safe; a flyweight belongs to one thread.
  */
 public final class Record {
