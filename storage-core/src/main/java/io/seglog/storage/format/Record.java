@@ -72,6 +72,7 @@ public final class Record {
     int parse(final DirectBuffer buffer, final int position, final int limit) {
         this.buffer = buffer;
         this.startIndex = position;
+        headersRemaining = 0; // until the headers are known to be well formed
         long packed = Varint.readVarint(buffer, position, limit);
         if (packed < 0) {
             return varintError("length", packed, position, limit);
