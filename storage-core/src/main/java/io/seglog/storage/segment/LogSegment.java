@@ -204,6 +204,9 @@ public final class LogSegment implements AutoCloseable {
                 segment.offsetOfMaxTimestampSoFar = segment.timeIndex.lastEntryOffset();
             } else {
                 segment.rebuildIndexes(scratch);
+                // Rebuilt as a closed segment would be; the log grows the active one back to full size.
+                segment.offsetIndex.trimToValidSize();
+                segment.timeIndex.trimToValidSize();
             }
         } catch (final IOException | RuntimeException e) {
             segment.closeAfterFailure(e);
