@@ -152,6 +152,27 @@ final class GroupCommit {
         return log.logEndOffset() > log.flushedOffset() && nowMs - lastFlushMs >= flushMs;
     }
 
+    /**
+     * Fails the waiters for offsets at or above a truncation point: those offsets were removed and may be
+     * reassigned to other records, so they must never be reported durable.
+     */
+    void onTruncated(final long newEndOffset) {
+        final List<Waiter> failed = new ArrayList<>();
+        synchronized (this) {
+            waiters.removeIf(w -> {
+                if (w.offset >= newEndOffset) {
+                    failed.add(w);
+                    return true;
+                }
+                return false;
+            });
+        }
+        for (final Waiter waiter : failed) {
+            waiter.future.completeExceptionally(new IllegalStateException("offset=" + waiter.offset
+                + " was truncated (new logEndOffset=" + newEndOffset + ") of " + log.dir()));
+        }
+    }
+
     /** Fails every pending waiter and all later ones. */
     void failAll(final StorageException cause, final boolean permanent) {
         final List<Waiter> failed;

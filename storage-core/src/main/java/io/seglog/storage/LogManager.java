@@ -18,6 +18,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The partitions of one broker (or embedder) over one or more log directories, in Kafka's layout: each log
@@ -41,7 +43,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Thread-safe: partitions are created and deleted under a lock; lookups are lock-free.
  */
 public final class LogManager implements AutoCloseable {
-    private static final System.Logger LOG = System.getLogger(LogManager.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(LogManager.class);
     /** Suffix of a partition directory renamed for deletion: {@code <topic>-<partition>.<uuid>-delete}. */
     public static final String DELETE_DIR_SUFFIX = "-delete";
 
@@ -257,7 +259,7 @@ public final class LogManager implements AutoCloseable {
         } catch (final CorruptCheckpointException e) {
             // The documented safe fallback: an empty map (recovery point 0 = full recovery; log start from the
             // segments; high watermark at the log start, re-learned from the leader).
-            LOG.log(System.Logger.Level.WARNING, "ignoring malformed checkpoint " + e.getMessage(), e);
+            LOG.warn("ignoring malformed checkpoint " + e.getMessage(), e);
             return Map.of();
         } catch (final IOException e) {
             throw new StorageException("cannot read checkpoint: " + e, file.file(), e);
@@ -436,7 +438,7 @@ public final class LogManager implements AutoCloseable {
             try {
                 entry.log.deleteOldSegments();
             } catch (final StorageException e) {
-                LOG.log(System.Logger.Level.ERROR, "retention failed for " + entry.log.dir(), e);
+                LOG.error("retention failed for " + entry.log.dir(), e);
             } catch (final IllegalStateException e) {
                 // closed concurrently by delete(): nothing to do
             }
@@ -455,7 +457,7 @@ public final class LogManager implements AutoCloseable {
                     log.flush();
                 }
             } catch (final StorageException e) {
-                LOG.log(System.Logger.Level.ERROR, "scheduled flush failed for " + log.dir(), e);
+                LOG.error("scheduled flush failed for " + log.dir(), e);
             }
         }
     }
@@ -478,7 +480,7 @@ public final class LogManager implements AutoCloseable {
             try {
                 writeCheckpoint(dir, file.apply(dir), offset);
             } catch (final StorageException e) {
-                LOG.log(System.Logger.Level.ERROR, "checkpoint write failed in " + dir.path, e);
+                LOG.error("checkpoint write failed in " + dir.path, e);
             }
         }
     }

@@ -8,6 +8,8 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Names and paths of partition directories inside a log directory: {@code <topic>-<partition>}, the topic
@@ -16,7 +18,7 @@ import java.util.List;
  * left alone (AP-06). Stateless.
  */
 final class PartitionDirs {
-    private static final System.Logger LOG = System.getLogger(PartitionDirs.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(PartitionDirs.class);
 
     private PartitionDirs() {
     }
@@ -27,7 +29,7 @@ final class PartitionDirs {
         try (DirectoryStream<Path> stream = Files.newDirectoryStream(logDir)) {
             for (final Path child : stream) {
                 if (Files.isSymbolicLink(child)) {
-                    LOG.log(System.Logger.Level.WARNING, "ignoring symbolic link in log directory: " + child);
+                    LOG.warn("ignoring symbolic link in log directory: " + child);
                 } else if (Files.isDirectory(child, LinkOption.NOFOLLOW_LINKS)) {
                     children.add(child);
                 }
@@ -48,20 +50,20 @@ final class PartitionDirs {
         final String name = partitionDir.getFileName().toString();
         final int dash = name.lastIndexOf('-');
         if (dash <= 0 || dash == name.length() - 1) {
-            LOG.log(System.Logger.Level.WARNING, "ignoring directory that is not <topic>-<partition>: " + partitionDir);
+            LOG.warn("ignoring directory that is not <topic>-<partition>: " + partitionDir);
             return null;
         }
         final String digits = name.substring(dash + 1);
         for (int i = 0; i < digits.length(); i++) {
             if (digits.charAt(i) < '0' || digits.charAt(i) > '9') {
-                LOG.log(System.Logger.Level.WARNING, "ignoring directory with a non-numeric partition: " + partitionDir);
+                LOG.warn("ignoring directory with a non-numeric partition: " + partitionDir);
                 return null;
             }
         }
         try {
             return new TopicPartition(name.substring(0, dash), Integer.parseInt(digits));
         } catch (final IllegalArgumentException e) {
-            LOG.log(System.Logger.Level.WARNING, "ignoring directory " + partitionDir + ": " + e.getMessage());
+            LOG.warn("ignoring directory " + partitionDir + ": " + e.getMessage());
             return null;
         }
     }
@@ -96,7 +98,7 @@ final class PartitionDirs {
             }
             io.deleteIfExists(dir);
         } catch (final IOException e) {
-            LOG.log(System.Logger.Level.ERROR, "cannot delete " + dir + " (retried at the next open)", e);
+            LOG.error("cannot delete " + dir + " (retried at the next open)", e);
         }
     }
 }

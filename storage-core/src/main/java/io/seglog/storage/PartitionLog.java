@@ -1,5 +1,9 @@
 package io.seglog.storage;
 
+import io.seglog.storage.checkpoint.CorruptCheckpointException;
+import io.seglog.storage.checkpoint.LeaderEpochCheckpointFile;
+import io.seglog.storage.epoch.EpochEndOffset;
+import io.seglog.storage.epoch.LeaderEpochCache;
 import io.seglog.storage.format.RecordBatch;
 import io.seglog.storage.format.RecordBatchValidator;
 import io.seglog.storage.io.FileIO;
@@ -8,6 +12,7 @@ import io.seglog.storage.segment.LogLoader;
 import io.seglog.storage.segment.LogSegment;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.InstantSource;
 import java.util.Arrays;
@@ -18,6 +23,8 @@ import java.util.SplittableRandom;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.random.RandomGenerator;
 import org.agrona.concurrent.UnsafeBuffer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The log of one partition: an ordered set of segments in one directory, byte-compatible with Kafka's
@@ -46,6 +53,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  * failed write or fsync leaves the files in an unknown state and is never retried in place.
  */
 public final class PartitionLog implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(PartitionLog.class);
+
     private final Path dir;
     private final LogConfig config;
     private final FileIO io;
@@ -79,6 +88,11 @@ public final class PartitionLog implements AutoCloseable {
     /** The log directory's shared state when a LogManager opened this log; null for a standalone log. */
     private volatile LogDirFailure dirFailure;
     private volatile Scheduler scheduler;
+
+    /** The leader epochs and their start offsets, persisted in {@code leader-epoch-checkpoint}; set by open. */
+    private LeaderEpochCache epochs;
+    /** What opening the log repaired; set by open. */
+    private RecoveryReport recoveryReport;
 
     // Appender-only state, reused for every append (allocation-free in steady state).
     private final UnsafeBuffer appendView = new UnsafeBuffer(0, 0);
@@ -124,7 +138,12 @@ public final class PartitionLog implements AutoCloseable {
     }
 
     /**
-     * Opens the log with an explicit source for the per-segment roll jitter (tests pass a seeded one).
+     * Opens the log with an explicit source for the per-segment roll jitter (tests pass a seeded one). Without
+     * a recovery point this cannot tell a clean shutdown from a crash, so it takes the safe path,
+     * {@link RecoveryOptions#afterCrash afterCrash(0)}: every batch is CRC-checked, every index rebuilt and a
+     * torn tail truncated (see {@link #recoveryReport()}). An embedder that knows its flushed offset and whether
+     * it closed cleanly (a {@code LogManager} does) passes them to
+     * {@link #open(Path, LogConfig, FileIO, InstantSource, long, boolean)}.
      *
      * @param partitionDir the partition directory
      * @param config       the configuration
@@ -132,10 +151,52 @@ public final class PartitionLog implements AutoCloseable {
      * @param time         the clock
      * @param jitterRandom source of each segment's jitter in {@code [0, min(segment.jitter.ms, segment.ms))}
      * @return the open log, owned by the caller
+     * @throws CorruptLogException if the log holds corruption that is not a torn tail and the policy is fail
      * @throws StorageException if the directory or a segment cannot be opened
      */
     public static PartitionLog open(final Path partitionDir, final LogConfig config, final FileIO io,
                                     final InstantSource time, final RandomGenerator jitterRandom) {
+        return open(partitionDir, config, io, time, jitterRandom, RecoveryOptions.afterCrash(0));
+    }
+
+    /**
+     * Opens the log the way a log manager does: after a clean shutdown nothing is scanned; after a crash the
+     * segments from the recovery point on are CRC-checked, torn tails truncated and corruption reported.
+     *
+     * @param partitionDir     the partition directory
+     * @param config           the configuration
+     * @param io               the file layer
+     * @param time             the clock
+     * @param recoveryPoint    offsets below it were flushed (the recovery-point checkpoint; 0 when unknown)
+     * @param hadCleanShutdown whether the clean-shutdown marker was present
+     * @return the open log, owned by the caller
+     * @throws CorruptLogException if the log holds corruption that is not a torn tail and the policy is fail
+     * @throws StorageException if the directory or a segment cannot be opened
+     */
+    public static PartitionLog open(final Path partitionDir, final LogConfig config, final FileIO io,
+                                    final InstantSource time, final long recoveryPoint,
+                                    final boolean hadCleanShutdown) {
+        return open(partitionDir, config, io, time, new SplittableRandom(),
+            new RecoveryOptions(hadCleanShutdown, recoveryPoint, Long.MAX_VALUE));
+    }
+
+    /**
+     * Opens the log with explicit recovery options (see {@link RecoveryOptions}) and jitter source.
+     *
+     * @param partitionDir the partition directory
+     * @param config       the configuration
+     * @param io           the file layer
+     * @param time         the clock
+     * @param jitterRandom source of each segment's jitter
+     * @param recovery     clean shutdown or crash, recovery point, scan start
+     * @return the open log, owned by the caller
+     * @throws CorruptLogException if the log holds corruption that is not a torn tail and the policy is fail
+     * @throws StorageException if the directory or a segment cannot be opened
+     */
+    public static PartitionLog open(final Path partitionDir, final LogConfig config, final FileIO io,
+                                    final InstantSource time, final RandomGenerator jitterRandom,
+                                    final RecoveryOptions recovery) {
+        Objects.requireNonNull(recovery, "recovery");
         Objects.requireNonNull(partitionDir, "partitionDir");
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(io, "io");
@@ -146,7 +207,14 @@ public final class PartitionLog implements AutoCloseable {
         try {
             io.createDirectories(partitionDir);
             final long nowMs = time.millis();
-            loaded = LogLoader.load(io, partitionDir, config, nowMs, () -> jitter(config, jitterRandom), scratch);
+            final LeaderEpochCheckpointFile checkpoint =
+                new LeaderEpochCheckpointFile(io, partitionDir.resolve(LeaderEpochCheckpointFile.FILE_NAME));
+            final LeaderEpochCache epochs = loadEpochs(checkpoint);
+            final boolean rebuildEpochs = epochs.isEmpty();
+            final LogLoader.Loaded result = LogLoader.load(io, partitionDir, config, nowMs,
+                () -> jitter(config, jitterRandom), scratch, new LogLoader.Options(recovery.hadCleanShutdown(),
+                    recovery.recoveryPoint(), recovery.scanFromOffset(), rebuildEpochs ? null : epochs));
+            loaded = result.segments();
             if (loaded.isEmpty()) {
                 loaded = List.of(LogSegment.create(io, partitionDir, 0, config, nowMs, jitter(config, jitterRandom)));
                 io.fsyncDirectory(partitionDir);
@@ -157,7 +225,17 @@ public final class PartitionLog implements AutoCloseable {
             final LogSegment active = loaded.get(loaded.size() - 1);
             active.resizeIndexes(config.segmentIndexBytes());
             final long logEndOffset = active.readNextOffset(scratch);
-            return new PartitionLog(partitionDir, config, io, time, jitterRandom, loaded, logEndOffset);
+            if (rebuildEpochs) {
+                epochs.clear();
+                epochs.assign(result.epochs().entries());
+            }
+            epochs.truncateFromEnd(logEndOffset);
+            epochs.flush();
+            final PartitionLog log = new PartitionLog(partitionDir, config, io, time, jitterRandom, loaded,
+                logEndOffset);
+            log.epochs = epochs;
+            log.recoveryReport = result.report();
+            return log;
         } catch (final IOException | RuntimeException e) {
             for (int i = loaded.size() - 1; i >= 0; i--) {
                 try {
@@ -170,6 +248,20 @@ public final class PartitionLog implements AutoCloseable {
                 throw (StorageException) e;
             }
             throw new StorageException("cannot open the log: " + e.getMessage(), partitionDir, e);
+        }
+    }
+
+    /** The checkpoint's epochs; an empty cache (to be rebuilt from the batches) when it is missing or corrupt. */
+    private static LeaderEpochCache loadEpochs(final LeaderEpochCheckpointFile checkpoint) throws IOException {
+        // Existence is metadata, not file access; FileIO has no call for it.
+        if (!Files.exists(checkpoint.file())) {
+            return LeaderEpochCache.empty(checkpoint);
+        }
+        try {
+            return LeaderEpochCache.load(checkpoint);
+        } catch (final CorruptCheckpointException e) {
+            LOG.warn("Rebuilding the leader epochs of {} from the batches: {}", checkpoint.file(), e.getMessage());
+            return LeaderEpochCache.empty(checkpoint);
         }
     }
 
@@ -209,6 +301,11 @@ public final class PartitionLog implements AutoCloseable {
             final int length = wrapForAppend(batches);
             leaderValidator.validate(appendView, 0, length);
             checkBatchSizes(length);
+            final int latestEpoch = epochs.latestEpoch();
+            if (leaderEpoch < latestEpoch) {
+                throw new IllegalArgumentException("leaderEpoch=" + leaderEpoch + " is below the log's latest leader"
+                    + " epoch " + latestEpoch + " (a fenced leader must not append)");
+            }
             final long firstOffset = endOffset;
             final boolean logAppendTime = config.messageTimestampType() == LogConfig.TimestampType.LOG_APPEND_TIME;
             final long nowMs = logAppendTime ? time.millis() : -1;
@@ -224,6 +321,7 @@ public final class PartitionLog implements AutoCloseable {
                 next += BatchHeaders.lastOffsetDelta(appendView, p) + 1L;
                 p += size;
             }
+            assignEpoch(leaderEpoch, firstOffset);
             appendToActiveSegment(batches, offset, length, firstOffset, next - 1, maxTimestamp);
             return next - 1;
         } finally {
@@ -262,6 +360,7 @@ public final class PartitionLog implements AutoCloseable {
             long expected = firstOffset;
             long maxTimestamp = -1;
             int index = 0;
+            int epoch = epochs.latestEpoch();
             for (int p = 0; p < length; index++) {
                 final long base = BatchHeaders.baseOffset(appendView, p);
                 if (base != expected) {
@@ -269,14 +368,38 @@ public final class PartitionLog implements AutoCloseable {
                         (base < expected ? "batch overlaps" : "batch leaves a gap after")
                             + " the log (logEndOffset=" + firstOffset + "); a follower append must continue it");
                 }
+                final int batchEpoch = BatchHeaders.partitionLeaderEpoch(appendView, p);
+                if (batchEpoch >= 0 && batchEpoch < epoch) {
+                    throw new InvalidRecordException("partitionLeaderEpoch", batchEpoch, epoch, index, offset + p,
+                        "leader epochs never decrease along a log; the follower must truncate first");
+                }
+                epoch = Math.max(epoch, batchEpoch);
                 expected = BatchHeaders.lastOffset(appendView, p) + 1;
                 maxTimestamp = Math.max(maxTimestamp, BatchHeaders.maxTimestamp(appendView, p));
                 p += BatchHeaders.sizeInBytes(appendView, p);
+            }
+            for (int p = 0; p < length; p += BatchHeaders.sizeInBytes(appendView, p)) {
+                final int batchEpoch = BatchHeaders.partitionLeaderEpoch(appendView, p);
+                if (batchEpoch >= 0) {
+                    assignEpoch(batchEpoch, BatchHeaders.baseOffset(appendView, p));
+                }
             }
             appendToActiveSegment(batches, offset, length, firstOffset, expected - 1, maxTimestamp);
             return expected - 1;
         } finally {
             appendLock.unlock();
+        }
+    }
+
+    /**
+     * Records a new leader epoch before its first batch is written, so the checkpoint never misses an epoch the
+     * log holds (recovery checks batches against it). A no-op without allocation in the current epoch.
+     */
+    private void assignEpoch(final int epoch, final long startOffset) {
+        try {
+            epochs.assign(epoch, startOffset);
+        } catch (final IOException | RuntimeException e) {
+            throw goOffline("writing the leader-epoch checkpoint failed", e);
         }
     }
 
@@ -667,6 +790,22 @@ public final class PartitionLog implements AutoCloseable {
         }
     }
 
+    /**
+     * After an unclean shutdown, recovered data may still be only in the page cache: treat everything from
+     * the checkpointed recovery point on as unflushed (Kafka keeps {@code min(checkpoint, LEO)}), so the next
+     * flush fsyncs it and the recovery-point checkpoint never claims more than is on disk.
+     */
+    void markUnflushedFrom(final long recoveryPoint) {
+        synchronized (flushLock) {
+            final LogSegment[] segs = segments;
+            final long point = Math.max(0, Math.min(recoveryPoint, endOffset));
+            if (point < flushedOffset) {
+                flushedOffset = point;
+                flushedSegmentBase = Math.min(flushedSegmentBase, segs[floorIndex(segs, point)].baseOffset());
+            }
+        }
+    }
+
     ReentrantLock appendLock() {
         return appendLock;
     }
@@ -716,6 +855,175 @@ public final class PartitionLog implements AutoCloseable {
 
     boolean isClosed() {
         return closed;
+    }
+
+    /**
+     * Removes every offset at or above {@code offset}, so that {@link #logEndOffset()} becomes {@code offset}
+     * (Kafka's {@code UnifiedLog.truncateTo}, for a follower whose log diverged from its leader's). Batches are
+     * never split: if {@code offset} falls inside a batch, that whole batch goes and the log end becomes its
+     * base offset. Segments above it are closed and deleted, the segment holding it is cut (data file fsynced,
+     * indexes truncated and grown back for appends), the leader-epoch cache loses the epochs starting at or
+     * above the new end and is written. At or above the log end nothing changes; below the first segment the
+     * log is emptied with {@link #truncateFullyAndStartAt}.
+     *
+     * <p>Readers: the new log end is published before any file shrinks, so a read that starts afterwards never
+     * looks past it. A read already in flight, or a {@link LogSlice} taken before, may refer to bytes that are
+     * then gone (its transfer comes up short, or a read fails with {@link StorageException}) or, after later
+     * appends, replaced. Kafka has the same window and excludes it the same way: consumers read only below the
+     * high watermark, and a follower truncates only above what its leader committed, so the bytes a truncation
+     * removes are never ones a bounded reader was given.
+     *
+     * @param offset the new log end offset, 0 or more
+     * @return the new log end offset ({@code offset}, or the base of the batch holding it)
+     * @throws IllegalArgumentException if {@code offset} is negative
+     * @throws StorageException if a file operation fails (the log goes offline) or the log is closed or offline
+     */
+    public long truncateTo(final long offset) {
+        if (offset < 0) {
+            throw new IllegalArgumentException("offset=" + offset + " must be >= 0");
+        }
+        appendLock.lock();
+        try {
+            ensureWritable();
+            if (offset >= endOffset) {
+                return endOffset;
+            }
+            if (offset < segments[0].baseOffset()) {
+                truncateFullyAndStartAt(offset);
+                return offset;
+            }
+            synchronized (flushLock) {
+                return truncateWithinLog(offset);
+            }
+        } finally {
+            appendLock.unlock();
+        }
+    }
+
+    private long truncateWithinLog(final long offset) {
+        final LogSegment[] segs = segments;
+        final int keep = floorIndex(segs, offset);
+        final LogSegment segment = segs[keep];
+        final ByteBuffer scratch = ByteBuffer.allocate(LogSlice.SCRATCH_BYTES);
+        try {
+            final long found = segment.translateOffset(offset, segment.sizeInBytes(), scratch);
+            final int position = found < 0 ? segment.sizeInBytes() : (int) (found >>> 32);
+            final long newEnd = found < 0 ? offset : Math.min(offset, LogSegment.scannedBaseOffset(scratch));
+            // Publish first: no reader that starts from now on looks past the new end.
+            publishEnd(newEnd, segment, position);
+            if (keep + 1 < segs.length) {
+                segments = Arrays.copyOf(segs, keep + 1);
+                for (int i = segs.length - 1; i > keep; i--) {
+                    segs[i].closeAndDelete(io);
+                }
+                io.fsyncDirectory(dir);
+            }
+            final int dropped = segment.truncateTo(newEnd, config.segmentIndexBytes(), scratch);
+            epochs.truncateFromEnd(newEnd);
+            epochs.flush();
+            flushedOffset = Math.min(flushedOffset, newEnd);
+            flushedSegmentBase = Math.min(flushedSegmentBase, segment.baseOffset());
+            highWatermark = Math.min(highWatermark, newEnd);
+            groupCommit.onTruncated(newEnd);
+            LOG.info("Truncated {} to offset {}: {} bytes of {} and {} later segments removed", dir, newEnd, dropped,
+                segment.logFile().getFileName(), segs.length - keep - 1);
+            return newEnd;
+        } catch (final IOException | RuntimeException e) {
+            throw goOffline("truncation to offset=" + offset + " failed", e);
+        }
+    }
+
+    /**
+     * Deletes every segment and restarts the log, empty, at {@code offset}: log start and log end both become
+     * {@code offset} (Kafka's {@code truncateFullyAndStartAt}, for a follower whose fetch offset is out of the
+     * leader's range). The new segment is created and its directory entry fsynced before the old ones are
+     * deleted, so an active segment always exists; the leader-epoch cache is cleared and written.
+     *
+     * @param offset the new log start and end offset, 0 or more
+     * @throws IllegalArgumentException if {@code offset} is negative
+     * @throws StorageException if a file operation fails (the log goes offline) or the log is closed or offline
+     */
+    public void truncateFullyAndStartAt(final long offset) {
+        if (offset < 0) {
+            throw new IllegalArgumentException("offset=" + offset + " must be >= 0");
+        }
+        appendLock.lock();
+        try {
+            ensureWritable();
+            synchronized (flushLock) {
+                final LogSegment[] old = segments;
+                try {
+                    // A segment with the same base must go first: the new one takes its file names.
+                    for (final LogSegment segment : old) {
+                        if (segment.baseOffset() == offset) {
+                            segment.closeAndDelete(io);
+                        }
+                    }
+                    final LogSegment created = LogSegment.create(io, dir, offset, config, time.millis(),
+                        jitter(config, jitterRandom));
+                    io.fsyncDirectory(dir);
+                    segments = new LogSegment[] {created};
+                    logStartOffset = offset;
+                    publishEnd(offset, created, 0);
+                    for (int i = old.length - 1; i >= 0; i--) {
+                        if (old[i].baseOffset() != offset) {
+                            old[i].closeAndDelete(io);
+                        }
+                    }
+                    io.fsyncDirectory(dir);
+                    epochs.clearAndFlush();
+                    flushedOffset = offset;
+                    flushedSegmentBase = offset;
+                    highWatermark = offset;
+                    groupCommit.onTruncated(offset);
+                } catch (final IOException | RuntimeException e) {
+                    throw goOffline("truncateFullyAndStartAt(" + offset + ") failed", e);
+                }
+            }
+            LOG.info("Truncated {} fully; the log restarts at offset {}", dir, offset);
+        } finally {
+            appendLock.unlock();
+        }
+    }
+
+    /**
+     * Answers a follower's OffsetsForLeaderEpoch (KIP-101/KIP-279): the largest epoch at or below
+     * {@code epoch} that this log knows and the offset where it ended here (the log end for the latest epoch).
+     *
+     * @param epoch the epoch asked about
+     * @return the epoch and its end offset, or {@link EpochEndOffset#UNDEFINED}
+     */
+    public EpochEndOffset endOffsetForEpoch(final int epoch) {
+        return epochs.endOffsetFor(epoch, endOffset);
+    }
+
+    /**
+     * The leader epoch of the last batch that carried one.
+     *
+     * @return the epoch, or -1 when no batch has one
+     */
+    public int latestEpoch() {
+        return epochs.latestEpoch();
+    }
+
+    /**
+     * The leader-epoch cache (entries persisted in {@code leader-epoch-checkpoint}); for replication code that
+     * needs more than {@link #endOffsetForEpoch}. Its mutators are the log's business.
+     *
+     * @return the cache
+     */
+    public LeaderEpochCache leaderEpochCache() {
+        return epochs;
+    }
+
+    /**
+     * What opening this log repaired: whether it was scanned, torn tails or corruption truncated, segments
+     * deleted, indexes rebuilt, stray files removed, leader epochs rebuilt.
+     *
+     * @return the report
+     */
+    public RecoveryReport recoveryReport() {
+        return recoveryReport;
     }
 
     /**

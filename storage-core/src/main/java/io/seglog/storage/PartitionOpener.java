@@ -96,9 +96,12 @@ final class PartitionOpener {
 
     private static PartitionLog openOne(final Task task, final LogManagerConfig config, final FileIO io,
                                         final InstantSource time) {
-        // Seam for the recovery branch: pass task.recoveryPoint() and task.hadCleanShutdown() once
-        // PartitionLog.open takes them.
-        return PartitionLog.open(task.dir(), config.logConfig(task.tp().topic()), io, time);
+        final PartitionLog log = PartitionLog.open(task.dir(), config.logConfig(task.tp().topic()), io, time,
+            task.recoveryPoint(), task.hadCleanShutdown());
+        if (!task.hadCleanShutdown()) {
+            log.markUnflushedFrom(task.recoveryPoint());
+        }
+        return log;
     }
 
     private static void closeAll(final Iterable<PartitionLog> logs, final Throwable primary) {
