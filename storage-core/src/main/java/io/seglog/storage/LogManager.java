@@ -438,7 +438,7 @@ public final class LogManager implements AutoCloseable {
             try {
                 entry.log.deleteOldSegments();
             } catch (final StorageException e) {
-                LOG.error("retention failed for " + entry.log.dir(), e);
+                LOG.error("retention failed for {}: {}", entry.log.dir(), e.getMessage());
             } catch (final IllegalStateException e) {
                 // closed concurrently by delete(): nothing to do
             }
@@ -457,7 +457,7 @@ public final class LogManager implements AutoCloseable {
                     log.flush();
                 }
             } catch (final StorageException e) {
-                LOG.error("scheduled flush failed for " + log.dir(), e);
+                LOG.error("scheduled flush failed for {}: {}", log.dir(), e.getMessage());
             }
         }
     }
@@ -480,7 +480,7 @@ public final class LogManager implements AutoCloseable {
             try {
                 writeCheckpoint(dir, file.apply(dir), offset);
             } catch (final StorageException e) {
-                LOG.error("checkpoint write failed in " + dir.path, e);
+                LOG.error("checkpoint write failed in {}: {}", dir.path, e.getMessage());
             }
         }
     }
@@ -549,6 +549,12 @@ public final class LogManager implements AutoCloseable {
             } catch (final IOException | RuntimeException e) {
                 dir.failure.markOffline("clean shutdown", e);
                 failure = add(failure, e);
+                try {
+                    // A marker whose directory entry may not be durable must not vouch for this directory.
+                    io.deleteIfExists(dir.cleanShutdown.file());
+                } catch (final IOException | RuntimeException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
             }
         }
         logs.clear();

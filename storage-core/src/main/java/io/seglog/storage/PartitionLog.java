@@ -237,8 +237,14 @@ public final class PartitionLog implements AutoCloseable {
             log.recoveryReport = result.report();
             return log;
         } catch (final IOException | RuntimeException e) {
+            // After an I/O failure nothing may be synced again (the directory goes offline): abandon, not close.
+            final boolean ioFailure = e instanceof IOException || e instanceof StorageException;
             for (int i = loaded.size() - 1; i >= 0; i--) {
                 try {
+                    if (ioFailure) {
+                        loaded.get(i).abandon();
+                        continue;
+                    }
                     loaded.get(i).close();
                 } catch (final IOException | RuntimeException suppressed) {
                     e.addSuppressed(suppressed);
@@ -1130,8 +1136,14 @@ public final class PartitionLog implements AutoCloseable {
             }
             groupCommit.failAll(new StorageException("the log was closed", dir, null), true);
             failure = retired.unlinkAll(io, failure);
+            // Offline: close without trimming or syncing anything, so no fsync is issued after a failed one.
+            final boolean offline = offlineCause != null || (shared != null && shared.isOffline());
             for (int i = segs.length - 1; i >= 0; i--) {
                 try {
+                    if (offline) {
+                        segs[i].abandon();
+                        continue;
+                    }
                     segs[i].close();
                 } catch (final IOException | RuntimeException e) {
                     if (failure == null) {

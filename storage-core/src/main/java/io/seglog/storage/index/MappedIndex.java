@@ -550,6 +550,19 @@ abstract sealed class MappedIndex implements AutoCloseable permits OffsetIndex, 
     }
 
     /**
+     * Unmaps the file without trimming or syncing it: for a log directory that went offline after a failed write
+     * or fsync, where no further fsync may be issued (a retried fsync can report success for lost data).
+     * Idempotent.
+     *
+     * @throws IOException never in practice; declared for symmetry with {@link #close()}
+     */
+    public final void abandon() throws IOException {
+        synchronized (lock) {
+            rethrow(unmapAll(null));
+        }
+    }
+
+    /**
      * Unmaps the index without trimming or syncing it and deletes the file. Idempotent.
      *
      * @throws IOException if the file cannot be deleted
