@@ -402,11 +402,12 @@ public final class LogManager implements AutoCloseable {
         final Path renamed;
         synchronized (lifecycleLock) {
             ensureOpen();
-            entry = logs.remove(tp);
+            entry = logs.get(tp);
             if (entry == null) {
                 return false;
             }
             entry.dir.failure.ensureOnline();
+            logs.remove(tp);
             entry.log.close();
             renamed = entry.dir.path.resolve(tp.directoryName() + "." + UUID.randomUUID().toString().replace("-", "")
                 + DELETE_DIR_SUFFIX);
