@@ -484,6 +484,11 @@ abstract sealed class MappedIndex implements AutoCloseable permits OffsetIndex, 
                 throw new IOException("a previous flush of the " + kind() + " failed and is not retried: file="
                     + file);
             }
+            if (!dirty && !directorySyncPending) {
+                // Nothing changed since the last successful flush: a group commit that flushes the data file
+                // many times between index entries (one per index.interval.bytes) pays no index fsync.
+                return;
+            }
             try {
                 mapping.force();
                 try (FileChannel channel = io.open(file, Set.of(READ, WRITE))) {
