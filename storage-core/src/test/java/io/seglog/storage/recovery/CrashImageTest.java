@@ -156,11 +156,39 @@ class CrashImageTest {
         if (random.nextInt(10) == 0) {
             files.remove("leader-epoch-checkpoint");
         }
-        // A cut exactly at the end of a segment that leaves its later segments in place loses nothing.
-        final long expectedEnd = victim.baseOffset();
-        return new Image(files, options(random, recoveryPoint), expectedEnd, "cut " + where + " of the batch at offset "
+        return new Image(files, options(random, recoveryPoint), survivingEnd(original, files), "cut " + where + " of the batch at offset "
             + victim.baseOffset() + " (segment " + victim.segment() + "), tail " + tail.length + " bytes, later segments "
             + (keepLater ? "kept" : "dropped") + ", recovery point " + recoveryPoint);
+    }
+
+    /**
+     * The oracle: the end of the longest prefix of the original batches still present byte for byte at their
+     * positions (a tail of zeros can restore a cut batch whose last bytes were zeros). A segment with any bytes
+     * past its intact batches was truncated, so nothing after it survives (Kafka's rule).
+     */
+    private static long survivingEnd(final LogImage original, final Map<String, byte[]> files) {
+        long end = original.batches.get(0).baseOffset();
+        int segment = 0;
+        int intactBytes = 0;
+        for (final LogImage.Batch batch : original.batches) {
+            final byte[] file = files.get(LogImage.logName(original.segmentBases.get(batch.segment())));
+            if (batch.segment() != segment) {
+                final byte[] previous = files.get(LogImage.logName(original.segmentBases.get(segment)));
+                if (previous.length != intactBytes || file == null) {
+                    return end;
+                }
+                segment = batch.segment();
+                intactBytes = 0;
+            }
+            if (file == null || file.length < batch.position() + batch.bytes().length
+                || !Arrays.equals(file, batch.position(), batch.position() + batch.bytes().length, batch.bytes(), 0,
+                    batch.bytes().length)) {
+                return end;
+            }
+            end = batch.lastOffset() + 1;
+            intactBytes = batch.position() + batch.bytes().length;
+        }
+        return end;
     }
 
     private static RecoveryOptions options(final SplittableRandom random, final long recoveryPoint) {

@@ -49,13 +49,21 @@ final class LogImage {
      * log in {@code dir}, closes it and captures its files.
      */
     static LogImage build(final Path dir, final LogConfig config, final long seed, final int count) throws IOException {
+        return build(dir, config, seed, count, false);
+    }
+
+    /** As {@link #build(Path, LogConfig, long, int)}; {@code small} records carry 1-8 value bytes and no key. */
+    static LogImage build(final Path dir, final LogConfig config, final long seed, final int count,
+                          final boolean small) throws IOException {
         final SplittableRandom random = new SplittableRandom(seed);
         int epoch = random.nextInt(3);
         try (PartitionLog log = PartitionLog.open(dir, config, FileIO.system(), new ManualClock(1_000))) {
             for (int b = 0; b < count; b++) {
                 final SimpleRecord[] records = new SimpleRecord[1 + random.nextInt(4)];
                 for (int r = 0; r < records.length; r++) {
-                    records[r] = KafkaBatches.randomRecord(random, 7_000_000 + b * 50L);
+                    records[r] = small
+                        ? new SimpleRecord(7_000_000 + b * 50L + random.nextInt(100), null, new byte[1 + random.nextInt(8)])
+                        : KafkaBatches.randomRecord(random, 7_000_000 + b * 50L);
                 }
                 if (random.nextInt(8) == 0) {
                     epoch += 1 + random.nextInt(2);
