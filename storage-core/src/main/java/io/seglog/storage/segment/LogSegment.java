@@ -199,6 +199,11 @@ public final class LogSegment implements AutoCloseable {
                     indexesOk = false;
                 }
             }
+            if (length > 0) {
+                // Kafka's loadFirstBatchTimestamp: time-based rolls keep counting in record time after a reopen.
+                segment.readHeader(scratch, 0, (int) length, TIMESTAMP_HEADER_BYTES);
+                segment.rollingBasedTimestampMs = scratch.getLong(MAX_TIMESTAMP_OFFSET);
+            }
             if (indexesOk) {
                 segment.maxTimestampSoFar = segment.timeIndex.lastTimestamp();
                 segment.offsetOfMaxTimestampSoFar = segment.timeIndex.lastEntryOffset();
