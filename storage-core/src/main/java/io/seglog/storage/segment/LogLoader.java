@@ -30,32 +30,6 @@ public final class LogLoader {
     }
 
     /**
-     * Parses a segment data file name.
-     *
-     * @param fileName a file name (no directory)
-     * @return the base offset, or -1 when the name is not {@code <20 digits>.log}
-     */
-    public static long parseBaseOffset(final String fileName) {
-        if (fileName.length() != LogSegment.FILE_NAME_DIGITS + LogSegment.LOG_SUFFIX.length()
-            || !fileName.endsWith(LogSegment.LOG_SUFFIX)) {
-            return -1;
-        }
-        long value = 0;
-        for (int i = 0; i < LogSegment.FILE_NAME_DIGITS; i++) {
-            final char c = fileName.charAt(i);
-            if (c < '0' || c > '9') {
-                return -1;
-            }
-            final long next = value * 10 + (c - '0');
-            if (next < value) {
-                return -1;
-            }
-            value = next;
-        }
-        return value;
-    }
-
-    /**
      * The base offsets of the segment data files in a directory, ascending.
      *
      * @param dir the partition directory
@@ -65,9 +39,9 @@ public final class LogLoader {
     public static long[] listBaseOffsets(final Path dir) throws IOException {
         final List<Long> found = new ArrayList<>();
         // Listing is metadata, not file access; FileIO has no call for it.
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*" + LogSegment.LOG_SUFFIX)) {
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*" + SegmentFiles.LOG_SUFFIX)) {
             for (final Path file : files) {
-                final long base = parseBaseOffset(file.getFileName().toString());
+                final long base = SegmentFiles.parseBaseOffset(file.getFileName().toString());
                 if (base >= 0) {
                     found.add(base);
                 }

@@ -49,15 +49,6 @@ import org.agrona.concurrent.UnsafeBuffer;
  * disturb each other or the writer.
  */
 public final class LogSegment implements AutoCloseable {
-    /** Suffix of the data file. */
-    public static final String LOG_SUFFIX = ".log";
-    /** Suffix of the offset index. */
-    public static final String INDEX_SUFFIX = ".index";
-    /** Suffix of the time index. */
-    public static final String TIME_INDEX_SUFFIX = ".timeindex";
-    /** Digits of the base offset in file names: Kafka's {@code LogFileUtils} pads to 20. */
-    public static final int FILE_NAME_DIGITS = 20;
-
     /** Header bytes read to step over a batch and know its offsets: everything up to {@code lastOffsetDelta}. */
     static final int OFFSET_HEADER_BYTES = LAST_OFFSET_DELTA_OFFSET + LAST_OFFSET_DELTA_LENGTH;
     /** Header bytes read when the timestamp is needed too: everything up to {@code maxTimestamp}. */
@@ -100,22 +91,6 @@ public final class LogSegment implements AutoCloseable {
     }
 
     /**
-     * The name of a segment file: the base offset in 20 digits plus the suffix, as Kafka names it.
-     *
-     * @param baseOffset the segment's base offset
-     * @param suffix     {@link #LOG_SUFFIX}, {@link #INDEX_SUFFIX} or {@link #TIME_INDEX_SUFFIX}
-     * @return e.g. {@code 00000000000000000042.log}
-     */
-    public static String fileName(final long baseOffset, final String suffix) {
-        final String digits = Long.toString(baseOffset);
-        final StringBuilder name = new StringBuilder(FILE_NAME_DIGITS + suffix.length());
-        for (int i = digits.length(); i < FILE_NAME_DIGITS; i++) {
-            name.append('0');
-        }
-        return name.append(digits).append(suffix).toString();
-    }
-
-    /**
      * Creates a new, empty segment: the {@code .log} file (which must not exist) and both indexes,
      * preallocated to {@code segment.index.bytes} and mapped. Stale index files of the same base offset are
      * replaced. The caller fsyncs the directory.
@@ -131,9 +106,9 @@ public final class LogSegment implements AutoCloseable {
      */
     public static LogSegment create(final FileIO io, final Path dir, final long baseOffset, final LogConfig config,
                                     final long nowMs, final long rollJitterMs) throws IOException {
-        final Path logFile = dir.resolve(fileName(baseOffset, LOG_SUFFIX));
-        final Path indexFile = dir.resolve(fileName(baseOffset, INDEX_SUFFIX));
-        final Path timeIndexFile = dir.resolve(fileName(baseOffset, TIME_INDEX_SUFFIX));
+        final Path logFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.LOG_SUFFIX));
+        final Path indexFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.INDEX_SUFFIX));
+        final Path timeIndexFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.TIME_INDEX_SUFFIX));
         io.deleteIfExists(indexFile);
         io.deleteIfExists(timeIndexFile);
         final FileChannel channel = io.open(logFile,
@@ -165,9 +140,9 @@ public final class LogSegment implements AutoCloseable {
     public static LogSegment open(final FileIO io, final Path dir, final long baseOffset, final LogConfig config,
                                   final long nowMs, final long rollJitterMs, final ByteBuffer scratch)
         throws IOException {
-        final Path logFile = dir.resolve(fileName(baseOffset, LOG_SUFFIX));
-        final Path indexFile = dir.resolve(fileName(baseOffset, INDEX_SUFFIX));
-        final Path timeIndexFile = dir.resolve(fileName(baseOffset, TIME_INDEX_SUFFIX));
+        final Path logFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.LOG_SUFFIX));
+        final Path indexFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.INDEX_SUFFIX));
+        final Path timeIndexFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.TIME_INDEX_SUFFIX));
         // Existence is metadata, not file access; FileIO has no call for it.
         final boolean rebuild = !Files.exists(indexFile) || !Files.exists(timeIndexFile);
         if (rebuild) {
