@@ -380,7 +380,7 @@ public final class LogSegment implements AutoCloseable {
      * the file, then the index entries batch by batch, then the new size is published. Writer only.
      *
      * @param source  the bytes; its position and limit are left unchanged
-     * @param batches the same bytes as an Agrona view (index 0 = {@code offset} in {@code source})
+     * @param batches the same buffer as an Agrona view (same indexes as {@code source})
      * @param offset  position of the first batch in {@code source}
      * @param length  bytes to append
      * @throws IOException if the write fails; nothing is published then
@@ -390,7 +390,7 @@ public final class LogSegment implements AutoCloseable {
         final int start = sizeInBytes;
         writeFully(source, offset, length, start);
         int filePosition = start;
-        for (int p = 0; p < length; ) {
+        for (int p = offset, end = offset + length; p < end; ) {
             final int size = BatchHeaders.sizeInBytes(batches, p);
             final long lastOffset = BatchHeaders.lastOffset(batches, p);
             final long maxTimestamp = BatchHeaders.maxTimestamp(batches, p);
