@@ -35,6 +35,10 @@ class LeaderImbalanceTest {
         "4       | 4     | 100        | 1.0   | 0",   // 100% never triggers
         "4       | 3     | 50         | 0.75  | 3",
         "2       | 1     | 50         | 0.5   | 0",
+        // Kafka compares ratio > pct / 100.0; "ratio * 100 > pct" would wrongly trigger on these (7/100 * 100 > 7).
+        "100     | 7     | 7          | 0.07  | 0",
+        "25      | 7     | 28         | 0.28  | 0",
+        "20      | 11    | 55         | 0.55  | 0",
     })
     void ratioAndThreshold(final int total, final int moved, final int percentage, final double ratio,
         final int elected) {
