@@ -8,6 +8,7 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
+import org.apache.zookeeper.CreateMode;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -62,5 +63,18 @@ class ReplicationArchitectureTest {
         assertTrue(ZOOKEEPER_ONLY_IN_ZK.evaluate(fixtures).hasViolation(), "ZooKeeper outside zk must be caught");
         assertFalse(ELECTION_IS_PURE.allowEmptyShould(true).evaluate(new ClassFileImporter().importClasses(ZooKeeperUsingFixture.class))
             .hasViolation(), "the purity rule applies to the election package only");
+    }
+
+    /**
+     * Test fixture, never used at run time: a class outside {@code ..replication.zk..} that touches ZooKeeper, so
+     * that the confinement rule can be shown to report a violation.
+     */
+    static final class ZooKeeperUsingFixture {
+        private ZooKeeperUsingFixture() {
+        }
+
+        static CreateMode mode() {
+            return CreateMode.EPHEMERAL;
+        }
     }
 }
