@@ -4,6 +4,8 @@ package io.seglog.storage;
  * A read asked for an offset outside the log. Carries the valid range so the caller (a consumer, a follower)
  * can reset to an offset that exists: {@code [logStartOffset, logEndOffset]}, where reading at
  * {@code logEndOffset} is legal and returns nothing.
+ *
+ * <p>Immutable, so thread-safe.
  */
 public final class OffsetOutOfRangeException extends RuntimeException {
     private static final long serialVersionUID = 1L;

@@ -6,6 +6,8 @@ import java.nio.file.Path;
  * An I/O failure of the storage core, unchecked, naming the file or directory it concerns. After one, the log
  * that raised it is offline: every later call on it fails, because a failed write or fsync leaves the file in
  * an unknown state and is never retried in place.
+ *
+ * <p>Immutable, so thread-safe.
  */
 public class StorageException extends RuntimeException {
     private static final long serialVersionUID = 1L;

@@ -30,9 +30,15 @@ final class Crc32cCalculator {
      * @param index  first byte.
      * @param length number of bytes.
      * @return the CRC as an unsigned 32-bit value.
+     * @throws IndexOutOfBoundsException when the range lies outside the buffer.
      */
     long compute(final DirectBuffer buffer, final int index, final int length) {
-        buffer.boundsCheck(index, length);
+        // Checked here, not left to Agrona, whose bounds checks can be switched off: with a raw address a bad
+        // length would otherwise read outside the mapping.
+        if (index < 0 || length < 0 || (long) index + length > buffer.capacity()) {
+            throw new IndexOutOfBoundsException("CRC range index=" + index + " length=" + length
+                + " outside buffer capacity=" + buffer.capacity());
+        }
         crc.reset();
         final byte[] array = buffer.byteArray();
         if (array != null) {

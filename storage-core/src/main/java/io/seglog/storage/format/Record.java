@@ -22,6 +22,9 @@ import org.agrona.DirectBuffer;
  * nothing; {@link #nextHeader(RecordHeader)} walks the headers the same way. The structure has been checked
  * against the enclosing batch when the record was read, so every position lies inside the batch.
  *
+ * <p>Import it by name ({@code import io.seglog.storage.format.Record;}): with a wildcard import the simple
+ * name is ambiguous with {@code java.lang.Record}.
+ *
  * <p>Not thread-safe; a flyweight belongs to one thread.
  */
 public final class Record {
@@ -69,6 +72,7 @@ public final class Record {
     int parse(final DirectBuffer buffer, final int position, final int limit) {
         this.buffer = buffer;
         this.startIndex = position;
+        headersRemaining = 0; // until the headers are known to be well formed
         long packed = Varint.readVarint(buffer, position, limit);
         if (packed < 0) {
             return varintError("length", packed, position, limit);
@@ -181,8 +185,9 @@ public final class Record {
 
     private int varintError(final String field, final long status, final int position, final int limit) {
         if (status == Varint.TOO_LONG) {
-            return fail(field, Varint.MAX_VARINT_LENGTH + 1L, field.equals("timestampDelta")
-                ? Varint.MAX_VARLONG_LENGTH : Varint.MAX_VARINT_LENGTH, position, "varint longer than its maximum size");
+            // value = bytes seen without a terminator (one more than allowed), limit = the allowed size.
+            final int maxLength = field.equals("timestampDelta") ? Varint.MAX_VARLONG_LENGTH : Varint.MAX_VARINT_LENGTH;
+            return fail(field, maxLength + 1L, maxLength, position, "varint longer than its maximum size");
         }
         return fail(field, limit - position, -1, position, "varint runs past the end of the record");
     }

@@ -551,6 +551,39 @@ public final class RecordBatchBuilder {
     }
 
     /**
+     * Builds a batch of header-less records into a new, exactly sized heap buffer; a convenience for tests and
+     * examples (allocates).
+     *
+     * @param baseOffset   the batch's base offset.
+     * @param timestampsMs one timestamp per record, in any order.
+     * @param keys         one key per record (an element may be null), or null for null keys throughout.
+     * @param values       one value per record (an element may be null).
+     * @return a buffer holding exactly the batch.
+     * @throws IllegalArgumentException when the arrays differ in length or are empty.
+     */
+    public static UnsafeBuffer batchOf(final long baseOffset, final long[] timestampsMs, final byte[][] keys,
+        final byte[][] values) {
+        if (timestampsMs.length != values.length || (keys != null && keys.length != values.length)
+            || values.length == 0) {
+            throw new IllegalArgumentException("timestampsMs.length=" + timestampsMs.length + " keys.length="
+                + (keys == null ? "null" : keys.length) + " values.length=" + values.length
+                + " must be equal and not 0");
+        }
+        int capacity = BATCH_HEADER_LENGTH;
+        for (int i = 0; i < values.length; i++) {
+            final byte[] key = keys == null ? null : keys[i];
+            capacity += maxRecordSize(key == null ? -1 : key.length, values[i] == null ? -1 : values[i].length, 0);
+        }
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[capacity]);
+        final RecordBatchBuilder builder = new RecordBatchBuilder().wrap(buffer, 0, capacity).baseOffset(baseOffset);
+        for (int i = 0; i < values.length; i++) {
+            builder.appendRecord(timestampsMs[i], keys == null ? null : keys[i], values[i]);
+        }
+        final int size = builder.build();
+        return new UnsafeBuffer(buffer.byteArray(), 0, size);
+    }
+
+    /**
      * Builds a batch of header-less records with null keys into a new, exactly sized heap buffer; a
      * convenience for tests and examples (allocates).
      *

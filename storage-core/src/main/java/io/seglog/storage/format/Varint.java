@@ -38,6 +38,13 @@ final class Varint {
      *     {@link #size(long)} and {@link #value(long)}); otherwise {@link #TRUNCATED} or {@link #TOO_LONG}.
      */
     static long readVarint(final DirectBuffer buffer, final int index, final int limit) {
+        if (index < limit) {
+            // Most record fields (attributes aside) are one-byte varints: small deltas, short lengths.
+            final int first = buffer.getByte(index);
+            if (first >= 0) {
+                return (1L << 32) | (((first >>> 1) ^ -(first & 1)) & 0xffffffffL);
+            }
+        }
         int raw = 0;
         int shift = 0;
         int position = index;

@@ -269,6 +269,11 @@ abstract sealed class MappedIndex implements AutoCloseable permits OffsetIndex, 
         return lock;
     }
 
+    /** The number of tail entries searched first. */
+    final int warmEntries() {
+        return warmEntries;
+    }
+
     /** The buffer for a lock-free read; throws when closed. Read it before {@link #entries(UnsafeBuffer)}. */
     final UnsafeBuffer readBuffer() {
         final UnsafeBuffer current = buffer;

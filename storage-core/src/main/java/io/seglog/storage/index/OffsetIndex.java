@@ -146,6 +146,45 @@ public final class OffsetIndex extends MappedIndex {
     }
 
     /**
+     * The offset of the first entry whose position is {@code >= position}: an offset certainly outside a fetch
+     * that ends before {@code position} (Kafka's {@code fetchUpperBoundOffset(start, size)} with
+     * {@code position = start + size}, used to bound the aborted-transaction scan of a read). Not in general the
+     * smallest such offset, since the index is sparse. Lock-free and allocation-free; the warm tail is
+     * searched first.
+     *
+     * @param position a byte position in the log file
+     * @return the entry's offset, or -1 when no entry lies at or after {@code position}
+     * @throws IllegalStateException if the index is closed
+     */
+    public long upperBoundOffsetForPosition(final long position) {
+        final UnsafeBuffer current = readBuffer();
+        final int published = entries(current);
+        if (published == 0) {
+            return -1;
+        }
+        final int firstHot = Math.max(0, published - 1 - warmEntries());
+        int lo;
+        int hi;
+        if (positionAt(current, firstHot) < position) {
+            lo = firstHot + 1;
+            hi = published;
+        } else {
+            // firstHot qualifies, so it bounds the search of the cold part.
+            lo = 0;
+            hi = firstHot;
+        }
+        while (lo < hi) {
+            final int mid = (lo + hi) >>> 1;
+            if (positionAt(current, mid) < position) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo == published ? -1 : offsetAt(current, lo);
+    }
+
+    /**
      * The offset of an entry.
      *
      * @param slot the entry, in {@code [0, entries())}

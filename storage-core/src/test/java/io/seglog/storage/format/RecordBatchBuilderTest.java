@@ -190,4 +190,32 @@ class RecordBatchBuilderTest {
             assertEquals(-1, record.keyLength());
         }
     }
+
+    @Test
+    void batchOfWithTimestampsAndKeys() {
+        final UnsafeBuffer buffer = RecordBatchBuilder.batchOf(7L, new long[] {30L, 10L, 20L},
+            new byte[][] {{1}, null, {3}}, new byte[][] {{4}, {5}, null});
+        assertEquals(1, validator.validate(buffer, 0, buffer.capacity()));
+        batch.wrap(buffer, 0);
+        assertEquals(30L, batch.baseTimestamp());
+        assertEquals(30L, batch.maxTimestamp());
+        final Record record = new Record();
+        assertTrue(batch.nextRecord(record));
+        assertArrayEquals(new byte[] {1}, record.keyBytes());
+        assertTrue(batch.nextRecord(record));
+        assertEquals(10L, record.timestamp());
+        assertEquals(-1, record.keyLength());
+        assertTrue(batch.nextRecord(record));
+        assertEquals(9L, record.offset());
+        assertEquals(-1, record.valueLength());
+        assertThrows(IllegalArgumentException.class,
+            () -> RecordBatchBuilder.batchOf(0L, new long[] {1L}, null, new byte[][] {{1}, {2}}));
+    }
+
+    @Test
+    void crcOfARangeOutsideTheBufferIsRefused() {
+        final UnsafeBuffer buffer = RecordBatchBuilder.batchOf(0L, 1L, new byte[] {1});
+        buffer.putInt(RecordBatchDescriptor.LENGTH_OFFSET, 1000, java.nio.ByteOrder.BIG_ENDIAN);
+        assertThrows(IndexOutOfBoundsException.class, () -> batch.wrap(buffer, 0).computeCrc());
+    }
 }

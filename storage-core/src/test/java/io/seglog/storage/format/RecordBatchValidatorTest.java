@@ -279,6 +279,7 @@ class RecordBatchValidatorTest {
         fixCrc(0);
         final InvalidRecordException e = rejects(size, RecordBatchValidator.BAD_RECORDS, "length");
         assertEquals(5, e.limit());
+        assertEquals(6, e.value());
         assertEquals(record(0), e.position());
     }
 
@@ -313,6 +314,7 @@ class RecordBatchValidatorTest {
         fixCrc(0);
         final InvalidRecordException e = rejects(size + 3, RecordBatchValidator.BAD_RECORDS, "timestampDelta");
         assertEquals(10, e.limit());
+        assertEquals(11, e.value());
     }
 
     @Test

@@ -61,8 +61,8 @@ class IndexGoldenTest {
             index.maybeAppend(1_700_000_000_250L, 1160, true);    // roll entry repeating the timestamp: ignored
         }
         final byte[] expected = hex("""
-            00 00 01 8b cf e5 68 00  00 00 00 63   # slot 0: timestamp 1700000000000 ms, relativeOffset 99 (offset 1099)
-            00 00 01 8b cf e5 68 fa  00 00 00 96   # slot 1: timestamp 1700000000250 ms, relativeOffset 150 (offset 1150)
+            00 00 01 8b cf e5 68 00  00 00 00 63   # slot 0: ts 1700000000000, relativeOffset 99 (offset 1099)
+            00 00 01 8b cf e5 68 fa  00 00 00 96   # slot 1: ts 1700000000250, relativeOffset 150 (offset 1150)
             """);
         assertArrayEquals(expected, Files.readAllBytes(file), HEX.formatHex(Files.readAllBytes(file)));
         try (TimeIndex reopened = TimeIndex.open(FileIO.system(), file, 1000, 1200)) {

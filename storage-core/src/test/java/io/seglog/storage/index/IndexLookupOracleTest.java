@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.seglog.storage.io.FileIO;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
@@ -73,6 +74,7 @@ class IndexLookupOracleTest {
         }
         final int maxEntries = count + random.nextInt(3);
         final Path file = dir.resolve(round + "-" + base + ".index");
+        long expectedLength;
         try (OffsetIndex index = OffsetIndex.open(FileIO.system(), file, base, Math.max(8, maxEntries * 8))) {
             for (int i = 0; i < count; i++) {
                 index.append(offsets[i], positions[i]);
@@ -83,9 +85,15 @@ class IndexLookupOracleTest {
             index.truncateTo(kept == count ? Long.MAX_VALUE : offsets[kept]);
             assertEquals(kept, index.entries());
             assertOffsetLookups(index, base, offsets, positions, kept, random);
+            expectedLength = kept * 8L;
         }
+        // Close trimmed the file to its entries; reopening must give the same answers.
+        assertEquals(expectedLength, Files.size(file), "file length after close = entries * 8");
+        final int kept = (int) (expectedLength / 8);
         try (OffsetIndex reopened = OffsetIndex.open(FileIO.system(), file, base, 8)) {
             reopened.sanityCheck();
+            assertEquals(kept, reopened.entries());
+            assertOffsetLookups(reopened, base, offsets, positions, kept, random);
         }
     }
 
@@ -112,7 +120,22 @@ class IndexLookupOracleTest {
             assertEquals(slot, index.lookupSlot(target), "lookupSlot(" + target + ")");
             assertEquals(slot < 0 ? 0 : positions[slot], index.lookupPosition(target), "position of " + target);
             assertEquals(slot < 0 ? base : offsets[slot], index.lookupOffset(target), "offset of " + target);
+            final long position = count == 0 ? random.nextInt(100)
+                : positions[random.nextInt(count)] + random.nextInt(-1, 2);
+            assertEquals(upperBoundOracle(offsets, positions, count, position),
+                index.upperBoundOffsetForPosition(position), "upper bound for position " + position);
         }
+    }
+
+    /** The linear scan: the offset of the first entry with position >= target, or -1. */
+    private static long upperBoundOracle(final long[] offsets, final int[] positions, final int count,
+                                         final long target) {
+        for (int i = 0; i < count; i++) {
+            if (positions[i] >= target) {
+                return offsets[i];
+            }
+        }
+        return -1;
     }
 
     private void checkTimeIndex(final SplittableRandom random, final int round) throws IOException {
@@ -149,7 +172,8 @@ class IndexLookupOracleTest {
                         target = random.nextLong(-2, last + 5);
                         break;
                     case 2:
-                        target = count == 0 ? 0 : timestamps[Math.max(0, count - 1 - TIME_WARM)] + random.nextInt(-1, 2);
+                        target = count == 0 ? 0
+                            : timestamps[Math.max(0, count - 1 - TIME_WARM)] + random.nextInt(-1, 2);
                         break;
                     default:
                         target = random.nextBoolean() ? Long.MIN_VALUE : Long.MAX_VALUE;
@@ -202,6 +226,10 @@ class IndexLookupOracleTest {
             for (int i = 0; i < count; i++) {   // every entry and both neighbours
                 for (long target = offsets[i] - 1; target <= offsets[i] + 1; target++) {
                     assertEquals(oracle(offsets, count, target), index.lookupSlot(target), "target=" + target);
+                }
+                for (long position = positions[i] - 1; position <= positions[i] + 1; position++) {
+                    assertEquals(upperBoundOracle(offsets, positions, count, position),
+                        index.upperBoundOffsetForPosition(position), "position=" + position);
                 }
             }
         }

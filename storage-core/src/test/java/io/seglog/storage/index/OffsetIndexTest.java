@@ -49,6 +49,7 @@ class OffsetIndexTest {
             assertEquals(0, index.lookupPosition(BASE + 5));
             assertEquals(BASE, index.lookupOffset(BASE + 5));
             assertEquals(BASE, index.lookupOffset(Long.MAX_VALUE));
+            assertEquals(-1, index.upperBoundOffsetForPosition(0));
         }
     }
 
@@ -70,6 +71,10 @@ class OffsetIndexTest {
             assertEquals(2, index.lookupSlot(BASE + 31));
             assertEquals(BASE + 20, index.entryOffset(1));
             assertEquals(200, index.entryPosition(1));
+            assertEquals(BASE + 10, index.upperBoundOffsetForPosition(0));
+            assertEquals(BASE + 20, index.upperBoundOffsetForPosition(150));
+            assertEquals(BASE + 30, index.upperBoundOffsetForPosition(300));
+            assertEquals(-1, index.upperBoundOffsetForPosition(301));
         }
     }
 
