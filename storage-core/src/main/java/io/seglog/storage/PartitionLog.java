@@ -18,6 +18,7 @@ import java.time.InstantSource;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.SplittableRandom;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.random.RandomGenerator;
@@ -78,6 +79,15 @@ public final class PartitionLog implements AutoCloseable {
     private volatile long flushedOffset;
     /** Segments with a base below this were fully flushed; guarded by flushLock. */
     private long flushedSegmentBase;
+
+    // Durability, retention and the shared directory state (issue 3, LogManager side); logic in helper classes.
+    private final GroupCommit groupCommit = new GroupCommit(this);
+    private final RetiredSegments retired = new RetiredSegments();
+    /** The high watermark as last set; read through {@link #highWatermark()}, which clamps it. */
+    private volatile long highWatermark;
+    /** The log directory's shared state when a LogManager opened this log; null for a standalone log. */
+    private volatile LogDirFailure dirFailure;
+    private volatile Scheduler scheduler;
 
     /** The leader epochs and their start offsets, persisted in {@code leader-epoch-checkpoint}; set by open. */
     private LeaderEpochCache epochs;
@@ -276,6 +286,12 @@ public final class PartitionLog implements AutoCloseable {
      * @throws StorageException if the write fails (the log goes offline) or the log is closed or offline
      */
     public long appendAsLeader(final ByteBuffer batches, final int leaderEpoch) {
+        final long lastOffset = appendAsLeaderLocked(batches, leaderEpoch);
+        maybeFlushAfterAppend();
+        return lastOffset;
+    }
+
+    private long appendAsLeaderLocked(final ByteBuffer batches, final int leaderEpoch) {
         if (leaderEpoch < 0) {
             throw new IllegalArgumentException("leaderEpoch=" + leaderEpoch + " must be >= 0");
         }
@@ -328,6 +344,12 @@ public final class PartitionLog implements AutoCloseable {
      * @throws StorageException if the write fails (the log goes offline) or the log is closed or offline
      */
     public long appendAsFollower(final ByteBuffer batches) {
+        final long lastOffset = appendAsFollowerLocked(batches);
+        maybeFlushAfterAppend();
+        return lastOffset;
+    }
+
+    private long appendAsFollowerLocked(final ByteBuffer batches) {
         appendLock.lock();
         try {
             final int offset = batches.position();
@@ -428,7 +450,11 @@ public final class PartitionLog implements AutoCloseable {
             throw goOffline("append of " + length + " bytes at offset=" + firstOffset + " failed", e);
         }
         publishEnd(lastOffset + 1, active, active.sizeInBytes());
-        if (lastOffset + 1 - flushedOffset >= config.flushMessages()) {
+    }
+
+    /** The flush.messages rule, checked after the append lock is released so the fsync never blocks appends. */
+    private void maybeFlushAfterAppend() {
+        if (endOffset - flushedOffset >= config.flushMessages()) {
             flush();
         }
     }
@@ -649,6 +675,187 @@ public final class PartitionLog implements AutoCloseable {
             flushedSegmentBase = segs[segs.length - 1].baseOffset();
             flushedOffset = Math.max(flushedOffset, end);
         }
+        groupCommit.markFlushed(time.millis());
+        groupCommit.onFlushed(flushedOffset);
+    }
+
+    /**
+     * A future that completes once every offset up to and including {@code offset} is on disk (fsynced data
+     * and indexes, and the directory entries of new segments), with the flushed offset (exclusive) at that
+     * moment. Many waiters share one fsync (group commit). With a scheduler attached (logs opened by a
+     * {@link LogManager}) the fsync runs on the scheduler and this call never blocks; for a standalone log the
+     * first waiter's thread runs the fsync inside this call, and keeps running rounds while other threads'
+     * waiters remain, while those threads return at once with pending futures.
+     *
+     * @param offset an offset below {@link #logEndOffset()}
+     * @return the future; it fails with {@link StorageException} if the log directory goes offline or the log
+     *     is closed first
+     * @throws IllegalArgumentException if {@code offset} is negative or not below the log end offset
+     * @throws StorageException if the log is closed or its directory is offline
+     */
+    public CompletableFuture<Long> awaitDurable(final long offset) {
+        ensureWritable();
+        final long end = endOffset;
+        if (offset < 0 || offset >= end) {
+            throw new IllegalArgumentException("offset=" + offset + " must be in [0, logEndOffset=" + end + ") of "
+                + dir);
+        }
+        return groupCommit.await(offset);
+    }
+
+    /**
+     * The high watermark: offsets below it are committed and never deleted by retention. Always within
+     * {@code [logStartOffset, logEndOffset]}.
+     *
+     * @return the high watermark
+     */
+    public long highWatermark() {
+        return Math.max(logStartOffset, Math.min(highWatermark, endOffset));
+    }
+
+    /**
+     * Sets the high watermark, clamped to {@code [logStartOffset, logEndOffset]} (Kafka's
+     * {@code updateHighWatermark}: it may move backwards, e.g. after a truncation). The log never advances it
+     * by itself; a replication layer or a single-node embedder (with {@code logEndOffset()} or the durable
+     * offset) sets it.
+     *
+     * @param offset the new high watermark
+     * @return the value stored after clamping
+     * @throws StorageException if the log is closed or its directory is offline
+     */
+    public long updateHighWatermark(final long offset) {
+        ensureWritable();
+        final long clamped = Math.max(logStartOffset, Math.min(offset, endOffset));
+        highWatermark = clamped;
+        return clamped;
+    }
+
+    /**
+     * Raises the log start offset to {@code offset} (Kafka's DeleteRecords): reads below it fail with
+     * {@link OffsetOutOfRangeException} at once, and every segment that lies wholly below it is deleted
+     * (renamed {@code .deleted} now, unlinked after {@code file.delete.delay.ms}). Lower offsets are a no-op.
+     *
+     * @param offset the new log start offset, at most the high watermark
+     * @return the log start offset afterwards
+     * @throws OffsetOutOfRangeException if {@code offset} is above the high watermark
+     * @throws StorageException if the log is closed, its directory is offline, or a rename fails (the
+     *     directory then goes offline)
+     */
+    public long deleteRecordsBefore(final long offset) {
+        ensureWritable();
+        SegmentRetention.deleteRecordsBefore(this, offset, time.millis());
+        return logStartOffset;
+    }
+
+    /**
+     * Applies the retention rules once (Kafka's {@code deleteOldSegments}): segments wholly below the log
+     * start offset, then the oldest while the log exceeds {@code retention.bytes}, or whose largest timestamp
+     * is more than {@code retention.ms} old, are deleted, oldest first, never a segment that reaches the high
+     * watermark. If every segment goes, an empty segment is rolled at the log end first. A {@link LogManager}
+     * calls this on its scheduler; a standalone log's owner calls it. Also unlinks {@code .deleted} segments
+     * whose delay has passed when no scheduler is attached.
+     *
+     * @return the number of segments deleted
+     * @throws StorageException if the log is closed, its directory is offline, or a rename fails
+     */
+    public int deleteOldSegments() {
+        ensureWritable();
+        final long nowMs = time.millis();
+        if (scheduler == null) {
+            retired.unlinkExpired(io, nowMs, this);
+        }
+        return SegmentRetention.deleteOldSegments(this, nowMs, false);
+    }
+
+    // ---- package-private hooks for LogManager, SegmentRetention and GroupCommit (the logic lives there) ----
+
+    /** Joins a LogManager's directory state and scheduler; called once right after open. */
+    void attach(final LogDirFailure failure, final Scheduler sched) {
+        this.dirFailure = failure;
+        this.scheduler = sched;
+        groupCommit.attachScheduler(sched);
+        failure.onOffline(e -> groupCommit.failAll(e, true));
+    }
+
+    /** Restores the log start offset and high watermark read from the log directory's checkpoints. */
+    void restoreOffsets(final long checkpointedLogStart, final long checkpointedHighWatermark) {
+        appendLock.lock();
+        try {
+            final long first = segments[0].baseOffset();
+            if (checkpointedLogStart > first) {
+                logStartOffset = Math.min(checkpointedLogStart, endOffset);
+            }
+            highWatermark = Math.max(logStartOffset, Math.min(checkpointedHighWatermark, endOffset));
+        } finally {
+            appendLock.unlock();
+        }
+    }
+
+    /**
+     * After an unclean shutdown, recovered data may still be only in the page cache: treat everything from
+     * the checkpointed recovery point on as unflushed (Kafka keeps {@code min(checkpoint, LEO)}), so the next
+     * flush fsyncs it and the recovery-point checkpoint never claims more than is on disk.
+     */
+    void markUnflushedFrom(final long recoveryPoint) {
+        synchronized (flushLock) {
+            final LogSegment[] segs = segments;
+            final long point = Math.max(0, Math.min(recoveryPoint, endOffset));
+            if (point < flushedOffset) {
+                flushedOffset = point;
+                flushedSegmentBase = Math.min(flushedSegmentBase, segs[floorIndex(segs, point)].baseOffset());
+            }
+        }
+    }
+
+    ReentrantLock appendLock() {
+        return appendLock;
+    }
+
+    LogSegment[] segmentArray() {
+        return segments;
+    }
+
+    /** Replaces the segments (copy-on-write); the caller holds the append lock. */
+    void replaceSegments(final LogSegment[] next) {
+        segments = next;
+    }
+
+    /** Raises the log start offset; the caller holds the append lock. */
+    void raiseLogStartOffset(final long offset) {
+        if (offset > logStartOffset) {
+            logStartOffset = offset;
+        }
+    }
+
+    /** Rolls an empty active segment at the log end; the caller holds the append lock. */
+    void rollEmptyAtEnd(final long nowMs) throws IOException {
+        final long end = endOffset;
+        final LogSegment created = roll(end, nowMs);
+        publishEnd(end, created, 0);
+    }
+
+    RetiredSegments retired() {
+        return retired;
+    }
+
+    Scheduler scheduler() {
+        return scheduler;
+    }
+
+    FileIO io() {
+        return io;
+    }
+
+    GroupCommit groupCommit() {
+        return groupCommit;
+    }
+
+    long nowMs() {
+        return time.millis();
+    }
+
+    boolean isClosed() {
+        return closed;
     }
 
     /**
@@ -717,6 +924,8 @@ public final class PartitionLog implements AutoCloseable {
             epochs.flush();
             flushedOffset = Math.min(flushedOffset, newEnd);
             flushedSegmentBase = Math.min(flushedSegmentBase, segment.baseOffset());
+            highWatermark = Math.min(highWatermark, newEnd);
+            groupCommit.onTruncated(newEnd);
             LOG.info("Truncated {} to offset {}: {} bytes of {} and {} later segments removed", dir, newEnd, dropped,
                 segment.logFile().getFileName(), segs.length - keep - 1);
             return newEnd;
@@ -766,6 +975,8 @@ public final class PartitionLog implements AutoCloseable {
                     epochs.clearAndFlush();
                     flushedOffset = offset;
                     flushedSegmentBase = offset;
+                    highWatermark = offset;
+                    groupCommit.onTruncated(offset);
                 } catch (final IOException | RuntimeException e) {
                     throw goOffline("truncateFullyAndStartAt(" + offset + ") failed", e);
                 }
@@ -901,7 +1112,8 @@ public final class PartitionLog implements AutoCloseable {
             closed = true;
             Throwable failure = null;
             final LogSegment[] segs = segments;
-            if (offlineCause == null) {
+            final LogDirFailure shared = dirFailure;
+            if (offlineCause == null && (shared == null || !shared.isOffline())) {
                 try {
                     segs[segs.length - 1].onBecomeInactive();
                     synchronized (flushLock) {
@@ -912,10 +1124,13 @@ public final class PartitionLog implements AutoCloseable {
                         }
                         flushedOffset = endOffset;
                     }
+                    groupCommit.onFlushed(flushedOffset);
                 } catch (final IOException | RuntimeException e) {
-                    failure = e;
+                    failure = goOffline("flush on close failed", e);
                 }
             }
+            groupCommit.failAll(new StorageException("the log was closed", dir, null), true);
+            failure = retired.unlinkAll(io, failure);
             for (int i = segs.length - 1; i >= 0; i--) {
                 try {
                     segs[i].close();
@@ -939,6 +1154,10 @@ public final class PartitionLog implements AutoCloseable {
         if (closed) {
             throw new StorageException("the log is closed", dir, null);
         }
+        final LogDirFailure shared = dirFailure;
+        if (shared != null) {
+            shared.ensureOnline();
+        }
         final Throwable cause = offlineCause;
         if (cause != null) {
             throw new StorageException("the log is offline after an I/O failure", dir, cause);
@@ -949,10 +1168,15 @@ public final class PartitionLog implements AutoCloseable {
         ensureWritable();
     }
 
-    private StorageException goOffline(final String what, final Throwable cause) {
+    StorageException goOffline(final String what, final Throwable cause) {
         if (offlineCause == null) {
             offlineCause = cause;
         }
+        final LogDirFailure shared = dirFailure;
+        final StorageException offline = shared != null
+            ? shared.markOffline(dir.getFileName() + ": " + what, cause)
+            : new StorageException("the log is offline after a failed write or fsync (" + what + ")", dir, cause);
+        groupCommit.failAll(offline, true);
         if (cause instanceof StorageException) {
             return (StorageException) cause;
         }
