@@ -305,8 +305,8 @@ public final class PartitionLog implements AutoCloseable {
         try {
             final int offset = batches.position();
             final int length = wrapForAppend(batches);
-            leaderValidator.validate(appendView, 0, length);
-            checkBatchSizes(length);
+            leaderValidator.validate(appendView, offset, length);
+            checkBatchSizes(offset, length);
             final int latestEpoch = epochs.latestEpoch();
             if (leaderEpoch < latestEpoch) {
                 throw new IllegalArgumentException("leaderEpoch=" + leaderEpoch + " is below the log's latest leader"
@@ -317,7 +317,7 @@ public final class PartitionLog implements AutoCloseable {
             final long nowMs = logAppendTime ? time.millis() : -1;
             long next = firstOffset;
             long maxTimestamp = -1;
-            for (int p = 0; p < length; ) {
+            for (int p = offset, end = offset + length; p < end; ) {
                 final int size = BatchHeaders.sizeInBytes(appendView, p);
                 BatchHeaders.stampOffsetAndEpoch(appendView, p, next, leaderEpoch);
                 if (logAppendTime) {
@@ -360,17 +360,17 @@ public final class PartitionLog implements AutoCloseable {
         try {
             final int offset = batches.position();
             final int length = wrapForAppend(batches);
-            followerValidator.validate(appendView, 0, length);
-            checkBatchSizes(length);
+            followerValidator.validate(appendView, offset, length);
+            checkBatchSizes(offset, length);
             final long firstOffset = endOffset;
             long expected = firstOffset;
             long maxTimestamp = -1;
             int index = 0;
             int epoch = epochs.latestEpoch();
-            for (int p = 0; p < length; index++) {
+            for (int p = offset, end = offset + length; p < end; index++) {
                 final long base = BatchHeaders.baseOffset(appendView, p);
                 if (base != expected) {
-                    throw new InvalidRecordException("baseOffset", base, expected, index, offset + p,
+                    throw new InvalidRecordException("baseOffset", base, expected, index, p,
                         (base < expected ? "batch overlaps" : "batch leaves a gap after")
                             + " the log (logEndOffset=" + firstOffset + "); a follower append must continue it");
                 }
@@ -384,7 +384,7 @@ public final class PartitionLog implements AutoCloseable {
                 maxTimestamp = Math.max(maxTimestamp, BatchHeaders.maxTimestamp(appendView, p));
                 p += BatchHeaders.sizeInBytes(appendView, p);
             }
-            for (int p = 0; p < length; p += BatchHeaders.sizeInBytes(appendView, p)) {
+            for (int p = offset, end = offset + length; p < end; p += BatchHeaders.sizeInBytes(appendView, p)) {
                 final int batchEpoch = BatchHeaders.partitionLeaderEpoch(appendView, p);
                 if (batchEpoch >= 0) {
                     assignEpoch(batchEpoch, BatchHeaders.baseOffset(appendView, p));
@@ -419,14 +419,15 @@ public final class PartitionLog implements AutoCloseable {
         if (batches.isReadOnly()) {
             throw new IllegalArgumentException("batches is a read-only buffer; appends stamp offsets in place");
         }
-        appendView.wrap(batches, batches.position(), length);
+        // The whole buffer, so that positions in errors are positions in the caller's buffer.
+        appendView.wrap(batches);
         return length;
     }
 
     /** Kafka's per-batch size guards, beyond the validator's max.message.bytes: a batch must fit a segment. */
-    private void checkBatchSizes(final int length) {
+    private void checkBatchSizes(final int offset, final int length) {
         int index = 0;
-        for (int p = 0; p < length; index++) {
+        for (int p = offset, end = offset + length; p < end; index++) {
             final int size = BatchHeaders.sizeInBytes(appendView, p);
             if (size > config.segmentBytes()) {
                 throw new InvalidRecordException("batchSize", size, config.segmentBytes(), index, p,
@@ -445,7 +446,7 @@ public final class PartitionLog implements AutoCloseable {
         LogSegment active = segments[segments.length - 1];
         try {
             final long nowMs = time.millis();
-            final int newEntries = active.indexEntriesFor(appendView, 0, length);
+            final int newEntries = active.indexEntriesFor(appendView, offset, length);
             if (active.sizeInBytes() > 0
                 && active.shouldRoll(config, length, maxTimestamp, lastOffset, newEntries, nowMs)) {
                 active = roll(firstOffset, nowMs);

@@ -101,6 +101,28 @@ class PartitionLogAppendTest {
     }
 
     @Test
+    void appendsFromTheBufferPositionAndReportsPositionsInTheCallersBuffer() throws IOException {
+        try (PartitionLog log = open(LogConfig.defaults())) {
+            final ByteBuffer good = batch(0, 1, 2);
+            final ByteBuffer padded = ByteBuffer.allocate(7 + good.remaining());
+            padded.position(7);
+            padded.put(good.duplicate()).position(7);
+            assertEquals(1, log.appendAsLeader(padded, 0));
+            assertEquals(7, padded.position());
+            assertEquals(0, padded.getLong(0), "bytes before the position are untouched");
+            assertEquals(good.remaining(), log.read(0, 1 << 20, Long.MAX_VALUE, false).sizeInBytes());
+
+            final ByteBuffer twice = ByteBuffer.allocate(7 + 2 * good.remaining());
+            twice.position(7);
+            twice.put(batchAtOffsets(0, 2)).put(batchAtOffsets(0, 4)).flip().position(7);
+            final int secondBatchAt = 7 + batchAtOffsets(0, 2).remaining();
+            final InvalidRecordException gap = assertThrows(InvalidRecordException.class, () -> log.appendAsFollower(twice));
+            assertEquals(1, gap.batchIndex());
+            assertEquals(secondBatchAt, gap.position(), gap.getMessage());
+        }
+    }
+
+    @Test
     void rejectsBatchLargerThanMaxMessageBytesNamingTheLimit() {
         final LogConfig config = LogConfig.builder().maxMessageBytes(100).build();
         try (PartitionLog log = open(config)) {

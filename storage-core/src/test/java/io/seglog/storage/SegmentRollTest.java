@@ -85,6 +85,20 @@ class SegmentRollTest {
     }
 
     @Test
+    void timeBasedRollsKeepCountingInRecordTimeAfterReopen() {
+        final LogConfig config = LogConfig.builder().segmentMs(1_000).build();
+        try (PartitionLog log = open(config, fixedJitter(0))) {
+            log.appendAsLeader(batch(0, 10_000), 0);
+        }
+        try (PartitionLog log = open(config, fixedJitter(0))) {
+            log.appendAsLeader(batch(0, 11_000), 0); // 1000 after the segment's first batch: not more
+            assertEquals(1, log.segmentCount());
+            log.appendAsLeader(batch(0, 11_001), 0);
+            assertArrayEquals(new long[] {0, 2}, log.segmentBaseOffsets());
+        }
+    }
+
+    @Test
     void rollsOnWallClockWhenBatchesHaveNoTimestamp() {
         final LogConfig config = LogConfig.builder().segmentMs(1_000).build();
         try (PartitionLog log = open(config, fixedJitter(0))) {

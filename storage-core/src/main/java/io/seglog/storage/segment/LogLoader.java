@@ -168,7 +168,7 @@ public final class LogLoader {
                 if (expected >= 0 && bases[i] != expected) {
                     // A segment that does not start where the previous one ended: the previous one lost its
                     // tail (above the recovery point a crash can do that) or the files contradict each other.
-                    final Path file = dir.resolve(LogSegment.fileName(bases[i], LogSegment.LOG_SUFFIX));
+                    final Path file = dir.resolve(SegmentFiles.fileName(bases[i], SegmentFiles.LOG_SUFFIX));
                     final String detail = "the segment does not start at the end offset of the previous segment";
                     if (expected < options.recoveryPoint()
                         && config.corruptionPolicy() == LogConfig.CorruptionPolicy.FAIL) {
@@ -243,40 +243,14 @@ public final class LogLoader {
 
         private void deleteFrom(final long[] bases, final int from) throws IOException {
             for (int j = from; j < bases.length; j++) {
-                final Path log = dir.resolve(LogSegment.fileName(bases[j], LogSegment.LOG_SUFFIX));
+                final Path log = dir.resolve(SegmentFiles.fileName(bases[j], SegmentFiles.LOG_SUFFIX));
                 LOG.warn("Recovery of {}: deleting segment {} after a truncated one", dir, log.getFileName());
                 io.deleteIfExists(log);
-                io.deleteIfExists(dir.resolve(LogSegment.fileName(bases[j], LogSegment.INDEX_SUFFIX)));
-                io.deleteIfExists(dir.resolve(LogSegment.fileName(bases[j], LogSegment.TIME_INDEX_SUFFIX)));
+                io.deleteIfExists(dir.resolve(SegmentFiles.fileName(bases[j], SegmentFiles.INDEX_SUFFIX)));
+                io.deleteIfExists(dir.resolve(SegmentFiles.fileName(bases[j], SegmentFiles.TIME_INDEX_SUFFIX)));
                 deletedSegments.add(log);
             }
         }
-    }
-
-    /**
-     * Parses a segment data file name.
-     *
-     * @param fileName a file name (no directory)
-     * @return the base offset, or -1 when the name is not {@code <20 digits>.log}
-     */
-    public static long parseBaseOffset(final String fileName) {
-        if (fileName.length() != LogSegment.FILE_NAME_DIGITS + LogSegment.LOG_SUFFIX.length()
-            || !fileName.endsWith(LogSegment.LOG_SUFFIX)) {
-            return -1;
-        }
-        long value = 0;
-        for (int i = 0; i < LogSegment.FILE_NAME_DIGITS; i++) {
-            final char c = fileName.charAt(i);
-            if (c < '0' || c > '9') {
-                return -1;
-            }
-            final long next = value * 10 + (c - '0');
-            if (next < value) {
-                return -1;
-            }
-            value = next;
-        }
-        return value;
     }
 
     /**
@@ -289,9 +263,9 @@ public final class LogLoader {
     public static long[] listBaseOffsets(final Path dir) throws IOException {
         final List<Long> found = new ArrayList<>();
         // Listing is metadata, not file access; FileIO has no call for it.
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*" + LogSegment.LOG_SUFFIX)) {
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*" + SegmentFiles.LOG_SUFFIX)) {
             for (final Path file : files) {
-                final long base = parseBaseOffset(file.getFileName().toString());
+                final long base = SegmentFiles.parseBaseOffset(file.getFileName().toString());
                 if (base >= 0) {
                     found.add(base);
                 }

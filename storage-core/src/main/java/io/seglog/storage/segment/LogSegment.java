@@ -51,15 +51,6 @@ import org.agrona.concurrent.UnsafeBuffer;
  * disturb each other or the writer.
  */
 public final class LogSegment implements AutoCloseable {
-    /** Suffix of the data file. */
-    public static final String LOG_SUFFIX = ".log";
-    /** Suffix of the offset index. */
-    public static final String INDEX_SUFFIX = ".index";
-    /** Suffix of the time index. */
-    public static final String TIME_INDEX_SUFFIX = ".timeindex";
-    /** Digits of the base offset in file names: Kafka's {@code LogFileUtils} pads to 20. */
-    public static final int FILE_NAME_DIGITS = 20;
-
     /** Header bytes read to step over a batch and know its offsets: everything up to {@code lastOffsetDelta}. */
     static final int OFFSET_HEADER_BYTES = LAST_OFFSET_DELTA_OFFSET + LAST_OFFSET_DELTA_LENGTH;
     /** Header bytes read when the timestamp is needed too: everything up to {@code maxTimestamp}. */
@@ -104,22 +95,6 @@ public final class LogSegment implements AutoCloseable {
     }
 
     /**
-     * The name of a segment file: the base offset in 20 digits plus the suffix, as Kafka names it.
-     *
-     * @param baseOffset the segment's base offset
-     * @param suffix     {@link #LOG_SUFFIX}, {@link #INDEX_SUFFIX} or {@link #TIME_INDEX_SUFFIX}
-     * @return e.g. {@code 00000000000000000042.log}
-     */
-    public static String fileName(final long baseOffset, final String suffix) {
-        final String digits = Long.toString(baseOffset);
-        final StringBuilder name = new StringBuilder(FILE_NAME_DIGITS + suffix.length());
-        for (int i = digits.length(); i < FILE_NAME_DIGITS; i++) {
-            name.append('0');
-        }
-        return name.append(digits).append(suffix).toString();
-    }
-
-    /**
      * Creates a new, empty segment: the {@code .log} file (which must not exist) and both indexes,
      * preallocated to {@code segment.index.bytes} and mapped. Stale index files of the same base offset are
      * replaced. The caller fsyncs the directory.
@@ -135,9 +110,9 @@ public final class LogSegment implements AutoCloseable {
      */
     public static LogSegment create(final FileIO io, final Path dir, final long baseOffset, final LogConfig config,
                                     final long nowMs, final long rollJitterMs) throws IOException {
-        final Path logFile = dir.resolve(fileName(baseOffset, LOG_SUFFIX));
-        final Path indexFile = dir.resolve(fileName(baseOffset, INDEX_SUFFIX));
-        final Path timeIndexFile = dir.resolve(fileName(baseOffset, TIME_INDEX_SUFFIX));
+        final Path logFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.LOG_SUFFIX));
+        final Path indexFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.INDEX_SUFFIX));
+        final Path timeIndexFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.TIME_INDEX_SUFFIX));
         io.deleteIfExists(indexFile);
         io.deleteIfExists(timeIndexFile);
         final FileChannel channel = io.open(logFile,
@@ -169,9 +144,9 @@ public final class LogSegment implements AutoCloseable {
     public static LogSegment open(final FileIO io, final Path dir, final long baseOffset, final LogConfig config,
                                   final long nowMs, final long rollJitterMs, final ByteBuffer scratch)
         throws IOException {
-        final Path logFile = dir.resolve(fileName(baseOffset, LOG_SUFFIX));
-        final Path indexFile = dir.resolve(fileName(baseOffset, INDEX_SUFFIX));
-        final Path timeIndexFile = dir.resolve(fileName(baseOffset, TIME_INDEX_SUFFIX));
+        final Path logFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.LOG_SUFFIX));
+        final Path indexFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.INDEX_SUFFIX));
+        final Path timeIndexFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.TIME_INDEX_SUFFIX));
         // Existence is metadata, not file access; FileIO has no call for it.
         final boolean rebuild = !Files.exists(indexFile) || !Files.exists(timeIndexFile);
         if (rebuild) {
@@ -202,6 +177,11 @@ public final class LogSegment implements AutoCloseable {
                 } catch (final RuntimeException corrupt) {
                     indexesOk = false;
                 }
+            }
+            if (length > 0) {
+                // Kafka's loadFirstBatchTimestamp: time-based rolls keep counting in record time after a reopen.
+                segment.readHeader(scratch, 0, (int) length, TIMESTAMP_HEADER_BYTES);
+                segment.rollingBasedTimestampMs = scratch.getLong(MAX_TIMESTAMP_OFFSET);
             }
             if (indexesOk) {
                 segment.maxTimestampSoFar = segment.timeIndex.lastTimestamp();
@@ -237,9 +217,9 @@ public final class LogSegment implements AutoCloseable {
      */
     static LogSegment openForRecovery(final FileIO io, final Path dir, final long baseOffset, final LogConfig config,
                                       final long nowMs, final long rollJitterMs) throws IOException {
-        final Path logFile = dir.resolve(fileName(baseOffset, LOG_SUFFIX));
-        final Path indexFile = dir.resolve(fileName(baseOffset, INDEX_SUFFIX));
-        final Path timeIndexFile = dir.resolve(fileName(baseOffset, TIME_INDEX_SUFFIX));
+        final Path logFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.LOG_SUFFIX));
+        final Path indexFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.INDEX_SUFFIX));
+        final Path timeIndexFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.TIME_INDEX_SUFFIX));
         io.deleteIfExists(indexFile);
         io.deleteIfExists(timeIndexFile);
         final FileChannel channel = io.open(logFile, EnumSet.of(StandardOpenOption.READ, StandardOpenOption.WRITE));
@@ -400,8 +380,8 @@ public final class LogSegment implements AutoCloseable {
         close();
         final Path dir = logFile.getParent();
         io.deleteIfExists(logFile);
-        io.deleteIfExists(dir.resolve(fileName(baseOffset, INDEX_SUFFIX)));
-        io.deleteIfExists(dir.resolve(fileName(baseOffset, TIME_INDEX_SUFFIX)));
+        io.deleteIfExists(dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.INDEX_SUFFIX)));
+        io.deleteIfExists(dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.TIME_INDEX_SUFFIX)));
     }
 
     private static LogSegment withIndexes(final FileIO io, final FileChannel channel, final Path logFile,
@@ -598,7 +578,7 @@ public final class LogSegment implements AutoCloseable {
      * the file, then the index entries batch by batch, then the new size is published. Writer only.
      *
      * @param source  the bytes; its position and limit are left unchanged
-     * @param batches the same bytes as an Agrona view (index 0 = {@code offset} in {@code source})
+     * @param batches the same buffer as an Agrona view (same indexes as {@code source})
      * @param offset  position of the first batch in {@code source}
      * @param length  bytes to append
      * @throws IOException if the write fails; nothing is published then
@@ -608,7 +588,7 @@ public final class LogSegment implements AutoCloseable {
         final int start = sizeInBytes;
         writeFully(source, offset, length, start);
         int filePosition = start;
-        for (int p = 0; p < length; ) {
+        for (int p = offset, end = offset + length; p < end; ) {
             final int size = BatchHeaders.sizeInBytes(batches, p);
             final long lastOffset = BatchHeaders.lastOffset(batches, p);
             final long maxTimestamp = BatchHeaders.maxTimestamp(batches, p);

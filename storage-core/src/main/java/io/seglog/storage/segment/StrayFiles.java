@@ -81,7 +81,7 @@ final class StrayFiles {
             } else if (name.endsWith(SWAP_SUFFIX) && baseOffsetOf(name) >= 0) {
                 final String target = name.substring(0, name.length() - SWAP_SUFFIX.length());
                 final long base = baseOffsetOf(name);
-                if (base >= minCleaned || !target.endsWith(LogSegment.LOG_SUFFIX)) {
+                if (base >= minCleaned || !target.endsWith(SegmentFiles.LOG_SUFFIX)) {
                     delete(io, file, removed);
                 } else {
                     logSwaps.add(file);
@@ -100,7 +100,7 @@ final class StrayFiles {
             final String name = file.getFileName().toString();
             if (isIndex(name)) {
                 final String stem = name.substring(0, name.lastIndexOf('.'));
-                if (!Files.exists(dir.resolve(stem + LogSegment.LOG_SUFFIX))) {
+                if (!Files.exists(dir.resolve(stem + SegmentFiles.LOG_SUFFIX))) {
                     LOG.warn("Deleting index {} of {}: its log file is missing", name, dir);
                     delete(io, file, removed);
                 }
@@ -118,14 +118,14 @@ final class StrayFiles {
         final long next = nextOffset(io, swap, base, scratch);
         for (final long existing : LogLoader.listBaseOffsets(dir)) {
             if (existing >= base && existing < next) {
-                for (final String suffix : List.of(LogSegment.LOG_SUFFIX, LogSegment.INDEX_SUFFIX,
-                    LogSegment.TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX)) {
-                    delete(io, dir.resolve(LogSegment.fileName(existing, suffix)), removed);
+                for (final String suffix : List.of(SegmentFiles.LOG_SUFFIX, SegmentFiles.INDEX_SUFFIX,
+                    SegmentFiles.TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX)) {
+                    delete(io, dir.resolve(SegmentFiles.fileName(existing, suffix)), removed);
                 }
             }
         }
-        for (final String suffix : List.of(LogSegment.INDEX_SUFFIX, LogSegment.TIME_INDEX_SUFFIX)) {
-            delete(io, dir.resolve(LogSegment.fileName(base, suffix)), removed);
+        for (final String suffix : List.of(SegmentFiles.INDEX_SUFFIX, SegmentFiles.TIME_INDEX_SUFFIX)) {
+            delete(io, dir.resolve(SegmentFiles.fileName(base, suffix)), removed);
         }
         final Path target = dir.resolve(name.substring(0, name.length() - SWAP_SUFFIX.length()));
         LOG.warn("Completing the interrupted swap of {} into {}", name, target.getFileName());
@@ -158,12 +158,12 @@ final class StrayFiles {
     }
 
     private static boolean isIndex(final String name) {
-        return name.endsWith(LogSegment.INDEX_SUFFIX) || name.endsWith(LogSegment.TIME_INDEX_SUFFIX)
+        return name.endsWith(SegmentFiles.INDEX_SUFFIX) || name.endsWith(SegmentFiles.TIME_INDEX_SUFFIX)
             || name.endsWith(TXN_INDEX_SUFFIX);
     }
 
     private static boolean isKnown(final String name) {
-        if (KNOWN_NAMES.contains(name) || name.endsWith(LogSegment.LOG_SUFFIX)) {
+        if (KNOWN_NAMES.contains(name) || name.endsWith(SegmentFiles.LOG_SUFFIX)) {
             return true;
         }
         for (final String suffix : KNOWN_SUFFIXES) {
@@ -176,10 +176,10 @@ final class StrayFiles {
 
     /** The base offset in a segment file name ({@code <20 digits>.<suffix>[.<suffix>]}), or -1. */
     private static long baseOffsetOf(final String name) {
-        if (name.length() < LogSegment.FILE_NAME_DIGITS || name.charAt(LogSegment.FILE_NAME_DIGITS - 1) < '0') {
+        if (name.length() < SegmentFiles.FILE_NAME_DIGITS || name.charAt(SegmentFiles.FILE_NAME_DIGITS - 1) < '0') {
             return -1;
         }
-        return LogLoader.parseBaseOffset(name.substring(0, LogSegment.FILE_NAME_DIGITS) + LogSegment.LOG_SUFFIX);
+        return SegmentFiles.parseBaseOffset(name.substring(0, SegmentFiles.FILE_NAME_DIGITS) + SegmentFiles.LOG_SUFFIX);
     }
 
     private static void delete(final FileIO io, final Path file, final List<Path> removed) throws IOException {
