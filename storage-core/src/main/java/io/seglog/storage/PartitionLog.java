@@ -813,6 +813,11 @@ public final class PartitionLog implements AutoCloseable {
         }
     }
 
+    /** Held while a flush iterates the segments; unlinking a retired segment takes it so no flush touches it. */
+    Object flushLock() {
+        return flushLock;
+    }
+
     ReentrantLock appendLock() {
         return appendLock;
     }
@@ -1136,7 +1141,9 @@ public final class PartitionLog implements AutoCloseable {
                 }
             }
             groupCommit.failAll(new StorageException("the log was closed", dir, null), true);
-            failure = retired.unlinkAll(io, failure);
+            synchronized (flushLock) {
+                failure = retired.unlinkAll(io, failure);
+            }
             // Offline: close without trimming or syncing anything, so no fsync is issued after a failed one.
             final boolean offline = offlineCause != null || (shared != null && shared.isOffline());
             for (int i = segs.length - 1; i >= 0; i--) {

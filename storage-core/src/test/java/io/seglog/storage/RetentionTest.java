@@ -214,6 +214,7 @@ class RetentionTest {
                     } catch (final Throwable e) {
                         errors.add(e);
                     }
+                    Thread.yield(); // two shared cores: leave the appender room
                 }
             }, "retention-reader");
             reader.start();
