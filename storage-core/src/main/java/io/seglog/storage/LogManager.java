@@ -111,8 +111,9 @@ public final class LogManager implements AutoCloseable {
      * @param config    the configuration
      * @param io        the file layer
      * @param scheduler the scheduler for background work, or {@code null} for a default single-thread one
-     *                  that this manager starts and closes; a supplied one is not closed by {@link #close()}
-     *                  (only this manager's tasks are cancelled)
+     *                  that this manager starts and closes; a supplied one is not closed by {@link #close()},
+     *                  which cancels the manager's periodic tasks and pending partition removals (one-shot
+     *                  group-commit and segment-unlink tasks of closed logs may still run and do nothing)
      * @param time      the clock
      * @return the open manager, owned by the caller
      * @throws StorageException if a directory is locked by another owner (the message says which), or a
@@ -418,8 +419,11 @@ public final class LogManager implements AutoCloseable {
                 throw entry.dir.failure.markOffline("rename of " + entry.log.dir() + " for deletion", e);
             }
         }
-        scheduler.schedule("delete-partition " + renamed.getFileName(),
+        final Scheduler.Cancellable removal = scheduler.schedule("delete-partition " + renamed.getFileName(),
             () -> PartitionDirs.deleteRecursively(io, renamed), entry.log.config().fileDeleteDelayMs(), 0);
+        synchronized (tasks) {
+            tasks.add(removal); // cancelled by close; the next open removes the directory instead
+        }
         return true;
     }
 
@@ -521,8 +525,10 @@ public final class LogManager implements AutoCloseable {
             }
             closed = true;
         }
-        for (final Scheduler.Cancellable task : tasks) {
-            task.cancel();
+        synchronized (tasks) {
+            for (final Scheduler.Cancellable task : tasks) {
+                task.cancel();
+            }
         }
         if (ownsScheduler) {
             scheduler.close();
