@@ -49,8 +49,14 @@ import org.slf4j.LoggerFactory;
  * partial batch and no byte past the published end, even while the log appends and rolls. {@link #flush} may
  * run on another thread. Readers must stop before {@link #close}.
  *
+ * <p>Durability: {@link #flush}, {@link #flushedOffset}, {@link #awaitDurable} (group commit) and the
+ * {@code flush.messages} policy; the fsync never runs under the append lock. Retention:
+ * {@link #deleteOldSegments}, {@link #deleteRecordsBefore}, bounded by {@link #highWatermark}. A
+ * {@link LogManager} adds the {@code flush.ms} policy, periodic retention and checkpoints (docs/log-manager.md).
+ *
  * <p>Failures: an I/O error takes the log offline ({@link StorageException}); every later call fails, since a
- * failed write or fsync leaves the files in an unknown state and is never retried in place.
+ * failed write or fsync leaves the files in an unknown state and is never retried in place. A log opened by a
+ * {@link LogManager} shares that state with every partition of its log directory.
  */
 public final class PartitionLog implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PartitionLog.class);
