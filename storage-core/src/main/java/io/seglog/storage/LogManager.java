@@ -111,8 +111,9 @@ public final class LogManager implements AutoCloseable {
      * @param config    the configuration
      * @param io        the file layer
      * @param scheduler the scheduler for background work, or {@code null} for a default single-thread one
-     *                  that this manager starts and closes; a supplied one is not closed by {@link #close()}
-     *                  (only this manager's tasks are cancelled)
+     *                  that this manager starts and closes; a supplied one is not closed by {@link #close()},
+     *                  which cancels the manager's periodic tasks and pending partition removals (one-shot
+     *                  group-commit and segment-unlink tasks of closed logs may still run and do nothing)
      * @param time      the clock
      * @return the open manager, owned by the caller
      * @throws StorageException if a directory is locked by another owner (the message says which), or a
@@ -402,11 +403,12 @@ public final class LogManager implements AutoCloseable {
         final Path renamed;
         synchronized (lifecycleLock) {
             ensureOpen();
-            entry = logs.remove(tp);
+            entry = logs.get(tp);
             if (entry == null) {
                 return false;
             }
             entry.dir.failure.ensureOnline();
+            logs.remove(tp);
             entry.log.close();
             renamed = entry.dir.path.resolve(tp.directoryName() + "." + UUID.randomUUID().toString().replace("-", "")
                 + DELETE_DIR_SUFFIX);
@@ -417,8 +419,11 @@ public final class LogManager implements AutoCloseable {
                 throw entry.dir.failure.markOffline("rename of " + entry.log.dir() + " for deletion", e);
             }
         }
-        scheduler.schedule("delete-partition " + renamed.getFileName(),
+        final Scheduler.Cancellable removal = scheduler.schedule("delete-partition " + renamed.getFileName(),
             () -> PartitionDirs.deleteRecursively(io, renamed), entry.log.config().fileDeleteDelayMs(), 0);
+        synchronized (tasks) {
+            tasks.add(removal); // cancelled by close; the next open removes the directory instead
+        }
         return true;
     }
 
@@ -438,7 +443,7 @@ public final class LogManager implements AutoCloseable {
             try {
                 entry.log.deleteOldSegments();
             } catch (final StorageException e) {
-                LOG.error("retention failed for " + entry.log.dir(), e);
+                LOG.error("retention failed for {}: {}", entry.log.dir(), e.getMessage());
             } catch (final IllegalStateException e) {
                 // closed concurrently by delete(): nothing to do
             }
@@ -457,7 +462,7 @@ public final class LogManager implements AutoCloseable {
                     log.flush();
                 }
             } catch (final StorageException e) {
-                LOG.error("scheduled flush failed for " + log.dir(), e);
+                LOG.error("scheduled flush failed for {}: {}", log.dir(), e.getMessage());
             }
         }
     }
@@ -480,7 +485,7 @@ public final class LogManager implements AutoCloseable {
             try {
                 writeCheckpoint(dir, file.apply(dir), offset);
             } catch (final StorageException e) {
-                LOG.error("checkpoint write failed in " + dir.path, e);
+                LOG.error("checkpoint write failed in {}: {}", dir.path, e.getMessage());
             }
         }
     }
@@ -520,8 +525,10 @@ public final class LogManager implements AutoCloseable {
             }
             closed = true;
         }
-        for (final Scheduler.Cancellable task : tasks) {
-            task.cancel();
+        synchronized (tasks) {
+            for (final Scheduler.Cancellable task : tasks) {
+                task.cancel();
+            }
         }
         if (ownsScheduler) {
             scheduler.close();
@@ -549,6 +556,12 @@ public final class LogManager implements AutoCloseable {
             } catch (final IOException | RuntimeException e) {
                 dir.failure.markOffline("clean shutdown", e);
                 failure = add(failure, e);
+                try {
+                    // A marker whose directory entry may not be durable must not vouch for this directory.
+                    io.deleteIfExists(dir.cleanShutdown.file());
+                } catch (final IOException | RuntimeException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
             }
         }
         logs.clear();

@@ -49,8 +49,14 @@ import org.slf4j.LoggerFactory;
  * partial batch and no byte past the published end, even while the log appends and rolls. {@link #flush} may
  * run on another thread. Readers must stop before {@link #close}.
  *
+ * <p>Durability: {@link #flush}, {@link #flushedOffset}, {@link #awaitDurable} (group commit) and the
+ * {@code flush.messages} policy; the fsync never runs under the append lock. Retention:
+ * {@link #deleteOldSegments}, {@link #deleteRecordsBefore}, bounded by {@link #highWatermark}. A
+ * {@link LogManager} adds the {@code flush.ms} policy, periodic retention and checkpoints (docs/log-manager.md).
+ *
  * <p>Failures: an I/O error takes the log offline ({@link StorageException}); every later call fails, since a
- * failed write or fsync leaves the files in an unknown state and is never retried in place.
+ * failed write or fsync leaves the files in an unknown state and is never retried in place. A log opened by a
+ * {@link LogManager} shares that state with every partition of its log directory.
  */
 public final class PartitionLog implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PartitionLog.class);
@@ -239,8 +245,14 @@ public final class PartitionLog implements AutoCloseable {
             log.recoveryReport = result.report();
             return log;
         } catch (final IOException | RuntimeException e) {
+            // After an I/O failure nothing may be synced again (the directory goes offline): abandon, not close.
+            final boolean ioFailure = e instanceof IOException || e instanceof StorageException;
             for (int i = loaded.size() - 1; i >= 0; i--) {
                 try {
+                    if (ioFailure) {
+                        loaded.get(i).abandon();
+                        continue;
+                    }
                     loaded.get(i).close();
                 } catch (final IOException | RuntimeException suppressed) {
                     e.addSuppressed(suppressed);
@@ -816,6 +828,11 @@ public final class PartitionLog implements AutoCloseable {
         }
     }
 
+    /** Held while a flush iterates the segments; unlinking a retired segment takes it so no flush touches it. */
+    Object flushLock() {
+        return flushLock;
+    }
+
     ReentrantLock appendLock() {
         return appendLock;
     }
@@ -1141,9 +1158,17 @@ public final class PartitionLog implements AutoCloseable {
                 }
             }
             groupCommit.failAll(new StorageException("the log was closed", dir, null), true);
-            failure = retired.unlinkAll(io, failure);
+            synchronized (flushLock) {
+                failure = retired.unlinkAll(io, failure);
+            }
+            // Offline: close without trimming or syncing anything, so no fsync is issued after a failed one.
+            final boolean offline = offlineCause != null || (shared != null && shared.isOffline());
             for (int i = segs.length - 1; i >= 0; i--) {
                 try {
+                    if (offline) {
+                        segs[i].abandon();
+                        continue;
+                    }
                     segs[i].close();
                 } catch (final IOException | RuntimeException e) {
                     if (failure == null) {

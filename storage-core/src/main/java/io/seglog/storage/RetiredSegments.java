@@ -14,7 +14,8 @@ import java.util.List;
  * array) before the removal finish reading: the files stay open and readable under their new names until
  * then (DESIGN §3.3). A crash in between leaves {@code .deleted} files that recovery removes.
  *
- * <p>Thread-safe: the list is guarded by this object's monitor; unlinking happens outside it.
+ * <p>Thread-safe: the list is guarded by this object's monitor; unlinking happens outside it, under the log's
+ * flush lock, so a flush that took its segment array before the removal never forces a closed file.
  */
 final class RetiredSegments {
     /** The suffix Kafka gives files of a segment pending deletion. */
@@ -58,7 +59,10 @@ final class RetiredSegments {
             }
         }
         if (found != null) {
-            final Throwable failure = unlinkOne(io, found, null);
+            final Throwable failure;
+            synchronized (owner.flushLock()) {
+                failure = unlinkOne(io, found, null);
+            }
             if (failure != null) {
                 owner.goOffline("unlink of " + found.logFile, failure);
             }
@@ -78,8 +82,10 @@ final class RetiredSegments {
             }
         }
         Throwable failure = null;
-        for (final Retired r : due) {
-            failure = unlinkOne(io, r, failure);
+        synchronized (owner.flushLock()) {
+            for (final Retired r : due) {
+                failure = unlinkOne(io, r, failure);
+            }
         }
         if (failure != null) {
             throw owner.goOffline("unlink of deleted segments", failure);

@@ -250,4 +250,35 @@ class LogManagerTest {
             return s.map(p -> p.getFileName().toString()).toList();
         }
     }
+
+    @Test
+    void aMissingCleanShutdownMarkerMakesOpenRecoverFromTheCheckpointedRecoveryPoint() throws IOException {
+        final Path logs = root.resolve("logs");
+        final TopicPartition tp = new TopicPartition("rec", 0);
+        final LogManagerConfig config = LogManagerConfig.builder().logDirs(logs)
+            .logConfig(LogConfig.builder().segmentBytes(batch(0, T0).remaining()).build()).build();
+        try (LogManager m = LogManager.open(config, FileIO.system(), new ManualScheduler(clock), clock)) {
+            final PartitionLog log = m.getOrCreate(tp);
+            for (int i = 0; i < 4; i++) {
+                log.appendAsLeader(batch(0, T0 + i), 0); // one segment per batch: 0, 1, 2, 3
+            }
+        }
+        try (LogManager m = LogManager.open(config, FileIO.system(), new ManualScheduler(clock), clock)) {
+            assertFalse(m.log(tp).orElseThrow().recoveryReport().recovered(), "clean shutdown: no scan");
+        }
+        // A crash: no marker, and a recovery point of 2 (as if segments 2 and 3 had not been flushed).
+        Files.delete(logs.resolve(CleanShutdownFile.FILE_NAME));
+        new OffsetCheckpointFile(FileIO.system(), logs.resolve(OffsetCheckpointFile.RECOVERY_POINT_FILE))
+            .write(Map.of(tp, 2L));
+        try (LogManager m = LogManager.open(config, FileIO.system(), new ManualScheduler(clock), clock)) {
+            assertFalse(m.hadCleanShutdown(logs));
+            final PartitionLog log = m.log(tp).orElseThrow();
+            assertTrue(log.recoveryReport().recovered());
+            assertEquals(2, log.recoveryReport().segmentsScanned(), "only segments at or above the recovery point");
+            assertEquals(2, log.flushedOffset(), "recovered data counts as unflushed until the next flush");
+            assertEquals(4, log.logEndOffset());
+            log.flush();
+            assertEquals(4, log.flushedOffset());
+        }
+    }
 }

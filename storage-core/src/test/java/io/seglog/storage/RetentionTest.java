@@ -183,4 +183,54 @@ class RetentionTest {
         }
         assertEquals(0, deletedFiles(), "close unlinks the rest");
     }
+
+    @Test
+    @org.junit.jupiter.api.Timeout(60)
+    void aReaderRacingRetentionGetsWholeBatchesOrOffsetOutOfRange() throws Exception {
+        final LogConfig config = LogConfig.builder().segmentBytes(3 * batchBytes).retentionBytes(6L * batchBytes)
+            .fileDeleteDelayMs(60_000).build();
+        try (PartitionLog log = open(config)) {
+            final java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+            final java.util.concurrent.atomic.AtomicLong reads = new java.util.concurrent.atomic.AtomicLong();
+            final java.util.concurrent.atomic.AtomicLong outOfRange = new java.util.concurrent.atomic.AtomicLong();
+            final java.util.List<Throwable> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
+            log.appendAsLeader(batch(0, T0), 0);
+            final Thread reader = new Thread(() -> {
+                final LogSlice slice = new LogSlice();
+                while (!stop.get()) {
+                    final long start = log.logStartOffset();
+                    try {
+                        log.read(start, 1 << 20, log.highWatermark(), true, slice);
+                        if (!slice.isEmpty()) {
+                            final ByteBuffer bytes = bytesOf(slice);
+                            final long first = bytes.getLong(0);
+                            if (first != slice.firstOffset() || bytes.remaining() % batchBytes != 0) {
+                                errors.add(new AssertionError("bad slice at " + start + ": first=" + first));
+                            }
+                        }
+                        reads.incrementAndGet();
+                    } catch (final OffsetOutOfRangeException e) {
+                        outOfRange.incrementAndGet(); // retention moved the start between the two calls
+                    } catch (final Throwable e) {
+                        errors.add(e);
+                    }
+                    Thread.yield(); // two shared cores: leave the appender room
+                }
+            }, "retention-reader");
+            reader.start();
+            for (int i = 1; i < 600; i++) {
+                log.appendAsLeader(batch(0, T0 + i), 0);
+                log.updateHighWatermark(log.logEndOffset());
+                log.deleteOldSegments();
+            }
+            stop.set(true);
+            reader.join(30_000);
+            assertFalse(reader.isAlive());
+            assertTrue(errors.isEmpty(), () -> "reader errors: " + errors);
+            assertTrue(reads.get() > 0, "the reader read");
+            assertTrue(log.segmentCount() <= 3, "retention kept the log near retention.bytes");
+            System.out.printf("retention race: %d reads, %d OffsetOutOfRange, log start %d%n", reads.get(),
+                outOfRange.get(), log.logStartOffset());
+        }
+    }
 }

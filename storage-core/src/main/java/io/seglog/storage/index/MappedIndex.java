@@ -484,6 +484,11 @@ abstract sealed class MappedIndex implements AutoCloseable permits OffsetIndex, 
                 throw new IOException("a previous flush of the " + kind() + " failed and is not retried: file="
                     + file);
             }
+            if (!dirty && !directorySyncPending) {
+                // Nothing changed since the last successful flush: a group commit that flushes the data file
+                // many times between index entries (one per index.interval.bytes) pays no index fsync.
+                return;
+            }
             try {
                 mapping.force();
                 try (FileChannel channel = io.open(file, Set.of(READ, WRITE))) {
@@ -546,6 +551,19 @@ abstract sealed class MappedIndex implements AutoCloseable permits OffsetIndex, 
             }
             failure = unmapAll(failure);
             rethrow(failure);
+        }
+    }
+
+    /**
+     * Unmaps the file without trimming or syncing it: for a log directory that went offline after a failed write
+     * or fsync, where no further fsync may be issued (a retried fsync can report success for lost data).
+     * Idempotent.
+     *
+     * @throws IOException never in practice; declared for symmetry with {@link #close()}
+     */
+    public final void abandon() throws IOException {
+        synchronized (lock) {
+            rethrow(unmapAll(null));
         }
     }
 

@@ -357,6 +357,41 @@ public final class LogSegment implements AutoCloseable {
     }
 
     /**
+     * Closes the files without trimming or syncing anything: for a log directory that went offline after a
+     * failed write or fsync, where no further fsync may be issued. Idempotent with {@link #close()}.
+     *
+     * @throws IOException the first failure, with the others suppressed
+     */
+    public void abandon() throws IOException {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        Throwable failure = null;
+        try {
+            offsetIndex.abandon();
+        } catch (final IOException | RuntimeException e) {
+            failure = e;
+        }
+        try {
+            timeIndex.abandon();
+        } catch (final IOException | RuntimeException e) {
+            failure = addTo(failure, e);
+        }
+        try {
+            channel.close();
+        } catch (final IOException | RuntimeException e) {
+            failure = addTo(failure, e);
+        }
+        if (failure instanceof IOException) {
+            throw (IOException) failure;
+        }
+        if (failure instanceof RuntimeException) {
+            throw (RuntimeException) failure;
+        }
+    }
+
+    /**
      * Closes the segment and deletes its data and index files.
      *
      * @param io the file layer
