@@ -20,6 +20,8 @@ import java.util.Arrays;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,7 +34,18 @@ class LoaderTest {
         .segmentIndexBytes(4096).build();
 
     @TempDir
-    Path tmp;
+    Path fallback;
+    private Path tmp;
+
+    @BeforeEach
+    void createDir() throws IOException {
+        tmp = FastDirs.create(fallback, "recovery");
+    }
+
+    @AfterEach
+    void deleteDir() throws IOException {
+        FastDirs.deleteTree(tmp);
+    }
 
     private LogImage image;
 

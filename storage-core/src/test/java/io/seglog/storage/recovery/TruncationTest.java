@@ -18,6 +18,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.SplittableRandom;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -27,7 +29,18 @@ class TruncationTest {
         .segmentIndexBytes(4096).build();
 
     @TempDir
-    Path tmp;
+    Path fallback;
+    private Path tmp;
+
+    @BeforeEach
+    void createDir() throws IOException {
+        tmp = FastDirs.create(fallback, "recovery");
+    }
+
+    @AfterEach
+    void deleteDir() throws IOException {
+        FastDirs.deleteTree(tmp);
+    }
 
     private LogImage seeded(final Path dir) throws IOException {
         final LogImage image = LogImage.build(dir, CONFIG, 99L, 40);
