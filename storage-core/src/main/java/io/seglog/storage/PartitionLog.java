@@ -95,6 +95,8 @@ public final class PartitionLog implements AutoCloseable {
     private volatile LogDirFailure dirFailure;
     private volatile Scheduler scheduler;
 
+    /** Counts truncations, raised before any file shrinks, so a read that ran into one can retry. */
+    private volatile int truncations;
     /** The leader epochs and their start offsets, persisted in {@code leader-epoch-checkpoint}; set by open. */
     private LeaderEpochCache epochs;
     /** What opening the log repaired; set by open. */
@@ -533,6 +535,7 @@ public final class PartitionLog implements AutoCloseable {
             throw new IllegalArgumentException("maxBytes=" + maxBytes + " must be >= 0");
         }
         ensureReadable();
+        final int truncationsAtStart = truncations;
         int seq;
         long endOff;
         LogSegment endSeg;
@@ -565,7 +568,9 @@ public final class PartitionLog implements AutoCloseable {
                 boundPos = endPos;
             } else {
                 boundSeg = segs[floorIndex(segs, bound)];
-                final int limit = boundSeg == endSeg ? endPos : boundSeg.sizeInBytes();
+                // A truncation may have shrunk the segment since the snapshot: its size is lowered first.
+                final int limit = boundSeg == endSeg ? Math.min(endPos, boundSeg.sizeInBytes())
+                    : boundSeg.sizeInBytes();
                 boundPos = boundSeg.batchStartAtOrAfter(bound, limit, into.scratch);
             }
             for (int i = floorIndex(segs, startOffset); i < segs.length; i++) {
@@ -597,8 +602,12 @@ public final class PartitionLog implements AutoCloseable {
                 }
                 return into;
             }
-        } catch (final IOException e) {
-            throw readFailure(e);
+        } catch (final IOException | StorageException e) {
+            if (truncations != truncationsAtStart && !closed) {
+                // The snapshot predates a truncation whose shrink this read ran into: read again from a fresh one.
+                return read(startOffset, maxBytes, maxOffsetExclusive, minOneBatch, into);
+            }
+            throw e instanceof IOException ? readFailure((IOException) e) : (StorageException) e;
         }
         into.setEmpty(startOffset);
         return into;
@@ -885,9 +894,9 @@ public final class PartitionLog implements AutoCloseable {
      * log is emptied with {@link #truncateFullyAndStartAt}.
      *
      * <p>Readers: the new log end is published before any file shrinks, so a read that starts afterwards never
-     * looks past it. A read already in flight, or a {@link LogSlice} taken before, may refer to bytes that are
-     * then gone (its transfer comes up short, or a read fails with {@link StorageException}) or, after later
-     * appends, replaced. Kafka has the same window and excludes it the same way: consumers read only below the
+     * looks past it; a read in flight that runs into the shrink retries from a fresh snapshot. A
+     * {@link LogSlice} taken before may refer to bytes that are then gone (its transfer comes up short) or,
+     * after later appends, replaced. Kafka has the same window and excludes it the same way: consumers read only below the
      * high watermark, and a follower truncates only above what its leader committed, so the bytes a truncation
      * removes are never ones a bounded reader was given.
      *
@@ -928,6 +937,7 @@ public final class PartitionLog implements AutoCloseable {
             final int position = found < 0 ? segment.sizeInBytes() : (int) (found >>> 32);
             final long newEnd = found < 0 ? offset : Math.min(offset, LogSegment.scannedBaseOffset(scratch));
             // Publish first: no reader that starts from now on looks past the new end.
+            truncations++;
             publishEnd(newEnd, segment, position);
             if (keep + 1 < segs.length) {
                 segments = Arrays.copyOf(segs, keep + 1);
@@ -970,6 +980,7 @@ public final class PartitionLog implements AutoCloseable {
             ensureWritable();
             synchronized (flushLock) {
                 final LogSegment[] old = segments;
+                truncations++;
                 try {
                     // A segment with the same base must go first: the new one takes its file names.
                     for (final LogSegment segment : old) {

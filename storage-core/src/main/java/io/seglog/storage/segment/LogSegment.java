@@ -299,19 +299,40 @@ public final class LogSegment implements AutoCloseable {
         final long found = translateOffset(offset, oldSize, scratch);
         final int position = found < 0 ? oldSize : (int) (found >>> 32);
         sizeInBytes = position;
+        // Entries below the cut stay untouched, so a concurrent lookup sees a whole old entry or none.
         offsetIndex.truncateTo(offset);
         timeIndex.truncateTo(offset);
         channel.truncate(position);
         channel.force(true);
         offsetIndex.resize(maxIndexBytes);
         timeIndex.resize(maxIndexBytes);
-        // Kafka re-derives the largest timestamp from the time index plus a tail scan; a full header walk is
-        // simpler and truncation is rare.
-        rebuildIndexes(scratch);
+        bytesSinceLastIndexEntry = 0;
         if (position == 0) {
             rollingBasedTimestampMs = UNKNOWN;
         }
+        reloadLargestTimestamp(scratch);
         return oldSize - position;
+    }
+
+    /**
+     * Kafka's {@code loadLargestTimestamp}: the time index's last entry, then the batches from the offset-index
+     * entry at or below it to the end, whose timestamps may be larger (they were not indexed yet).
+     */
+    private void reloadLargestTimestamp(final ByteBuffer scratch) throws IOException {
+        long maxTimestamp = timeIndex.entries() == 0 ? NO_TIMESTAMP : timeIndex.lastTimestamp();
+        long offsetOfMax = timeIndex.entries() == 0 ? baseOffset : timeIndex.lastEntryOffset();
+        final int size = sizeInBytes;
+        for (int position = offsetIndex.lookupPosition(offsetOfMax); position < size; ) {
+            final int batchSize = readHeader(scratch, position, size, TIMESTAMP_HEADER_BYTES);
+            final long batchMax = scratch.getLong(MAX_TIMESTAMP_OFFSET);
+            if (batchMax > maxTimestamp) {
+                maxTimestamp = batchMax;
+                offsetOfMax = scratch.getLong(BASE_OFFSET_OFFSET) + scratch.getInt(LAST_OFFSET_DELTA_OFFSET);
+            }
+            position += batchSize;
+        }
+        offsetOfMaxTimestampSoFar = offsetOfMax;
+        maxTimestampSoFar = maxTimestamp;
     }
 
     /**

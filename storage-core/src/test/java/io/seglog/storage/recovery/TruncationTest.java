@@ -18,6 +18,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.SplittableRandom;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -27,7 +29,18 @@ class TruncationTest {
         .segmentIndexBytes(4096).build();
 
     @TempDir
-    Path tmp;
+    Path fallback;
+    private Path tmp;
+
+    @BeforeEach
+    void createDir() throws IOException {
+        tmp = FastDirs.create(fallback, "recovery");
+    }
+
+    @AfterEach
+    void deleteDir() throws IOException {
+        FastDirs.deleteTree(tmp);
+    }
 
     private LogImage seeded(final Path dir) throws IOException {
         final LogImage image = LogImage.build(dir, CONFIG, 99L, 40);
@@ -52,6 +65,7 @@ class TruncationTest {
             try (PartitionLog log = open(dir)) {
                 assertEquals(cut.baseOffset(), log.truncateTo(cut.baseOffset()), context);
                 image.assertServes(log, cut.baseOffset(), context);
+                assertTimestampSearch(image, log, cut.baseOffset(), context);
                 for (int s = cut.segment() + 1; s < image.segmentBases.size(); s++) {
                     assertFalse(Files.exists(dir.resolve(LogImage.logName(image.segmentBases.get(s)))), context);
                 }
@@ -71,6 +85,31 @@ class TruncationTest {
                     assertTrue(log.recoveryReport().truncations().isEmpty(), context + " " + log.recoveryReport());
                 }
             }
+        }
+    }
+
+    /** offsetForTimestamp after truncation agrees with a linear scan of the surviving records. */
+    private static void assertTimestampSearch(final LogImage image, final PartitionLog log, final long end,
+                                              final String context) {
+        final List<long[]> records = new java.util.ArrayList<>();   // (offset, timestamp)
+        for (final LogImage.Batch b : image.batches) {
+            if (b.baseOffset() >= end) {
+                break;
+            }
+            for (final org.apache.kafka.common.record.internal.Record r
+                : KafkaBatches.records(java.nio.ByteBuffer.wrap(b.bytes()))) {
+                records.add(new long[] {r.offset(), r.timestamp()});
+            }
+        }
+        for (long ts = 6_990_000; ts < 7_010_000; ts += 777) {
+            long expected = -1;
+            for (final long[] r : records) {
+                if (r[1] >= ts) {
+                    expected = r[0];
+                    break;
+                }
+            }
+            assertEquals(expected, log.offsetForTimestamp(ts), context + ": offsetForTimestamp(" + ts + ")");
         }
     }
 
