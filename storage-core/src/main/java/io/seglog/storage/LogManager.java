@@ -80,6 +80,8 @@ public final class LogManager implements AutoCloseable {
     private final boolean ownsScheduler;
     private final List<Dir> dirs;
     private final Map<TopicPartition, Entry> logs = new ConcurrentHashMap<>();
+    /** Partitions found at open in a directory that could not start: never re-created elsewhere. */
+    private final Map<TopicPartition, Dir> offlineAtStart = new ConcurrentHashMap<>();
     private final List<Scheduler.Cancellable> tasks = new ArrayList<>();
     private final Object lifecycleLock = new Object();
     private volatile boolean closed;
@@ -208,6 +210,7 @@ public final class LogManager implements AutoCloseable {
 
     private void loadAll() {
         final List<PartitionOpener.Task> toOpen = new ArrayList<>();
+        final Map<TopicPartition, Path> seen = new HashMap<>();
         for (final Dir dir : dirs) {
             final Map<TopicPartition, Long> recoveryPoints = readCheckpoint(dir.recoveryPoints);
             final Map<TopicPartition, Long> logStarts = readCheckpoint(dir.logStarts);
@@ -222,35 +225,58 @@ public final class LogManager implements AutoCloseable {
                 if (tp == null) {
                     continue; // not a partition directory; never touched (AP-06)
                 }
-                toOpen.add(new PartitionOpener.Task(tp, child, dir.failure, recoveryPoints.getOrDefault(tp, 0L),
+                final Path previous = seen.putIfAbsent(tp, child);
+                if (previous != null) {
+                    throw new StorageException("partition " + tp + " exists in two log directories: " + previous
+                        + " and " + child, child, null);
+                }
+                toOpen.add(new PartitionOpener.Task(tp, child, recoveryPoints.getOrDefault(tp, 0L),
                     logStarts.getOrDefault(tp, 0L), highWatermarks.getOrDefault(tp, 0L), dir.hadCleanShutdown,
                     dirs.indexOf(dir)));
             }
         }
-        final Map<TopicPartition, PartitionLog> opened = PartitionOpener.openAll(toOpen, config, io, time,
+        final List<PartitionOpener.Result> results = PartitionOpener.openAll(toOpen, config, io, time,
             config.openThreadsPerDir() * dirs.size());
-        for (final PartitionOpener.Task task : toOpen) {
-            final PartitionLog log = opened.get(task.tp());
+        RuntimeException unexpected = null;
+        for (final PartitionOpener.Result result : results) {
+            final RuntimeException failure = result.failure();
+            if (failure instanceof StorageException) {
+                // Kafka's rule: a partition that cannot be opened for an I/O or corruption reason takes its log
+                // directory offline; the other directories start.
+                LOG.error("cannot open {}; log directory {} goes offline: {}", result.task().dir(),
+                    dirs.get(result.task().dirIndex()).path, failure.getMessage());
+                dirs.get(result.task().dirIndex()).failure.markOffline("opening partition " + result.task().tp(),
+                    failure);
+                offlineAtStart.put(result.task().tp(), dirs.get(result.task().dirIndex()));
+            } else if (failure != null) {
+                unexpected = (RuntimeException) add(unexpected, failure);
+            }
+        }
+        for (final PartitionOpener.Result result : results) {
+            final PartitionLog log = result.log();
             if (log == null) {
                 continue;
             }
-            final Entry previous = logs.putIfAbsent(task.tp(), new Entry(log, dirs.get(task.dirIndex())));
-            if (previous != null) {
-                final StorageException e = new StorageException("partition " + task.tp()
-                    + " exists in two log directories: " + previous.dir.path + " and " + task.dir(), task.dir(), null);
-                for (final PartitionLog other : opened.values()) {
-                    if (logs.values().stream().noneMatch(en -> en.log == other)) {
-                        try {
-                            other.close();
-                        } catch (final RuntimeException suppressed) {
-                            e.addSuppressed(suppressed);
-                        }
-                    }
+            final Dir dir = dirs.get(result.task().dirIndex());
+            log.attach(dir.failure, scheduler);
+            if (unexpected != null || dir.failure.isOffline()) {
+                offlineAtStart.put(result.task().tp(), dir);
+                try {
+                    log.close(); // abandons its segments when the directory is offline
+                } catch (final RuntimeException e) {
+                    LOG.warn("closing {} after a failed start: {}", log.dir(), e.getMessage());
                 }
-                throw e;
+                continue;
             }
-            log.attach(dirs.get(task.dirIndex()).failure, scheduler);
-            log.restoreOffsets(task.logStartOffset(), task.highWatermark());
+            log.restoreOffsets(result.task().logStartOffset(), result.task().highWatermark());
+            logs.put(result.task().tp(), new Entry(log, dir));
+        }
+        if (unexpected != null) {
+            throw unexpected;
+        }
+        if (dirs.stream().allMatch(d -> d.failure.isOffline())) {
+            throw new StorageException("every log directory is offline after opening; first: "
+                + dirs.get(0).failure.failure().getMessage(), null, dirs.get(0).failure.failure());
         }
     }
 
@@ -286,7 +312,8 @@ public final class LogManager implements AutoCloseable {
      *
      * @param tp the partition; its topic name was validated when it was constructed
      * @return the log, owned by this manager (do not close it; use {@link #delete})
-     * @throws StorageException if no log directory is online, or the directory cannot be created
+     * @throws StorageException if no log directory is online, the directory cannot be created, or the
+     *     partition exists in a log directory that is offline
      * @throws IllegalStateException if the manager is closed
      */
     public PartitionLog getOrCreate(final TopicPartition tp) {
@@ -300,6 +327,11 @@ public final class LogManager implements AutoCloseable {
             final Entry again = logs.get(tp);
             if (again != null) {
                 return again.log;
+            }
+            final Dir home = offlineAtStart.get(tp);
+            if (home != null) {
+                // Its data lives in an offline directory: a new empty copy elsewhere would diverge from it.
+                home.failure.ensureOnline();
             }
             final Dir dir = leastLoadedOnlineDir();
             final Path partitionDir = PartitionDirs.resolveInside(dir.path, tp);

@@ -4,9 +4,7 @@ import io.seglog.storage.io.FileIO;
 import java.nio.file.Path;
 import java.time.InstantSource;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -18,40 +16,31 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Opens the partitions found at start. With more than one partition and more than one thread allowed, the
  * opens run on a fixed pool that exists only for the duration of the call (Kafka's
  * {@code num.recovery.threads.per.data.dir}): recovery after a crash is CPU- and I/O-bound per partition and
- * parallelises well. All-or-nothing: if one open fails, the others are closed and the first failure is thrown
- * with the rest suppressed. Stateless.
+ * parallelises well. Every task gets a result, the open log or the failure; the caller decides what a failure
+ * means (a {@link StorageException} takes that log directory offline). Stateless.
  */
 final class PartitionOpener {
     /** One partition to open and the checkpointed offsets that go with it. */
-    record Task(TopicPartition tp, Path dir, LogDirFailure failure, long recoveryPoint, long logStartOffset,
-                long highWatermark, boolean hadCleanShutdown, int dirIndex) {
+    record Task(TopicPartition tp, Path dir, long recoveryPoint, long logStartOffset, long highWatermark,
+                boolean hadCleanShutdown, int dirIndex) {
+    }
+
+    /** The outcome of one task: exactly one of {@code log} and {@code failure} is non-null. */
+    record Result(Task task, PartitionLog log, RuntimeException failure) {
     }
 
     private PartitionOpener() {
     }
 
-    static Map<TopicPartition, PartitionLog> openAll(final List<Task> tasks, final LogManagerConfig config,
-                                                    final FileIO io, final InstantSource time, final int maxThreads) {
-        final Map<TopicPartition, PartitionLog> opened = new HashMap<>();
-        if (tasks.isEmpty()) {
-            return opened;
-        }
+    static List<Result> openAll(final List<Task> tasks, final LogManagerConfig config, final FileIO io,
+                                final InstantSource time, final int maxThreads) {
+        final List<Result> results = new ArrayList<>(tasks.size());
         final int threads = Math.min(maxThreads, tasks.size());
         if (threads <= 1) {
-            RuntimeException failure = null;
             for (final Task task : tasks) {
-                try {
-                    opened.put(task.tp(), openOne(task, config, io, time));
-                } catch (final RuntimeException e) {
-                    failure = e;
-                    break;
-                }
+                results.add(openOne(task, config, io, time));
             }
-            if (failure != null) {
-                closeAll(opened.values(), failure);
-                throw failure;
-            }
-            return opened;
+            return results;
         }
         final AtomicInteger ids = new AtomicInteger();
         final ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
@@ -59,30 +48,32 @@ final class PartitionOpener {
             t.setDaemon(true);
             return t;
         });
-        final List<Future<PartitionLog>> futures = new ArrayList<>(tasks.size());
         try {
+            final List<Future<Result>> futures = new ArrayList<>(tasks.size());
             for (final Task task : tasks) {
                 futures.add(pool.submit(() -> openOne(task, config, io, time)));
             }
-            RuntimeException failure = null;
+            boolean interrupted = false;
             for (int i = 0; i < futures.size(); i++) {
-                try {
-                    opened.put(tasks.get(i).tp(), futures.get(i).get());
-                } catch (final ExecutionException e) {
-                    final RuntimeException cause = e.getCause() instanceof RuntimeException re ? re
-                        : new StorageException("opening " + tasks.get(i).tp() + " failed: " + e.getCause(),
-                            tasks.get(i).dir(), e.getCause());
-                    failure = add(failure, cause);
-                } catch (final InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    failure = add(failure, new StorageException("interrupted while opening partitions", null, e));
+                while (true) {
+                    try {
+                        results.add(futures.get(i).get());
+                        break;
+                    } catch (final ExecutionException e) {
+                        // openOne catches RuntimeException; an Error reaches here
+                        results.add(new Result(tasks.get(i), null, new StorageException("opening " + tasks.get(i).tp()
+                            + " failed: " + e.getCause(), tasks.get(i).dir(), e.getCause())));
+                        break;
+                    } catch (final InterruptedException e) {
+                        // Every open must finish (or its log would leak): wait on, restore the flag after.
+                        interrupted = true;
+                    }
                 }
             }
-            if (failure != null) {
-                closeAll(opened.values(), failure);
-                throw failure;
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
-            return opened;
+            return results;
         } finally {
             // Every future was waited for, so the threads are idle; wait for them to exit so none outlives open.
             pool.shutdown();
@@ -94,31 +85,17 @@ final class PartitionOpener {
         }
     }
 
-    private static PartitionLog openOne(final Task task, final LogManagerConfig config, final FileIO io,
-                                        final InstantSource time) {
-        final PartitionLog log = PartitionLog.open(task.dir(), config.logConfig(task.tp().topic()), io, time,
-            task.recoveryPoint(), task.hadCleanShutdown());
-        if (!task.hadCleanShutdown()) {
-            log.markUnflushedFrom(task.recoveryPoint());
-        }
-        return log;
-    }
-
-    private static void closeAll(final Iterable<PartitionLog> logs, final Throwable primary) {
-        for (final PartitionLog log : logs) {
-            try {
-                log.close();
-            } catch (final RuntimeException e) {
-                primary.addSuppressed(e);
+    private static Result openOne(final Task task, final LogManagerConfig config, final FileIO io,
+                                  final InstantSource time) {
+        try {
+            final PartitionLog log = PartitionLog.open(task.dir(), config.logConfig(task.tp().topic()), io, time,
+                task.recoveryPoint(), task.hadCleanShutdown());
+            if (!task.hadCleanShutdown()) {
+                log.markUnflushedFrom(task.recoveryPoint());
             }
+            return new Result(task, log, null);
+        } catch (final RuntimeException e) {
+            return new Result(task, null, e);
         }
-    }
-
-    private static RuntimeException add(final RuntimeException first, final RuntimeException next) {
-        if (first == null) {
-            return next;
-        }
-        first.addSuppressed(next);
-        return first;
     }
 }

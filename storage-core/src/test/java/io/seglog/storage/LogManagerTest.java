@@ -281,4 +281,38 @@ class LogManagerTest {
             assertEquals(4, log.flushedOffset());
         }
     }
+
+    @Test
+    void aPartitionThatCannotOpenTakesOnlyItsDirectoryOffline() throws IOException {
+        final Path a = root.resolve("a");
+        final Path b = root.resolve("b");
+        final TopicPartition p = new TopicPartition("p", 0);
+        final TopicPartition q = new TopicPartition("q", 0);
+        try (LogManager m = LogManager.open(config(a, b), FileIO.system(), new ManualScheduler(clock), clock)) {
+            m.getOrCreate(p).appendAsLeader(batch(0, T0), 0); // dir a
+            m.getOrCreate(p).appendAsLeader(batch(0, T0), 0);
+            m.getOrCreate(q).appendAsLeader(batch(0, T0), 0); // dir b
+        }
+        // Crash image of dir a: no marker, no recovery point, and a flipped byte in the first of two batches.
+        Files.delete(a.resolve(CleanShutdownFile.FILE_NAME));
+        Files.delete(a.resolve(OffsetCheckpointFile.RECOVERY_POINT_FILE));
+        final Path segment = a.resolve("p-0").resolve("00000000000000000000.log");
+        final byte[] bytes = Files.readAllBytes(segment);
+        bytes[batch(0, T0).remaining() - 2] ^= 0x5A;
+        Files.write(segment, bytes);
+        try (LogManager m = LogManager.open(config(a, b), FileIO.system(), new ManualScheduler(clock), clock)) {
+            assertTrue(m.isOffline(a));
+            assertFalse(m.isOffline(b));
+            assertEquals(Set.of(q), m.partitions());
+            final StorageException e = assertThrows(StorageException.class, () -> m.getOrCreate(p),
+                "never re-created in another directory");
+            assertTrue(e.getMessage().contains(a.toAbsolutePath().normalize().toString()), e.getMessage());
+            final PartitionLog log = m.log(q).orElseThrow();
+            assertEquals(2, log.appendAsLeader(batch(0, T0), 0) + 1);
+            final TopicPartition r = new TopicPartition("r", 0);
+            assertEquals(b.toAbsolutePath().normalize(), m.getOrCreate(r).dir().getParent(), "new ones go to b");
+        }
+        assertFalse(Files.exists(a.resolve(CleanShutdownFile.FILE_NAME)));
+        assertTrue(Files.exists(b.resolve(CleanShutdownFile.FILE_NAME)));
+    }
 }
