@@ -336,7 +336,7 @@ public final class PartitionLog implements AutoCloseable {
                 p += size;
             }
             assignEpoch(leaderEpoch, firstOffset);
-            appendToActiveSegment(batches, offset, length, firstOffset, next - 1, maxTimestamp);
+            appendWithEpochs(batches, offset, length, firstOffset, next - 1, maxTimestamp);
             return next - 1;
         } finally {
             appendLock.unlock();
@@ -398,7 +398,7 @@ public final class PartitionLog implements AutoCloseable {
                     assignEpoch(batchEpoch, BatchHeaders.baseOffset(appendView, p));
                 }
             }
-            appendToActiveSegment(batches, offset, length, firstOffset, expected - 1, maxTimestamp);
+            appendWithEpochs(batches, offset, length, firstOffset, expected - 1, maxTimestamp);
             return expected - 1;
         } finally {
             appendLock.unlock();
@@ -414,6 +414,26 @@ public final class PartitionLog implements AutoCloseable {
             epochs.assign(epoch, startOffset);
         } catch (final IOException | RuntimeException e) {
             throw goOffline("writing the leader-epoch checkpoint failed", e);
+        }
+    }
+
+    /**
+     * Appends after the epochs were assigned; if the append is refused (an offset span no segment can hold),
+     * the epochs assigned for it are taken back, so the cache never holds an epoch the log does not.
+     */
+    private void appendWithEpochs(final ByteBuffer batches, final int offset, final int length, final long firstOffset,
+                                  final long lastOffset, final long maxTimestamp) {
+        try {
+            appendToActiveSegment(batches, offset, length, firstOffset, lastOffset, maxTimestamp);
+        } catch (final InvalidRecordException refused) {
+            if (epochs.truncateFromEnd(firstOffset)) {
+                try {
+                    epochs.flush();
+                } catch (final IOException e) {
+                    throw goOffline("writing the leader-epoch checkpoint failed", e);
+                }
+            }
+            throw refused;
         }
     }
 

@@ -12,9 +12,10 @@ import org.apache.kafka.common.record.internal.SimpleRecord;
 
 /**
  * The child process of {@link ProcessCrashTest}: appends batches to the log in {@code args[0]} forever, one
- * record each whose value names its offset, calls {@link PartitionLog#flush()} after every few and prints
- * {@code durable <offset>} for the highest offset {@link PartitionLog#flushedOffset()} covers, after the fsync
- * returned. The parent kills it with SIGKILL at a moment of its choosing.
+ * record each whose value names its offset; after every few it waits with {@link PartitionLog#awaitDurable}
+ * (group commit; the standalone log runs the fsync on this thread) and prints {@code durable <offset>} for the
+ * highest offset the completed future reports on disk. The parent kills it with SIGKILL at a moment of its
+ * choosing.
  */
 public final class CrashingAppender {
     private CrashingAppender() {
@@ -30,7 +31,7 @@ public final class CrashingAppender {
      *
      * @param args the partition directory and the number of batches between flushes
      */
-    public static void main(final String[] args) {
+    public static void main(final String[] args) throws Exception {
         final Path dir = Paths.get(args[0]);
         final int flushEvery = Integer.parseInt(args[1]);
         final LogConfig config = LogConfig.builder().segmentBytes(16 * 1024).indexIntervalBytes(512)
@@ -40,11 +41,12 @@ public final class CrashingAppender {
         int sinceFlush = 0;
         while (true) {
             final SimpleRecord record = new SimpleRecord(System.currentTimeMillis(), null, valueFor(next));
-            next = log.appendAsLeader(KafkaBatches.batch(0, record), 1) + 1;
+            final long last = log.appendAsLeader(KafkaBatches.batch(0, record), 1);
+            next = last + 1;
             if (++sinceFlush == flushEvery) {
                 sinceFlush = 0;
-                log.flush();
-                System.out.println("durable " + (log.flushedOffset() - 1));
+                final long durableEnd = log.awaitDurable(last).get();
+                System.out.println("durable " + (durableEnd - 1));
                 System.out.flush();
             }
         }

@@ -25,8 +25,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * ST-17: a real process crash. A child JVM ({@link CrashingAppender}) appends and flushes, printing each
- * offset that {@code flush()} made durable; the parent kills it with SIGKILL after a random number of durable
+ * ST-17: a real process crash. A child JVM ({@link CrashingAppender}) appends and waits with
+ * {@code awaitDurable}, printing each offset the completed future reports durable; the parent kills it with SIGKILL after a random number of durable
  * lines, possibly mid-append or mid-fsync, and reopens the log (crash recovery): every printed offset must read
  * back with its own value, and the log must continue from there. Several kills hit the same directory in a row,
  * so recovery also runs over logs that earlier recoveries repaired. {@code -Dseglog.crash.trials=N} runs N

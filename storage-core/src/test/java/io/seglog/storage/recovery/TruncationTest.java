@@ -177,6 +177,21 @@ class TruncationTest {
     }
 
     @Test
+    void aRefusedAppendTakesBackTheEpochsItAssigned() throws IOException {
+        try (PartitionLog log = open(tmp.resolve("refused"))) {
+            // Two batches spanning more offsets than a segment's 32-bit relative offsets: refused after validation.
+            final java.nio.ByteBuffer tooWide = KafkaBatches.concat(KafkaBatches.batchAtOffsets(5, 0, Integer.MAX_VALUE),
+                KafkaBatches.batchAtOffsets(6, Integer.MAX_VALUE + 1L));
+            final io.seglog.storage.InvalidRecordException e =
+                assertThrows(io.seglog.storage.InvalidRecordException.class, () -> log.appendAsFollower(tooWide));
+            assertTrue(e.getMessage().contains("relative offsets"), e.getMessage());
+            assertTrue(log.leaderEpochCache().isEmpty(), log.leaderEpochCache().toString());
+            assertEquals(0, log.appendAsFollower(KafkaBatches.batchAtOffsets(3, 0)));
+            assertEquals(List.of(new EpochEntry(3, 0)), log.leaderEpochCache().entries());
+        }
+    }
+
+    @Test
     void followerAppendsRecordEpochsAndRefuseDecreasingOnes() throws IOException {
         try (PartitionLog log = open(tmp.resolve("follower"))) {
             log.appendAsFollower(KafkaBatches.concat(KafkaBatches.batchAtOffsets(2, 0, 1),
