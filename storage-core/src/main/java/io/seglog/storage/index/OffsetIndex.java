@@ -61,9 +61,13 @@ public final class OffsetIndex extends MappedIndex {
      * @throws IllegalStateException if the index is closed
      */
     public long lastOffset() {
-        final UnsafeBuffer current = readBuffer();
-        final int published = entries(current);
-        return published == 0 ? baseOffset() : offsetAt(current, published - 1);
+        final UnsafeBuffer current = beginRead();
+        try {
+            final int published = entries(current);
+            return published == 0 ? baseOffset() : offsetAt(current, published - 1);
+        } finally {
+            endRead();
+        }
     }
 
     /**
@@ -112,8 +116,12 @@ public final class OffsetIndex extends MappedIndex {
      * @throws IllegalStateException if the index is closed
      */
     public int lookupSlot(final long targetOffset) {
-        final UnsafeBuffer current = readBuffer();
-        return largestLowerBoundSlot(current, entries(current), targetOffset);
+        final UnsafeBuffer current = beginRead();
+        try {
+            return largestLowerBoundSlot(current, entries(current), targetOffset);
+        } finally {
+            endRead();
+        }
     }
 
     /**
@@ -125,9 +133,13 @@ public final class OffsetIndex extends MappedIndex {
      * @throws IllegalStateException if the index is closed
      */
     public int lookupPosition(final long targetOffset) {
-        final UnsafeBuffer current = readBuffer();
-        final int slot = largestLowerBoundSlot(current, entries(current), targetOffset);
-        return slot < 0 ? 0 : positionAt(current, slot);
+        final UnsafeBuffer current = beginRead();
+        try {
+            final int slot = largestLowerBoundSlot(current, entries(current), targetOffset);
+            return slot < 0 ? 0 : positionAt(current, slot);
+        } finally {
+            endRead();
+        }
     }
 
     /**
@@ -140,9 +152,13 @@ public final class OffsetIndex extends MappedIndex {
      * @throws IllegalStateException if the index is closed
      */
     public long lookupOffset(final long targetOffset) {
-        final UnsafeBuffer current = readBuffer();
-        final int slot = largestLowerBoundSlot(current, entries(current), targetOffset);
-        return slot < 0 ? baseOffset() : offsetAt(current, slot);
+        final UnsafeBuffer current = beginRead();
+        try {
+            final int slot = largestLowerBoundSlot(current, entries(current), targetOffset);
+            return slot < 0 ? baseOffset() : offsetAt(current, slot);
+        } finally {
+            endRead();
+        }
     }
 
     /**
@@ -157,31 +173,35 @@ public final class OffsetIndex extends MappedIndex {
      * @throws IllegalStateException if the index is closed
      */
     public long upperBoundOffsetForPosition(final long position) {
-        final UnsafeBuffer current = readBuffer();
-        final int published = entries(current);
-        if (published == 0) {
-            return -1;
-        }
-        final int firstHot = Math.max(0, published - 1 - warmEntries());
-        int lo;
-        int hi;
-        if (positionAt(current, firstHot) < position) {
-            lo = firstHot + 1;
-            hi = published;
-        } else {
-            // firstHot qualifies, so it bounds the search of the cold part.
-            lo = 0;
-            hi = firstHot;
-        }
-        while (lo < hi) {
-            final int mid = (lo + hi) >>> 1;
-            if (positionAt(current, mid) < position) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
+        final UnsafeBuffer current = beginRead();
+        try {
+            final int published = entries(current);
+            if (published == 0) {
+                return -1;
             }
+            final int firstHot = Math.max(0, published - 1 - warmEntries());
+            int lo;
+            int hi;
+            if (positionAt(current, firstHot) < position) {
+                lo = firstHot + 1;
+                hi = published;
+            } else {
+                // firstHot qualifies, so it bounds the search of the cold part.
+                lo = 0;
+                hi = firstHot;
+            }
+            while (lo < hi) {
+                final int mid = (lo + hi) >>> 1;
+                if (positionAt(current, mid) < position) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            return lo == published ? -1 : offsetAt(current, lo);
+        } finally {
+            endRead();
         }
-        return lo == published ? -1 : offsetAt(current, lo);
     }
 
     /**
@@ -193,9 +213,13 @@ public final class OffsetIndex extends MappedIndex {
      * @throws IllegalStateException    if the index is closed
      */
     public long entryOffset(final int slot) {
-        final UnsafeBuffer current = readBuffer();
-        checkSlot(slot, entries(current));
-        return offsetAt(current, slot);
+        final UnsafeBuffer current = beginRead();
+        try {
+            checkSlot(slot, entries(current));
+            return offsetAt(current, slot);
+        } finally {
+            endRead();
+        }
     }
 
     /**
@@ -207,9 +231,13 @@ public final class OffsetIndex extends MappedIndex {
      * @throws IllegalStateException    if the index is closed
      */
     public int entryPosition(final int slot) {
-        final UnsafeBuffer current = readBuffer();
-        checkSlot(slot, entries(current));
-        return positionAt(current, slot);
+        final UnsafeBuffer current = beginRead();
+        try {
+            checkSlot(slot, entries(current));
+            return positionAt(current, slot);
+        } finally {
+            endRead();
+        }
     }
 
     @Override
