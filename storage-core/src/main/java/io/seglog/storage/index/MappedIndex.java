@@ -263,6 +263,9 @@ abstract sealed class MappedIndex implements AutoCloseable permits OffsetIndex, 
     /** The absolute offset of a slot. */
     abstract long offsetAt(UnsafeBuffer buffer, int slot);
 
+    /** The value of a slot (Kafka's {@code IndexSearchType.VALUE}): the position, or the offset (time index). */
+    abstract long valueAt(UnsafeBuffer buffer, int slot);
+
     /** Kafka's extra sanity checks of a non-empty index, run before the common ones. */
     abstract void checkEntries(UnsafeBuffer buffer, int entries);
 
@@ -346,27 +349,41 @@ abstract sealed class MappedIndex implements AutoCloseable permits OffsetIndex, 
      * key is above the target. Searches the warm tail first (see {@link #warmEntries}). Allocation-free.
      */
     final int largestLowerBoundSlot(final UnsafeBuffer readBuffer, final int published, final long target) {
+        return largestLowerBoundSlot(readBuffer, published, target, false);
+    }
+
+    /**
+     * As {@link #largestLowerBoundSlot(UnsafeBuffer, int, long)}, comparing either the key or, when
+     * {@code byValue}, the value of each entry (Kafka's {@code IndexSearchType}); both grow with the slot.
+     */
+    final int largestLowerBoundSlot(final UnsafeBuffer readBuffer, final int published, final long target,
+                                    final boolean byValue) {
         if (published == 0) {
             return -1;
         }
         final int firstHot = Math.max(0, published - 1 - warmEntries);
-        if (keyAt(readBuffer, firstHot) < target) {
-            return binarySearch(readBuffer, target, firstHot, published - 1);
+        if (searched(readBuffer, firstHot, byValue) < target) {
+            return binarySearch(readBuffer, target, firstHot, published - 1, byValue);
         }
-        if (keyAt(readBuffer, 0) > target) {
+        if (searched(readBuffer, 0, byValue) > target) {
             return -1;
         }
-        return binarySearch(readBuffer, target, 0, firstHot);
+        return binarySearch(readBuffer, target, 0, firstHot, byValue);
     }
 
-    /** Greatest slot in [lo, hi] with key <= target, given key(lo) <= target. */
-    private int binarySearch(final UnsafeBuffer readBuffer, final long target, final int begin, final int end) {
+    private long searched(final UnsafeBuffer readBuffer, final int slot, final boolean byValue) {
+        return byValue ? valueAt(readBuffer, slot) : keyAt(readBuffer, slot);
+    }
+
+    /** Greatest slot in [lo, hi] with key (or value) <= target, given that of lo is <= target. */
+    private int binarySearch(final UnsafeBuffer readBuffer, final long target, final int begin, final int end,
+                             final boolean byValue) {
         int lo = begin;
         int hi = end;
         while (lo < hi) {
             // Upper middle, so that lo = mid always makes progress.
             final int mid = (lo + hi + 1) >>> 1;
-            final long key = keyAt(readBuffer, mid);
+            final long key = searched(readBuffer, mid, byValue);
             if (key > target) {
                 hi = mid - 1;
             } else if (key < target) {

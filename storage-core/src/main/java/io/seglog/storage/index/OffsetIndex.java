@@ -125,6 +125,28 @@ public final class OffsetIndex extends MappedIndex {
     }
 
     /**
+     * The greatest indexed position that is {@code <= position}: where a reader that must stop at a byte limit
+     * (a fetch's {@code maxBytes}) starts scanning batch headers for the last batch that fits. Kafka's
+     * {@code largestLowerBoundSlotFor(position, VALUE)}, with the warm tail searched first like every lookup,
+     * and with the buffer and the entry count read once, so a concurrent truncation cannot make it fail half-way.
+     * Lock-free and allocation-free.
+     *
+     * @param position a byte position in the segment's log file
+     * @return the greatest indexed position {@code <= position}, or -1 when the index is empty or its first
+     *         entry's position is above {@code position}
+     * @throws IllegalStateException if the index is closed
+     */
+    public int lookupPositionAtMost(final int position) {
+        final UnsafeBuffer current = beginRead();
+        try {
+            final int slot = largestLowerBoundSlot(current, entries(current), position, true);
+            return slot < 0 ? -1 : positionAt(current, slot);
+        } finally {
+            endRead();
+        }
+    }
+
+    /**
      * The log-file position of the greatest entry with offset {@code <= targetOffset}: where a reader of
      * {@code targetOffset} starts scanning batch headers. Lock-free and allocation-free.
      *
@@ -250,6 +272,11 @@ public final class OffsetIndex extends MappedIndex {
         // Signed, as Kafka reads it: a corrupt negative value shows up as an offset below the base offset.
         return baseOffset()
             + buffer.getInt(slot * OFFSET_ENTRY_LENGTH + OFFSET_ENTRY_RELATIVE_OFFSET_OFFSET, BYTE_ORDER);
+    }
+
+    @Override
+    long valueAt(final UnsafeBuffer buffer, final int slot) {
+        return positionAt(buffer, slot);
     }
 
     private static int positionAt(final UnsafeBuffer buffer, final int slot) {

@@ -231,6 +231,11 @@ public final class TimeIndex extends MappedIndex {
             + buffer.getInt(slot * TIME_ENTRY_LENGTH + TIME_ENTRY_RELATIVE_OFFSET_OFFSET, BYTE_ORDER);
     }
 
+    @Override
+    long valueAt(final UnsafeBuffer buffer, final int slot) {
+        return offsetAt(buffer, slot);
+    }
+
     private static long timestampAt(final UnsafeBuffer buffer, final int slot) {
         return buffer.getLong(slot * TIME_ENTRY_LENGTH + TIME_ENTRY_TIMESTAMP_OFFSET, BYTE_ORDER);
     }
