@@ -45,7 +45,7 @@ import java.util.Set;
  *
  * @param <T> the entry type
  */
-public final class CheckpointFile<T> {
+final class CheckpointFile<T> {
     /** Suffix of the temporary file that {@link #write} fills before renaming it over the checkpoint. */
     public static final String TEMP_SUFFIX = ".tmp";
 
