@@ -255,6 +255,24 @@ abstract sealed class MappedIndex implements AutoCloseable permits OffsetIndex, 
         return relative >= 0 && relative <= IndexDescriptor.MAX_RELATIVE_OFFSET;
     }
 
+    /**
+     * The offset of an entry.
+     *
+     * @param slot the entry, in {@code [0, entries())}
+     * @return its absolute offset
+     * @throws IllegalArgumentException if the slot is out of range
+     * @throws IllegalStateException    if the index is closed
+     */
+    public final long entryOffset(final int slot) {
+        final UnsafeBuffer current = beginRead();
+        try {
+            checkSlot(slot, entries(current));
+            return offsetAt(current, slot);
+        } finally {
+            endRead();
+        }
+    }
+
     // ----------------------------------------------------------------------------------------- for subclasses
 
     /** The key searched by lookups: the offset (offset index) or the timestamp (time index) of a slot. */
@@ -262,6 +280,17 @@ abstract sealed class MappedIndex implements AutoCloseable permits OffsetIndex, 
 
     /** The absolute offset of a slot. */
     abstract long offsetAt(UnsafeBuffer buffer, int slot);
+
+    /** The offset of the last entry, or the base offset when the index is empty. */
+    final long lastEntryOffsetOrBase() {
+        final UnsafeBuffer current = beginRead();
+        try {
+            final int published = entries(current);
+            return published == 0 ? baseOffset : offsetAt(current, published - 1);
+        } finally {
+            endRead();
+        }
+    }
 
     /** The value of a slot (Kafka's {@code IndexSearchType.VALUE}): the position, or the offset (time index). */
     abstract long valueAt(UnsafeBuffer buffer, int slot);

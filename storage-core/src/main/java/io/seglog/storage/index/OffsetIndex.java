@@ -61,13 +61,7 @@ public final class OffsetIndex extends MappedIndex {
      * @throws IllegalStateException if the index is closed
      */
     public long lastOffset() {
-        final UnsafeBuffer current = beginRead();
-        try {
-            final int published = entries(current);
-            return published == 0 ? baseOffset() : offsetAt(current, published - 1);
-        } finally {
-            endRead();
-        }
+        return lastEntryOffsetOrBase();
     }
 
     /**
@@ -221,24 +215,6 @@ public final class OffsetIndex extends MappedIndex {
                 }
             }
             return lo == published ? -1 : offsetAt(current, lo);
-        } finally {
-            endRead();
-        }
-    }
-
-    /**
-     * The offset of an entry.
-     *
-     * @param slot the entry, in {@code [0, entries())}
-     * @return its absolute offset
-     * @throws IllegalArgumentException if the slot is out of range
-     * @throws IllegalStateException    if the index is closed
-     */
-    public long entryOffset(final int slot) {
-        final UnsafeBuffer current = beginRead();
-        try {
-            checkSlot(slot, entries(current));
-            return offsetAt(current, slot);
         } finally {
             endRead();
         }

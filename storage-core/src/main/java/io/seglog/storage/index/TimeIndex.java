@@ -175,13 +175,7 @@ public final class TimeIndex extends MappedIndex {
      * @throws IllegalStateException if the index is closed
      */
     public long lastEntryOffset() {
-        final UnsafeBuffer current = beginRead();
-        try {
-            final int published = entries(current);
-            return published == 0 ? baseOffset() : offsetAt(current, published - 1);
-        } finally {
-            endRead();
-        }
+        return lastEntryOffsetOrBase();
     }
 
     /**
@@ -197,24 +191,6 @@ public final class TimeIndex extends MappedIndex {
         try {
             checkSlot(slot, entries(current));
             return timestampAt(current, slot);
-        } finally {
-            endRead();
-        }
-    }
-
-    /**
-     * The offset of an entry.
-     *
-     * @param slot the entry, in {@code [0, entries())}
-     * @return its absolute offset
-     * @throws IllegalArgumentException if the slot is out of range
-     * @throws IllegalStateException    if the index is closed
-     */
-    public long entryOffset(final int slot) {
-        final UnsafeBuffer current = beginRead();
-        try {
-            checkSlot(slot, entries(current));
-            return offsetAt(current, slot);
         } finally {
             endRead();
         }
