@@ -147,7 +147,13 @@ public final class BrokerControlHandler implements ControlRequestHandler {
             return applyLeaderAndIsr(lai);
         } else if (request instanceof UpdateMetadataRequest um) {
             liveBrokers = um.liveBrokers();
-            metadata.putAll(um.partitions());
+            um.partitions().forEach((tp, state) -> {
+                if (state.leaderAndIsr().leader() == io.seglog.replication.election.LeaderAndIsr.LEADER_DURING_DELETE) {
+                    metadata.remove(tp);
+                } else {
+                    metadata.put(tp, state);
+                }
+            });
             return ControlResponse.ok();
         } else {
             final StopReplicaRequest stop = (StopReplicaRequest) request;

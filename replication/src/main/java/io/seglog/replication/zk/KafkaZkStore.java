@@ -302,6 +302,30 @@ public final class KafkaZkStore {
     }
 
     /**
+     * Deletes {@code /controller} if it is an ephemeral of the given session (a controller that resigned locally
+     * after an error, but whose znode still names it, frees the seat this way).
+     *
+     * @param sessionId the owning session
+     * @return whether it was deleted
+     * @throws ZkException on failure
+     */
+    public boolean deleteControllerIfOwnedBy(final long sessionId) {
+        final Optional<ZkNode> node = zk.getData(ZkPaths.CONTROLLER, null);
+        if (node.isEmpty() || node.get().stat().ephemeralOwner() != sessionId) {
+            return false;
+        }
+        try {
+            zk.delete(ZkPaths.CONTROLLER, node.get().stat().version());
+            return true;
+        } catch (final ZkException e) {
+            if (e.error() == ZkError.NO_NODE || e.error() == ZkError.BAD_VERSION) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
+    /**
      * Runs controller writes atomically behind {@code check(/controller_epoch, epochZkVersion)}.
      *
      * @param epochZkVersion the fencing token from {@link ControllerElection#epochZkVersion()}

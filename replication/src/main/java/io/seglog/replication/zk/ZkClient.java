@@ -4,8 +4,10 @@ import io.seglog.replication.ReplicationConfig;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
@@ -64,6 +66,7 @@ public final class ZkClient implements AutoCloseable {
     private final Object sessionLock = new Object();
     private long currentSessionId;
     private boolean expiryReported = true;
+    private final Map<WatchKey, CuratorWatcher> watchers = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
     private ZkClient(final ReplicationConfig config, final ThreadFactory threadFactory,
@@ -506,7 +509,18 @@ public final class ZkClient implements AutoCloseable {
         return new ZkStat(s.getCzxid(), s.getVersion(), s.getEphemeralOwner());
     }
 
+    /**
+     * One Curator watcher per (path, callback): ZooKeeper keeps a set of watchers per path, so re-arming a watch
+     * with the same callback does not pile up duplicate notifications.
+     */
     private CuratorWatcher watcher(final String path, final ZkWatch watch) {
+        return watchers.computeIfAbsent(new WatchKey(path, watch), k -> newWatcher(path, watch));
+    }
+
+    private record WatchKey(String path, ZkWatch watch) {
+    }
+
+    private CuratorWatcher newWatcher(final String path, final ZkWatch watch) {
         return (WatchedEvent event) -> {
             // State-only events (disconnect, expiry) reach every watcher; sessions are handled by the listener.
             if (event.getType() != Watcher.Event.EventType.None && !closed) {
@@ -569,8 +583,9 @@ public final class ZkClient implements AutoCloseable {
         static {
             // Spelled out rather than ZooDefs.Ids.CREATOR_ALL_ACL/READ_ACL_UNSAFE, whose class file carries
             // SpotBugs annotations that javac cannot resolve (a lint warning, fatal under -Werror).
-            ACLS = List.of(new ACL(ZooDefs.Perms.ALL, new Id("auth", "")),
-                new ACL(ZooDefs.Perms.READ, new Id("world", "anyone")));
+            // ZooKeeper calls contains(null) on the list, which List.of rejects: use an ArrayList.
+            ACLS = java.util.Collections.unmodifiableList(new ArrayList<>(List.of(
+                new ACL(ZooDefs.Perms.ALL, new Id("auth", "")), new ACL(ZooDefs.Perms.READ, new Id("world", "anyone")))));
         }
 
         @Override
