@@ -419,6 +419,17 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
             notifyReplicas(tp, batch, false);
         }
         triggerOnlinePartitionStateChange(batch);
+        // Replicas on brokers that are not live go offline: they leave the ISRs (Kafka's replica state machine
+        // startup), so that a broker that died while no controller was active is not counted in sync.
+        final Set<Integer> offline = new HashSet<>();
+        final Set<TopicPartition> withOfflineIsr = new HashSet<>();
+        ctx.leadership.forEach((tp, state) -> state.leaderAndIsr().isr().forEach(r -> {
+            if (!ctx.liveBrokers.containsKey(r)) {
+                offline.add(r);
+                withOfflineIsr.add(tp);
+            }
+        }));
+        removeReplicasFromIsr(offline, withOfflineIsr, batch);
         send(batch);
         processTopicDeletion();
         processPreferredElection();
@@ -851,6 +862,11 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
         final ControlBatch batch = new ControlBatch();
         ctx.liveBrokers.keySet().forEach(batch::fullMetadata);
         send(batch);
+    }
+
+    /** The fencing token of the current term; event thread only. */
+    int epochZkVersion() {
+        return ctx.epochZkVersion;
     }
 
     /** Re-runs an offline-rule election on these partitions (each write raises the leader epoch). */

@@ -315,6 +315,8 @@ public final class KafkaZkStore {
             return false;
         }
         try {
+            LOG.info("Deleting {} held by this broker's session 0x{} after it gave up the controllership",
+                ZkPaths.CONTROLLER, Long.toHexString(sessionId));
             zk.delete(ZkPaths.CONTROLLER, node.get().stat().version());
             return true;
         } catch (final ZkException e) {
