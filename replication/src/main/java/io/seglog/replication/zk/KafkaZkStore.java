@@ -167,8 +167,9 @@ public final class KafkaZkStore {
             pending.put(id, zk.getDataAsync(ZkPaths.brokerPath(id), null));
         }
         final Map<Integer, BrokerInfo> brokers = new HashMap<>();
+        final long deadlineNs = zk.deadlineNs();
         for (final Map.Entry<Integer, CompletableFuture<Optional<ZkNode>>> e : pending.entrySet()) {
-            final Optional<ZkNode> node = zk.await(e.getValue(), ZkPaths.brokerPath(e.getKey()));
+            final Optional<ZkNode> node = zk.awaitBy(e.getValue(), ZkPaths.brokerPath(e.getKey()), deadlineNs);
             if (node.isEmpty()) {
                 continue;
             }
@@ -359,8 +360,12 @@ public final class KafkaZkStore {
     }
 
     private <T> T awaitFenced(final CompletableFuture<T> f, final String what) {
+        return awaitFenced(f, what, zk.deadlineNs());
+    }
+
+    private <T> T awaitFenced(final CompletableFuture<T> f, final String what, final long deadlineNs) {
         try {
-            return zk.await(f, what);
+            return zk.awaitBy(f, what, deadlineNs);
         } catch (final ZkException e) {
             if (e.getCause() instanceof ControllerMovedException moved) {
                 throw moved;
@@ -522,9 +527,10 @@ public final class KafkaZkStore {
             pending.put(tp, zk.getDataAsync(ZkPaths.partitionStatePath(tp), null));
         }
         final Map<TopicPartition, Optional<PartitionStateZnode>> states = new LinkedHashMap<>();
+        final long deadlineNs = zk.deadlineNs();
         for (final Map.Entry<TopicPartition, CompletableFuture<Optional<ZkNode>>> e : pending.entrySet()) {
             final String path = ZkPaths.partitionStatePath(e.getKey());
-            final Optional<ZkNode> node = zk.await(e.getValue(), path);
+            final Optional<ZkNode> node = zk.awaitBy(e.getValue(), path, deadlineNs);
             if (node.isEmpty()) {
                 states.put(e.getKey(), Optional.empty());
                 continue;
@@ -570,9 +576,10 @@ public final class KafkaZkStore {
                 List.of(new ZkOp.Create(ZkPaths.partitionStatePath(e.getKey()), e.getValue().toJson(), false))));
         }
         final Set<TopicPartition> created = new TreeSet<>(KafkaZkStore::compare);
+        final long deadlineNs = zk.deadlineNs();
         for (final Map.Entry<TopicPartition, CompletableFuture<List<ZkStat>>> e : pending.entrySet()) {
             try {
-                awaitFenced(e.getValue(), ZkPaths.partitionStatePath(e.getKey()));
+                awaitFenced(e.getValue(), ZkPaths.partitionStatePath(e.getKey()), deadlineNs);
                 created.add(e.getKey());
             } catch (final ZkException ex) {
                 if (ex.error() != ZkError.NODE_EXISTS) {
@@ -584,9 +591,10 @@ public final class KafkaZkStore {
     }
 
     private void awaitIgnoringExists(final List<CompletableFuture<List<ZkStat>>> futures) {
+        final long deadlineNs = zk.deadlineNs();
         for (final CompletableFuture<List<ZkStat>> f : futures) {
             try {
-                awaitFenced(f, "create");
+                awaitFenced(f, "create", deadlineNs);
             } catch (final ZkException e) {
                 if (e.error() != ZkError.NODE_EXISTS) {
                     throw e;
@@ -615,9 +623,10 @@ public final class KafkaZkStore {
                 e.getValue().leaderAndIsr().partitionEpoch()))));
         }
         final Map<TopicPartition, LeaderAndIsr> written = new LinkedHashMap<>();
+        final long deadlineNs = zk.deadlineNs();
         for (final Map.Entry<TopicPartition, CompletableFuture<List<ZkStat>>> e : pending.entrySet()) {
             try {
-                final List<ZkStat> stats = awaitFenced(e.getValue(), ZkPaths.partitionStatePath(e.getKey()));
+                final List<ZkStat> stats = awaitFenced(e.getValue(), ZkPaths.partitionStatePath(e.getKey()), deadlineNs);
                 written.put(e.getKey(), states.get(e.getKey()).leaderAndIsr().withPartitionEpoch(stats.get(0).version()));
             } catch (final ZkException ex) {
                 if (ex.error() != ZkError.BAD_VERSION && ex.error() != ZkError.NO_NODE) {

@@ -40,8 +40,9 @@ import org.slf4j.LoggerFactory;
  * a call either completes or fails with {@link ZkException} ({@link ZkError#TIMEOUT} when the deadline passes),
  * it never hangs, also while the ensemble has no quorum.
  *
- * <p>The connection string may end in a chroot ({@code host:port/seglog}); it becomes Curator's namespace, which
- * is created on first use. With {@code zookeeper.set.acl} every znode this client creates gets
+ * <p>The connection string may end in a chroot ({@code host:port/seglog}); every path is prefixed with it here
+ * (not with Curator's namespace, whose lazy creation of the chroot blocks outside any deadline), and
+ * {@link #ensurePersistentPaths} creates it. With {@code zookeeper.set.acl} every znode this client creates gets
  * {@code CREATOR_ALL + world READ} (Kafka's default ACLs) and the client authenticates with digest credentials,
  * so only brokers holding the credentials can write. Reads go through Curator's background API so that many
  * requests can be in flight at once (1,000 partition states are read in one round trip time, not 1,000).
@@ -61,6 +62,7 @@ public final class ZkClient implements AutoCloseable {
     private final CuratorFramework curator;
     private final String connectString;
     private final Optional<String> chroot;
+    private final String prefix;
     private final long requestTimeoutMs;
     private final ZkSessionListener sessionListener;
     private final Object sessionLock = new Object();
@@ -88,7 +90,7 @@ public final class ZkClient implements AutoCloseable {
             .ensembleTracker(false)
             .zkClientConfig(zkConfig)
             .threadFactory(threadFactory);
-        chroot.ifPresent(c -> builder.namespace(c.substring(1)));
+        this.prefix = chroot.orElse("");
         if (config.zookeeperSetAcl()) {
             final byte[] credentials = config.zookeeperDigest().orElseThrow().getBytes(StandardCharsets.UTF_8);
             builder.authorization("digest", credentials).aclProvider(new SecureAcls());
@@ -209,12 +211,18 @@ public final class ZkClient implements AutoCloseable {
      * @throws ZkException when a path cannot be created
      */
     public void ensurePersistentPaths(final List<String> paths) {
+        final List<CompletableFuture<Object>> pending = new ArrayList<>();
         for (final String path : paths) {
             final CompletableFuture<Object> f = new CompletableFuture<>();
             run(path, () -> curator.create().creatingParentsIfNeeded().withMode(CreateMode.PERSISTENT)
-                .inBackground(callback(f, path, e -> e)).forPath(path, EMPTY));
+                .inBackground(callback(f, path, e -> e)).forPath(full(path), EMPTY));
+            pending.add(f);
+        }
+        // One deadline for the whole batch: the creates are in flight together.
+        final long deadlineNs = deadlineNs();
+        for (int i = 0; i < paths.size(); i++) {
             try {
-                await(f, path);
+                awaitBy(pending.get(i), paths.get(i), deadlineNs);
             } catch (final ZkException e) {
                 if (e.error() != ZkError.NODE_EXISTS) {
                     throw e;
@@ -257,9 +265,9 @@ public final class ZkClient implements AutoCloseable {
             e.getData() == null ? EMPTY : e.getData(), stat(e.getStat()))), Optional.empty());
         run(path, () -> {
             if (watch == null) {
-                curator.getData().inBackground(cb).forPath(path);
+                curator.getData().inBackground(cb).forPath(full(path));
             } else {
-                curator.getData().usingWatcher(watcher(path, watch)).inBackground(cb).forPath(path);
+                curator.getData().usingWatcher(watcher(path, watch)).inBackground(cb).forPath(full(path));
             }
         });
         return f;
@@ -279,9 +287,9 @@ public final class ZkClient implements AutoCloseable {
             e -> e.getStat() == null ? Optional.empty() : Optional.of(stat(e.getStat())), Optional.empty());
         run(path, () -> {
             if (watch == null) {
-                curator.checkExists().inBackground(cb).forPath(path);
+                curator.checkExists().inBackground(cb).forPath(full(path));
             } else {
-                curator.checkExists().usingWatcher(watcher(path, watch)).inBackground(cb).forPath(path);
+                curator.checkExists().usingWatcher(watcher(path, watch)).inBackground(cb).forPath(full(path));
             }
         });
         return await(f, path);
@@ -301,9 +309,9 @@ public final class ZkClient implements AutoCloseable {
             Optional.empty());
         run(path, () -> {
             if (watch == null) {
-                curator.getChildren().inBackground(cb).forPath(path);
+                curator.getChildren().inBackground(cb).forPath(full(path));
             } else {
-                curator.getChildren().usingWatcher(watcher(path, watch)).inBackground(cb).forPath(path);
+                curator.getChildren().usingWatcher(watcher(path, watch)).inBackground(cb).forPath(full(path));
             }
         });
         return await(f, path);
@@ -375,17 +383,21 @@ public final class ZkClient implements AutoCloseable {
         return f;
     }
 
+    private String full(final String path) {
+        return prefix + path;
+    }
+
     private CuratorOp toCurator(final ZkOp op) throws Exception {
         if (op instanceof ZkOp.Create c) {
             return curator.transactionOp().create()
-                .withMode(c.ephemeral() ? CreateMode.EPHEMERAL : CreateMode.PERSISTENT).forPath(c.path(), c.data());
+                .withMode(c.ephemeral() ? CreateMode.EPHEMERAL : CreateMode.PERSISTENT).forPath(full(c.path()), c.data());
         } else if (op instanceof ZkOp.SetData s) {
-            return curator.transactionOp().setData().withVersion(s.version()).forPath(s.path(), s.data());
+            return curator.transactionOp().setData().withVersion(s.version()).forPath(full(s.path()), s.data());
         } else if (op instanceof ZkOp.Delete d) {
-            return curator.transactionOp().delete().withVersion(d.version()).forPath(d.path());
+            return curator.transactionOp().delete().withVersion(d.version()).forPath(full(d.path()));
         } else {
             final ZkOp.Check k = (ZkOp.Check) op;
-            return curator.transactionOp().check().withVersion(k.version()).forPath(k.path());
+            return curator.transactionOp().check().withVersion(k.version()).forPath(full(k.path()));
         }
     }
 
@@ -432,8 +444,31 @@ public final class ZkClient implements AutoCloseable {
      * @throws ZkException the call's failure, or {@link ZkError#TIMEOUT}
      */
     <T> T await(final CompletableFuture<T> future, final String what) {
+        return awaitBy(future, what, deadlineNs());
+    }
+
+    /**
+     * The deadline of a call (or of a batch of pipelined calls) starting now.
+     *
+     * @return {@link System#nanoTime()} plus the request timeout
+     */
+    long deadlineNs() {
+        return System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(requestTimeoutMs);
+    }
+
+    /**
+     * Waits for a future up to an absolute deadline (shared by a batch of pipelined calls).
+     *
+     * @param future     the pending call
+     * @param what       the path or a description, for the error
+     * @param deadlineNs the {@link System#nanoTime()} deadline
+     * @param <T>        the result type
+     * @return the result
+     * @throws ZkException the call's failure, or {@link ZkError#TIMEOUT}
+     */
+    <T> T awaitBy(final CompletableFuture<T> future, final String what, final long deadlineNs) {
         try {
-            return future.get(requestTimeoutMs, TimeUnit.MILLISECONDS);
+            return future.get(Math.max(0, deadlineNs - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (final TimeoutException e) {
             future.cancel(false);
             throw new ZkException(ZkError.TIMEOUT, what, new TimeoutException("no answer within "

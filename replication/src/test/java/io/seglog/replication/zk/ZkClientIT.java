@@ -209,8 +209,8 @@ class ZkClientIT {
                 events.add("new:" + sessionId);
             }
         });
-        final long first = client.sessionId();
         Await.until(Duration.ofSeconds(5), () -> events.size() == 1, events::toString);
+        final long first = client.sessionId();
         ZkTestSupport.expireSession(zk.connectString(), client.sessionCredentials());
         // Only a call (or a ping) tells the client its session is gone.
         ZkTestSupport.awaitNewSession(client, first, Duration.ofSeconds(20));

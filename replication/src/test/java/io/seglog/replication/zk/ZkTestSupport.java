@@ -49,7 +49,8 @@ public final class ZkTestSupport implements AutoCloseable {
     public static ZkTestSupport ensembleOfThree() throws Exception {
         final List<InstanceSpec> specs = new ArrayList<>();
         for (int id = 1; id <= 3; id++) {
-            specs.add(new InstanceSpec(null, -1, -1, -1, true, id, TICK_MS, -1));
+            // A longer tick than the single server's: sessions up to 20 ticks = 8 s outlive a short outage.
+            specs.add(new InstanceSpec(null, -1, -1, -1, true, id, 2 * TICK_MS, -1));
         }
         final TestingCluster cluster = new TestingCluster(specs);
         cluster.start();
