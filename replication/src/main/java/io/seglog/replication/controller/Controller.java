@@ -77,6 +77,7 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
         path -> put(new ControllerEvent.PartitionModifications(path.substring(ZkPaths.TOPICS.length() + 1)));
 
     private KafkaZkStore store;
+    private volatile boolean closing;
     private volatile boolean active;
     private volatile int activeEpoch = -1;
     private volatile int activeControllerId = -1;
@@ -212,6 +213,7 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
     /** Stops the event thread. The ZooKeeper session is the caller's to close. Idempotent. */
     @Override
     public void close() {
+        closing = true;
         loop.close();
         active = false;
         activeEpoch = -1;
@@ -265,6 +267,9 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
             LOG.warn("broker.id={} controller epoch={} fenced: {}", brokerId, ctx.epoch, e.getMessage());
             maybeResign(nowMs);
         } catch (final ZkException e) {
+            if (closing) {
+                return; // close() interrupted the call
+            }
             LOG.warn("broker.id={} ZooKeeper call failed: {}", brokerId, e.getMessage());
             if (active) {
                 // State may be half-applied: re-read everything and drive partitions again (all writes are fenced).
