@@ -108,6 +108,45 @@ public final class ReplicaAssignment {
     }
 
     /**
+     * Assigns replicas for partitions added to an existing topic, as Kafka's ZooKeeper-mode
+     * {@code AdminZkClient.createNewPartitionsAssignment} does: the replication factor is partition 0's, the new
+     * partitions are numbered from the current count, and the start index is fixed (not random) at the position of
+     * the first broker, in id order, whose id is at least partition 0's preferred replica, so that the new leaders
+     * continue the round-robin where partition 0 put it.
+     *
+     * @param brokerRacks        every available broker and its rack (all or none with a rack)
+     * @param existingAssignment the topic's current replica lists, which must include partition 0
+     * @param totalPartitions    the partition count wanted, more than the current count
+     * @return replica list per new partition id, ordered by partition
+     * @throws IllegalArgumentException naming the values when partition 0 is missing, the count does not grow, or
+     *                                  the assignment is otherwise impossible (see {@link #assign})
+     */
+    public static Map<Integer, List<Integer>> addPartitions(final Map<Integer, Optional<String>> brokerRacks,
+        final Map<Integer, List<Integer>> existingAssignment, final int totalPartitions) {
+        final List<Integer> partition0 = existingAssignment.get(0);
+        if (partition0 == null || partition0.isEmpty()) {
+            throw new IllegalArgumentException("existing assignment=" + existingAssignment
+                + " has no replicas for partition 0");
+        }
+        final int toAdd = totalPartitions - existingAssignment.size();
+        if (toAdd <= 0) {
+            throw new IllegalArgumentException("totalPartitions=" + totalPartitions
+                + " must be larger than the current partitions=" + existingAssignment.size());
+        }
+        // Kafka takes this index in the id-sorted broker list even when the rack-aware path then indexes the
+        // rack-alternated list with it; reproduced as is so both give the same assignment.
+        final List<Integer> sorted = new ArrayList<>(new TreeMap<>(brokerRacks).keySet());
+        int startIndex = 0;
+        for (int i = 0; i < sorted.size(); i++) {
+            if (sorted.get(i) >= partition0.get(0)) {
+                startIndex = i;
+                break;
+            }
+        }
+        return assign(brokerRacks, toAdd, partition0.size(), startIndex, existingAssignment.size(), null);
+    }
+
+    /**
      * Kafka's rack-alternated broker list: racks sorted by name, brokers within a rack sorted by id, then one
      * broker from each rack in turn. For {@code 0->rack1, 1->rack3, 2->rack3, 3->rack2, 4->rack2, 5->rack1} it is
      * {@code 0, 3, 1, 5, 4, 2}.

@@ -105,13 +105,20 @@ public record TopicAssignmentZnode(Map<Integer, List<Integer>> partitions, Map<I
         final JsonNode idNode = obj.get("topic_id");
         if (idNode != null && !idNode.isNull()) {
             topicId = Optional.of(ZkJson.asString(path, "topic_id", idNode));
+            wrap(path, "topic_id", () -> checkTopicId(obj.get("topic_id").textValue()));
         }
+        wrap(path, "adding_replicas", () -> checkSubsets("adding_replicas", adding, partitions));
+        wrap(path, "removing_replicas", () -> checkSubsets("removing_replicas", removing, partitions));
+        return new TopicAssignmentZnode(partitions, adding, removing, topicId);
+    }
+
+    /** Runs a constructor check on decoded data, reporting its failure as a malformed field. */
+    private static void wrap(final String path, final String field, final Runnable check)
+        throws MalformedZnodeException {
         try {
-            return new TopicAssignmentZnode(partitions, adding, removing, topicId);
+            check.run();
         } catch (final IllegalArgumentException e) {
-            final String field = e.getMessage().substring(0, Math.max(0, e.getMessage().indexOf('=')));
-            throw new MalformedZnodeException(path, field.isEmpty() ? MalformedZnodeException.WHOLE_PAYLOAD : field,
-                e.getMessage(), e);
+            throw new MalformedZnodeException(path, field, e.getMessage(), e);
         }
     }
 

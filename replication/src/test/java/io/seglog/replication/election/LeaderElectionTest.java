@@ -100,6 +100,38 @@ class LeaderElectionTest {
             LeaderElection.controlledShutdown(list(assignment), list(isr), set(live), set(shuttingDown)));
     }
 
+    /** The cases of Kafka's PartitionLeaderElectionAlgorithmsTest (3.9), leader only, as data. */
+    @ParameterizedTest(name = "kafka {0}: assignment=[{1}] isr=[{2}] live=[{3}] -> {5}")
+    @CsvSource(delimiter = '|', nullValues = "", value = {
+        // rule     | assignment | isr | live | unclean or shutting down | leader
+        "offline    | 2 4        | 2 4 | 4    | false | 4",
+        "offline    | 2 4        | 2   | 4    | false | -1",
+        "offline    | 2 4        | 2   | 4    | true  | 4",
+        "reassign   | 2 4        | 2 4 | 4    |       | 4",
+        "reassign   | 2 4        | 2   |      |       | -1",
+        "reassign   | 2 4        |     | 2    |       | -1",
+        "preferred  | 2 4        | 2 4 | 2 4  |       | 2",
+        "preferred  | 2 4        | 2   |      |       | -1",
+        "preferred  | 2 4        | 4   | 2 4  |       | -1",
+        "preferred  | 2 4        |     |      |       | -1",
+        "shutdown   | 2 4        | 2 4 | 2 4  | 2     | 4",
+        "shutdown   | 2 4        | 2   | 2 4  | 2     | -1",
+        "shutdown   | 2 4        | 2 4 | 2 4  | 2 4   | -1",
+    })
+    void kafkasAlgorithmTestCases(final String rule, final String assignment, final String isr, final String live,
+        final String extra, final int leader) {
+        final ElectionResult r = switch (rule) {
+            case "offline" -> LeaderElection.offline(list(assignment), list(isr), set(live), Boolean.parseBoolean(extra));
+            case "reassign" -> LeaderElection.reassignment(list(assignment), list(isr), set(live));
+            case "preferred" -> LeaderElection.preferred(list(assignment), list(isr), set(live));
+            case "shutdown" -> LeaderElection.controlledShutdown(list(assignment), list(isr), set(live), set(extra));
+            default -> throw new IllegalArgumentException("rule=" + rule);
+        };
+        assertEquals(leader, r.leader());
+        // Kafka counts an unclean election only for the offline rule when no ISR member was live.
+        assertEquals(rule.equals("offline") && leader >= 0 && !list(isr).contains(leader), r.unclean());
+    }
+
     @ParameterizedTest(name = "new partition assignment=[{0}] live=[{1}] -> {2} [{3}]")
     @CsvSource(delimiter = '|', nullValues = "", value = {
         "1 2 3 | 1 2 3 | 1  | 1 2 3",

@@ -62,6 +62,38 @@ class ReplicaAssignmentTest {
     }
 
     @Test
+    void addPartitionsStartsAtPartitionZerosPreferredBrokerAsKafkaDoes() {
+        final Map<Integer, List<Integer>> existing = ReplicaAssignment.assign(noRacks(5), 3, 2, 0, 0, UNUSED);
+        assertEquals(List.of(0, 1), existing.get(0));
+        // rf from partition 0, ids from 3, start index = position of broker 0, shift restarts at 0.
+        assertEquals(Map.of(3, List.of(3, 4), 4, List.of(4, 0)),
+            ReplicaAssignment.addPartitions(noRacks(5), existing, 5));
+
+        final Map<Integer, Optional<String>> odd = new HashMap<>();
+        for (final int id : new int[] {1, 3, 5}) {
+            odd.put(id, Optional.empty());
+        }
+        // Partition 0 prefers broker 2, which is gone: the first broker with id >= 2 is 3, at index 1.
+        final Map<Integer, List<Integer>> added =
+            ReplicaAssignment.addPartitions(odd, Map.of(0, List.of(2, 1), 1, List.of(1, 5)), 4);
+        // Start index 1 is also the initial shift; the shift grows at partition 3 (3 % 3 brokers == 0).
+        assertEquals(Map.of(2, List.of(1, 5), 3, List.of(3, 5)), added);
+        // No broker id >= the preferred replica: index 0.
+        assertEquals(Map.of(1, List.of(3, 5)), ReplicaAssignment.addPartitions(odd, Map.of(0, List.of(9, 1)), 2));
+    }
+
+    @Test
+    void addPartitionsRejectsShrinkingAndMissingPartitionZero() {
+        assertEquals("totalPartitions=2 must be larger than the current partitions=2",
+            assertThrows(IllegalArgumentException.class, () -> ReplicaAssignment.addPartitions(noRacks(3),
+                Map.of(0, List.of(0), 1, List.of(1)), 2)).getMessage());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> ReplicaAssignment.addPartitions(noRacks(3),
+            Map.of(1, List.of(1)), 3)).getMessage().contains("partition 0"));
+        assertThrows(IllegalArgumentException.class, () -> ReplicaAssignment.addPartitions(noRacks(1),
+            Map.of(0, List.of(0, 1)), 3));
+    }
+
+    @Test
     void rackAlternatedListMatchesKafka() {
         final Map<Integer, String> rackMap = Map.of(0, "rack1", 1, "rack3", 2, "rack3", 3, "rack2", 4, "rack2", 5, "rack1");
         assertEquals(List.of(0, 3, 1, 5, 4, 2), ReplicaAssignment.rackAlternatedBrokerList(rackMap));
