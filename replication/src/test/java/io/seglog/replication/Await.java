@@ -53,12 +53,27 @@ public final class Await {
      * @param timeout the deadline
      */
     public static void noThreadsLeakedSince(final Set<Thread> before, final Duration timeout) {
-        until(timeout, () -> leaked(before).isEmpty(), () -> "threads still alive: " + leaked(before));
+        noThreadsLeakedSince(before, timeout, name -> false);
     }
 
-    private static Set<String> leaked(final Set<Thread> before) {
+    /**
+     * Waits until every thread started since the snapshot has ended, except those the test does not own.
+     *
+     * @param before  the snapshot taken before the test started anything
+     * @param timeout the deadline
+     * @param foreign names of threads that belong to a third-party server and may outlive it
+     */
+    public static void noThreadsLeakedSince(final Set<Thread> before, final Duration timeout,
+                                            final java.util.function.Predicate<String> foreign) {
+        until(timeout, () -> leaked(before, foreign).isEmpty(), () -> "threads still alive: " + leaked(before, foreign));
+    }
+
+    private static Set<String> leaked(final Set<Thread> before, final java.util.function.Predicate<String> foreign) {
         final Set<String> names = new HashSet<>();
         for (final Thread t : Thread.getAllStackTraces().keySet()) {
+            if (foreign.test(t.getName())) {
+                continue;
+            }
             // JDK-internal pools (e.g. the common ForkJoin pool, attach listener) are shared by the JVM, not ours.
             if (t.isAlive() && !before.contains(t) && !t.getName().startsWith("ForkJoinPool.commonPool")
                 && !t.getName().equals("Attach Listener") && !t.getName().startsWith("junit-") && !t.getName().startsWith("process reaper")) {

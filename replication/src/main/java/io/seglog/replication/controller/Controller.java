@@ -4,6 +4,7 @@ import io.seglog.replication.ReplicationConfig;
 import io.seglog.replication.election.ElectionResult;
 import io.seglog.replication.election.LeaderAndIsr;
 import io.seglog.replication.election.LeaderElection;
+import io.seglog.replication.election.LeaderImbalance;
 import io.seglog.replication.election.PartitionState;
 import io.seglog.replication.transport.ControlChannel;
 import io.seglog.replication.transport.ControllerRequestHandler;
@@ -73,6 +74,7 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
     private final ZkWatch topicWatch = path -> put(new ControllerEvent.TopicChange());
     private final ZkWatch deletionWatch = path -> put(new ControllerEvent.TopicDeletion());
     private final ZkWatch preferredWatch = path -> put(new ControllerEvent.PreferredElection());
+    private final ZkWatch isrChangeWatch = path -> put(new ControllerEvent.IsrChange());
     private final ZkWatch assignmentWatch =
         path -> put(new ControllerEvent.PartitionModifications(path.substring(ZkPaths.TOPICS.length() + 1)));
 
@@ -303,6 +305,8 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
             processTopicDeletion();
         } else if (event instanceof ControllerEvent.PreferredElection) {
             processPreferredElection();
+        } else if (event instanceof ControllerEvent.IsrChange) {
+            processIsrChange();
         }
     }
 
@@ -405,6 +409,8 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
         ctx.liveBrokers.putAll(store.brokers(brokerWatch));
         final Set<String> topics = store.topics(topicWatch);
         store.topicDeletions(deletionWatch);
+        // Pending ISR notifications are covered by the full read below: drop them (Kafka does the same).
+        store.deleteIsrChangeNotifications(store.isrChangeNotifications(isrChangeWatch).keySet(), ctx.epochZkVersion);
         for (final String topic : topics) {
             store.topicAssignment(topic, assignmentWatch)
                 .ifPresent(a -> ctx.assignments.put(topic, new TreeMap<>(a.value().partitions())));
@@ -817,33 +823,38 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
      * {@code leader.imbalance.per.broker.percentage}, those partitions get a preferred election.
      */
     private void checkLeaderImbalance() {
-        final Map<Integer, Set<TopicPartition>> preferredFor = new HashMap<>();
-        final Map<Integer, Set<TopicPartition>> misplaced = new HashMap<>();
+        final Map<TopicPartition, List<Integer>> assignments = new HashMap<>();
+        final Map<TopicPartition, LeaderAndIsr> leaders = new HashMap<>();
         ctx.leadership.forEach((tp, state) -> {
-            final List<Integer> replicas = ctx.replicas(tp);
-            if (replicas.isEmpty() || ctx.topicsBeingDeleted.contains(tp.topic())) {
-                return;
-            }
-            final int preferred = replicas.get(0);
-            preferredFor.computeIfAbsent(preferred, b -> new HashSet<>()).add(tp);
-            if (state.leaderAndIsr().leader() != preferred) {
-                misplaced.computeIfAbsent(preferred, b -> new HashSet<>()).add(tp);
-            }
+            assignments.put(tp, ctx.replicas(tp));
+            leaders.put(tp, state.leaderAndIsr());
         });
-        final Set<TopicPartition> candidates = new HashSet<>();
-        final Set<Integer> electable = ctx.electableBrokers();
-        misplaced.forEach((broker, tps) -> {
-            final double ratio = (double) tps.size() / preferredFor.get(broker).size();
-            if (electable.contains(broker) && ratio * 100 > config.leaderImbalancePerBrokerPercentage()) {
-                candidates.addAll(tps);
-            }
-        });
+        final Set<TopicPartition> candidates = LeaderImbalance.partitionsToElect(assignments, leaders,
+            ctx.electableBrokers(), config.leaderImbalancePerBrokerPercentage(), ctx.topicsBeingDeleted);
         if (!candidates.isEmpty()) {
             final ControlBatch batch = new ControlBatch();
             final Set<TopicPartition> moved = elect(candidates, ElectionKind.PREFERRED, batch);
             send(batch);
             LOG.info("controller epoch {}: leader rebalance moved {} partitions", ctx.epoch, moved.size());
         }
+    }
+
+    /** Leaders changed ISRs: re-read those states and tell every broker (Kafka's IsrChangeNotification). */
+    private void processIsrChange() {
+        final Map<String, Set<TopicPartition>> notifications = store.isrChangeNotifications(isrChangeWatch);
+        if (notifications.isEmpty()) {
+            return;
+        }
+        final Set<TopicPartition> changed = new HashSet<>();
+        notifications.values().forEach(changed::addAll);
+        changed.removeIf(tp -> !ctx.states.containsKey(tp));
+        final ControlBatch batch = new ControlBatch();
+        store.partitionStates(changed).forEach((tp, state) -> state.ifPresent(s -> {
+            ctx.leadership.put(tp, s);
+            batch.metadata(tp, info(tp, false));
+        }));
+        store.deleteIsrChangeNotifications(notifications.keySet(), ctx.epochZkVersion);
+        send(batch);
     }
 
     private void send(final ControlBatch batch) {

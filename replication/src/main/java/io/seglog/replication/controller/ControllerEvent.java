@@ -18,8 +18,17 @@ sealed interface ControllerEvent {
     record SessionExpired(long sessionId) implements ControllerEvent {
     }
 
+    /** Whether a session expiry keeps this event queued (behind the expiry) instead of dropping it. */
+    default boolean survivesExpiry() {
+        return false;
+    }
+
     /** A new ZooKeeper session: register the broker, then try to become controller. */
     record NewSession(long sessionId) implements ControllerEvent {
+        @Override
+        public boolean survivesExpiry() {
+            return true; // a late "lost" verdict must not cost the broker its registration in the next session
+        }
     }
 
     /** {@code /controller} was created, changed or deleted. */
@@ -40,6 +49,10 @@ sealed interface ControllerEvent {
 
     /** The children of {@code /admin/delete_topics} changed. */
     record TopicDeletion() implements ControllerEvent {
+    }
+
+    /** The children of {@code /isr_change_notification} changed (leaders changed ISRs). */
+    record IsrChange() implements ControllerEvent {
     }
 
     /** {@code /admin/preferred_replica_election} was created (or changed or deleted). */

@@ -63,6 +63,13 @@ final class ControllerEventLoop implements AutoCloseable {
         synchronized (queue) {
             queue.drainTo(dropped);
             queue.add(event);
+            dropped.removeIf(e -> {
+                if (e.survivesExpiry()) {
+                    queue.add(e);
+                    return true;
+                }
+                return false;
+            });
         }
         dropped.forEach(processor::preempt);
     }

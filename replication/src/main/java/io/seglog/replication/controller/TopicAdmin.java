@@ -122,14 +122,13 @@ public final class TopicAdmin {
             throw new IllegalArgumentException("totalPartitions=" + totalPartitions + " for topic=" + topic
                 + " must exceed the current count=" + existing.size());
         }
-        final int rf = existing.values().iterator().next().size();
+        final int rf = existing.get(0).size();
         final Map<Integer, Optional<String>> racks = brokerRacks();
         if (rf > racks.size()) {
             throw new IllegalArgumentException("replicationFactor=" + rf + " of topic=" + topic
                 + " exceeds the live brokers=" + racks.size());
         }
-        final Map<Integer, List<Integer>> added = ReplicaAssignment.assign(racks, totalPartitions - existing.size(), rf,
-            -1, existing.size(), random);
+        final Map<Integer, List<Integer>> added = ReplicaAssignment.addPartitions(racks, existing, totalPartitions);
         final Map<Integer, List<Integer>> all = new TreeMap<>(existing);
         all.putAll(added);
         store.setTopicAssignment(topic, new TopicAssignmentZnode(all, current.value().addingReplicas(),

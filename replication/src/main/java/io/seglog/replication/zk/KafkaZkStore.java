@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -635,6 +636,86 @@ public final class KafkaZkStore {
             }
         }
         return written;
+    }
+
+    /**
+     * Partition leader (Kafka &le; 2.6 ZooKeeper path): writes a new ISR at the state's version, keeping the leader,
+     * the leader epoch and the epoch of the controller that made the leadership decision, then records an ISR
+     * change notification for the controller. Not epoch-fenced: the version check is the fence.
+     *
+     * @param tp      the partition
+     * @param current the state the leader holds (its partition epoch is the expected version)
+     * @param isr     the new ISR
+     * @return the new state with its partition epoch
+     * @throws ZkException {@link ZkError#BAD_VERSION} when the state changed (a controller wrote a new leader):
+     *                     the leader must wait for the controller's LeaderAndIsr
+     */
+    public PartitionStateZnode updateIsrAsLeader(final TopicPartition tp, final PartitionStateZnode current,
+                                                 final List<Integer> isr) {
+        final LeaderAndIsr next = current.leaderAndIsr().newIsr(isr);
+        final PartitionStateZnode written = new PartitionStateZnode(next, current.controllerEpoch(),
+            current.leaderRecovering());
+        final ZkStat stat = zk.setData(ZkPaths.partitionStatePath(tp), written.toJson(),
+            current.leaderAndIsr().partitionEpoch());
+        zk.multi(List.of(new ZkOp.CreateSequential(ZkPaths.isrChangeSequencePrefix(),
+            new IsrChangeNotificationZnode(Set.of(tp)).toJson())));
+        return new PartitionStateZnode(next.withPartitionEpoch(stat.version()), current.controllerEpoch(),
+            current.leaderRecovering());
+    }
+
+    /**
+     * Controller: reads the pending ISR change notifications and leaves a child watch.
+     *
+     * @param watch the watch, or null
+     * @return notification child name to the partitions it names (malformed ones map to an empty set, logged)
+     * @throws ZkException on failure
+     */
+    public Map<String, Set<TopicPartition>> isrChangeNotifications(final ZkWatch watch) {
+        final Map<String, Set<TopicPartition>> result = new TreeMap<>();
+        for (final String child : zk.children(ZkPaths.ISR_CHANGE, watch).orElse(List.of())) {
+            final String path;
+            try {
+                path = ZkPaths.isrChangePath(child);
+            } catch (final IllegalArgumentException e) {
+                LOG.warn("Skipping {}/{}: {}", ZkPaths.ISR_CHANGE, child, e.getMessage());
+                continue;
+            }
+            final Optional<ZkNode> node = zk.getData(path, null);
+            if (node.isEmpty()) {
+                continue;
+            }
+            try {
+                result.put(child, IsrChangeNotificationZnode.fromJson(path, node.get().data()).partitions());
+            } catch (final MalformedZnodeException e) {
+                logMalformed(e);
+                result.put(child, Set.of());
+            }
+        }
+        return result;
+    }
+
+    /**
+     * Controller: deletes processed ISR change notifications, epoch-fenced.
+     *
+     * @param children       the notification child names
+     * @param epochZkVersion the fencing token
+     * @throws ControllerMovedException when fenced
+     */
+    public void deleteIsrChangeNotifications(final Collection<String> children, final int epochZkVersion) {
+        final List<CompletableFuture<List<ZkStat>>> pending = new ArrayList<>();
+        for (final String child : children) {
+            pending.add(fencedMultiAsync(epochZkVersion, List.of(new ZkOp.Delete(ZkPaths.isrChangePath(child), -1))));
+        }
+        final long deadlineNs = zk.deadlineNs();
+        for (final CompletableFuture<List<ZkStat>> f : pending) {
+            try {
+                awaitFenced(f, ZkPaths.ISR_CHANGE, deadlineNs);
+            } catch (final ZkException e) {
+                if (e.error() != ZkError.NO_NODE) {
+                    throw e;
+                }
+            }
+        }
     }
 
     // -------------------------------------------------------------------------------- preferred election

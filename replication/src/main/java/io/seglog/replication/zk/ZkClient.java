@@ -391,6 +391,9 @@ public final class ZkClient implements AutoCloseable {
         if (op instanceof ZkOp.Create c) {
             return curator.transactionOp().create()
                 .withMode(c.ephemeral() ? CreateMode.EPHEMERAL : CreateMode.PERSISTENT).forPath(full(c.path()), c.data());
+        } else if (op instanceof ZkOp.CreateSequential q) {
+            return curator.transactionOp().create().withMode(CreateMode.PERSISTENT_SEQUENTIAL)
+                .forPath(full(q.path()), q.data());
         } else if (op instanceof ZkOp.SetData s) {
             return curator.transactionOp().setData().withVersion(s.version()).forPath(full(s.path()), s.data());
         } else if (op instanceof ZkOp.Delete d) {
@@ -572,6 +575,11 @@ public final class ZkClient implements AutoCloseable {
                 return;
             }
             if (state == ConnectionState.LOST) {
+                if (stillConnectedToCurrentSession(client)) {
+                    // Curator can deliver a stale LOST after it has already reconnected with a new session.
+                    LOG.debug("Ignoring LOST: session 0x{} is connected", Long.toHexString(sessionId()));
+                    return;
+                }
                 reportExpiry();
             } else if (state == ConnectionState.CONNECTED || state == ConnectionState.RECONNECTED) {
                 final long sid;
@@ -594,6 +602,16 @@ public final class ZkClient implements AutoCloseable {
                     LOG.info("ZooKeeper session 0x{} established", Long.toHexString(sid));
                     sessionListener.onNewSession(sid);
                 }
+            }
+        }
+
+        private boolean stillConnectedToCurrentSession(final CuratorFramework client) {
+            try {
+                final var zk = client.getZookeeperClient().getZooKeeper();
+                return client.getZookeeperClient().isConnected() && zk.getState().isConnected()
+                    && zk.getSessionId() == sessionId() && sessionId() != 0;
+            } catch (final Exception e) {
+                return false;
             }
         }
 

@@ -9,6 +9,10 @@ sealed interface ZkOp {
     record Create(String path, byte[] data, boolean ephemeral) implements ZkOp {
     }
 
+    /** Creates a persistent-sequential znode (the path is the name prefix). */
+    record CreateSequential(String path, byte[] data) implements ZkOp {
+    }
+
     /** Sets data at an expected version ({@code -1} = any). */
     record SetData(String path, byte[] data, int version) implements ZkOp {
     }

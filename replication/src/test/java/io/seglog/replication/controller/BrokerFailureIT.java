@@ -232,5 +232,10 @@ class BrokerFailureIT {
         cluster.startAll(1);
         cluster.leaderSetsIsr(p0, List.of(2, 3, 1));
         assertEquals(2, cluster.leaderAndIsr(p0).leader());
+        // The leader's ISR change notification reaches the controller, which tells every broker and cleans up.
+        Await.until(TestCluster.WAIT, () -> cluster.brokers.values().stream().allMatch(b -> b.controlHandler()
+                .metadata(p0).map(m -> m.leaderAndIsr().isr().equals(List.of(2, 3, 1))).orElse(false))
+                && cluster.observerClient.children(ZkPaths.ISR_CHANGE, null).orElseThrow().isEmpty(),
+            () -> "ISR change propagated");
     }
 }

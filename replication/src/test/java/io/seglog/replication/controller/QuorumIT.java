@@ -61,7 +61,9 @@ class QuorumIT {
             cluster.close();
         }
         ensemble.close();
-        Await.noThreadsLeakedSince(threadsBefore, Duration.ofSeconds(30));
+        // ZooKeeper's LearnerHandler ("Sender-<peer>") of a killed follower can outlive the ensemble's close(): a
+        // server-internal thread, not ours. Every client and broker thread must still be gone.
+        Await.noThreadsLeakedSince(threadsBefore, Duration.ofSeconds(30), name -> name.startsWith("Sender-/"));
     }
 
     private boolean zkAnswers() {

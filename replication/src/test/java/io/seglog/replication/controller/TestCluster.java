@@ -8,7 +8,6 @@ import io.seglog.replication.transport.InJvmControlChannel;
 import io.seglog.replication.zk.KafkaZkStore;
 import io.seglog.replication.zk.PartitionStateZnode;
 import io.seglog.replication.zk.ZkClient;
-import io.seglog.replication.zk.ZkPaths;
 import io.seglog.replication.zk.ZkSessionListener;
 import io.seglog.storage.TopicPartition;
 import java.time.Duration;
@@ -121,12 +120,9 @@ final class TestCluster implements AutoCloseable {
         return new TopicAdmin(observer, new SplittableRandom(42));
     }
 
-    /** Writes an ISR as a partition leader does (conditional on the partition epoch, leader epoch unchanged). */
+    /** Writes an ISR as a partition leader does (conditional on the partition epoch) and notifies the controller. */
     void leaderSetsIsr(final TopicPartition tp, final List<Integer> isr) {
-        final PartitionStateZnode state = state(tp).orElseThrow();
-        observerClient.setData(ZkPaths.partitionStatePath(tp),
-            new PartitionStateZnode(state.leaderAndIsr().newIsr(isr), state.controllerEpoch()).toJson(),
-            state.leaderAndIsr().partitionEpoch());
+        observer.updateIsrAsLeader(tp, state(tp).orElseThrow(), isr);
     }
 
     @Override
