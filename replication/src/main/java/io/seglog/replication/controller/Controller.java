@@ -1,9 +1,7 @@
 package io.seglog.replication.controller;
 
 import io.seglog.replication.ReplicationConfig;
-import io.seglog.replication.election.ElectionResult;
 import io.seglog.replication.election.LeaderAndIsr;
-import io.seglog.replication.election.LeaderElection;
 import io.seglog.replication.election.LeaderImbalance;
 import io.seglog.replication.election.PartitionState;
 import io.seglog.replication.transport.ControlChannel;
@@ -56,8 +54,6 @@ import org.slf4j.LoggerFactory;
 public final class Controller implements ControllerRequestHandler, AutoCloseable {
     /** Back-off before retrying a failed registration or a failed resynchronisation. */
     private static final long RETRY_BACKOFF_MS = 500;
-    /** Rounds of read-elect-write for partitions whose state znode changed under a conditional write. */
-    private static final int MAX_ELECTION_ROUNDS = 10;
     private static final Logger LOG = LoggerFactory.getLogger(Controller.class);
 
     private final ReplicationConfig config;
@@ -79,6 +75,7 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
         path -> put(new ControllerEvent.PartitionModifications(path.substring(ZkPaths.TOPICS.length() + 1)));
 
     private KafkaZkStore store;
+    private PartitionStateMachine partitions;
     private volatile boolean closing;
     private volatile boolean active;
     private volatile int activeEpoch = -1;
@@ -140,6 +137,7 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
      */
     public void start(final KafkaZkStore zkStore) {
         this.store = zkStore;
+        this.partitions = new PartitionStateMachine(ctx, zkStore, config);
         loop.start();
     }
 
@@ -427,9 +425,9 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
         final ControlBatch batch = new ControlBatch();
         ctx.liveBrokers.keySet().forEach(batch::fullMetadata);
         for (final TopicPartition tp : ctx.leadership.keySet()) {
-            notifyReplicas(tp, batch, false);
+            partitions.notifyReplicas(tp, batch, false);
         }
-        triggerOnlinePartitionStateChange(batch);
+        partitions.triggerOnlinePartitionStateChange(batch);
         // Replicas on brokers that are not live go offline: they leave the ISRs (Kafka's replica state machine
         // startup), so that a broker that died while no controller was active is not counted in sync.
         final Set<Integer> offline = new HashSet<>();
@@ -440,189 +438,12 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
                 withOfflineIsr.add(tp);
             }
         }));
-        removeReplicasFromIsr(offline, withOfflineIsr, batch);
+        partitions.removeReplicasFromIsr(offline, withOfflineIsr, batch);
         send(batch);
         processTopicDeletion();
         processPreferredElection();
         LOG.info("broker.id={} controller epoch {} loaded {} brokers, {} topics, {} partitions", brokerId, ctx.epoch,
             ctx.liveBrokers.size(), ctx.assignments.size(), ctx.states.size());
-    }
-
-    // ------------------------------------------------------------------------------------ partition states
-
-    private void transition(final TopicPartition tp, final PartitionState target) {
-        final PartitionState current = ctx.states.getOrDefault(tp, PartitionState.NON_EXISTENT);
-        if (current != target && !current.canTransitionTo(target)) {
-            throw new IllegalStateException(tp + " cannot go from " + current + " to " + target);
-        }
-        if (target == PartitionState.NON_EXISTENT) {
-            ctx.states.remove(tp);
-        } else {
-            ctx.states.put(tp, target);
-        }
-    }
-
-    private PartitionStateInfo info(final TopicPartition tp, final boolean isNew) {
-        final PartitionStateZnode state = ctx.leadership.get(tp);
-        return new PartitionStateInfo(state.controllerEpoch(), state.leaderAndIsr(), ctx.replicas(tp), isNew);
-    }
-
-    /** LeaderAndIsr with the partition's current state to its live replicas. */
-    private void notifyReplicas(final TopicPartition tp, final ControlBatch batch, final boolean isNew) {
-        final PartitionStateInfo info = info(tp, isNew);
-        batch.metadata(tp, info);
-        for (final int replica : ctx.replicas(tp)) {
-            if (ctx.liveBrokers.containsKey(replica)) {
-                batch.leaderAndIsr(replica, tp, info);
-            }
-        }
-    }
-
-    private void triggerOnlinePartitionStateChange(final ControlBatch batch) {
-        initializePartitions(ctx.partitionsInState(PartitionState.NEW), batch);
-        elect(ctx.partitionsInState(PartitionState.OFFLINE), ElectionKind.OFFLINE, batch);
-    }
-
-    /** New partitions: first live replica leads, every live replica is in the ISR (Kafka's New → Online). */
-    private void initializePartitions(final Set<TopicPartition> partitions, final ControlBatch batch) {
-        final Map<TopicPartition, PartitionStateZnode> toCreate = new HashMap<>();
-        final Set<Integer> live = ctx.electableBrokers();
-        for (final TopicPartition tp : partitions) {
-            final ElectionResult r = LeaderElection.newPartition(ctx.replicas(tp), live);
-            if (!r.hasLeader()) {
-                LOG.warn("{} has no live replica among {}; it stays NEW", tp, ctx.replicas(tp));
-                continue;
-            }
-            toCreate.put(tp, new PartitionStateZnode(LeaderAndIsr.initial(r.leader(), r.isr()), ctx.epoch));
-        }
-        if (toCreate.isEmpty()) {
-            return;
-        }
-        final Set<TopicPartition> created = store.createPartitionStates(toCreate, ctx.epochZkVersion);
-        for (final TopicPartition tp : created) {
-            ctx.leadership.put(tp, toCreate.get(tp));
-            transition(tp, PartitionState.ONLINE);
-            notifyReplicas(tp, batch, true);
-        }
-        final Set<TopicPartition> existing = new HashSet<>(toCreate.keySet());
-        existing.removeAll(created);
-        if (!existing.isEmpty()) {
-            // Someone (an earlier term) created them already: adopt what is there.
-            store.partitionStates(existing).forEach((tp, state) -> state.ifPresent(s -> {
-                ctx.leadership.put(tp, s);
-                transition(tp, ctx.isLeaderLive(tp) ? PartitionState.ONLINE : PartitionState.OFFLINE);
-                notifyReplicas(tp, batch, false);
-            }));
-            elect(ctx.partitionsInState(PartitionState.OFFLINE), ElectionKind.OFFLINE, batch);
-        }
-    }
-
-    /** The election rules this controller runs. */
-    enum ElectionKind { OFFLINE, PREFERRED, CONTROLLED_SHUTDOWN }
-
-    /**
-     * Elects leaders: reads each state znode, applies the rule, writes the result at the version read (leader
-     * epoch + 1) behind the controller fence; partitions that met a concurrent write are read and tried again.
-     *
-     * @return the partitions that got a new leader
-     */
-    Set<TopicPartition> elect(final Set<TopicPartition> partitions, final ElectionKind kind, final ControlBatch batch) {
-        final Set<TopicPartition> elected = new HashSet<>();
-        Set<TopicPartition> pending = new HashSet<>(partitions);
-        for (int round = 0; round < MAX_ELECTION_ROUNDS && !pending.isEmpty(); round++) {
-            final Map<TopicPartition, PartitionStateZnode> toWrite = new HashMap<>();
-            for (final Map.Entry<TopicPartition, Optional<PartitionStateZnode>> e
-                : store.partitionStates(pending).entrySet()) {
-                if (e.getValue().isEmpty()) {
-                    continue;
-                }
-                final TopicPartition tp = e.getKey();
-                final PartitionStateZnode state = checkedState(tp, e.getValue().get());
-                final LeaderAndIsr lai = state.leaderAndIsr();
-                final List<Integer> replicas = ctx.replicas(tp);
-                final ElectionResult r = switch (kind) {
-                    case OFFLINE -> LeaderElection.offline(replicas, lai.isr(), ctx.electableBrokers(),
-                        config.uncleanLeaderElectionEnable());
-                    case PREFERRED -> LeaderElection.preferred(replicas, lai.isr(), ctx.electableBrokers());
-                    case CONTROLLED_SHUTDOWN -> LeaderElection.controlledShutdown(replicas, lai.isr(),
-                        ctx.liveBrokers.keySet(), ctx.shuttingDown);
-                };
-                ctx.leadership.put(tp, state);
-                if (!r.hasLeader() || (kind == ElectionKind.PREFERRED && r.leader() == lai.leader())) {
-                    continue;
-                }
-                if (r.unclean()) {
-                    LOG.warn("{}: unclean leader election of broker.id={} (no live ISR member in {})", tp, r.leader(),
-                        lai.isr());
-                }
-                toWrite.put(tp, new PartitionStateZnode(lai.newLeader(r.leader(), r.isr()), ctx.epoch, r.unclean()));
-            }
-            final Map<TopicPartition, LeaderAndIsr> written = store.updatePartitionStates(toWrite, ctx.epochZkVersion);
-            for (final Map.Entry<TopicPartition, LeaderAndIsr> w : written.entrySet()) {
-                ctx.leadership.put(w.getKey(), new PartitionStateZnode(w.getValue(), ctx.epoch,
-                    toWrite.get(w.getKey()).leaderRecovering()));
-                transition(w.getKey(), PartitionState.ONLINE);
-                notifyReplicas(w.getKey(), batch, false);
-                elected.add(w.getKey());
-            }
-            pending = new HashSet<>(toWrite.keySet());
-            pending.removeAll(written.keySet());
-        }
-        if (!pending.isEmpty()) {
-            LOG.warn("{} partitions kept meeting concurrent writes; the next event retries them", pending.size());
-        }
-        return elected;
-    }
-
-    /** Kafka's "soft failure" check: a state decided by a newer controller means this one is stale. */
-    private PartitionStateZnode checkedState(final TopicPartition tp, final PartitionStateZnode state) {
-        if (state.controllerEpoch() > ctx.epoch) {
-            throw new ControllerMovedException(ctx.epochZkVersion, tp + " was written by controller epoch "
-                + state.controllerEpoch() + " > " + ctx.epoch);
-        }
-        return state;
-    }
-
-    /**
-     * Replicas going offline leave the ISR (never emptying it); a leader going offline leaves the partition
-     * leaderless. Each write raises the leader epoch by one, as Kafka's OfflineReplica transition does.
-     */
-    private void removeReplicasFromIsr(final Set<Integer> brokers, final Set<TopicPartition> partitions,
-                                       final ControlBatch batch) {
-        Set<TopicPartition> pending = new HashSet<>(partitions);
-        for (int round = 0; round < MAX_ELECTION_ROUNDS && !pending.isEmpty(); round++) {
-            final Map<TopicPartition, PartitionStateZnode> toWrite = new HashMap<>();
-            for (final Map.Entry<TopicPartition, Optional<PartitionStateZnode>> e
-                : store.partitionStates(pending).entrySet()) {
-                if (e.getValue().isEmpty()) {
-                    continue;
-                }
-                final PartitionStateZnode state = checkedState(e.getKey(), e.getValue().get());
-                final LeaderAndIsr lai = state.leaderAndIsr();
-                LeaderAndIsr next = lai;
-                for (final int broker : new java.util.TreeSet<>(brokers)) {
-                    next = LeaderElection.removeFromIsr(next, broker).orElse(next);
-                }
-                ctx.leadership.put(e.getKey(), state);
-                if (next.leader() == lai.leader() && next.isr().equals(lai.isr())) {
-                    continue;
-                }
-                final LeaderAndIsr written = new LeaderAndIsr(next.leader(), lai.leaderEpoch() + 1, next.isr(),
-                    lai.partitionEpoch());
-                toWrite.put(e.getKey(), new PartitionStateZnode(written, ctx.epoch, state.leaderRecovering()));
-            }
-            final Map<TopicPartition, LeaderAndIsr> written = store.updatePartitionStates(toWrite, ctx.epochZkVersion);
-            for (final Map.Entry<TopicPartition, LeaderAndIsr> w : written.entrySet()) {
-                ctx.leadership.put(w.getKey(), new PartitionStateZnode(w.getValue(), ctx.epoch,
-                    toWrite.get(w.getKey()).leaderRecovering()));
-                if (!w.getValue().hasLeader()) {
-                    transition(w.getKey(), PartitionState.OFFLINE);
-                }
-                notifyReplicas(w.getKey(), batch, false);
-            }
-            pending = new HashSet<>(toWrite.keySet());
-            pending.removeAll(written.keySet());
-        }
     }
 
     // ----------------------------------------------------------------------------------------- brokers
@@ -666,20 +487,20 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
     private void onBrokerFailure(final Set<Integer> failed, final ControlBatch batch) {
         for (final TopicPartition tp : ctx.partitionsLedBy(failed)) {
             if (!ctx.topicsBeingDeleted.contains(tp.topic()) && ctx.states.containsKey(tp)) {
-                transition(tp, PartitionState.OFFLINE);
+                partitions.transition(tp, PartitionState.OFFLINE);
             }
         }
-        triggerOnlinePartitionStateChange(batch);
+        partitions.triggerOnlinePartitionStateChange(batch);
         final Set<TopicPartition> withReplicas = ctx.partitionsOnBrokers(failed);
         withReplicas.removeIf(tp -> !ctx.leadership.containsKey(tp));
-        removeReplicasFromIsr(failed, withReplicas, batch);
+        partitions.removeReplicasFromIsr(failed, withReplicas, batch);
     }
 
     private void onBrokerStartup(final Set<Integer> started, final ControlBatch batch) {
         started.forEach(batch::fullMetadata);
         for (final TopicPartition tp : ctx.partitionsOnBrokers(started)) {
             if (ctx.leadership.containsKey(tp)) {
-                final PartitionStateInfo info = info(tp, false);
+                final PartitionStateInfo info = partitions.info(tp, false);
                 for (final int replica : ctx.replicas(tp)) {
                     if (started.contains(replica)) {
                         batch.leaderAndIsr(replica, tp, info);
@@ -687,7 +508,7 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
                 }
             }
         }
-        triggerOnlinePartitionStateChange(batch);
+        partitions.triggerOnlinePartitionStateChange(batch);
     }
 
     private void processControlledShutdown(final ControllerEvent.ControlledShutdown request) {
@@ -706,12 +527,12 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
         final ControlBatch batch = new ControlBatch();
         final Set<TopicPartition> led = ctx.partitionsLedBy(Set.of(id));
         led.removeIf(tp -> ctx.replicas(tp).size() < 2);
-        elect(led, ElectionKind.CONTROLLED_SHUTDOWN, batch);
+        partitions.elect(led, PartitionStateMachine.ElectionKind.CONTROLLED_SHUTDOWN, batch);
         final Set<TopicPartition> followed = ctx.partitionsOnBrokers(Set.of(id));
         followed.removeAll(ctx.partitionsLedBy(Set.of(id)));
         followed.removeIf(tp -> !ctx.leadership.containsKey(tp));
         followed.forEach(tp -> batch.stopReplica(id, tp, false));
-        removeReplicasFromIsr(Set.of(id), followed, batch);
+        partitions.removeReplicasFromIsr(Set.of(id), followed, batch);
         send(batch);
         request.result().complete(ctx.partitionsLedBy(Set.of(id)));
     }
@@ -733,7 +554,7 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
         }
         if (!fresh.isEmpty()) {
             final ControlBatch batch = new ControlBatch();
-            initializePartitions(fresh, batch);
+            partitions.initializePartitions(fresh, batch);
             send(batch);
         }
     }
@@ -745,7 +566,7 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
             if (!known.containsKey(p)) {
                 known.put(p, replicas);
                 final TopicPartition tp = new TopicPartition(topic, p);
-                transition(tp, PartitionState.NEW);
+                partitions.transition(tp, PartitionState.NEW);
                 added.add(tp);
             }
         });
@@ -763,7 +584,7 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
         final Set<TopicPartition> fresh = addPartitions(topic, assignment.get());
         if (!fresh.isEmpty()) {
             final ControlBatch batch = new ControlBatch();
-            initializePartitions(fresh, batch);
+            partitions.initializePartitions(fresh, batch);
             send(batch);
         }
     }
@@ -791,7 +612,7 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
                     }
                 }
                 if (ctx.states.get(tp) != PartitionState.OFFLINE && ctx.states.containsKey(tp)) {
-                    transition(tp, PartitionState.OFFLINE);
+                    partitions.transition(tp, PartitionState.OFFLINE);
                 }
                 ctx.states.remove(tp);
             }
@@ -811,7 +632,7 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
         final Set<TopicPartition> valid = new HashSet<>(request.get());
         valid.removeIf(tp -> !ctx.leadership.containsKey(tp) || ctx.topicsBeingDeleted.contains(tp.topic()));
         final ControlBatch batch = new ControlBatch();
-        final Set<TopicPartition> moved = elect(valid, ElectionKind.PREFERRED, batch);
+        final Set<TopicPartition> moved = partitions.elect(valid, PartitionStateMachine.ElectionKind.PREFERRED, batch);
         store.deletePreferredElectionRequest(ctx.epochZkVersion);
         send(batch);
         LOG.info("controller epoch {}: preferred election moved {} of {} partitions", ctx.epoch, moved.size(),
@@ -833,7 +654,8 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
             ctx.electableBrokers(), config.leaderImbalancePerBrokerPercentage(), ctx.topicsBeingDeleted);
         if (!candidates.isEmpty()) {
             final ControlBatch batch = new ControlBatch();
-            final Set<TopicPartition> moved = elect(candidates, ElectionKind.PREFERRED, batch);
+            final Set<TopicPartition> moved =
+                partitions.elect(candidates, PartitionStateMachine.ElectionKind.PREFERRED, batch);
             send(batch);
             LOG.info("controller epoch {}: leader rebalance moved {} partitions", ctx.epoch, moved.size());
         }
@@ -851,7 +673,7 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
         final ControlBatch batch = new ControlBatch();
         store.partitionStates(changed).forEach((tp, state) -> state.ifPresent(s -> {
             ctx.leadership.put(tp, s);
-            batch.metadata(tp, info(tp, false));
+            batch.metadata(tp, partitions.info(tp, false));
         }));
         store.deleteIsrChangeNotifications(notifications.keySet(), ctx.epochZkVersion);
         send(batch);
@@ -864,7 +686,7 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
         final Map<TopicPartition, PartitionStateInfo> all = new HashMap<>();
         for (final TopicPartition tp : ctx.leadership.keySet()) {
             if (!ctx.topicsBeingDeleted.contains(tp.topic())) {
-                all.put(tp, info(tp, false));
+                all.put(tp, partitions.info(tp, false));
             }
         }
         batch.send(brokerId, ctx, channel, all, refusals);
@@ -886,9 +708,9 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
     }
 
     /** Re-runs an offline-rule election on these partitions (each write raises the leader epoch). */
-    Set<TopicPartition> reelect(final Set<TopicPartition> partitions) {
+    Set<TopicPartition> reelect(final Set<TopicPartition> tps) {
         final ControlBatch batch = new ControlBatch();
-        final Set<TopicPartition> elected = elect(partitions, ElectionKind.OFFLINE, batch);
+        final Set<TopicPartition> elected = partitions.elect(tps, PartitionStateMachine.ElectionKind.OFFLINE, batch);
         send(batch);
         return elected;
     }

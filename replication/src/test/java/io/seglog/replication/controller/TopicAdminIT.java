@@ -10,6 +10,7 @@ import io.seglog.replication.broker.ReplicationBroker;
 import io.seglog.replication.zk.ZkPaths;
 import io.seglog.replication.zk.ZkTestSupport;
 import io.seglog.storage.TopicPartition;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -137,5 +138,34 @@ class TopicAdminIT {
         cluster.startAll(3);
         cluster.awaitAllLed(List.of(waiting));
         assertEquals(3, cluster.leaderAndIsr(waiting).leader());
+    }
+
+    @Test
+    void malformedZnodesWrittenByOtherClientsAreSkippedNotFatal() throws Exception {
+        cluster.startAll(1, 2, 3);
+        final ReplicationBroker controller = cluster.awaitController(1);
+        final int epoch = controller.controller().epoch();
+        cluster.observerClient.create(ZkPaths.topicPath("garbage"), "{not json".getBytes(StandardCharsets.UTF_8), false);
+        cluster.observerClient.create(ZkPaths.brokerPath(77), "x".getBytes(StandardCharsets.UTF_8), true);
+        cluster.observerClient.create(ZkPaths.PREFERRED, "[1,2]".getBytes(StandardCharsets.UTF_8), false);
+        Await.until(TestCluster.WAIT, () -> cluster.observerClient.exists(ZkPaths.PREFERRED, null).isEmpty(),
+            () -> "the unreadable preferred-election request is dropped");
+        cluster.admin().createTopic("fine", 2, 3);
+        cluster.awaitAllLed(partitions("fine", 2));
+        assertEquals(epoch, controller.controller().epoch(), "still the same controller");
+
+        // A garbage state znode survives a failover: the new controller skips it and carries on.
+        cluster.observerClient.setData(ZkPaths.partitionStatePath(new TopicPartition("fine", 0)),
+            "{\"leader\":true}".getBytes(StandardCharsets.UTF_8), -1);
+        ZkTestSupport.expireSession(cluster.observerClient.connectString(), controller.zkClient().sessionCredentials());
+        final ReplicationBroker next = cluster.awaitController(epoch + 1);
+        final int stopped = next.brokerId() == 3 ? 2 : 3;
+        cluster.stop(stopped);
+        final TopicPartition healthy = new TopicPartition("fine", 1);
+        Await.until(TestCluster.WAIT, () -> {
+            final var lai = cluster.leaderAndIsr(healthy);
+            return !lai.isr().contains(stopped) && lai.hasLeader() && lai.leader() != stopped;
+        }, () -> "the controller still manages the readable partition: " + cluster.state(healthy));
+        assertTrue(next.isController());
     }
 }
