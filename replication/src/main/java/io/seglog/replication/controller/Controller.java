@@ -702,6 +702,11 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
         send(batch);
     }
 
+    /** The partition state machine (after {@link #start}). */
+    PartitionStateMachine partitionStateMachine() {
+        return partitions;
+    }
+
     /** The fencing token of the current term; event thread only. */
     int epochZkVersion() {
         return ctx.epochZkVersion;

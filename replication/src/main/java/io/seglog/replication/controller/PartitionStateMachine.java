@@ -33,6 +33,8 @@ final class PartitionStateMachine {
     private final ControllerContext ctx;
     private final KafkaZkStore store;
     private final ReplicationConfig config;
+    /** Runs between the read and the conditional write of an election round; tests race a writer here. */
+    private volatile java.util.function.Consumer<Set<TopicPartition>> beforeElectionWrite = tps -> { };
 
     PartitionStateMachine(final ControllerContext ctx, final KafkaZkStore store, final ReplicationConfig config) {
         this.ctx = ctx;
@@ -108,6 +110,11 @@ final class PartitionStateMachine {
         }
     }
 
+    /** Test seam: an action run after an election round has read the states and before it writes them. */
+    void beforeElectionWrite(final java.util.function.Consumer<Set<TopicPartition>> action) {
+        beforeElectionWrite = action;
+    }
+
     /** The election rules this controller runs. */
     enum ElectionKind { OFFLINE, PREFERRED, CONTROLLED_SHUTDOWN }
 
@@ -148,6 +155,7 @@ final class PartitionStateMachine {
                 }
                 toWrite.put(tp, new PartitionStateZnode(lai.newLeader(r.leader(), r.isr()), ctx.epoch, r.unclean()));
             }
+            beforeElectionWrite.accept(toWrite.keySet());
             final Map<TopicPartition, LeaderAndIsr> written = store.updatePartitionStates(toWrite, ctx.epochZkVersion);
             for (final Map.Entry<TopicPartition, LeaderAndIsr> w : written.entrySet()) {
                 ctx.leadership.put(w.getKey(), new PartitionStateZnode(w.getValue(), ctx.epoch,

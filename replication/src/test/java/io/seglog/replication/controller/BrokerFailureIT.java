@@ -120,6 +120,29 @@ class BrokerFailureIT {
     }
 
     @Test
+    void anElectionThatMeetsAConcurrentWriteReadsAgainAndRetries() throws Exception {
+        final ReplicationBroker controller = startWithController(b -> b);
+        cluster.admin().createTopic("cas", Map.of(0, List.of(1, 2, 3)));
+        final TopicPartition p0 = tp("cas", 0);
+        cluster.awaitAllLed(List.of(p0));
+        final LeaderAndIsr before = cluster.leaderAndIsr(p0);
+        final AtomicInteger rounds = new AtomicInteger();
+        controller.controller().partitionStateMachine().beforeElectionWrite(tps -> {
+            if (tps.contains(p0) && rounds.getAndIncrement() == 0) {
+                // The old leader's last ISR shrink lands between the controller's read and its conditional write.
+                cluster.observer.updateIsrAsLeader(p0, cluster.state(p0).orElseThrow(), List.of(1, 2));
+            }
+        });
+        cluster.stop(1);
+        awaitLeader(p0, 2);
+        final LeaderAndIsr after = cluster.leaderAndIsr(p0);
+        assertEquals(2, rounds.get(), "the conflicting round was read again and retried once");
+        assertEquals(List.of(2), after.isr(), "the retry saw the concurrent ISR [1, 2], not the stale [1, 2, 3]");
+        assertEquals(before.leaderEpoch() + 1, after.leaderEpoch(), "one election, one epoch");
+        assertEquals(before.partitionEpoch() + 2, after.partitionEpoch(), "the leader's write, then the controller's");
+    }
+
+    @Test
     void uncleanElectionLetsTheFirstLiveReplicaLeadAtAHigherEpoch() throws Exception {
         startWithController(b -> b.uncleanLeaderElectionEnable(true));
         cluster.admin().createTopic("u", Map.of(0, List.of(1, 3, 2)));
