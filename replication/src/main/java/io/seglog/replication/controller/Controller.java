@@ -4,6 +4,7 @@ import io.seglog.replication.ReplicationConfig;
 import io.seglog.replication.election.LeaderAndIsr;
 import io.seglog.replication.election.LeaderImbalance;
 import io.seglog.replication.election.PartitionState;
+import io.seglog.replication.election.ReplicaState;
 import io.seglog.replication.transport.ControlChannel;
 import io.seglog.replication.transport.ControllerRequestHandler;
 import io.seglog.replication.transport.NotControllerException;
@@ -422,6 +423,10 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
                 ctx.states.put(e.getKey(), ctx.isLeaderLive(e.getKey()) ? PartitionState.ONLINE : PartitionState.OFFLINE);
             }
         }
+        for (final TopicPartition tp : ctx.leadership.keySet()) {
+            partitions.replicaTransition(tp, ctx.replicas(tp), ReplicaState.NEW);
+            partitions.replicasOnlineOrOffline(tp);
+        }
         final ControlBatch batch = new ControlBatch();
         ctx.liveBrokers.keySet().forEach(batch::fullMetadata);
         for (final TopicPartition tp : ctx.leadership.keySet()) {
@@ -485,6 +490,11 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
     }
 
     private void onBrokerFailure(final Set<Integer> failed, final ControlBatch batch) {
+        for (final TopicPartition tp : ctx.partitionsOnBrokers(failed)) {
+            if (ctx.replicaStates.containsKey(tp)) {
+                partitions.replicaTransition(tp, intersect(ctx.replicas(tp), failed), ReplicaState.OFFLINE);
+            }
+        }
         for (final TopicPartition tp : ctx.partitionsLedBy(failed)) {
             if (!ctx.topicsBeingDeleted.contains(tp.topic()) && ctx.states.containsKey(tp)) {
                 partitions.transition(tp, PartitionState.OFFLINE);
@@ -496,9 +506,16 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
         partitions.removeReplicasFromIsr(failed, withReplicas, batch);
     }
 
+    private static List<Integer> intersect(final List<Integer> replicas, final Set<Integer> brokers) {
+        return replicas.stream().filter(brokers::contains).toList();
+    }
+
     private void onBrokerStartup(final Set<Integer> started, final ControlBatch batch) {
         started.forEach(batch::fullMetadata);
         for (final TopicPartition tp : ctx.partitionsOnBrokers(started)) {
+            if (ctx.replicaStates.containsKey(tp)) {
+                partitions.replicaTransition(tp, intersect(ctx.replicas(tp), started), ReplicaState.ONLINE);
+            }
             if (ctx.leadership.containsKey(tp)) {
                 final PartitionStateInfo info = partitions.info(tp, false);
                 for (final int replica : ctx.replicas(tp)) {
@@ -531,7 +548,10 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
         final Set<TopicPartition> followed = ctx.partitionsOnBrokers(Set.of(id));
         followed.removeAll(ctx.partitionsLedBy(Set.of(id)));
         followed.removeIf(tp -> !ctx.leadership.containsKey(tp));
-        followed.forEach(tp -> batch.stopReplica(id, tp, false));
+        followed.forEach(tp -> {
+            batch.stopReplica(id, tp, false);
+            partitions.replicaTransition(tp, List.of(id), ReplicaState.OFFLINE);
+        });
         partitions.removeReplicasFromIsr(Set.of(id), followed, batch);
         send(batch);
         request.result().complete(ctx.partitionsLedBy(Set.of(id)));
@@ -606,9 +626,18 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
                         state.leaderAndIsr().leaderEpoch(), state.leaderAndIsr().isr(), state.leaderAndIsr().partitionEpoch());
                     batch.metadata(tp, new PartitionStateInfo(ctx.epoch, deleting, ctx.replicas(tp), false));
                 }
-                for (final int replica : ctx.replicas(tp)) {
+                // Kafka's replica deletion: Offline -> DeletionStarted -> DeletionSuccessful -> NonExistent; a replica on
+                // a dead broker is DeletionIneligible (Kafka retries it when the broker returns; we drop the znodes).
+                final List<Integer> replicas = ctx.replicas(tp);
+                partitions.replicaTransition(tp, replicas, ReplicaState.OFFLINE);
+                partitions.replicaTransition(tp, replicas, ReplicaState.REPLICA_DELETION_STARTED);
+                for (final int replica : replicas) {
                     if (ctx.liveBrokers.containsKey(replica)) {
                         batch.stopReplica(replica, tp, true);
+                        partitions.replicaTransition(tp, List.of(replica), ReplicaState.REPLICA_DELETION_SUCCESSFUL);
+                        partitions.replicaTransition(tp, List.of(replica), ReplicaState.NON_EXISTENT);
+                    } else {
+                        partitions.replicaTransition(tp, List.of(replica), ReplicaState.REPLICA_DELETION_INELIGIBLE);
                     }
                 }
                 if (ctx.states.get(tp) != PartitionState.OFFLINE && ctx.states.containsKey(tp)) {
@@ -700,6 +729,17 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
         final ControlBatch batch = new ControlBatch();
         ctx.liveBrokers.keySet().forEach(batch::fullMetadata);
         send(batch);
+    }
+
+    /**
+     * A snapshot of a partition's replica states, taken on the event thread.
+     *
+     * @return completes with broker id to state (empty when the partition is unknown)
+     */
+    CompletableFuture<Map<Integer, ReplicaState>> replicaStates(final TopicPartition tp) {
+        final CompletableFuture<Map<Integer, ReplicaState>> f = new CompletableFuture<>();
+        runOnEventThread(() -> f.complete(Map.copyOf(ctx.replicaStates.getOrDefault(tp, Map.of()))));
+        return f;
     }
 
     /** The partition state machine (after {@link #start}). */

@@ -2,6 +2,7 @@ package io.seglog.replication.controller;
 
 import io.seglog.replication.election.LeaderAndIsr;
 import io.seglog.replication.election.PartitionState;
+import io.seglog.replication.election.ReplicaState;
 import io.seglog.replication.zk.BrokerInfo;
 import io.seglog.replication.zk.PartitionStateZnode;
 import io.seglog.storage.TopicPartition;
@@ -28,6 +29,8 @@ final class ControllerContext {
     final Map<TopicPartition, PartitionStateZnode> leadership = new HashMap<>();
     final Map<TopicPartition, PartitionState> states = new HashMap<>();
     final Set<String> topicsBeingDeleted = new TreeSet<>();
+    /** Replica states (Kafka's ReplicaStateMachine): partition to broker to state; absent = NON_EXISTENT. */
+    final Map<TopicPartition, Map<Integer, ReplicaState>> replicaStates = new HashMap<>();
 
     void reset() {
         epoch = 0;
@@ -38,6 +41,7 @@ final class ControllerContext {
         leadership.clear();
         states.clear();
         topicsBeingDeleted.clear();
+        replicaStates.clear();
     }
 
     /** Live brokers that are not shutting down: the ones that may be elected. */
@@ -116,6 +120,7 @@ final class ControllerContext {
         for (final TopicPartition tp : partitionsOf(topic)) {
             leadership.remove(tp);
             states.remove(tp);
+            replicaStates.remove(tp);
         }
         assignments.remove(topic);
         topicsBeingDeleted.remove(topic);

@@ -5,6 +5,7 @@ import io.seglog.replication.election.ElectionResult;
 import io.seglog.replication.election.LeaderAndIsr;
 import io.seglog.replication.election.LeaderElection;
 import io.seglog.replication.election.PartitionState;
+import io.seglog.replication.election.ReplicaState;
 import io.seglog.replication.transport.PartitionStateInfo;
 import io.seglog.replication.zk.ControllerMovedException;
 import io.seglog.replication.zk.KafkaZkStore;
@@ -55,6 +56,40 @@ final class PartitionStateMachine {
         }
     }
 
+    /**
+     * Moves replicas to a state (Kafka's ReplicaStateMachine). An invalid transition is logged and skipped, as
+     * Kafka's state machine does, rather than stopping the controller.
+     */
+    void replicaTransition(final TopicPartition tp, final Iterable<Integer> brokers, final ReplicaState target) {
+        final Map<Integer, ReplicaState> states = ctx.replicaStates.computeIfAbsent(tp, t -> new HashMap<>());
+        for (final int broker : brokers) {
+            final ReplicaState current = states.getOrDefault(broker, ReplicaState.NON_EXISTENT);
+            if (!current.canTransitionTo(target)) {
+                LOG.error("{} replica on broker.id={}: invalid transition {} -> {}", tp, broker, current, target);
+                continue;
+            }
+            if (target == ReplicaState.NON_EXISTENT) {
+                states.remove(broker);
+            } else {
+                states.put(broker, target);
+            }
+        }
+        if (states.isEmpty()) {
+            ctx.replicaStates.remove(tp);
+        }
+    }
+
+    /** Live replicas go online, the others offline (after a failover read, new partitions, restarts). */
+    void replicasOnlineOrOffline(final TopicPartition tp) {
+        final List<Integer> live = new java.util.ArrayList<>();
+        final List<Integer> dead = new java.util.ArrayList<>();
+        for (final int r : ctx.replicas(tp)) {
+            (ctx.liveBrokers.containsKey(r) ? live : dead).add(r);
+        }
+        replicaTransition(tp, live, ReplicaState.ONLINE);
+        replicaTransition(tp, dead, ReplicaState.OFFLINE);
+    }
+
     PartitionStateInfo info(final TopicPartition tp, final boolean isNew) {
         final PartitionStateZnode state = ctx.leadership.get(tp);
         return new PartitionStateInfo(state.controllerEpoch(), state.leaderAndIsr(), ctx.replicas(tp), isNew);
@@ -81,6 +116,9 @@ final class PartitionStateMachine {
         final Map<TopicPartition, PartitionStateZnode> toCreate = new HashMap<>();
         final Set<Integer> live = ctx.electableBrokers();
         for (final TopicPartition tp : partitions) {
+            if (!ctx.replicaStates.containsKey(tp)) {
+                replicaTransition(tp, ctx.replicas(tp), ReplicaState.NEW);
+            }
             final ElectionResult r = LeaderElection.newPartition(ctx.replicas(tp), live);
             if (!r.hasLeader()) {
                 LOG.warn("{} has no live replica among {}; it stays NEW", tp, ctx.replicas(tp));
@@ -95,6 +133,7 @@ final class PartitionStateMachine {
         for (final TopicPartition tp : created) {
             ctx.leadership.put(tp, toCreate.get(tp));
             transition(tp, PartitionState.ONLINE);
+            replicasOnlineOrOffline(tp);
             notifyReplicas(tp, batch, true);
         }
         final Set<TopicPartition> existing = new HashSet<>(toCreate.keySet());
@@ -104,6 +143,7 @@ final class PartitionStateMachine {
             store.partitionStates(existing).forEach((tp, state) -> state.ifPresent(s -> {
                 ctx.leadership.put(tp, s);
                 transition(tp, ctx.isLeaderLive(tp) ? PartitionState.ONLINE : PartitionState.OFFLINE);
+                replicasOnlineOrOffline(tp);
                 notifyReplicas(tp, batch, false);
             }));
             elect(ctx.partitionsInState(PartitionState.OFFLINE), ElectionKind.OFFLINE, batch);

@@ -10,6 +10,7 @@ import io.seglog.replication.Await;
 import io.seglog.replication.ReplicationConfig;
 import io.seglog.replication.broker.ReplicationBroker;
 import io.seglog.replication.election.LeaderAndIsr;
+import io.seglog.replication.election.ReplicaState;
 import io.seglog.replication.transport.StaleBrokerEpochException;
 import io.seglog.replication.zk.PartitionStateZnode;
 import io.seglog.replication.zk.ZkPaths;
@@ -81,7 +82,7 @@ class BrokerFailureIT {
 
     @Test
     void leadersMoveOnlyToIsrMembersAndAWholeIsrDownLeavesThePartitionLeaderless() throws Exception {
-        startWithController(b -> b);
+        final ReplicationBroker controller = startWithController(b -> b);
         cluster.admin().createTopic("t", Map.of(0, List.of(1, 3, 2), 1, List.of(2, 3, 1)));
         final TopicPartition p0 = tp("t", 0);
         final TopicPartition p1 = tp("t", 1);
@@ -99,6 +100,8 @@ class BrokerFailureIT {
             () -> "1 leaves the ISR of p1: " + cluster.state(p1));
         assertEquals(2, cluster.leaderAndIsr(p1).leader());
 
+        assertEquals(Map.of(1, ReplicaState.OFFLINE, 2, ReplicaState.ONLINE, 3, ReplicaState.ONLINE),
+            controller.controller().replicaStates(p0).get(10, TimeUnit.SECONDS));
         cluster.stop(2);
         Await.until(TestCluster.WAIT, () -> !cluster.leaderAndIsr(p0).hasLeader(), () -> "p0 leaderless");
         final LeaderAndIsr leaderless = cluster.leaderAndIsr(p0);
@@ -115,6 +118,8 @@ class BrokerFailureIT {
         // The last ISR member returns: it leads again.
         cluster.startAll(2);
         awaitLeader(p0, 2);
+        assertEquals(Map.of(1, ReplicaState.OFFLINE, 2, ReplicaState.ONLINE, 3, ReplicaState.ONLINE),
+            controller.controller().replicaStates(p0).get(10, TimeUnit.SECONDS));
         assertTrue(cluster.leaderAndIsr(p0).leaderEpoch() > leaderless.leaderEpoch());
         assertFalse(cluster.state(p0).orElseThrow().leaderRecovering());
     }

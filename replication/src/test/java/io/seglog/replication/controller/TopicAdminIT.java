@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.seglog.replication.Await;
 import io.seglog.replication.broker.ReplicationBroker;
+import io.seglog.replication.election.ReplicaState;
 import io.seglog.replication.zk.ZkPaths;
 import io.seglog.replication.zk.ZkTestSupport;
 import io.seglog.storage.TopicPartition;
@@ -54,7 +55,7 @@ class TopicAdminIT {
     @Test
     void createsValidatesAddsPartitionsAndDeletes() throws Exception {
         cluster.startAll(1, 2, 3);
-        cluster.awaitController(1);
+        final ReplicationBroker controller = cluster.awaitController(1);
         final TopicAdmin admin = cluster.admin();
         final Map<Integer, List<Integer>> assignment = admin.createTopic("orders", 6, 2);
         assertEquals(6, assignment.size());
@@ -65,6 +66,10 @@ class TopicAdminIT {
         });
         assertEquals(Map.of(1, 2, 2, 2, 3, 2), preferredCount, "round-robin spreads preferred leaders evenly");
         cluster.awaitAllLed(partitions("orders", 6));
+        final Map<Integer, ReplicaState> online = new java.util.HashMap<>();
+        assignment.get(0).forEach(r -> online.put(r, ReplicaState.ONLINE));
+        assertEquals(online, controller.controller().replicaStates(new TopicPartition("orders", 0))
+            .get(10, java.util.concurrent.TimeUnit.SECONDS), "New -> Online for every live replica");
         for (final TopicPartition tp : partitions("orders", 6)) {
             assertEquals(assignment.get(tp.partition()).get(0), cluster.leaderAndIsr(tp).leader(),
                 "a new partition is led by its first live replica");
@@ -104,6 +109,8 @@ class TopicAdminIT {
                     && b.controlHandler().metadata(tp).isEmpty())),
             () -> "replicas stopped and deleted, metadata dropped");
         assertThrows(UnknownTopicException.class, () -> admin.deleteTopic("orders"));
+        assertEquals(Map.of(), controller.controller().replicaStates(new TopicPartition("orders", 0))
+            .get(10, java.util.concurrent.TimeUnit.SECONDS), "replicas went through deletion to NON_EXISTENT");
 
         // The name is free again.
         admin.createTopic("orders", 1, 3);
