@@ -93,5 +93,16 @@ class LargeClusterIT {
             assertEquals(was.leaderEpoch() + 1, now.leaderEpoch(), tp.toString());
             assertFalse(now.isr().isEmpty());
         }
+
+        // Controller failover with 1,000 partitions: until every live broker has the new controller's metadata.
+        final int epoch = controller.controller().epoch();
+        final long failoverStart = System.nanoTime();
+        ZkTestSupport.expireSession(cluster.observerClient.connectString(), controller.zkClient().sessionCredentials());
+        Await.until(TestCluster.WAIT, () -> cluster.brokers.values().stream().filter(b -> b != controller)
+                .allMatch(b -> b.controlHandler().controllerEpoch() > epoch),
+            () -> "every other broker follows the new controller");
+        final long failoverMs = (System.nanoTime() - failoverStart) / 1_000_000;
+        System.out.printf("FIGURE controller failover with %d partitions: every other live broker accepted the new "
+            + "controller's metadata after %d ms%n", PARTITIONS, failoverMs);
     }
 }
