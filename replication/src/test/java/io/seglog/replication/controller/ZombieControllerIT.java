@@ -10,6 +10,7 @@ import io.seglog.replication.broker.ReplicationBroker;
 import io.seglog.replication.election.LeaderAndIsr;
 import io.seglog.replication.zk.ControllerMovedException;
 import io.seglog.replication.zk.PartitionStateZnode;
+import io.seglog.replication.zk.ZkException;
 import io.seglog.replication.zk.ZkTestSupport;
 import io.seglog.storage.TopicPartition;
 import java.time.Duration;
@@ -153,5 +154,62 @@ class ZombieControllerIT {
         assertNotEquals(zombieBrokerEpoch, zombie.controlHandler().brokerEpoch());
         assertFalse(zombie.isController());
         assertEquals(1, cluster.active().size());
+    }
+
+    @Test
+    void repeatedZombieTrialsLandNoStaleWrite() throws Exception {
+        final int trials = 10;
+        final TopicPartition tp = new TopicPartition("zt", 0);
+        cluster.awaitController(1);
+        cluster.admin().createTopic("zt", Map.of(0, List.of(1, 2, 3)));
+        cluster.awaitAllLed(List.of(tp));
+        int accepted = 0;
+        final long[] handoverMs = new long[trials];
+        for (int trial = 0; trial < trials; trial++) {
+            final ReplicationBroker zombie = cluster.awaitController(1);
+            final int epoch = zombie.controller().epoch();
+            final CountDownLatch paused = new CountDownLatch(1);
+            final CountDownLatch resume = new CountDownLatch(1);
+            final AtomicReference<Map<TopicPartition, LeaderAndIsr>> written = new AtomicReference<>();
+            final AtomicReference<Throwable> refused = new AtomicReference<>();
+            final CountDownLatch done = new CountDownLatch(1);
+            zombie.controller().runOnEventThread(() -> {
+                paused.countDown();
+                try {
+                    resume.await(30, TimeUnit.SECONDS);
+                    final PartitionStateZnode current = zombie.store().partitionStates(List.of(tp)).get(tp).orElseThrow();
+                    final LeaderAndIsr forged = current.leaderAndIsr().newLeader(current.leaderAndIsr().leader(),
+                        current.leaderAndIsr().isr());
+                    written.set(zombie.store().updatePartitionStates(Map.of(tp, new PartitionStateZnode(forged, epoch)),
+                        zombie.controller().epochZkVersion()));
+                } catch (final InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } catch (final RuntimeException e) {
+                    refused.set(e);
+                } finally {
+                    done.countDown();
+                }
+            });
+            assertTrue(paused.await(30, TimeUnit.SECONDS));
+            final long start = System.nanoTime();
+            ZkTestSupport.expireSession(cluster.observerClient.connectString(), zombie.zkClient().sessionCredentials());
+            Await.until(TestCluster.WAIT, () -> cluster.brokers.values().stream()
+                .anyMatch(b -> b != zombie && b.isController() && b.controller().epoch() == epoch + 1), () -> "epoch+1");
+            handoverMs[trial] = (System.nanoTime() - start) / 1_000_000;
+            resume.countDown();
+            assertTrue(done.await(30, TimeUnit.SECONDS));
+            if (written.get() != null && !written.get().isEmpty()) {
+                accepted++;
+            }
+            // Fenced by the epoch check (ControllerMovedException), or refused with its session (ZkException).
+            assertTrue(refused.get() instanceof ControllerMovedException || refused.get() instanceof ZkException,
+                "trial " + trial + ": " + refused.get());
+            Await.until(TestCluster.WAIT, () -> cluster.active().size() == 1
+                && cluster.observer.brokers(null).size() == 3, () -> "settled");
+        }
+        java.util.Arrays.sort(handoverMs);
+        System.out.printf("FIGURE zombie controller trials=%d: stale writes accepted=%d; handover p50=%d ms p99=%d ms%n",
+            trials, accepted, handoverMs[trials / 2 - 1], handoverMs[trials - 1]);
+        assertEquals(0, accepted);
     }
 }
