@@ -98,8 +98,13 @@ final class ClusterTour {
 
         final Deadline startup = Deadline.of("cluster: start brokers and elect a controller", stepTimeout);
         for (final int id : BROKER_IDS) {
-            brokers.put(id, ReplicationBroker.start(base.withBroker(id, null), channel, threads(id),
-                () -> System.nanoTime() / 1_000_000));
+            try {
+                brokers.put(id, ReplicationBroker.start(base.withBroker(id, null), channel, threads(id),
+                    () -> System.nanoTime() / 1_000_000));
+            } catch (final RuntimeException e) {
+                throw new DemoFailure("step '" + startup.step() + "': broker " + id
+                    + " could not start against ZooKeeper " + connect + ": " + e, e);
+            }
         }
         final List<String> epochs = new ArrayList<>();
         for (final ReplicationBroker broker : brokers.values()) {

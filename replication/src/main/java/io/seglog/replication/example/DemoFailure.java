@@ -7,4 +7,8 @@ final class DemoFailure extends RuntimeException {
     DemoFailure(final String message) {
         super(message);
     }
+
+    DemoFailure(final String message, final Throwable cause) {
+        super(message, cause);
+    }
 }
