@@ -162,6 +162,7 @@ class LoaderTest {
         files.put("00000000000000000950.log.swap", junk);         // at or above a .cleaned offset: an unfinished split
         files.put("leader-epoch-checkpoint.tmp", junk);
         files.put("notes.txt", junk);
+        files.put("12.log", junk);                                 // not a segment name: not a segment either
         files.remove(first + ".timeindex");                        // a missing index on the clean path
         final Path dir = copy("stray", files);
         try (PartitionLog log = open(dir, RecoveryOptions.clean())) {
@@ -175,6 +176,7 @@ class LoaderTest {
             assertFalse(Files.exists(dir.resolve(gone)), gone);
         }
         assertTrue(Files.exists(dir.resolve("notes.txt")));
+        assertTrue(Files.exists(dir.resolve("12.log")));
         assertTrue(Files.exists(dir.resolve(first + ".timeindex")));
     }
 
