@@ -119,6 +119,19 @@ class LoaderTest {
     }
 
     @Test
+    void aCleanShutdownClaimOverATornTailFailsNamingFileAndPosition() throws IOException {
+        final LogImage original = image();
+        final long lastBase = original.segmentBases.get(original.segmentBases.size() - 1);
+        final Map<String, byte[]> files = new TreeMap<>(original.files);
+        final String name = LogImage.logName(lastBase);
+        files.put(name, Arrays.copyOf(files.get(name), files.get(name).length - 3));
+        files.remove(String.format("%020d.index", lastBase));   // forces the header walk of the clean path
+        final io.seglog.storage.StorageException e = assertThrows(io.seglog.storage.StorageException.class,
+            () -> open(copy("lying-marker", files), RecoveryOptions.clean()));
+        assertTrue(e.getMessage().contains(name) && e.getMessage().contains("position="), e.getMessage());
+    }
+
+    @Test
     void aFlippedByteFollowedByValidBatchesFailsOrTruncatesPerPolicy() throws IOException {
         final LogImage original = image();
         final LogImage.Batch victim = original.batches.get(original.batches.size() - 3);
