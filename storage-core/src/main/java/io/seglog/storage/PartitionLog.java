@@ -827,6 +827,10 @@ public final class PartitionLog implements AutoCloseable {
                 logStartOffset = Math.min(checkpointedLogStart, endOffset);
             }
             highWatermark = Math.max(logStartOffset, Math.min(checkpointedHighWatermark, endOffset));
+            if (checkpointedHighWatermark > endOffset || checkpointedLogStart > endOffset) {
+                LOG.warn("Checkpointed offsets of {} lie beyond its log end {} (highWatermark={}, logStartOffset={});"
+                    + " clamped to the log end", dir, endOffset, checkpointedHighWatermark, checkpointedLogStart);
+            }
         } finally {
             appendLock.unlock();
         }
