@@ -661,6 +661,7 @@ public final class PartitionLog implements AutoCloseable {
      */
     public long offsetForTimestamp(final long timestampMs) {
         ensureReadable();
+        final int truncationsAtStart = truncations;
         int seq;
         long endOff;
         LogSegment endSeg;
@@ -687,8 +688,11 @@ public final class PartitionLog implements AutoCloseable {
                     return found;
                 }
             }
-        } catch (final IOException e) {
-            throw readFailure(e);
+        } catch (final IOException | StorageException e) {
+            if (truncations != truncationsAtStart && !closed) {
+                return offsetForTimestamp(timestampMs); // ran into a truncation's shrink: search again
+            }
+            throw e instanceof IOException ? readFailure((IOException) e) : (StorageException) e;
         }
         return -1;
     }

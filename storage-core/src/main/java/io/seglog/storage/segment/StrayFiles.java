@@ -163,7 +163,7 @@ final class StrayFiles {
     }
 
     private static boolean isKnown(final String name) {
-        if (KNOWN_NAMES.contains(name) || name.endsWith(SegmentFiles.LOG_SUFFIX)) {
+        if (KNOWN_NAMES.contains(name) || SegmentFiles.parseBaseOffset(name) >= 0) {
             return true;
         }
         for (final String suffix : KNOWN_SUFFIXES) {

@@ -119,6 +119,19 @@ class LoaderTest {
     }
 
     @Test
+    void aCleanShutdownClaimOverATornTailFailsNamingFileAndPosition() throws IOException {
+        final LogImage original = image();
+        final long lastBase = original.segmentBases.get(original.segmentBases.size() - 1);
+        final Map<String, byte[]> files = new TreeMap<>(original.files);
+        final String name = LogImage.logName(lastBase);
+        files.put(name, Arrays.copyOf(files.get(name), files.get(name).length - 3));
+        files.remove(String.format("%020d.index", lastBase));   // forces the header walk of the clean path
+        final io.seglog.storage.StorageException e = assertThrows(io.seglog.storage.StorageException.class,
+            () -> open(copy("lying-marker", files), RecoveryOptions.clean()));
+        assertTrue(e.getMessage().contains(name) && e.getMessage().contains("position="), e.getMessage());
+    }
+
+    @Test
     void aFlippedByteFollowedByValidBatchesFailsOrTruncatesPerPolicy() throws IOException {
         final LogImage original = image();
         final LogImage.Batch victim = original.batches.get(original.batches.size() - 3);
@@ -162,6 +175,7 @@ class LoaderTest {
         files.put("00000000000000000950.log.swap", junk);         // at or above a .cleaned offset: an unfinished split
         files.put("leader-epoch-checkpoint.tmp", junk);
         files.put("notes.txt", junk);
+        files.put("12.log", junk);                                 // not a segment name: not a segment either
         files.remove(first + ".timeindex");                        // a missing index on the clean path
         final Path dir = copy("stray", files);
         try (PartitionLog log = open(dir, RecoveryOptions.clean())) {
@@ -175,6 +189,7 @@ class LoaderTest {
             assertFalse(Files.exists(dir.resolve(gone)), gone);
         }
         assertTrue(Files.exists(dir.resolve("notes.txt")));
+        assertTrue(Files.exists(dir.resolve("12.log")));
         assertTrue(Files.exists(dir.resolve(first + ".timeindex")));
     }
 

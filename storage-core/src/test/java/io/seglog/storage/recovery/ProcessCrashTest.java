@@ -69,8 +69,11 @@ class ProcessCrashTest {
             assertEquals(killAfter, lines, "trial " + trial + ": the child stopped printing early");
             maxDurable = Math.max(maxDurable, durable);
             final long start = System.nanoTime();
+            // Reopened as a log manager would after a crash, with the durable offset as recovery point: a real
+            // SIGKILL must never look like corruption below it.
             try (PartitionLog log = PartitionLog.open(logDir, LogConfig.builder().segmentBytes(16 * 1024)
-                .indexIntervalBytes(512).segmentIndexBytes(4096).build(), FileIO.system(), new ManualClock(0))) {
+                .indexIntervalBytes(512).segmentIndexBytes(4096).build(), FileIO.system(), new ManualClock(0),
+                maxDurable + 1, false)) {
                 maxReopenNs = Math.max(maxReopenNs, System.nanoTime() - start);
                 assertTrue(log.logEndOffset() > maxDurable, "trial " + trial + ": log end " + log.logEndOffset()
                     + " lost durable offset " + maxDurable);

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * ST-19 for truncation: one thread appends and truncates (always above a "committed" offset it only raises,
  * like a follower that never truncates below its leader's high watermark), two readers read below the committed
- * offset without locks. Every read must succeed and return the records written at those offsets, across
+ * offset without locks (reads and timestamp searches). Every read must succeed and return the records written at those offsets, across
  * truncations, rolls and segment deletions: the bytes a truncation removes are never ones a bounded reader was
  * given.
  */
@@ -76,6 +76,9 @@ class TruncationReadersTest {
                             }
                             if (!seen) {
                                 throw new AssertionError("offset " + offset + " not in the slice read for it");
+                            }
+                            if (random.nextInt(8) == 0 && log.offsetForTimestamp(1_000L) != 0) {
+                                throw new AssertionError("offsetForTimestamp lost offset 0 below the committed offset");
                             }
                             reads.incrementAndGet();
                         }
