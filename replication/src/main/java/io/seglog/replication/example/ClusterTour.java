@@ -10,6 +10,7 @@ import io.seglog.storage.TopicPartition;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -147,8 +148,9 @@ final class ClusterTour {
         if (!registered.equals(live)) {
             throw new DemoFailure("registered brokers " + registered + " differ from the live ones " + live);
         }
+        // Sorted, so that the summary line prints the brokers in order.
         return new Outcome(topic, stopped, firstEpoch, before, stopped, next.brokerId(), secondEpoch, after,
-            Set.copyOf(registered));
+            Collections.unmodifiableSortedSet(new TreeSet<>(registered)));
     }
 
     /** Waits for exactly one active controller with an epoch above {@code previousEpoch}, as ZooKeeper records it. */

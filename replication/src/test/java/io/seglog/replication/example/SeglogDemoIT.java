@@ -1,12 +1,17 @@
 package io.seglog.replication.example;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.seglog.replication.Await;
+import io.seglog.replication.ReplicationConfig;
 import io.seglog.replication.election.LeaderAndIsr;
+import io.seglog.replication.zk.EmbeddedZooKeeper;
+import io.seglog.replication.zk.ZkClient;
+import io.seglog.replication.zk.ZkSessionListener;
 import io.seglog.replication.zk.ZkTestSupport;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -138,6 +143,43 @@ class SeglogDemoIT {
         assertTrue(message.startsWith("SeglogDemo FAILED: "), message);
         assertTrue(message.contains("broker 1 could not start against ZooKeeper 127.0.0.1:1"), message);
         assertFalse(message.contains("\tat "), "a known failure prints no stack trace: " + message);
+    }
+
+    @Test
+    void embeddedZooKeeperKeepsItsZnodesAcrossARestartAndClosesIdempotently(@TempDir final Path dir) {
+        final Path data = dir.resolve("zk");
+        final byte[] payload = "kept".getBytes(StandardCharsets.UTF_8);
+        final EmbeddedZooKeeper first = EmbeddedZooKeeper.start(data);
+        try {
+            assertTrue(first.connectString().startsWith("127.0.0.1:"), first.connectString());
+            try (ZkClient client = client(first.connectString() + "/embedded")) {
+                client.ensurePersistentPaths(List.of("/demo"));
+                client.create("/demo/znode", payload, false);
+            }
+        } finally {
+            first.close();
+        }
+        first.close();
+        try (EmbeddedZooKeeper zk = EmbeddedZooKeeper.start(data);
+             ZkClient client = client(zk.connectString() + "/embedded")) {
+            assertArrayEquals(payload, client.getData("/demo/znode", null).orElseThrow().data());
+        }
+    }
+
+    private static ZkClient client(final String connect) {
+        final ZkClient client = ZkClient.open(ReplicationConfig.builder().brokerId(0).zookeeperConnect(connect)
+                .zookeeperSessionTimeoutMs(4_000).build(), r -> new Thread(r, "demo-it-client"),
+            new ZkSessionListener() {
+                @Override
+                public void onSessionExpired(final long sessionId) {
+                }
+
+                @Override
+                public void onNewSession(final long sessionId) {
+                }
+            });
+        client.awaitConnected(30_000);
+        return client;
     }
 
     @Test
