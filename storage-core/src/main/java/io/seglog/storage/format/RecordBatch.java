@@ -52,16 +52,40 @@ import org.agrona.MutableDirectBuffer;
 public final class RecordBatch {
     private static final String[] CODEC_NAMES = {"none", "gzip", "snappy", "lz4", "zstd"};
 
-    private final Crc32cCalculator crc = new Crc32cCalculator();
+    private final Crc32cCalculator crc;
     private DirectBuffer buffer;
     private int startIndex;
     private int nextRecordIndex;
     private int recordsRemaining;
+    // Read once per batch when iteration starts (the header is immutable while records are read, except through
+    // this flyweight's own setters, which refresh them), instead of four bounds-checked reads per record.
+    private int recordsEnd;
+    private long contextBaseOffset;
+    private long contextBaseTimestamp;
+    private long contextLogAppendTime;
 
     /**
      * Creates an unwrapped flyweight.
      */
     public RecordBatch() {
+        this(false);
+    }
+
+    private RecordBatch(final boolean borrowsBufferCursor) {
+        this.crc = new Crc32cCalculator(borrowsBufferCursor);
+    }
+
+    /**
+     * Creates an unwrapped flyweight for bytes its caller owns, such as a leader's append buffer: when the
+     * wrapped buffer is a direct {@code ByteBuffer}, {@link #computeCrc()} (and so {@link #writeCrc()} and
+     * {@link #setLogAppendTime(long)}) moves that {@code ByteBuffer}'s position and limit for the call and
+     * restores them (a mark is discarded), instead of allocating a duplicate for each new {@code ByteBuffer}.
+     * No other thread may use that {@code ByteBuffer}'s cursor meanwhile.
+     *
+     * @return a new flyweight
+     */
+    public static RecordBatch forOwnedBuffers() {
+        return new RecordBatch(true);
     }
 
     /**
@@ -303,6 +327,7 @@ public final class RecordBatch {
      */
     public void baseOffset(final long baseOffset) {
         mutableBuffer().putLong(startIndex + BASE_OFFSET_OFFSET, baseOffset, BIG_ENDIAN);
+        contextBaseOffset = baseOffset;
     }
 
     /**
@@ -327,6 +352,7 @@ public final class RecordBatch {
         mutable.putShort(startIndex + ATTRIBUTES_OFFSET, (short) (attributes() | TIMESTAMP_TYPE_MASK), BIG_ENDIAN);
         mutable.putLong(startIndex + MAX_TIMESTAMP_OFFSET, timestampMs, BIG_ENDIAN);
         writeCrc();
+        contextLogAppendTime = timestampMs;
     }
 
     /**
@@ -380,17 +406,18 @@ public final class RecordBatch {
                     + " uses compression codec " + codecName(codec) + " (" + codec + "): codec not supported yet");
             }
             recordsRemaining = Math.max(0, recordCount());
+            recordsEnd = (int) Math.min((long) startIndex + LOG_OVERHEAD + batchLength(), buffer.capacity());
+            readContext();
         }
         if (recordsRemaining == 0) {
             return false;
         }
-        final int end = (int) Math.min((long) startIndex + LOG_OVERHEAD + batchLength(), buffer.capacity());
-        final int size = into.parse(buffer, nextRecordIndex, end);
+        final int size = into.parse(buffer, nextRecordIndex, recordsEnd);
         if (size < 0) {
             throw new InvalidRecordException(into.errorField, into.errorValue, into.errorLimit, 0, into.errorPosition,
                 into.errorDetail);
         }
-        into.batchContext(baseOffset(), baseTimestamp(), isLogAppendTime() ? maxTimestamp() : NO_TIMESTAMP);
+        into.batchContext(contextBaseOffset, contextBaseTimestamp, contextLogAppendTime);
         nextRecordIndex += size;
         recordsRemaining--;
         return true;
@@ -404,6 +431,12 @@ public final class RecordBatch {
      */
     public static String codecName(final int codec) {
         return codec >= 0 && codec < CODEC_NAMES.length ? CODEC_NAMES[codec] : "unknown";
+    }
+
+    private void readContext() {
+        contextBaseOffset = baseOffset();
+        contextBaseTimestamp = baseTimestamp();
+        contextLogAppendTime = isLogAppendTime() ? maxTimestamp() : NO_TIMESTAMP;
     }
 
     private MutableDirectBuffer mutableBuffer() {
