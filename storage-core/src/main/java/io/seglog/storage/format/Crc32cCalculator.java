@@ -12,6 +12,12 @@ import org.agrona.DirectBuffer;
  * {@code ByteBuffer} (created once per distinct backing buffer, then only its position and limit move). A
  * buffer wrapping a raw address has neither, so its bytes are copied through a reusable direct scratch buffer.
  *
+ * <p>A calculator made with {@code borrowsSourceCursor} skips that duplicate: it moves the source's own position
+ * and limit for the call and restores them (a mark on the source is discarded). That keeps an append path that
+ * receives a different {@code ByteBuffer} on every call from allocating a duplicate each time; it is for
+ * owners of the bytes only, since another thread using the same {@code ByteBuffer}'s cursor meanwhile would
+ * see it move.
+ *
  * <p>Not thread-safe: one instance per thread (each flyweight and validator owns one).
  */
 final class Crc32cCalculator {
@@ -19,9 +25,27 @@ final class Crc32cCalculator {
     private static final int SCRATCH_BYTES = 16 * 1024;
 
     private final CRC32C crc = new CRC32C();
+    private final boolean borrowsSourceCursor;
     private ByteBuffer viewSource;
     private ByteBuffer view;
     private ByteBuffer scratch;
+
+    /**
+     * Creates a calculator that reads a direct {@code ByteBuffer} through a cached duplicate.
+     */
+    Crc32cCalculator() {
+        this(false);
+    }
+
+    /**
+     * Creates a calculator.
+     *
+     * @param borrowsSourceCursor whether it may move (and restore) the position and limit of the buffer's own
+     *                            {@code ByteBuffer} instead of allocating a duplicate for each new one.
+     */
+    Crc32cCalculator(final boolean borrowsSourceCursor) {
+        this.borrowsSourceCursor = borrowsSourceCursor;
+    }
 
     /**
      * Computes the CRC-32C of {@code buffer[index, index + length)}.
@@ -46,6 +70,18 @@ final class Crc32cCalculator {
             return crc.getValue();
         }
         final ByteBuffer source = buffer.byteBuffer();
+        if (source != null && source != viewSource && borrowsSourceCursor) {
+            final int start = buffer.wrapAdjustment() + index;
+            final int savedPosition = source.position();
+            final int savedLimit = source.limit();
+            try {
+                source.limit(start + length).position(start);
+                crc.update(source);
+            } finally {
+                source.limit(savedLimit).position(savedPosition);
+            }
+            return crc.getValue();
+        }
         if (source != null) {
             if (source != viewSource) {
                 view = source.duplicate();

@@ -73,6 +73,129 @@ public final class Record {
         this.buffer = buffer;
         this.startIndex = position;
         headersRemaining = 0; // until the headers are known to be well formed
+        if (UncheckedReads.rangeInside(buffer, position, limit)) {
+            final int size = parseFast(buffer.byteArray(), buffer.addressOffset(), position, limit);
+            if (size > 0) {
+                return size;
+            }
+        }
+        return parseChecked(buffer, position, limit);
+    }
+
+    /**
+     * The common case of {@link #parse} with the range checked once by the caller: every varint at most three
+     * bytes long and every rule met. Anything else returns 0 and the checked parse runs over the record
+     * again, so it alone decides what is an error and how it is reported; this method only ever accepts a
+     * record that {@link #parseChecked} accepts with the same field values.
+     *
+     * @return the record's size, or 0 to take the checked path.
+     */
+    private int parseFast(final byte[] array, final long address, final int position, final int limit) {
+        long packed = UncheckedReads.varint(array, address, position, limit);
+        if (packed < 0) {
+            return 0;
+        }
+        final int bodyLength = Varint.value(packed);
+        int p = position + Varint.size(packed);
+        if (bodyLength < MIN_BODY_LENGTH || bodyLength > limit - p) {
+            return 0;
+        }
+        final int end = p + bodyLength;
+        final byte attributesByte = UncheckedReads.getByte(array, address, p++);
+        packed = UncheckedReads.varlongRaw(array, address, p, end);
+        if (packed < 0) {
+            return 0;
+        }
+        final long timestamp = UncheckedReads.zigZag(packed);
+        p += Varint.size(packed);
+        packed = UncheckedReads.varint(array, address, p, end);
+        if (packed < 0) {
+            return 0;
+        }
+        final int delta = Varint.value(packed);
+        p += Varint.size(packed);
+        packed = UncheckedReads.varint(array, address, p, end);
+        if (packed < 0) {
+            return 0;
+        }
+        final int keyBytes = Varint.value(packed);
+        p += Varint.size(packed);
+        if (keyBytes < -1 || keyBytes > end - p) {
+            return 0;
+        }
+        final int keyStart = p;
+        p += Math.max(0, keyBytes);
+        packed = UncheckedReads.varint(array, address, p, end);
+        if (packed < 0) {
+            return 0;
+        }
+        final int valueBytes = Varint.value(packed);
+        p += Varint.size(packed);
+        if (valueBytes < -1 || valueBytes > end - p) {
+            return 0;
+        }
+        final int valueStart = p;
+        p += Math.max(0, valueBytes);
+        packed = UncheckedReads.varint(array, address, p, end);
+        if (packed < 0) {
+            return 0;
+        }
+        final int headers = Varint.value(packed);
+        p += Varint.size(packed);
+        if (headers < 0 || headers > (end - p) / 2) {
+            return 0;
+        }
+        final int headersStart = p;
+        for (int i = 0; i < headers && p >= 0; i++) {
+            p = skipHeaderFast(array, address, p, end);
+        }
+        if (p != end) {
+            return 0;
+        }
+        attributes = attributesByte;
+        timestampDelta = timestamp;
+        offsetDelta = delta;
+        keyLength = keyBytes;
+        keyOffset = keyStart;
+        valueLength = valueBytes;
+        valueOffset = valueStart;
+        headerCount = headers;
+        headersOffset = headersStart;
+        sizeInBytes = end - position;
+        headerCursor = headersStart;
+        headersRemaining = headers;
+        return sizeInBytes;
+    }
+
+    /** One header in the fast path: its end position, or -1 to take the checked path. */
+    private static int skipHeaderFast(final byte[] array, final long address, final int position, final int end) {
+        long packed = UncheckedReads.varint(array, address, position, end);
+        if (packed < 0) {
+            return -1;
+        }
+        final int headerKeyLength = Varint.value(packed);
+        int p = position + Varint.size(packed);
+        if (headerKeyLength < 0 || headerKeyLength > end - p) {
+            return -1;
+        }
+        p += headerKeyLength;
+        packed = UncheckedReads.varint(array, address, p, end);
+        if (packed < 0) {
+            return -1;
+        }
+        final int headerValueLength = Varint.value(packed);
+        p += Varint.size(packed);
+        if (headerValueLength < -1 || headerValueLength > end - p) {
+            return -1;
+        }
+        return p + Math.max(0, headerValueLength);
+    }
+
+    // Package-private so that tests can hold the fast path against it.
+    int parseChecked(final DirectBuffer buffer, final int position, final int limit) {
+        this.buffer = buffer;
+        this.startIndex = position;
+        headersRemaining = 0;
         long packed = Varint.readVarint(buffer, position, limit);
         if (packed < 0) {
             return varintError("length", packed, position, limit);

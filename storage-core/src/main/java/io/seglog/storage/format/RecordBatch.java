@@ -57,6 +57,12 @@ public final class RecordBatch {
     private int startIndex;
     private int nextRecordIndex;
     private int recordsRemaining;
+    // Read once per batch when iteration starts (the header is immutable while records are read, except through
+    // this flyweight's own setters, which refresh them), instead of four bounds-checked reads per record.
+    private int recordsEnd;
+    private long contextBaseOffset;
+    private long contextBaseTimestamp;
+    private long contextLogAppendTime;
 
     /**
      * Creates an unwrapped flyweight.
@@ -303,6 +309,7 @@ public final class RecordBatch {
      */
     public void baseOffset(final long baseOffset) {
         mutableBuffer().putLong(startIndex + BASE_OFFSET_OFFSET, baseOffset, BIG_ENDIAN);
+        contextBaseOffset = baseOffset;
     }
 
     /**
@@ -327,6 +334,7 @@ public final class RecordBatch {
         mutable.putShort(startIndex + ATTRIBUTES_OFFSET, (short) (attributes() | TIMESTAMP_TYPE_MASK), BIG_ENDIAN);
         mutable.putLong(startIndex + MAX_TIMESTAMP_OFFSET, timestampMs, BIG_ENDIAN);
         writeCrc();
+        contextLogAppendTime = timestampMs;
     }
 
     /**
@@ -380,17 +388,18 @@ public final class RecordBatch {
                     + " uses compression codec " + codecName(codec) + " (" + codec + "): codec not supported yet");
             }
             recordsRemaining = Math.max(0, recordCount());
+            recordsEnd = (int) Math.min((long) startIndex + LOG_OVERHEAD + batchLength(), buffer.capacity());
+            readContext();
         }
         if (recordsRemaining == 0) {
             return false;
         }
-        final int end = (int) Math.min((long) startIndex + LOG_OVERHEAD + batchLength(), buffer.capacity());
-        final int size = into.parse(buffer, nextRecordIndex, end);
+        final int size = into.parse(buffer, nextRecordIndex, recordsEnd);
         if (size < 0) {
             throw new InvalidRecordException(into.errorField, into.errorValue, into.errorLimit, 0, into.errorPosition,
                 into.errorDetail);
         }
-        into.batchContext(baseOffset(), baseTimestamp(), isLogAppendTime() ? maxTimestamp() : NO_TIMESTAMP);
+        into.batchContext(contextBaseOffset, contextBaseTimestamp, contextLogAppendTime);
         nextRecordIndex += size;
         recordsRemaining--;
         return true;
@@ -404,6 +413,12 @@ public final class RecordBatch {
      */
     public static String codecName(final int codec) {
         return codec >= 0 && codec < CODEC_NAMES.length ? CODEC_NAMES[codec] : "unknown";
+    }
+
+    private void readContext() {
+        contextBaseOffset = baseOffset();
+        contextBaseTimestamp = baseTimestamp();
+        contextLogAppendTime = isLogAppendTime() ? maxTimestamp() : NO_TIMESTAMP;
     }
 
     private MutableDirectBuffer mutableBuffer() {

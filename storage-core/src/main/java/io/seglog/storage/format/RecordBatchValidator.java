@@ -56,7 +56,9 @@ import org.agrona.DirectBuffer;
  * format check.
  *
  * <p>Reusable and allocation-free (the failure path of {@link #validate} allocates only the exception). Not
- * thread-safe: one instance per appending thread.
+ * thread-safe: one instance per appending thread. When the checked buffer wraps a direct {@code ByteBuffer},
+ * the CRC is computed through that {@code ByteBuffer} itself: its position and limit move during the call and
+ * are restored (a mark is discarded), so no other thread may use that {@code ByteBuffer}'s cursor meanwhile.
  */
 public final class RecordBatchValidator {
     /** Not enough bytes for the header or for the whole batch: a torn tail. */
@@ -87,7 +89,9 @@ public final class RecordBatchValidator {
 
     private final int maxBatchBytes;
     private final Origin origin;
-    private final Crc32cCalculator crc = new Crc32cCalculator();
+    // Moves the cursor of the caller's ByteBuffer for the CRC (restored after): the validator's caller owns the
+    // bytes, and a duplicate per new buffer would allocate on every append of a network buffer.
+    private final Crc32cCalculator crc = new Crc32cCalculator(true);
     private final Record record = new Record();
 
     private String lastField;

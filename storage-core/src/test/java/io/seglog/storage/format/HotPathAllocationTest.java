@@ -55,6 +55,39 @@ class HotPathAllocationTest {
         assertTrue(checksum != 0);
     }
 
+    @Test
+    void validatingManyDistinctDirectBuffersAllocatesNothingAndRestoresTheirCursors() {
+        final com.sun.management.ThreadMXBean threads = threadBean();
+        // A network layer hands a different buffer to every append; a duplicate per buffer would be 64 B each.
+        final ByteBuffer[] requests = new ByteBuffer[32];
+        final UnsafeBuffer[] views = new UnsafeBuffer[requests.length];
+        int size = 0;
+        for (int b = 0; b < requests.length; b++) {
+            final ByteBuffer direct = ByteBuffer.allocateDirect(8192);
+            final UnsafeBuffer build = new UnsafeBuffer(direct);
+            builder.wrap(build, 16, build.capacity() - 16);
+            for (int r = 0; r < RECORDS; r++) {
+                builder.appendRecord(1_000L + r, key, value);
+            }
+            size = builder.build();
+            requests[b] = direct.limit(16 + size).position(16).mark();
+            views[b] = new UnsafeBuffer(requests[b]);
+        }
+        for (int i = 0; i < ITERATIONS; i++) {
+            validator.validate(views[i % views.length], 16, size);
+        }
+        final long before = threads.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < ITERATIONS; i++) {
+            assertEquals(1, validator.validate(views[i % views.length], 16, size));
+        }
+        final long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+        assertTrue(allocated < ALLOWED_BYTES, "allocated " + allocated + " bytes over " + ITERATIONS + " batches");
+        for (final ByteBuffer request : requests) {
+            assertEquals(16, request.position());
+            assertEquals(16 + size, request.limit());
+        }
+    }
+
     /** One append-path cycle: build a batch, validate it, stamp it, iterate it with its headers. */
     private void cycle(final UnsafeBuffer buffer, final int i) {
         builder.wrap(buffer, 0, buffer.capacity()).producer(1L, (short) 0, i);

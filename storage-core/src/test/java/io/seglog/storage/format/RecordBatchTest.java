@@ -78,6 +78,27 @@ class RecordBatchTest {
     }
 
     @Test
+    void stampingDuringIterationAppliesToTheRecordsReadAfterIt() {
+        final UnsafeBuffer buffer = RecordBatchBuilder.batchOf(100L, 5_000L, new byte[] {1}, new byte[] {2},
+            new byte[] {3});
+        final Record record = new Record();
+        batch.wrap(buffer, 0);
+        assertTrue(batch.nextRecord(record));
+        assertEquals(100L, record.offset());
+        assertEquals(5_000L, record.timestamp());
+        // The iteration caches the header; the flyweight's own setters must keep that cache true.
+        batch.baseOffset(700L);
+        batch.setLogAppendTime(9_000L);
+        assertTrue(batch.nextRecord(record));
+        assertEquals(701L, record.offset());
+        assertEquals(9_000L, record.timestamp());
+        batch.rewindRecords();
+        assertTrue(batch.nextRecord(record));
+        assertEquals(700L, record.offset());
+        assertEquals(9_000L, record.timestamp());
+    }
+
+    @Test
     void logAppendTimeMatchesKafkasSetter() {
         final ByteBuffer kafka = TestBatches.kafkaBatch(TestBatches.randomBatch(new SplittableRandom(4), 5));
         final byte[] bytes = new byte[kafka.remaining()];
