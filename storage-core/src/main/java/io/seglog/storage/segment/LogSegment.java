@@ -117,8 +117,21 @@ public final class LogSegment implements AutoCloseable {
         io.deleteIfExists(timeIndexFile);
         final FileChannel channel = io.open(logFile,
             EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE));
-        return withIndexes(io, channel, logFile, indexFile, timeIndexFile, baseOffset, 0, config, rollJitterMs,
-            nowMs);
+        try {
+            return withIndexes(io, channel, logFile, indexFile, timeIndexFile, baseOffset, 0, config, rollJitterMs,
+                nowMs);
+        } catch (final IOException | RuntimeException e) {
+            // withIndexes closed what it opened; remove the files this call created, so that a failed creation
+            // leaves no empty .log behind (it would be loaded as a segment on the next open).
+            for (final Path created : new Path[] {timeIndexFile, indexFile, logFile}) {
+                try {
+                    io.deleteIfExists(created);
+                } catch (final IOException | RuntimeException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+            }
+            throw e;
+        }
     }
 
     /**
@@ -914,7 +927,9 @@ public final class LogSegment implements AutoCloseable {
      * {@code onBecomeInactiveSegment}), even when the index is otherwise full.
      */
     private void appendFinalTimeIndexEntry() {
-        if (maxTimestampSoFar > timeIndex.lastTimestamp()) {
+        // An index smaller than one entry (segment.index.bytes below 12, which Kafka allows) has no reserved slot:
+        // the segment then has no time-index entries and a timestamp search scans it from its first batch.
+        if (timeIndex.maxEntries() > 0 && maxTimestampSoFar > timeIndex.lastTimestamp()) {
             timeIndex.maybeAppend(maxTimestampSoFar, offsetOfMaxTimestampSoFar, true);
         }
     }
