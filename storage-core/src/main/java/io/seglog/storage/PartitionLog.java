@@ -107,6 +107,8 @@ public final class PartitionLog implements AutoCloseable {
     private final RecordBatch batchView = new RecordBatch();
     private final RecordBatchValidator leaderValidator;
     private final RecordBatchValidator followerValidator;
+    /** The records' largest timestamp per batch of the leader append being validated; grows, never shrinks. */
+    private long[] recordMaxTimestamps = new long[8];
 
     private PartitionLog(final Path dir, final LogConfig config, final FileIO io, final InstantSource time,
                          final RandomGenerator jitterRandom, final List<LogSegment> loaded, final long logEndOffset) {
@@ -313,7 +315,9 @@ public final class PartitionLog implements AutoCloseable {
         try {
             final int offset = batches.position();
             final int length = wrapForAppend(batches);
-            leaderValidator.validate(appendView, offset, length);
+            final boolean logAppendTime = config.messageTimestampType() == LogConfig.TimestampType.LOG_APPEND_TIME;
+            final long nowMs = time.millis();
+            validateLeaderBatches(offset, length, logAppendTime, nowMs);
             checkBatchSizes(offset, length);
             final int latestEpoch = epochs.latestEpoch();
             if (leaderEpoch < latestEpoch) {
@@ -321,15 +325,25 @@ public final class PartitionLog implements AutoCloseable {
                     + " epoch " + latestEpoch + " (a fenced leader must not append)");
             }
             final long firstOffset = endOffset;
-            final boolean logAppendTime = config.messageTimestampType() == LogConfig.TimestampType.LOG_APPEND_TIME;
-            final long nowMs = logAppendTime ? time.millis() : -1;
+            long records = 0;
+            for (int p = offset, end = offset + length; p < end; p += BatchHeaders.sizeInBytes(appendView, p)) {
+                records += BatchHeaders.lastOffsetDelta(appendView, p) + 1L;
+            }
+            // Every check comes before the first stamp, so a rejected append leaves the caller's buffer as it was.
+            checkOffsetSpan(firstOffset, firstOffset + records - 1, offset);
             long next = firstOffset;
             long maxTimestamp = -1;
-            for (int p = offset, end = offset + length; p < end; ) {
+            int index = 0;
+            for (int p = offset, end = offset + length; p < end; index++) {
                 final int size = BatchHeaders.sizeInBytes(appendView, p);
                 BatchHeaders.stampOffsetAndEpoch(appendView, p, next, leaderEpoch);
                 if (logAppendTime) {
                     batchView.wrap(appendView, p).setLogAppendTime(nowMs);
+                } else if (recordMaxTimestamps[index] != BatchHeaders.maxTimestamp(appendView, p)) {
+                    // Kafka's LogValidator.assignOffsetsNonCompressed: the header's claim yields to the records'
+                    // maximum (the CRC covers maxTimestamp, so it is recomputed; rare, so its cost is too).
+                    BatchHeaders.stampMaxTimestamp(appendView, p, recordMaxTimestamps[index]);
+                    batchView.wrap(appendView, p).writeCrc();
                 }
                 maxTimestamp = Math.max(maxTimestamp, BatchHeaders.maxTimestamp(appendView, p));
                 next += BatchHeaders.lastOffsetDelta(appendView, p) + 1L;
@@ -340,6 +354,56 @@ public final class PartitionLog implements AutoCloseable {
             return next - 1;
         } finally {
             appendLock.unlock();
+        }
+    }
+
+    /**
+     * Validates a leader append batch by batch, noting each batch's largest record timestamp (the validator
+     * collects it while it walks the records) and, with {@code CreateTime}, checking Kafka's record timestamp
+     * bounds {@code [nowMs - message.timestamp.before.max.ms, nowMs + message.timestamp.after.max.ms]} (records
+     * without a timestamp, -1, are exempt, as in Kafka). A violating batch rejects the whole append.
+     */
+    private void validateLeaderBatches(final int offset, final int length, final boolean logAppendTime,
+                                       final long nowMs) {
+        final long before = config.messageTimestampBeforeMaxMs();
+        final long after = config.messageTimestampAfterMaxMs();
+        // Saturating: the defaults (Long.MAX_VALUE before) must not overflow into a bound that rejects everything.
+        final long lowest = nowMs < 0 && before > nowMs - Long.MIN_VALUE ? Long.MIN_VALUE : nowMs - before;
+        final long highest = nowMs > 0 && after > Long.MAX_VALUE - nowMs ? Long.MAX_VALUE : nowMs + after;
+        int index = 0;
+        for (int p = offset, end = offset + length; p < end; index++) {
+            final int size = leaderValidator.checkBatch(appendView, p, end - p);
+            if (size < 0) {
+                throw new InvalidRecordException(leaderValidator.lastField(), leaderValidator.lastValue(),
+                    leaderValidator.lastExpected(), index, leaderValidator.lastPosition(), leaderValidator.lastDetail());
+            }
+            if (!logAppendTime) {
+                final long min = leaderValidator.lastBatchMinTimestamp();
+                final long max = leaderValidator.lastBatchMaxTimestamp();
+                if (min != -1 && min < lowest) {
+                    throw new InvalidRecordException("timestamp", min, lowest, index, p, "record timestamp is more"
+                        + " than " + LogConfig.MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG + "=" + before + " before the"
+                        + " broker time " + nowMs);
+                }
+                if (max != -1 && max > highest) {
+                    throw new InvalidRecordException("timestamp", max, highest, index, p, "record timestamp is more"
+                        + " than " + LogConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG + "=" + after + " after the"
+                        + " broker time " + nowMs);
+                }
+            }
+            if (index == recordMaxTimestamps.length) {
+                // Grows to the largest batch count seen, so steady-state appends allocate nothing.
+                recordMaxTimestamps = Arrays.copyOf(recordMaxTimestamps, index * 2);
+            }
+            recordMaxTimestamps[index] = leaderValidator.lastBatchMaxTimestamp();
+            p += size;
+        }
+    }
+
+    private static void checkOffsetSpan(final long firstOffset, final long lastOffset, final int position) {
+        if (lastOffset - firstOffset > Integer.MAX_VALUE) {
+            throw new InvalidRecordException("lastOffset", lastOffset, firstOffset + Integer.MAX_VALUE, 0, position,
+                "an append spans more offsets than one segment's 32-bit relative offsets can hold");
         }
     }
 
@@ -467,10 +531,7 @@ public final class PartitionLog implements AutoCloseable {
 
     private void appendToActiveSegment(final ByteBuffer source, final int offset, final int length,
                                        final long firstOffset, final long lastOffset, final long maxTimestamp) {
-        if (lastOffset - firstOffset > Integer.MAX_VALUE) {
-            throw new InvalidRecordException("lastOffset", lastOffset, firstOffset + Integer.MAX_VALUE, 0, offset,
-                "an append spans more offsets than one segment's 32-bit relative offsets can hold");
-        }
+        checkOffsetSpan(firstOffset, lastOffset, offset);
         LogSegment active = segments[segments.length - 1];
         try {
             final long nowMs = time.millis();
