@@ -795,23 +795,9 @@ public final class LogSegment implements AutoCloseable {
      */
     public int lastBatchEndWithin(final int fromPosition, final int limitPosition, final ByteBuffer scratch)
         throws IOException {
-        // Binary search for the greatest entry whose position is <= limitPosition: positions grow with slots.
-        int lo = 0;
-        int hi = offsetIndex.entries() - 1;
-        int best = fromPosition;
-        while (lo <= hi) {
-            final int mid = (lo + hi) >>> 1;
-            final int entryPosition = offsetIndex.entryPosition(mid);
-            if (entryPosition <= limitPosition) {
-                if (entryPosition > best) {
-                    best = entryPosition;
-                }
-                lo = mid + 1;
-            } else {
-                hi = mid - 1;
-            }
-        }
-        int position = best;
+        // One lookup that reads the index's count once (a truncation cannot move it under the search) and tries
+        // the warm tail first; an entry below fromPosition is no help, the scan starts at a batch boundary anyway.
+        int position = Math.max(fromPosition, offsetIndex.lookupPositionAtMost(limitPosition));
         while (limitPosition - position >= BATCH_HEADER_LENGTH) {
             scratch.clear().limit(LOG_OVERHEAD);
             int read = 0;
