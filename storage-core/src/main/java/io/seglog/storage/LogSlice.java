@@ -30,6 +30,14 @@ public final class LogSlice {
     /** Scratch space for the batch headers the read path scans; owned by this slice, so reuse allocates nothing. */
     final ByteBuffer scratch = ByteBuffer.allocate(SCRATCH_BYTES);
 
+    /** Chunk size of a timestamp search's record reads: a few typical batches, a bounded cost per search. */
+    static final int SEARCH_SCRATCH_BYTES = 4096;
+
+    /** The published end a read or timestamp search saw; owned by this slice, so taking it allocates nothing. */
+    final PartitionLog.EndSnapshot end = new PartitionLog.EndSnapshot();
+    /** Created by the first timestamp search through this slice; reused after. */
+    private ByteBuffer searchScratch;
+
     private FileChannel channel;
     private int position;
     private int sizeInBytes;
@@ -51,6 +59,13 @@ public final class LogSlice {
         this.sizeInBytes = sizeInBytes;
         this.requestedOffset = requestedOffset;
         this.firstOffset = firstOffset;
+    }
+
+    ByteBuffer searchScratch() {
+        if (searchScratch == null) {
+            searchScratch = ByteBuffer.allocate(SEARCH_SCRATCH_BYTES);
+        }
+        return searchScratch;
     }
 
     void setEmpty(final long requestedOffset) {

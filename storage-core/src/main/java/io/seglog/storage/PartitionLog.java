@@ -59,6 +59,11 @@ import org.slf4j.LoggerFactory;
  * {@link LogManager} shares that state with every partition of its log directory.
  */
 public final class PartitionLog implements AutoCloseable {
+    /** Kafka's {@code ListOffsetsRequest.LATEST_TIMESTAMP}: {@link #offsetForTimestamp} answers the upper bound. */
+    public static final long LATEST_TIMESTAMP = -1L;
+    /** Kafka's {@code ListOffsetsRequest.EARLIEST_TIMESTAMP}: {@link #offsetForTimestamp} answers the log start. */
+    public static final long EARLIEST_TIMESTAMP = -2L;
+
     private static final Logger LOG = LoggerFactory.getLogger(PartitionLog.class);
 
     private final Path dir;
@@ -617,19 +622,10 @@ public final class PartitionLog implements AutoCloseable {
         }
         ensureReadable();
         final int truncationsAtStart = truncations;
-        int seq;
-        long endOff;
-        LogSegment endSeg;
-        int endPos;
-        do {
-            seq = endSeq;
-            endOff = endOffset;
-            endSeg = endSegment;
-            endPos = endPosition;
-            if ((seq & 1) != 0) {
-                Thread.onSpinWait();
-            }
-        } while ((seq & 1) != 0 || seq != endSeq);
+        final EndSnapshot end = snapshotEnd(into.end);
+        final long endOff = end.offset;
+        final LogSegment endSeg = end.segment;
+        final int endPos = end.position;
         final long startOff = logStartOffset;
         if (startOffset < startOff || startOffset > endOff) {
             throw new OffsetOutOfRangeException(dir.toString(), startOffset, startOff, endOff);
@@ -710,52 +706,121 @@ public final class PartitionLog implements AutoCloseable {
     }
 
     /**
-     * The first offset at or after the log start whose record timestamp is at least {@code timestampMs}
-     * (Kafka's {@code ListOffsets} by timestamp). Timestamps need not be ordered: the answer is the earliest
-     * such offset, found through each segment's largest timestamp and time index. Thread-safe; allocates a
-     * small scratch buffer and, when it must read records, a buffer for one batch.
+     * Kafka's {@code ListOffsets} by timestamp without an upper bound other than the log end; see
+     * {@link #offsetForTimestamp(long, long, LogSlice)}. Allocates a slice (and its search buffer) per call.
      *
-     * @param timestampMs the target timestamp
+     * @param timestampMs the target timestamp, or {@link #LATEST_TIMESTAMP} / {@link #EARLIEST_TIMESTAMP}
      * @return the offset, or -1 when no record below the log end has such a timestamp
+     * @throws IllegalArgumentException if {@code timestampMs} is negative and not one of the special values
      * @throws StorageException if the log is closed or offline, or a read fails
      * @throws UnsupportedOperationException if the records of a compressed batch must be read
      */
     public long offsetForTimestamp(final long timestampMs) {
+        return offsetForTimestamp(timestampMs, Long.MAX_VALUE, new LogSlice());
+    }
+
+    /**
+     * As {@link #offsetForTimestamp(long, long, LogSlice)}, allocating a slice (and its search buffer) per call.
+     *
+     * @param timestampMs        the target timestamp, or {@link #LATEST_TIMESTAMP} / {@link #EARLIEST_TIMESTAMP}
+     * @param maxOffsetExclusive the upper bound, e.g. the high watermark for a consumer
+     * @return the offset, or -1 when no record below the bound has such a timestamp
+     * @throws IllegalArgumentException if {@code timestampMs} is negative and not one of the special values
+     * @throws StorageException if the log is closed or offline, or a read fails
+     * @throws UnsupportedOperationException if the records of a compressed batch must be read
+     */
+    public long offsetForTimestamp(final long timestampMs, final long maxOffsetExclusive) {
+        return offsetForTimestamp(timestampMs, maxOffsetExclusive, new LogSlice());
+    }
+
+    /**
+     * The first offset at or after the log start and below {@code min(maxOffsetExclusive, logEndOffset)} whose
+     * record timestamp is at least {@code timestampMs} (Kafka's {@code ListOffsets} by timestamp; a consumer's
+     * answer is bounded by the high watermark). Timestamps need not be ordered: the answer is the earliest such
+     * offset, found through each segment's largest timestamp and time index. Kafka's special targets are
+     * honoured: {@link #LATEST_TIMESTAMP} (-1) answers the bound itself, {@link #EARLIEST_TIMESTAMP} (-2) the
+     * log start offset; other negative targets (Kafka's -3 max-timestamp and the tiered-storage ones) are
+     * refused. Thread-safe and lock-free; allocation-free with a reused {@code scratch}: the search state lives
+     * in the slice, which is why each reading thread passes its own (as for {@link #read}; a slice per reader
+     * keeps the buffer thread-confined without a ThreadLocal pinning memory in every pooled thread).
+     *
+     * @param timestampMs        the target timestamp, or {@link #LATEST_TIMESTAMP} / {@link #EARLIEST_TIMESTAMP}
+     * @param maxOffsetExclusive the upper bound, e.g. the high watermark; {@link Long#MAX_VALUE} for the log end
+     * @param scratch            a slice used only for its buffers (its contents afterwards are unspecified)
+     * @return the offset, or -1 when no record below the bound has such a timestamp
+     * @throws IllegalArgumentException if {@code timestampMs} is negative and not one of the special values
+     * @throws StorageException if the log is closed or offline, or a read fails
+     * @throws UnsupportedOperationException if the records of a compressed batch must be read
+     */
+    public long offsetForTimestamp(final long timestampMs, final long maxOffsetExclusive, final LogSlice scratch) {
+        if (timestampMs < 0 && timestampMs != LATEST_TIMESTAMP && timestampMs != EARLIEST_TIMESTAMP) {
+            throw new IllegalArgumentException("timestampMs=" + timestampMs + " must be >= 0, or "
+                + LATEST_TIMESTAMP + " (latest) or " + EARLIEST_TIMESTAMP + " (earliest)");
+        }
         ensureReadable();
         final int truncationsAtStart = truncations;
-        int seq;
-        long endOff;
-        LogSegment endSeg;
-        int endPos;
-        do {
-            seq = endSeq;
-            endOff = endOffset;
-            endSeg = endSegment;
-            endPos = endPosition;
-        } while ((seq & 1) != 0 || seq != endSeq);
+        final EndSnapshot end = snapshotEnd(scratch.end);
+        final long endOff = end.offset;
+        final LogSegment endSeg = end.segment;
+        final int endPos = end.position;
         final long startOff = logStartOffset;
-        final ByteBuffer scratch = ByteBuffer.allocate(LogSlice.SCRATCH_BYTES);
+        final long bound = Math.max(startOff, Math.min(maxOffsetExclusive, endOff));
+        if (timestampMs == LATEST_TIMESTAMP) {
+            return bound;
+        }
+        if (timestampMs == EARLIEST_TIMESTAMP) {
+            return startOff;
+        }
+        final ByteBuffer buffer = scratch.searchScratch();
         try {
             for (final LogSegment segment : segments) {
-                if (segment.baseOffset() > endSeg.baseOffset()) {
+                if (segment.baseOffset() > endSeg.baseOffset() || segment.baseOffset() >= bound) {
                     break;
                 }
                 if (segment.maxTimestampSoFar() < timestampMs) {
                     continue; // Kafka's rule: skip segments whose largest timestamp is below the target
                 }
                 final int maxPosition = segment == endSeg ? endPos : segment.sizeInBytes();
-                final long found = segment.findOffsetByTimestamp(timestampMs, startOff, maxPosition, scratch);
-                if (found >= 0 && found < endOff) {
-                    return found;
+                final long found = segment.findOffsetByTimestamp(timestampMs, startOff, maxPosition, buffer);
+                if (found >= 0) {
+                    // The earliest qualifying offset: if it lies at or above the bound, nothing below it qualifies.
+                    return found < bound ? found : -1;
                 }
             }
         } catch (final IOException | StorageException e) {
             if (truncations != truncationsAtStart && !closed) {
-                return offsetForTimestamp(timestampMs); // ran into a truncation's shrink: search again
+                // ran into a truncation's shrink: search again from a fresh snapshot
+                return offsetForTimestamp(timestampMs, maxOffsetExclusive, scratch);
             }
             throw e instanceof IOException ? readFailure((IOException) e) : (StorageException) e;
         }
         return -1;
+    }
+
+    /**
+     * Takes a consistent snapshot of the published end (offset, segment, position) into {@code into}: the
+     * sequence lock's read side, shared by every reader. Spins only while an append is publishing.
+     */
+    private EndSnapshot snapshotEnd(final EndSnapshot into) {
+        int seq;
+        do {
+            seq = endSeq;
+            if ((seq & 1) != 0) {
+                Thread.onSpinWait();
+                continue;
+            }
+            into.offset = endOffset;
+            into.segment = endSegment;
+            into.position = endPosition;
+        } while ((seq & 1) != 0 || seq != endSeq);
+        return into;
+    }
+
+    /** A reader's snapshot of the published end; one per {@link LogSlice}, so taking it allocates nothing. */
+    static final class EndSnapshot {
+        long offset;
+        LogSegment segment;
+        int position;
     }
 
     /**

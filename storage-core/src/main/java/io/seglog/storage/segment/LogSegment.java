@@ -14,8 +14,6 @@ import static io.seglog.storage.format.RecordBatchDescriptor.PARTITION_LEADER_EP
 import io.seglog.storage.LogConfig;
 import io.seglog.storage.StorageException;
 import io.seglog.storage.epoch.LeaderEpochCache;
-import io.seglog.storage.format.Record;
-import io.seglog.storage.format.RecordBatch;
 import io.seglog.storage.index.OffsetIndex;
 import io.seglog.storage.index.TimeIndex;
 import io.seglog.storage.io.FileIO;
@@ -27,7 +25,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.EnumSet;
 import org.agrona.DirectBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * One segment of a partition log: the data file {@code <base>.log} holding v2 record batches back to back,
@@ -825,30 +822,34 @@ public final class LogSegment implements AutoCloseable {
     /**
      * Kafka's {@code findOffsetByTimestamp}: the first offset at or after {@code startingOffset} whose record
      * timestamp is at least {@code timestampMs}, looking only below {@code maxPosition}. The time index gives
-     * the last batch that is certainly too early; the scan starts there. Thread-safe; allocates a buffer for
-     * the batch whose records it must read.
+     * the last batch that is certainly too early; the scan starts there. Thread-safe and allocation-free: the
+     * records of a candidate batch are read in chunks of {@code scratch} ({@link TimestampScan}), never into a
+     * buffer sized from the batch length on disk.
      *
      * @param timestampMs    the target timestamp
      * @param startingOffset the first offset that may be returned (the log start)
      * @param maxPosition    a published size
-     * @param scratch        the caller's header buffer
+     * @param scratch        a heap buffer of at least 61 bytes (its capacity is the read chunk), confined to the
+     *                       calling thread
      * @return the offset, or -1 when no record below {@code maxPosition} qualifies
      * @throws IOException if a read fails
+     * @throws StorageException if a batch or record does not fit where it lies
+     * @throws UnsupportedOperationException if the records of a compressed batch must be read
      */
     public long findOffsetByTimestamp(final long timestampMs, final long startingOffset, final int maxPosition,
                                       final ByteBuffer scratch) throws IOException {
+        if (!scratch.hasArray() || scratch.capacity() < TimestampScan.MIN_SCRATCH_BYTES) {
+            throw new IllegalArgumentException("scratch must be a heap buffer of at least "
+                + TimestampScan.MIN_SCRATCH_BYTES + " bytes: " + scratch);
+        }
         final long indexedOffset = timeIndex.lookupOffset(timestampMs);
         int position = offsetIndex.lookupPosition(Math.max(indexedOffset, startingOffset));
-        ByteBuffer batch = null;
         while (position < maxPosition) {
             final int size = readHeader(scratch, position, maxPosition, TIMESTAMP_HEADER_BYTES);
             final long lastOffset = scratch.getLong(BASE_OFFSET_OFFSET) + scratch.getInt(LAST_OFFSET_DELTA_OFFSET);
             if (lastOffset >= startingOffset && scratch.getLong(MAX_TIMESTAMP_OFFSET) >= timestampMs) {
-                if (batch == null || batch.capacity() < size) {
-                    batch = ByteBuffer.allocate(size);
-                }
-                readFully(batch, position, size);
-                final long found = firstRecordAtOrAfter(batch, timestampMs, startingOffset);
+                final long found = TimestampScan.firstRecordAtOrAfter(channel, logFile, scratch, position, size,
+                    timestampMs, startingOffset);
                 if (found >= 0) {
                     return found;
                 }
@@ -856,35 +857,6 @@ public final class LogSegment implements AutoCloseable {
             position += size;
         }
         return -1;
-    }
-
-    /**
-     * The first record of the batch in {@code batch} with both offset and timestamp at or above the targets.
-     * A log-append-time batch reports its max timestamp for every record (the format's rule).
-     */
-    private static long firstRecordAtOrAfter(final ByteBuffer batch, final long timestampMs,
-                                             final long startingOffset) {
-        final RecordBatch view = new RecordBatch().wrap(new UnsafeBuffer(batch, 0, batch.limit()), 0);
-        final Record record = new Record();
-        while (view.nextRecord(record)) {
-            if (record.offset() >= startingOffset && record.timestamp() >= timestampMs) {
-                return record.offset();
-            }
-        }
-        return -1;
-    }
-
-    private void readFully(final ByteBuffer target, final int position, final int size) throws IOException {
-        target.clear().limit(size);
-        int read = 0;
-        while (read < size) {
-            final int n = channel.read(target, position + (long) read);
-            if (n < 0) {
-                throw new StorageException("data file ended at position=" + (position + read) + " inside a batch",
-                    logFile, null);
-            }
-            read += n;
-        }
     }
 
     /**
