@@ -99,6 +99,8 @@ public final class PartitionLog implements AutoCloseable {
     /** The log directory's shared state when a LogManager opened this log; null for a standalone log. */
     private volatile LogDirFailure dirFailure;
     private volatile Scheduler scheduler;
+    /** Persists the lowered recovery point (a LogManager's checkpoint write); null for a standalone log. */
+    private volatile Runnable recoveryPointLowered;
 
     /** Counts truncations, raised before any file shrinks, so a read that ran into one can retry. */
     private volatile int truncations;
@@ -948,6 +950,24 @@ public final class PartitionLog implements AutoCloseable {
         failure.onOffline(e -> groupCommit.failAll(e, true));
     }
 
+    /** Sets what persists a lowered recovery point; called once right after open by a LogManager. */
+    void onRecoveryPointLowered(final Runnable persist) {
+        this.recoveryPointLowered = persist;
+    }
+
+    /**
+     * A truncation below the recovery point must lower the checkpointed one before anything is appended again
+     * (Kafka's LogManager.truncateTo checkpoints the recovery points too): otherwise a crash that tears a batch
+     * appended after the truncation, below the old recovery point, reads as corruption instead of a torn tail.
+     * Runs under the append lock, so no append slips in between.
+     */
+    private void persistLoweredRecoveryPoint() {
+        final Runnable persist = recoveryPointLowered;
+        if (persist != null) {
+            persist.run();
+        }
+    }
+
     /** Restores the log start offset and high watermark read from the log directory's checkpoints. */
     void restoreOffsets(final long checkpointedLogStart, final long checkpointedHighWatermark) {
         appendLock.lock();
@@ -1045,7 +1065,10 @@ public final class PartitionLog implements AutoCloseable {
      * base offset. Segments above it are closed and deleted, the segment holding it is cut (data file fsynced,
      * indexes truncated and grown back for appends), the leader-epoch cache loses the epochs starting at or
      * above the new end and is written. At or above the log end nothing changes; below the first segment the
-     * log is emptied with {@link #truncateFullyAndStartAt}.
+     * log is emptied with {@link #truncateFullyAndStartAt}. {@link #flushedOffset()} drops to the new end when it
+     * was above it, and a {@link LogManager}'s recovery-point checkpoint is rewritten before this returns (a
+     * standalone embedder that keeps {@code flushedOffset} as its recovery point must persist it too), so a crash
+     * after later appends finds their torn tail above the recovery point.
      *
      * <p>Readers: the new log end is published before any file shrinks, so a read that starts afterwards never
      * looks past it; a read in flight that runs into the shrink retries from a fresh snapshot. A
@@ -1103,10 +1126,14 @@ public final class PartitionLog implements AutoCloseable {
             final int dropped = segment.truncateTo(newEnd, config.segmentIndexBytes(), scratch);
             epochs.truncateFromEnd(newEnd);
             epochs.flush();
+            final boolean lowered = flushedOffset > newEnd;
             flushedOffset = Math.min(flushedOffset, newEnd);
             flushedSegmentBase = Math.min(flushedSegmentBase, segment.baseOffset());
             highWatermark = Math.min(highWatermark, newEnd);
             groupCommit.onTruncated(newEnd);
+            if (lowered) {
+                persistLoweredRecoveryPoint();
+            }
             LOG.info("Truncated {} to offset {}: {} bytes of {} and {} later segments removed", dir, newEnd, dropped,
                 segment.logFile().getFileName(), segs.length - keep - 1);
             return newEnd;
@@ -1155,10 +1182,14 @@ public final class PartitionLog implements AutoCloseable {
                     }
                     io.fsyncDirectory(dir);
                     epochs.clearAndFlush();
+                    final boolean lowered = flushedOffset > offset;
                     flushedOffset = offset;
                     flushedSegmentBase = offset;
                     highWatermark = offset;
                     groupCommit.onTruncated(offset);
+                    if (lowered) {
+                        persistLoweredRecoveryPoint();
+                    }
                 } catch (final IOException | RuntimeException e) {
                     throw goOffline("truncateFullyAndStartAt(" + offset + ") failed", e);
                 }
