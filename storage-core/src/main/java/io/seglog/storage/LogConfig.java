@@ -55,6 +55,14 @@ public final class LogConfig {
     /** Kafka's {@code file.delete.delay.ms}: delay between renaming a segment to .deleted and unlinking it. */
     public static final String FILE_DELETE_DELAY_MS_CONFIG = "file.delete.delay.ms";
     /**
+     * Seglog-specific (Kafka has no such key): appends of at most this many bytes are copied into a shared
+     * mapping of the active segment's tail instead of costing a {@code write} call each; 0 (the default) writes
+     * every append with {@code FileChannel.write}. The mapping makes the {@code .log} file longer than its data
+     * until the segment rolls or closes (then it is trimmed); after a crash the zero tail is a torn tail that
+     * recovery truncates.
+     */
+    public static final String MAPPED_APPEND_MAX_BYTES_CONFIG = "seglog.mapped.append.max.bytes";
+    /**
      * Seglog-specific (Kafka has no such key): what crash recovery does with corruption that is not a torn
      * tail, {@code fail} (the default) or {@code truncate}. See {@link CorruptionPolicy}.
      */
@@ -90,6 +98,8 @@ public final class LogConfig {
     public static final long DEFAULT_FLUSH_MESSAGES = Long.MAX_VALUE;
     /** Kafka's default {@code flush.ms}: never. */
     public static final long DEFAULT_FLUSH_MS = Long.MAX_VALUE;
+    /** Default {@value #MAPPED_APPEND_MAX_BYTES_CONFIG}: off, every append is a {@code write} call. */
+    public static final int DEFAULT_MAPPED_APPEND_MAX_BYTES = 0;
     /** Kafka's default {@code file.delete.delay.ms}: 1 minute. */
     public static final long DEFAULT_FILE_DELETE_DELAY_MS = 60_000;
 
@@ -191,6 +201,7 @@ public final class LogConfig {
     private final long flushMs;
     private final long fileDeleteDelayMs;
     private final CorruptionPolicy corruptionPolicy;
+    private final int mappedAppendMaxBytes;
 
     private LogConfig(final Builder b) {
         this.segmentBytes = b.segmentBytes;
@@ -208,6 +219,7 @@ public final class LogConfig {
         this.flushMs = b.flushMs;
         this.fileDeleteDelayMs = b.fileDeleteDelayMs;
         this.corruptionPolicy = b.corruptionPolicy;
+        this.mappedAppendMaxBytes = b.mappedAppendMaxBytes;
     }
 
     /**
@@ -291,6 +303,9 @@ public final class LogConfig {
         }
         if (properties.containsKey(FILE_DELETE_DELAY_MS_CONFIG)) {
             b.fileDeleteDelayMs(longValue(properties, FILE_DELETE_DELAY_MS_CONFIG));
+        }
+        if (properties.containsKey(MAPPED_APPEND_MAX_BYTES_CONFIG)) {
+            b.mappedAppendMaxBytes(intValue(properties, MAPPED_APPEND_MAX_BYTES_CONFIG));
         }
         if (properties.containsKey(CORRUPTION_POLICY_CONFIG)) {
             b.corruptionPolicy(CorruptionPolicy.fromConfigName(
@@ -465,6 +480,15 @@ public final class LogConfig {
     }
 
     /**
+     * Largest append copied through the mapped tail ({@value #MAPPED_APPEND_MAX_BYTES_CONFIG}, Seglog-specific).
+     *
+     * @return bytes, 0 when every append is a {@code write} call
+     */
+    public int mappedAppendMaxBytes() {
+        return mappedAppendMaxBytes;
+    }
+
+    /**
      * A builder starting from this configuration's values.
      *
      * @return a new builder
@@ -475,7 +499,8 @@ public final class LogConfig {
             .maxMessageBytes(maxMessageBytes).messageTimestampType(messageTimestampType)
             .messageTimestampBeforeMaxMs(messageTimestampBeforeMaxMs).messageTimestampAfterMaxMs(messageTimestampAfterMaxMs)
             .retentionMs(retentionMs).retentionBytes(retentionBytes).flushMessages(flushMessages)
-            .flushMs(flushMs).fileDeleteDelayMs(fileDeleteDelayMs).corruptionPolicy(corruptionPolicy);
+            .flushMs(flushMs).fileDeleteDelayMs(fileDeleteDelayMs).corruptionPolicy(corruptionPolicy)
+            .mappedAppendMaxBytes(mappedAppendMaxBytes);
     }
 
     @Override
@@ -495,14 +520,15 @@ public final class LogConfig {
             && messageTimestampAfterMaxMs == that.messageTimestampAfterMaxMs && retentionMs == that.retentionMs
             && retentionBytes == that.retentionBytes && flushMessages == that.flushMessages
             && flushMs == that.flushMs && fileDeleteDelayMs == that.fileDeleteDelayMs
-            && corruptionPolicy == that.corruptionPolicy;
+            && corruptionPolicy == that.corruptionPolicy && mappedAppendMaxBytes == that.mappedAppendMaxBytes;
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(segmentBytes, segmentMs, segmentJitterMs, segmentIndexBytes, indexIntervalBytes,
-            maxMessageBytes, messageTimestampType, messageTimestampBeforeMaxMs, messageTimestampAfterMaxMs, retentionMs, retentionBytes, flushMessages, flushMs,
-            fileDeleteDelayMs, corruptionPolicy);
+            maxMessageBytes, messageTimestampType, messageTimestampBeforeMaxMs, messageTimestampAfterMaxMs,
+            retentionMs, retentionBytes, flushMessages, flushMs, fileDeleteDelayMs, corruptionPolicy,
+            mappedAppendMaxBytes);
     }
 
     @Override
@@ -516,7 +542,8 @@ public final class LogConfig {
             + messageTimestampAfterMaxMs + ", " + RETENTION_MS_CONFIG + "=" + retentionMs + ", "
             + RETENTION_BYTES_CONFIG + "=" + retentionBytes + ", " + FLUSH_MESSAGES_CONFIG + "=" + flushMessages
             + ", " + FLUSH_MS_CONFIG + "=" + flushMs + ", " + FILE_DELETE_DELAY_MS_CONFIG + "=" + fileDeleteDelayMs
-            + ", " + CORRUPTION_POLICY_CONFIG + "=" + corruptionPolicy.configName() + "}";
+            + ", " + CORRUPTION_POLICY_CONFIG + "=" + corruptionPolicy.configName() + ", "
+            + MAPPED_APPEND_MAX_BYTES_CONFIG + "=" + mappedAppendMaxBytes + "}";
     }
 
     /**
@@ -538,6 +565,7 @@ public final class LogConfig {
         private long flushMs = DEFAULT_FLUSH_MS;
         private long fileDeleteDelayMs = DEFAULT_FILE_DELETE_DELAY_MS;
         private CorruptionPolicy corruptionPolicy = CorruptionPolicy.FAIL;
+        private int mappedAppendMaxBytes = DEFAULT_MAPPED_APPEND_MAX_BYTES;
 
         private Builder() {
         }
@@ -665,6 +693,17 @@ public final class LogConfig {
         }
 
         /**
+         * Sets {@value #MAPPED_APPEND_MAX_BYTES_CONFIG}.
+         *
+         * @param mappedAppendMaxBytes largest append copied through the mapped tail, 0 for none
+         * @return this builder
+         */
+        public Builder mappedAppendMaxBytes(final int mappedAppendMaxBytes) {
+            this.mappedAppendMaxBytes = mappedAppendMaxBytes;
+            return this;
+        }
+
+        /**
          * Sets {@code flush.messages}.
          *
          * @param flushMessages unflushed messages that force an fsync
@@ -752,6 +791,9 @@ public final class LogConfig {
             }
             if (fileDeleteDelayMs < 0) {
                 throw invalid(FILE_DELETE_DELAY_MS_CONFIG, fileDeleteDelayMs, "must be at least 0");
+            }
+            if (mappedAppendMaxBytes < 0) {
+                throw invalid(MAPPED_APPEND_MAX_BYTES_CONFIG, mappedAppendMaxBytes, "must be at least 0");
             }
             return new LogConfig(this);
         }

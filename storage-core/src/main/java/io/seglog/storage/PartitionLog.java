@@ -111,7 +111,8 @@ public final class PartitionLog implements AutoCloseable {
 
     // Appender-only state, reused for every append (allocation-free in steady state).
     private final UnsafeBuffer appendView = new UnsafeBuffer(0, 0);
-    private final RecordBatch batchView = new RecordBatch();
+    // The caller's buffer is ours for the call: setLogAppendTime's CRC needs no duplicate per new buffer.
+    private final RecordBatch batchView = RecordBatch.forOwnedBuffers();
     private final RecordBatchValidator leaderValidator;
     private final RecordBatchValidator followerValidator;
     /** The records' largest timestamp per batch of the leader append being validated; grows, never shrinks. */

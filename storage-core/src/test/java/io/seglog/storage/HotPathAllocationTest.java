@@ -64,6 +64,36 @@ class HotPathAllocationTest {
         }
     }
 
+    @Test
+    void appendsFromManyDistinctNetworkBuffersAllocateNothing() {
+        // A network layer hands a different buffer to each append; neither the CRC check nor the log-append-time
+        // CRC rewrite may allocate a ByteBuffer duplicate per buffer (64 B each).
+        final ByteBuffer[] requests = new ByteBuffer[32];
+        for (int b = 0; b < requests.length; b++) {
+            final SimpleRecord[] records = new SimpleRecord[RECORDS_PER_BATCH];
+            for (int r = 0; r < RECORDS_PER_BATCH; r++) {
+                records[r] = new SimpleRecord(1_000L + r, null, new byte[] {(byte) r});
+            }
+            final ByteBuffer heap = KafkaBatches.batch(0, records);
+            requests[b] = ByteBuffer.allocateDirect(heap.remaining()).put(heap).flip();
+        }
+        final LogConfig config = LogConfig.builder().messageTimestampType(LogConfig.TimestampType.LOG_APPEND_TIME).build();
+        try (PartitionLog log = PartitionLog.open(dir.resolve("rotate-0"), config, FileIO.system(), Clock.systemUTC())) {
+            final LogSlice slice = new LogSlice();
+            for (int i = 0; i < WARMUP_CALLS; i++) {
+                appendAndRead(log, requests[i % requests.length], slice);
+            }
+            final long before = allocatedBytes();
+            for (int i = 0; i < MEASURED_CALLS; i++) {
+                appendAndRead(log, requests[i % requests.length], slice);
+            }
+            final long allocated = allocatedBytes() - before;
+            assertEquals(1, log.segmentCount(), "no roll in the measured window");
+            // One duplicate per call would be 640 KB here.
+            assertTrue(allocated < 16 * 1024, "allocated " + allocated + " bytes over " + MEASURED_CALLS + " appends");
+        }
+    }
+
     private static void appendAndRead(final PartitionLog log, final ByteBuffer append, final LogSlice slice) {
         final long last = log.appendAsLeader(append, 1);
         log.read(last, 64 * 1024, Long.MAX_VALUE, true, slice);

@@ -52,7 +52,7 @@ import org.agrona.MutableDirectBuffer;
 public final class RecordBatch {
     private static final String[] CODEC_NAMES = {"none", "gzip", "snappy", "lz4", "zstd"};
 
-    private final Crc32cCalculator crc = new Crc32cCalculator();
+    private final Crc32cCalculator crc;
     private DirectBuffer buffer;
     private int startIndex;
     private int nextRecordIndex;
@@ -68,6 +68,24 @@ public final class RecordBatch {
      * Creates an unwrapped flyweight.
      */
     public RecordBatch() {
+        this(false);
+    }
+
+    private RecordBatch(final boolean borrowsBufferCursor) {
+        this.crc = new Crc32cCalculator(borrowsBufferCursor);
+    }
+
+    /**
+     * Creates an unwrapped flyweight for bytes its caller owns, such as a leader's append buffer: when the
+     * wrapped buffer is a direct {@code ByteBuffer}, {@link #computeCrc()} (and so {@link #writeCrc()} and
+     * {@link #setLogAppendTime(long)}) moves that {@code ByteBuffer}'s position and limit for the call and
+     * restores them (a mark is discarded), instead of allocating a duplicate for each new {@code ByteBuffer}.
+     * No other thread may use that {@code ByteBuffer}'s cursor meanwhile.
+     *
+     * @return a new flyweight
+     */
+    public static RecordBatch forOwnedBuffers() {
+        return new RecordBatch(true);
     }
 
     /**

@@ -63,6 +63,9 @@ public final class LogSegment implements AutoCloseable {
     private final int indexIntervalBytes;
     private final long rollJitterMs;
     private final long createdMs;
+    /** Small appends go through this mapping ({@code seglog.mapped.append.max.bytes}); null when off. */
+    private final MappedTail mappedTail;
+    private final int mappedAppendMaxBytes;
 
     /** Published size: bytes below it are whole batches with their index entries written. */
     private volatile int sizeInBytes;
@@ -89,6 +92,8 @@ public final class LogSegment implements AutoCloseable {
         this.rollJitterMs = rollJitterMs;
         this.createdMs = createdMs;
         this.offsetOfMaxTimestampSoFar = baseOffset;
+        this.mappedAppendMaxBytes = config.mappedAppendMaxBytes();
+        this.mappedTail = mappedAppendMaxBytes > 0 ? new MappedTail(channel) : null;
     }
 
     /**
@@ -286,6 +291,7 @@ public final class LogSegment implements AutoCloseable {
         if (position < sizeInBytes) {
             sizeInBytes = position;
         }
+        releaseMappedTail();
         channel.truncate(position);
         channel.force(true);
         sizeInBytes = position;
@@ -312,6 +318,7 @@ public final class LogSegment implements AutoCloseable {
         // Entries below the cut stay untouched, so a concurrent lookup sees a whole old entry or none.
         offsetIndex.truncateTo(offset);
         timeIndex.truncateTo(offset);
+        releaseMappedTail();
         channel.truncate(position);
         channel.force(true);
         offsetIndex.resize(maxIndexBytes);
@@ -378,6 +385,9 @@ public final class LogSegment implements AutoCloseable {
         }
         closed = true;
         Throwable failure = null;
+        if (mappedTail != null) {
+            mappedTail.release();
+        }
         try {
             offsetIndex.abandon();
         } catch (final IOException | RuntimeException e) {
@@ -617,7 +627,11 @@ public final class LogSegment implements AutoCloseable {
     public void append(final ByteBuffer source, final DirectBuffer batches, final int offset, final int length)
         throws IOException {
         final int start = sizeInBytes;
-        writeFully(source, offset, length, start);
+        if (length <= mappedAppendMaxBytes) {
+            mappedTail.write(batches, offset, length, start);
+        } else {
+            writeFully(source, offset, length, start);
+        }
         int filePosition = start;
         for (int p = offset, end = offset + length; p < end; ) {
             final int size = BatchHeaders.sizeInBytes(batches, p);
@@ -899,9 +913,27 @@ public final class LogSegment implements AutoCloseable {
      * @throws IOException if an index cannot be resized
      */
     public void onBecomeInactive() throws IOException {
+        trimMappedTail();
         appendFinalTimeIndexEntry();
         offsetIndex.trimToValidSize();
         timeIndex.trimToValidSize();
+    }
+
+    /** Unmaps the tail window; it must go before any truncation (a mapped page past the end raises SIGBUS). */
+    private void releaseMappedTail() {
+        if (mappedTail != null) {
+            mappedTail.release();
+        }
+    }
+
+    /** Unmaps the tail window and cuts the zeros it left past the data, so the file is exactly the batches. */
+    private void trimMappedTail() throws IOException {
+        if (mappedTail != null && mappedTail.isMapped()) {
+            mappedTail.release();
+            if (channel.size() > sizeInBytes) {
+                channel.truncate(sizeInBytes);
+            }
+        }
     }
 
     /**
@@ -941,9 +973,14 @@ public final class LogSegment implements AutoCloseable {
         closed = true;
         Throwable failure = null;
         try {
-            offsetIndex.close();
+            trimMappedTail();
         } catch (final IOException | RuntimeException e) {
             failure = e;
+        }
+        try {
+            offsetIndex.close();
+        } catch (final IOException | RuntimeException e) {
+            failure = addTo(failure, e);
         }
         try {
             timeIndex.close();

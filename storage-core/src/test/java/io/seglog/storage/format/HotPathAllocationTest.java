@@ -88,6 +88,39 @@ class HotPathAllocationTest {
         }
     }
 
+    @Test
+    void logAppendTimeOnManyDistinctOwnedDirectBuffersAllocatesNothingAndRestoresTheirCursors() {
+        final com.sun.management.ThreadMXBean threads = threadBean();
+        final RecordBatch owned = RecordBatch.forOwnedBuffers();
+        final ByteBuffer[] requests = new ByteBuffer[32];
+        final UnsafeBuffer[] views = new UnsafeBuffer[requests.length];
+        for (int b = 0; b < requests.length; b++) {
+            final ByteBuffer direct = ByteBuffer.allocateDirect(8192);
+            final UnsafeBuffer build = new UnsafeBuffer(direct);
+            builder.wrap(build, 16, build.capacity() - 16);
+            for (int r = 0; r < RECORDS; r++) {
+                builder.appendRecord(1_000L + r, key, value);
+            }
+            final int size = builder.build();
+            requests[b] = direct.limit(16 + size).position(16);
+            views[b] = new UnsafeBuffer(requests[b]);
+        }
+        for (int i = 0; i < ITERATIONS; i++) {
+            owned.wrap(views[i % views.length], 16).setLogAppendTime(i);
+        }
+        final long before = threads.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < ITERATIONS; i++) {
+            owned.wrap(views[i % views.length], 16).setLogAppendTime(5_000L + i);
+        }
+        final long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+        assertTrue(allocated < ALLOWED_BYTES, "allocated " + allocated + " bytes over " + ITERATIONS + " batches");
+        for (int b = 0; b < requests.length; b++) {
+            assertEquals(16, requests[b].position());
+            assertTrue(batch.wrap(views[b], 16).isCrcValid(), "CRC rewritten through the borrowed cursor");
+            assertTrue(batch.isLogAppendTime());
+        }
+    }
+
     /** One append-path cycle: build a batch, validate it, stamp it, iterate it with its headers. */
     private void cycle(final UnsafeBuffer buffer, final int i) {
         builder.wrap(buffer, 0, buffer.capacity()).producer(1L, (short) 0, i);
