@@ -1073,7 +1073,7 @@ public final class PartitionLog implements AutoCloseable {
      *
      * <p>Readers: the new log end is published before any file shrinks, so a read that starts afterwards never
      * looks past it; a read in flight that runs into the shrink retries from a fresh snapshot. A
-     * {@link LogSlice} taken before may refer to bytes that are then gone (its transfer comes up short) or,
+     * {@link LogSlice} taken before may refer to bytes that are then gone (its transfer fails with an IOException) or,
      * after later appends, replaced. Kafka has the same window and excludes it the same way: consumers read only below the
      * high watermark, and a follower truncates only above what its leader committed, so the bytes a truncation
      * removes are never ones a bounded reader was given.
