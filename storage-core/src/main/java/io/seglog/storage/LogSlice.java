@@ -34,7 +34,7 @@ public final class LogSlice {
     static final int SEARCH_SCRATCH_BYTES = 4096;
 
     /** The published end a read or timestamp search saw; owned by this slice, so taking it allocates nothing. */
-    final PartitionLog.EndSnapshot end = new PartitionLog.EndSnapshot();
+    final ReadPath.EndSnapshot end = new ReadPath.EndSnapshot();
     /** Created by the first timestamp search through this slice; reused after. */
     private ByteBuffer searchScratch;
 

@@ -4,10 +4,7 @@ import io.seglog.storage.checkpoint.CorruptCheckpointException;
 import io.seglog.storage.checkpoint.LeaderEpochCheckpointFile;
 import io.seglog.storage.epoch.EpochEndOffset;
 import io.seglog.storage.epoch.LeaderEpochCache;
-import io.seglog.storage.format.RecordBatch;
-import io.seglog.storage.format.RecordBatchValidator;
 import io.seglog.storage.io.FileIO;
-import io.seglog.storage.segment.BatchHeaders;
 import io.seglog.storage.segment.LogLoader;
 import io.seglog.storage.segment.LogSegment;
 import java.io.IOException;
@@ -22,7 +19,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.SplittableRandom;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.random.RandomGenerator;
-import org.agrona.concurrent.UnsafeBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,25 +62,25 @@ public final class PartitionLog implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(PartitionLog.class);
 
-    private final Path dir;
-    private final LogConfig config;
+    final Path dir;
+    final LogConfig config;
     private final FileIO io;
-    private final InstantSource time;
+    final InstantSource time;
     private final RandomGenerator jitterRandom;
-    private final ReentrantLock appendLock = new ReentrantLock();
+    final ReentrantLock appendLock = new ReentrantLock();
     private final Object flushLock = new Object();
 
     /** Copy-on-write: replaced on roll, so a reader binary-searches a stable array without locking. */
-    private volatile LogSegment[] segments;
-    private volatile long logStartOffset;
+    volatile LogSegment[] segments;
+    volatile long logStartOffset;
 
     // The published log end: endSeq is odd while the appender rewrites the triple (a sequence lock).
-    private volatile int endSeq;
-    private volatile long endOffset;
-    private volatile LogSegment endSegment;
-    private volatile int endPosition;
+    volatile int endSeq;
+    volatile long endOffset;
+    volatile LogSegment endSegment;
+    volatile int endPosition;
 
-    private volatile boolean closed;
+    volatile boolean closed;
     private volatile Throwable offlineCause;
     /** Offsets below this are on disk; guarded by flushLock for writes. */
     private volatile long flushedOffset;
@@ -103,20 +99,16 @@ public final class PartitionLog implements AutoCloseable {
     private volatile Runnable recoveryPointLowered;
 
     /** Counts truncations, raised before any file shrinks, so a read that ran into one can retry. */
-    private volatile int truncations;
+    volatile int truncations;
     /** The leader epochs and their start offsets, persisted in {@code leader-epoch-checkpoint}; set by open. */
-    private LeaderEpochCache epochs;
+    LeaderEpochCache epochs;
     /** What opening the log repaired; set by open. */
     private RecoveryReport recoveryReport;
 
-    // Appender-only state, reused for every append (allocation-free in steady state).
-    private final UnsafeBuffer appendView = new UnsafeBuffer(0, 0);
-    // The caller's buffer is ours for the call: setLogAppendTime's CRC needs no duplicate per new buffer.
-    private final RecordBatch batchView = RecordBatch.forOwnedBuffers();
-    private final RecordBatchValidator leaderValidator;
-    private final RecordBatchValidator followerValidator;
-    /** The records' largest timestamp per batch of the leader append being validated; grows, never shrinks. */
-    private long[] recordMaxTimestamps = new long[8];
+    /** The append path and the appender's reusable state (allocation-free in steady state). */
+    private final AppendPath appends;
+    /** The read path (reads and timestamp searches): stateless, lock-free. */
+    private final ReadPath reads = new ReadPath(this);
 
     private PartitionLog(final Path dir, final LogConfig config, final FileIO io, final InstantSource time,
                          final RandomGenerator jitterRandom, final List<LogSegment> loaded, final long logEndOffset) {
@@ -127,10 +119,7 @@ public final class PartitionLog implements AutoCloseable {
         this.jitterRandom = jitterRandom;
         this.segments = loaded.toArray(new LogSegment[0]);
         this.logStartOffset = this.segments[0].baseOffset();
-        // The validator needs room for a header; a smaller max.message.bytes rejects every batch anyway.
-        final int maxBatchBytes = Math.max(config.maxMessageBytes(), 61);
-        this.leaderValidator = new RecordBatchValidator(maxBatchBytes, RecordBatchValidator.Origin.CLIENT);
-        this.followerValidator = new RecordBatchValidator(maxBatchBytes, RecordBatchValidator.Origin.REPLICATION);
+        this.appends = new AppendPath(this, config);
         final LogSegment active = this.segments[this.segments.length - 1];
         publishEnd(logEndOffset, active, active.sizeInBytes());
         // A clean reopen finds everything on disk (close flushes); crash recovery (issue 3) will set this from
@@ -310,109 +299,9 @@ public final class PartitionLog implements AutoCloseable {
      * @throws StorageException if the write fails (the log goes offline) or the log is closed or offline
      */
     public long appendAsLeader(final ByteBuffer batches, final int leaderEpoch) {
-        final long lastOffset = appendAsLeaderLocked(batches, leaderEpoch);
+        final long lastOffset = appends.appendAsLeader(batches, leaderEpoch);
         maybeFlushAfterAppend();
         return lastOffset;
-    }
-
-    private long appendAsLeaderLocked(final ByteBuffer batches, final int leaderEpoch) {
-        if (leaderEpoch < 0) {
-            throw new IllegalArgumentException("leaderEpoch=" + leaderEpoch + " must be >= 0");
-        }
-        appendLock.lock();
-        try {
-            final int offset = batches.position();
-            final int length = wrapForAppend(batches);
-            final boolean logAppendTime = config.messageTimestampType() == LogConfig.TimestampType.LOG_APPEND_TIME;
-            final long nowMs = time.millis();
-            validateLeaderBatches(offset, length, logAppendTime, nowMs);
-            checkBatchSizes(offset, length);
-            final int latestEpoch = epochs.latestEpoch();
-            if (leaderEpoch < latestEpoch) {
-                throw new IllegalArgumentException("leaderEpoch=" + leaderEpoch + " is below the log's latest leader"
-                    + " epoch " + latestEpoch + " (a fenced leader must not append)");
-            }
-            final long firstOffset = endOffset;
-            long records = 0;
-            for (int p = offset, end = offset + length; p < end; p += BatchHeaders.sizeInBytes(appendView, p)) {
-                records += BatchHeaders.lastOffsetDelta(appendView, p) + 1L;
-            }
-            // Every check comes before the first stamp, so a rejected append leaves the caller's buffer as it was.
-            checkOffsetSpan(firstOffset, firstOffset + records - 1, offset);
-            long next = firstOffset;
-            long maxTimestamp = -1;
-            int index = 0;
-            for (int p = offset, end = offset + length; p < end; index++) {
-                final int size = BatchHeaders.sizeInBytes(appendView, p);
-                BatchHeaders.stampOffsetAndEpoch(appendView, p, next, leaderEpoch);
-                if (logAppendTime) {
-                    batchView.wrap(appendView, p).setLogAppendTime(nowMs);
-                } else if (recordMaxTimestamps[index] != BatchHeaders.maxTimestamp(appendView, p)) {
-                    // Kafka's LogValidator.assignOffsetsNonCompressed: the header's claim yields to the records'
-                    // maximum (the CRC covers maxTimestamp, so it is recomputed; rare, so its cost is too).
-                    BatchHeaders.stampMaxTimestamp(appendView, p, recordMaxTimestamps[index]);
-                    batchView.wrap(appendView, p).writeCrc();
-                }
-                maxTimestamp = Math.max(maxTimestamp, BatchHeaders.maxTimestamp(appendView, p));
-                next += BatchHeaders.lastOffsetDelta(appendView, p) + 1L;
-                p += size;
-            }
-            assignEpoch(leaderEpoch, firstOffset);
-            appendWithEpochs(batches, offset, length, firstOffset, next - 1, maxTimestamp);
-            return next - 1;
-        } finally {
-            appendLock.unlock();
-        }
-    }
-
-    /**
-     * Validates a leader append batch by batch, noting each batch's largest record timestamp (the validator
-     * collects it while it walks the records) and, with {@code CreateTime}, checking Kafka's record timestamp
-     * bounds {@code [nowMs - message.timestamp.before.max.ms, nowMs + message.timestamp.after.max.ms]} (records
-     * without a timestamp, -1, are exempt, as in Kafka). A violating batch rejects the whole append.
-     */
-    private void validateLeaderBatches(final int offset, final int length, final boolean logAppendTime,
-                                       final long nowMs) {
-        final long before = config.messageTimestampBeforeMaxMs();
-        final long after = config.messageTimestampAfterMaxMs();
-        // Saturating: the defaults (Long.MAX_VALUE before) must not overflow into a bound that rejects everything.
-        final long lowest = nowMs < 0 && before > nowMs - Long.MIN_VALUE ? Long.MIN_VALUE : nowMs - before;
-        final long highest = nowMs > 0 && after > Long.MAX_VALUE - nowMs ? Long.MAX_VALUE : nowMs + after;
-        int index = 0;
-        for (int p = offset, end = offset + length; p < end; index++) {
-            final int size = leaderValidator.checkBatch(appendView, p, end - p);
-            if (size < 0) {
-                throw new InvalidRecordException(leaderValidator.lastField(), leaderValidator.lastValue(),
-                    leaderValidator.lastExpected(), index, leaderValidator.lastPosition(), leaderValidator.lastDetail());
-            }
-            if (!logAppendTime) {
-                final long min = leaderValidator.lastBatchMinTimestamp();
-                final long max = leaderValidator.lastBatchMaxTimestamp();
-                if (min != -1 && min < lowest) {
-                    throw new InvalidRecordException("timestamp", min, lowest, index, p, "record timestamp is more"
-                        + " than " + LogConfig.MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG + "=" + before + " before the"
-                        + " broker time " + nowMs);
-                }
-                if (max != -1 && max > highest) {
-                    throw new InvalidRecordException("timestamp", max, highest, index, p, "record timestamp is more"
-                        + " than " + LogConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG + "=" + after + " after the"
-                        + " broker time " + nowMs);
-                }
-            }
-            if (index == recordMaxTimestamps.length) {
-                // Grows to the largest batch count seen, so steady-state appends allocate nothing.
-                recordMaxTimestamps = Arrays.copyOf(recordMaxTimestamps, index * 2);
-            }
-            recordMaxTimestamps[index] = leaderValidator.lastBatchMaxTimestamp();
-            p += size;
-        }
-    }
-
-    private static void checkOffsetSpan(final long firstOffset, final long lastOffset, final int position) {
-        if (lastOffset - firstOffset > Integer.MAX_VALUE) {
-            throw new InvalidRecordException("lastOffset", lastOffset, firstOffset + Integer.MAX_VALUE, 0, position,
-                "an append spans more offsets than one segment's 32-bit relative offsets can hold");
-        }
     }
 
     /**
@@ -430,129 +319,9 @@ public final class PartitionLog implements AutoCloseable {
      * @throws StorageException if the write fails (the log goes offline) or the log is closed or offline
      */
     public long appendAsFollower(final ByteBuffer batches) {
-        final long lastOffset = appendAsFollowerLocked(batches);
+        final long lastOffset = appends.appendAsFollower(batches);
         maybeFlushAfterAppend();
         return lastOffset;
-    }
-
-    private long appendAsFollowerLocked(final ByteBuffer batches) {
-        appendLock.lock();
-        try {
-            final int offset = batches.position();
-            final int length = wrapForAppend(batches);
-            followerValidator.validate(appendView, offset, length);
-            checkBatchSizes(offset, length);
-            final long firstOffset = endOffset;
-            long expected = firstOffset;
-            long maxTimestamp = -1;
-            int index = 0;
-            int epoch = epochs.latestEpoch();
-            for (int p = offset, end = offset + length; p < end; index++) {
-                final long base = BatchHeaders.baseOffset(appendView, p);
-                if (base != expected) {
-                    throw new InvalidRecordException("baseOffset", base, expected, index, p,
-                        (base < expected ? "batch overlaps" : "batch leaves a gap after")
-                            + " the log (logEndOffset=" + firstOffset + "); a follower append must continue it");
-                }
-                final int batchEpoch = BatchHeaders.partitionLeaderEpoch(appendView, p);
-                if (batchEpoch >= 0 && batchEpoch < epoch) {
-                    throw new InvalidRecordException("partitionLeaderEpoch", batchEpoch, epoch, index, offset + p,
-                        "leader epochs never decrease along a log; the follower must truncate first");
-                }
-                epoch = Math.max(epoch, batchEpoch);
-                expected = BatchHeaders.lastOffset(appendView, p) + 1;
-                maxTimestamp = Math.max(maxTimestamp, BatchHeaders.maxTimestamp(appendView, p));
-                p += BatchHeaders.sizeInBytes(appendView, p);
-            }
-            for (int p = offset, end = offset + length; p < end; p += BatchHeaders.sizeInBytes(appendView, p)) {
-                final int batchEpoch = BatchHeaders.partitionLeaderEpoch(appendView, p);
-                if (batchEpoch >= 0) {
-                    assignEpoch(batchEpoch, BatchHeaders.baseOffset(appendView, p));
-                }
-            }
-            appendWithEpochs(batches, offset, length, firstOffset, expected - 1, maxTimestamp);
-            return expected - 1;
-        } finally {
-            appendLock.unlock();
-        }
-    }
-
-    /**
-     * Records a new leader epoch before its first batch is written, so the checkpoint never misses an epoch the
-     * log holds (recovery checks batches against it). A no-op without allocation in the current epoch.
-     */
-    private void assignEpoch(final int epoch, final long startOffset) {
-        try {
-            epochs.assign(epoch, startOffset);
-        } catch (final IOException | RuntimeException e) {
-            throw goOffline("writing the leader-epoch checkpoint failed", e);
-        }
-    }
-
-    /**
-     * Appends after the epochs were assigned; if the append is refused (an offset span no segment can hold),
-     * the epochs assigned for it are taken back, so the cache never holds an epoch the log does not.
-     */
-    private void appendWithEpochs(final ByteBuffer batches, final int offset, final int length, final long firstOffset,
-                                  final long lastOffset, final long maxTimestamp) {
-        try {
-            appendToActiveSegment(batches, offset, length, firstOffset, lastOffset, maxTimestamp);
-        } catch (final InvalidRecordException refused) {
-            if (epochs.truncateFromEnd(firstOffset)) {
-                try {
-                    epochs.flush();
-                } catch (final IOException e) {
-                    throw goOffline("writing the leader-epoch checkpoint failed", e);
-                }
-            }
-            throw refused;
-        }
-    }
-
-    private int wrapForAppend(final ByteBuffer batches) {
-        ensureWritable();
-        final int length = batches.remaining();
-        if (length == 0) {
-            throw new IllegalArgumentException("batches has no bytes (position=" + batches.position() + ", limit="
-                + batches.limit() + ")");
-        }
-        if (batches.isReadOnly()) {
-            throw new IllegalArgumentException("batches is a read-only buffer; appends stamp offsets in place");
-        }
-        // The whole buffer, so that positions in errors are positions in the caller's buffer.
-        appendView.wrap(batches);
-        return length;
-    }
-
-    /** Kafka's per-batch size guards, beyond the validator's max.message.bytes: a batch must fit a segment. */
-    private void checkBatchSizes(final int offset, final int length) {
-        int index = 0;
-        for (int p = offset, end = offset + length; p < end; index++) {
-            final int size = BatchHeaders.sizeInBytes(appendView, p);
-            if (size > config.segmentBytes()) {
-                throw new InvalidRecordException("batchSize", size, config.segmentBytes(), index, p,
-                    "batch is larger than " + LogConfig.SEGMENT_BYTES_CONFIG);
-            }
-            p += size;
-        }
-    }
-
-    private void appendToActiveSegment(final ByteBuffer source, final int offset, final int length,
-                                       final long firstOffset, final long lastOffset, final long maxTimestamp) {
-        checkOffsetSpan(firstOffset, lastOffset, offset);
-        LogSegment active = segments[segments.length - 1];
-        try {
-            final long nowMs = time.millis();
-            final int newEntries = active.indexEntriesFor(appendView, offset, length);
-            if (active.sizeInBytes() > 0
-                && active.shouldRoll(config, length, maxTimestamp, lastOffset, newEntries, nowMs)) {
-                active = roll(firstOffset, nowMs);
-            }
-            active.append(source, appendView, offset, length);
-        } catch (final IOException | RuntimeException e) {
-            throw goOffline("append of " + length + " bytes at offset=" + firstOffset + " failed", e);
-        }
-        publishEnd(lastOffset + 1, active, active.sizeInBytes());
     }
 
     /** The flush.messages rule, checked after the append lock is released so the fsync never blocks appends. */
@@ -562,7 +331,7 @@ public final class PartitionLog implements AutoCloseable {
         }
     }
 
-    private LogSegment roll(final long newBaseOffset, final long nowMs) throws IOException {
+    LogSegment roll(final long newBaseOffset, final long nowMs) throws IOException {
         final LogSegment[] current = segments;
         final LogSegment old = current[current.length - 1];
         old.onBecomeInactive();
@@ -575,7 +344,7 @@ public final class PartitionLog implements AutoCloseable {
         return created;
     }
 
-    private void publishEnd(final long offset, final LogSegment segment, final int position) {
+    void publishEnd(final long offset, final LogSegment segment, final int position) {
         final int seq = endSeq;
         endSeq = seq + 1;
         endOffset = offset;
@@ -620,81 +389,11 @@ public final class PartitionLog implements AutoCloseable {
      */
     public LogSlice read(final long startOffset, final int maxBytes, final long maxOffsetExclusive,
                          final boolean minOneBatch, final LogSlice into) {
-        if (maxBytes < 0) {
-            throw new IllegalArgumentException("maxBytes=" + maxBytes + " must be >= 0");
-        }
-        ensureReadable();
-        final int truncationsAtStart = truncations;
-        final EndSnapshot end = snapshotEnd(into.end);
-        final long endOff = end.offset;
-        final LogSegment endSeg = end.segment;
-        final int endPos = end.position;
-        final long startOff = logStartOffset;
-        if (startOffset < startOff || startOffset > endOff) {
-            throw new OffsetOutOfRangeException(dir.toString(), startOffset, startOff, endOff);
-        }
-        final long bound = Math.min(maxOffsetExclusive, endOff);
-        if (startOffset >= bound) {
-            into.setEmpty(startOffset);
-            return into;
-        }
-        final LogSegment[] segs = segments;
-        try {
-            // The upper bound as a (segment, position): every batch before it lies wholly below the bound.
-            final LogSegment boundSeg;
-            final int boundPos;
-            if (bound == endOff) {
-                boundSeg = endSeg;
-                boundPos = endPos;
-            } else {
-                boundSeg = segs[floorIndex(segs, bound)];
-                // A truncation may have shrunk the segment since the snapshot: its size is lowered first.
-                final int limit = boundSeg == endSeg ? Math.min(endPos, boundSeg.sizeInBytes())
-                    : boundSeg.sizeInBytes();
-                boundPos = boundSeg.batchStartAtOrAfter(bound, limit, into.scratch);
-            }
-            for (int i = floorIndex(segs, startOffset); i < segs.length; i++) {
-                final LogSegment segment = segs[i];
-                if (segment.baseOffset() > boundSeg.baseOffset()) {
-                    break;
-                }
-                final int maxPosition = segment == boundSeg ? boundPos : segment.sizeInBytes();
-                final long found = segment.translateOffset(startOffset, maxPosition, into.scratch);
-                if (found < 0) {
-                    continue; // startOffset is past this segment's last batch (a gap): try the next one
-                }
-                final int position = (int) (found >>> 32);
-                final int firstSize = (int) found;
-                final long firstOffset = LogSegment.scannedBaseOffset(into.scratch);
-                final int available = maxPosition - position;
-                final int length;
-                if (available <= maxBytes) {
-                    length = available;
-                } else if (firstSize > maxBytes) {
-                    length = minOneBatch ? firstSize : 0;
-                } else {
-                    length = segment.lastBatchEndWithin(position, position + maxBytes, into.scratch) - position;
-                }
-                if (length == 0) {
-                    into.setEmpty(startOffset);
-                } else {
-                    into.set(segment.channel(), segment.baseOffset(), position, length, startOffset, firstOffset);
-                }
-                return into;
-            }
-        } catch (final IOException | StorageException e) {
-            if (truncations != truncationsAtStart && !closed) {
-                // The snapshot predates a truncation whose shrink this read ran into: read again from a fresh one.
-                return read(startOffset, maxBytes, maxOffsetExclusive, minOneBatch, into);
-            }
-            throw e instanceof IOException ? readFailure((IOException) e) : (StorageException) e;
-        }
-        into.setEmpty(startOffset);
-        return into;
+        return reads.read(startOffset, maxBytes, maxOffsetExclusive, minOneBatch, into);
     }
 
     /** The index of the last segment whose base offset is at most {@code offset}; 0 when it is below them all. */
-    private static int floorIndex(final LogSegment[] segs, final long offset) {
+    static int floorIndex(final LogSegment[] segs, final long offset) {
         int lo = 0;
         int hi = segs.length - 1;
         while (lo < hi) {
@@ -756,74 +455,7 @@ public final class PartitionLog implements AutoCloseable {
      * @throws UnsupportedOperationException if the records of a compressed batch must be read
      */
     public long offsetForTimestamp(final long timestampMs, final long maxOffsetExclusive, final LogSlice scratch) {
-        if (timestampMs < 0 && timestampMs != LATEST_TIMESTAMP && timestampMs != EARLIEST_TIMESTAMP) {
-            throw new IllegalArgumentException("timestampMs=" + timestampMs + " must be >= 0, or "
-                + LATEST_TIMESTAMP + " (latest) or " + EARLIEST_TIMESTAMP + " (earliest)");
-        }
-        ensureReadable();
-        final int truncationsAtStart = truncations;
-        final EndSnapshot end = snapshotEnd(scratch.end);
-        final long endOff = end.offset;
-        final LogSegment endSeg = end.segment;
-        final int endPos = end.position;
-        final long startOff = logStartOffset;
-        final long bound = Math.max(startOff, Math.min(maxOffsetExclusive, endOff));
-        if (timestampMs == LATEST_TIMESTAMP) {
-            return bound;
-        }
-        if (timestampMs == EARLIEST_TIMESTAMP) {
-            return startOff;
-        }
-        final ByteBuffer buffer = scratch.searchScratch();
-        try {
-            for (final LogSegment segment : segments) {
-                if (segment.baseOffset() > endSeg.baseOffset() || segment.baseOffset() >= bound) {
-                    break;
-                }
-                if (segment.maxTimestampSoFar() < timestampMs) {
-                    continue; // Kafka's rule: skip segments whose largest timestamp is below the target
-                }
-                final int maxPosition = segment == endSeg ? endPos : segment.sizeInBytes();
-                final long found = segment.findOffsetByTimestamp(timestampMs, startOff, maxPosition, buffer);
-                if (found >= 0) {
-                    // The earliest qualifying offset: if it lies at or above the bound, nothing below it qualifies.
-                    return found < bound ? found : -1;
-                }
-            }
-        } catch (final IOException | StorageException e) {
-            if (truncations != truncationsAtStart && !closed) {
-                // ran into a truncation's shrink: search again from a fresh snapshot
-                return offsetForTimestamp(timestampMs, maxOffsetExclusive, scratch);
-            }
-            throw e instanceof IOException ? readFailure((IOException) e) : (StorageException) e;
-        }
-        return -1;
-    }
-
-    /**
-     * Takes a consistent snapshot of the published end (offset, segment, position) into {@code into}: the
-     * sequence lock's read side, shared by every reader. Spins only while an append is publishing.
-     */
-    private EndSnapshot snapshotEnd(final EndSnapshot into) {
-        int seq;
-        do {
-            seq = endSeq;
-            if ((seq & 1) != 0) {
-                Thread.onSpinWait();
-                continue;
-            }
-            into.offset = endOffset;
-            into.segment = endSegment;
-            into.position = endPosition;
-        } while ((seq & 1) != 0 || seq != endSeq);
-        return into;
-    }
-
-    /** A reader's snapshot of the published end; one per {@link LogSlice}, so taking it allocates nothing. */
-    static final class EndSnapshot {
-        long offset;
-        LogSegment segment;
-        int position;
+        return reads.offsetForTimestamp(timestampMs, maxOffsetExclusive, scratch);
     }
 
     /**
@@ -1372,7 +1004,7 @@ public final class PartitionLog implements AutoCloseable {
         }
     }
 
-    private void ensureWritable() {
+    void ensureWritable() {
         if (closed) {
             throw new StorageException("the log is closed", dir, null);
         }
@@ -1386,7 +1018,7 @@ public final class PartitionLog implements AutoCloseable {
         }
     }
 
-    private void ensureReadable() {
+    void ensureReadable() {
         ensureWritable();
     }
 
@@ -1405,7 +1037,7 @@ public final class PartitionLog implements AutoCloseable {
         return new StorageException(what + ": " + cause.getMessage(), dir, cause);
     }
 
-    private StorageException readFailure(final IOException e) {
+    StorageException readFailure(final IOException e) {
         if (closed) {
             return new StorageException("the log was closed during a read", dir, e);
         }
