@@ -64,11 +64,11 @@ public final class PartitionLog implements AutoCloseable {
 
     final Path dir;
     final LogConfig config;
-    private final FileIO io;
+    final FileIO io;
     final InstantSource time;
-    private final RandomGenerator jitterRandom;
+    final RandomGenerator jitterRandom;
     final ReentrantLock appendLock = new ReentrantLock();
-    private final Object flushLock = new Object();
+    final Object flushLock = new Object();
 
     /** Copy-on-write: replaced on roll, so a reader binary-searches a stable array without locking. */
     volatile LogSegment[] segments;
@@ -83,15 +83,15 @@ public final class PartitionLog implements AutoCloseable {
     volatile boolean closed;
     private volatile Throwable offlineCause;
     /** Offsets below this are on disk; guarded by flushLock for writes. */
-    private volatile long flushedOffset;
+    volatile long flushedOffset;
     /** Segments with a base below this were fully flushed; guarded by flushLock. */
-    private long flushedSegmentBase;
+    long flushedSegmentBase;
 
     // Durability, retention and the shared directory state (issue 3, LogManager side); logic in helper classes.
-    private final GroupCommit groupCommit = new GroupCommit(this);
+    final GroupCommit groupCommit = new GroupCommit(this);
     private final RetiredSegments retired = new RetiredSegments();
     /** The high watermark as last set; read through {@link #highWatermark()}, which clamps it. */
-    private volatile long highWatermark;
+    volatile long highWatermark;
     /** The log directory's shared state when a LogManager opened this log; null for a standalone log. */
     private volatile LogDirFailure dirFailure;
     private volatile Scheduler scheduler;
@@ -109,6 +109,8 @@ public final class PartitionLog implements AutoCloseable {
     private final AppendPath appends;
     /** The read path (reads and timestamp searches): stateless, lock-free. */
     private final ReadPath reads = new ReadPath(this);
+    /** Truncation (truncateTo within the log, truncateFullyAndStartAt). */
+    private final Truncation truncation = new Truncation(this);
 
     private PartitionLog(final Path dir, final LogConfig config, final FileIO io, final InstantSource time,
                          final RandomGenerator jitterRandom, final List<LogSegment> loaded, final long logEndOffset) {
@@ -278,7 +280,7 @@ public final class PartitionLog implements AutoCloseable {
         }
     }
 
-    private static long jitter(final LogConfig config, final RandomGenerator random) {
+    static long jitter(final LogConfig config, final RandomGenerator random) {
         // Kafka's LogConfig.randomSegmentJitter: uniform in [0, min(segment.jitter.ms, segment.ms)).
         return config.segmentJitterMs() == 0 ? 0 : random.nextLong(Math.min(config.segmentJitterMs(), config.segmentMs()));
     }
@@ -594,7 +596,7 @@ public final class PartitionLog implements AutoCloseable {
      * appended after the truncation, below the old recovery point, reads as corruption instead of a torn tail.
      * Runs under the append lock, so no append slips in between.
      */
-    private void persistLoweredRecoveryPoint() {
+    void persistLoweredRecoveryPoint() {
         final Runnable persist = recoveryPointLowered;
         if (persist != null) {
             persist.run();
@@ -730,50 +732,13 @@ public final class PartitionLog implements AutoCloseable {
                 return offset;
             }
             synchronized (flushLock) {
-                return truncateWithinLog(offset);
+                return truncation.truncateWithinLog(offset);
             }
         } finally {
             appendLock.unlock();
         }
     }
 
-    private long truncateWithinLog(final long offset) {
-        final LogSegment[] segs = segments;
-        final int keep = floorIndex(segs, offset);
-        final LogSegment segment = segs[keep];
-        final ByteBuffer scratch = ByteBuffer.allocate(LogSlice.SCRATCH_BYTES);
-        try {
-            final long found = segment.translateOffset(offset, segment.sizeInBytes(), scratch);
-            final int position = found < 0 ? segment.sizeInBytes() : (int) (found >>> 32);
-            final long newEnd = found < 0 ? offset : Math.min(offset, LogSegment.scannedBaseOffset(scratch));
-            // Publish first: no reader that starts from now on looks past the new end.
-            truncations++;
-            publishEnd(newEnd, segment, position);
-            if (keep + 1 < segs.length) {
-                segments = Arrays.copyOf(segs, keep + 1);
-                for (int i = segs.length - 1; i > keep; i--) {
-                    segs[i].closeAndDelete(io);
-                }
-                io.fsyncDirectory(dir);
-            }
-            final int dropped = segment.truncateTo(newEnd, config.segmentIndexBytes(), scratch);
-            epochs.truncateFromEnd(newEnd);
-            epochs.flush();
-            final boolean lowered = flushedOffset > newEnd;
-            flushedOffset = Math.min(flushedOffset, newEnd);
-            flushedSegmentBase = Math.min(flushedSegmentBase, segment.baseOffset());
-            highWatermark = Math.min(highWatermark, newEnd);
-            groupCommit.onTruncated(newEnd);
-            if (lowered) {
-                persistLoweredRecoveryPoint();
-            }
-            LOG.info("Truncated {} to offset {}: {} bytes of {} and {} later segments removed", dir, newEnd, dropped,
-                segment.logFile().getFileName(), segs.length - keep - 1);
-            return newEnd;
-        } catch (final IOException | RuntimeException e) {
-            throw goOffline("truncation to offset=" + offset + " failed", e);
-        }
-    }
 
     /**
      * Deletes every segment and restarts the log, empty, at {@code offset}: log start and log end both become
@@ -789,48 +754,7 @@ public final class PartitionLog implements AutoCloseable {
         if (offset < 0) {
             throw new IllegalArgumentException("offset=" + offset + " must be >= 0");
         }
-        appendLock.lock();
-        try {
-            ensureWritable();
-            synchronized (flushLock) {
-                final LogSegment[] old = segments;
-                truncations++;
-                try {
-                    // A segment with the same base must go first: the new one takes its file names.
-                    for (final LogSegment segment : old) {
-                        if (segment.baseOffset() == offset) {
-                            segment.closeAndDelete(io);
-                        }
-                    }
-                    final LogSegment created = LogSegment.create(io, dir, offset, config, time.millis(),
-                        jitter(config, jitterRandom));
-                    io.fsyncDirectory(dir);
-                    segments = new LogSegment[] {created};
-                    logStartOffset = offset;
-                    publishEnd(offset, created, 0);
-                    for (int i = old.length - 1; i >= 0; i--) {
-                        if (old[i].baseOffset() != offset) {
-                            old[i].closeAndDelete(io);
-                        }
-                    }
-                    io.fsyncDirectory(dir);
-                    epochs.clearAndFlush();
-                    final boolean lowered = flushedOffset > offset;
-                    flushedOffset = offset;
-                    flushedSegmentBase = offset;
-                    highWatermark = offset;
-                    groupCommit.onTruncated(offset);
-                    if (lowered) {
-                        persistLoweredRecoveryPoint();
-                    }
-                } catch (final IOException | RuntimeException e) {
-                    throw goOffline("truncateFullyAndStartAt(" + offset + ") failed", e);
-                }
-            }
-            LOG.info("Truncated {} fully; the log restarts at offset {}", dir, offset);
-        } finally {
-            appendLock.unlock();
-        }
+        truncation.truncateFullyAndStartAt(offset);
     }
 
     /**
