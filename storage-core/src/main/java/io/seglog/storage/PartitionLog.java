@@ -102,7 +102,7 @@ public final class PartitionLog implements AutoCloseable {
     RecoveryReport recoveryReport;
 
     /** The append path and the appender's reusable state (allocation-free in steady state). */
-    private final AppendPath appends;
+    final AppendPath appends;
     /** The read path (reads and timestamp searches): stateless, lock-free. */
     private final ReadPath reads = new ReadPath(this);
     /** Truncation (truncateTo within the log, truncateFullyAndStartAt). */

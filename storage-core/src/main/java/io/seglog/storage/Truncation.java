@@ -48,6 +48,7 @@ final class Truncation {
                 log.io.fsyncDirectory(log.dir);
             }
             final int dropped = segment.truncateTo(newEnd, log.config.segmentIndexBytes(), scratch);
+            log.appends.forgetConfirmedEpoch();
             log.epochs.truncateFromEnd(newEnd);
             log.epochs.flush();
             final boolean lowered = log.flushedOffset > newEnd;
@@ -93,6 +94,7 @@ final class Truncation {
                         }
                     }
                     log.io.fsyncDirectory(log.dir);
+                    log.appends.forgetConfirmedEpoch();
                     log.epochs.clearAndFlush();
                     final boolean lowered = log.flushedOffset > offset;
                     log.flushedOffset = offset;
