@@ -1,11 +1,8 @@
 package io.seglog.storage.segment;
 
 import static io.seglog.storage.format.RecordBatchDescriptor.BASE_OFFSET_OFFSET;
-import static io.seglog.storage.format.RecordBatchDescriptor.BATCH_HEADER_LENGTH;
 import static io.seglog.storage.format.RecordBatchDescriptor.LAST_OFFSET_DELTA_LENGTH;
 import static io.seglog.storage.format.RecordBatchDescriptor.LAST_OFFSET_DELTA_OFFSET;
-import static io.seglog.storage.format.RecordBatchDescriptor.LENGTH_OFFSET;
-import static io.seglog.storage.format.RecordBatchDescriptor.LOG_OVERHEAD;
 import static io.seglog.storage.format.RecordBatchDescriptor.MAX_TIMESTAMP_LENGTH;
 import static io.seglog.storage.format.RecordBatchDescriptor.MAX_TIMESTAMP_OFFSET;
 import static io.seglog.storage.format.RecordBatchDescriptor.NO_TIMESTAMP;
@@ -60,6 +57,8 @@ public final class LogSegment implements AutoCloseable {
     private final FileChannel channel;
     private final OffsetIndex offsetIndex;
     private final TimeIndex timeIndex;
+    /** The lock-free batch reads (header scans, offset and timestamp lookups). */
+    private final SegmentReader reader;
     private final int indexIntervalBytes;
     private final long rollJitterMs;
     private final long createdMs;
@@ -94,6 +93,7 @@ public final class LogSegment implements AutoCloseable {
         this.offsetOfMaxTimestampSoFar = baseOffset;
         this.mappedAppendMaxBytes = config.mappedAppendMaxBytes();
         this.mappedTail = mappedAppendMaxBytes > 0 ? new MappedTail(channel) : null;
+        this.reader = new SegmentReader(logFile, baseOffset, channel, offsetIndex, timeIndex);
     }
 
     /**
@@ -711,35 +711,9 @@ public final class LogSegment implements AutoCloseable {
         appendFinalTimeIndexEntry();
     }
 
-    /**
-     * Reads the header of the batch at {@code position} into {@code scratch} and checks its length against
-     * {@code limit}: a length read from disk is never trusted.
-     *
-     * @return the batch size
-     */
     private int readHeader(final ByteBuffer scratch, final int position, final int limit, final int bytes)
         throws IOException {
-        if (limit - position < BATCH_HEADER_LENGTH) {
-            throw new StorageException("partial batch header at position=" + position + ": only "
-                + (limit - position) + " bytes before the end=" + limit + " (crash recovery needed)", logFile, null);
-        }
-        scratch.clear().limit(bytes);
-        int read = 0;
-        while (read < bytes) {
-            final int n = channel.read(scratch, position + (long) read);
-            if (n < 0) {
-                throw new StorageException("data file ended at position=" + (position + read)
-                    + " before the published size=" + limit, logFile, null);
-            }
-            read += n;
-        }
-        final int batchLength = scratch.getInt(LENGTH_OFFSET);
-        if (batchLength < BATCH_HEADER_LENGTH - LOG_OVERHEAD || batchLength > limit - position - LOG_OVERHEAD) {
-            throw new StorageException("batchLength=" + batchLength + " at position=" + position
-                + " does not fit between the header size " + (BATCH_HEADER_LENGTH - LOG_OVERHEAD) + " and the "
-                + (limit - position - LOG_OVERHEAD) + " bytes left before end=" + limit, logFile, null);
-        }
-        return batchLength + LOG_OVERHEAD;
+        return reader.readHeader(scratch, position, limit, bytes);
     }
 
     /**
@@ -755,16 +729,7 @@ public final class LogSegment implements AutoCloseable {
      */
     public long translateOffset(final long offset, final int maxPosition, final ByteBuffer scratch)
         throws IOException {
-        int position = offset < baseOffset ? 0 : offsetIndex.lookupPosition(offset);
-        while (position < maxPosition) {
-            final int size = readHeader(scratch, position, maxPosition, OFFSET_HEADER_BYTES);
-            final long lastOffset = scratch.getLong(BASE_OFFSET_OFFSET) + scratch.getInt(LAST_OFFSET_DELTA_OFFSET);
-            if (lastOffset >= offset) {
-                return ((long) position << 32) | size;
-            }
-            position += size;
-        }
-        return -1;
+        return reader.translateOffset(offset, maxPosition, scratch);
     }
 
     /**
@@ -806,31 +771,7 @@ public final class LogSegment implements AutoCloseable {
      */
     public int lastBatchEndWithin(final int fromPosition, final int limitPosition, final ByteBuffer scratch)
         throws IOException {
-        // One lookup that reads the index's count once (a truncation cannot move it under the search) and tries
-        // the warm tail first; an entry below fromPosition is no help, the scan starts at a batch boundary anyway.
-        int position = Math.max(fromPosition, offsetIndex.lookupPositionAtMost(limitPosition));
-        while (limitPosition - position >= BATCH_HEADER_LENGTH) {
-            scratch.clear().limit(LOG_OVERHEAD);
-            int read = 0;
-            while (read < LOG_OVERHEAD) {
-                final int n = channel.read(scratch, position + (long) read);
-                if (n < 0) {
-                    throw new StorageException("data file ended at position=" + (position + read)
-                        + " below the published limit=" + limitPosition, logFile, null);
-                }
-                read += n;
-            }
-            final int batchLength = scratch.getInt(LENGTH_OFFSET);
-            if (batchLength < BATCH_HEADER_LENGTH - LOG_OVERHEAD) {
-                throw new StorageException("batchLength=" + batchLength + " at position=" + position
-                    + " is below the header size " + (BATCH_HEADER_LENGTH - LOG_OVERHEAD), logFile, null);
-            }
-            if (batchLength > limitPosition - position - LOG_OVERHEAD) {
-                break;
-            }
-            position += batchLength + LOG_OVERHEAD;
-        }
-        return position;
+        return reader.lastBatchEndWithin(fromPosition, limitPosition, scratch);
     }
 
     /**
@@ -852,25 +793,7 @@ public final class LogSegment implements AutoCloseable {
      */
     public long findOffsetByTimestamp(final long timestampMs, final long startingOffset, final int maxPosition,
                                       final ByteBuffer scratch) throws IOException {
-        if (!scratch.hasArray() || scratch.capacity() < TimestampScan.MIN_SCRATCH_BYTES) {
-            throw new IllegalArgumentException("scratch must be a heap buffer of at least "
-                + TimestampScan.MIN_SCRATCH_BYTES + " bytes: " + scratch);
-        }
-        final long indexedOffset = timeIndex.lookupOffset(timestampMs);
-        int position = offsetIndex.lookupPosition(Math.max(indexedOffset, startingOffset));
-        while (position < maxPosition) {
-            final int size = readHeader(scratch, position, maxPosition, TIMESTAMP_HEADER_BYTES);
-            final long lastOffset = scratch.getLong(BASE_OFFSET_OFFSET) + scratch.getInt(LAST_OFFSET_DELTA_OFFSET);
-            if (lastOffset >= startingOffset && scratch.getLong(MAX_TIMESTAMP_OFFSET) >= timestampMs) {
-                final long found = TimestampScan.firstRecordAtOrAfter(channel, logFile, scratch, position, size,
-                    timestampMs, startingOffset);
-                if (found >= 0) {
-                    return found;
-                }
-            }
-            position += size;
-        }
-        return -1;
+        return reader.findOffsetByTimestamp(timestampMs, startingOffset, maxPosition, scratch);
     }
 
     /**
@@ -883,15 +806,7 @@ public final class LogSegment implements AutoCloseable {
      * @throws StorageException if the file ends inside a batch
      */
     public long readNextOffset(final ByteBuffer scratch) throws IOException {
-        final int size = sizeInBytes;
-        int position = offsetIndex.entries() == 0 ? 0 : offsetIndex.lookupPosition(offsetIndex.lastOffset());
-        long next = baseOffset;
-        while (position < size) {
-            final int batchSize = readHeader(scratch, position, size, OFFSET_HEADER_BYTES);
-            next = scratch.getLong(BASE_OFFSET_OFFSET) + scratch.getInt(LAST_OFFSET_DELTA_OFFSET) + 1;
-            position += batchSize;
-        }
-        return next;
+        return reader.readNextOffset(sizeInBytes, scratch);
     }
 
     /**
