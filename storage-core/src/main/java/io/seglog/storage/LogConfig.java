@@ -34,6 +34,16 @@ public final class LogConfig {
     public static final String MAX_MESSAGE_BYTES_CONFIG = "max.message.bytes";
     /** Kafka's {@code message.timestamp.type}: {@code CreateTime} or {@code LogAppendTime}. */
     public static final String MESSAGE_TIMESTAMP_TYPE_CONFIG = "message.timestamp.type";
+    /**
+     * Kafka's {@code message.timestamp.before.max.ms}: with {@code CreateTime}, how far a record's timestamp may
+     * lie before the broker's time.
+     */
+    public static final String MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG = "message.timestamp.before.max.ms";
+    /**
+     * Kafka's {@code message.timestamp.after.max.ms}: with {@code CreateTime}, how far a record's timestamp may
+     * lie after the broker's time.
+     */
+    public static final String MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG = "message.timestamp.after.max.ms";
     /** Kafka's {@code retention.ms}; -1 keeps data forever. */
     public static final String RETENTION_MS_CONFIG = "retention.ms";
     /** Kafka's {@code retention.bytes}; -1 means no size limit. */
@@ -76,6 +86,10 @@ public final class LogConfig {
     public static final int DEFAULT_INDEX_INTERVAL_BYTES = 4096;
     /** Kafka's default {@code max.message.bytes}: 1 MiB plus the 12-byte log overhead. */
     public static final int DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024 + 12;
+    /** Kafka 4.4's default {@code message.timestamp.before.max.ms}: unbounded. */
+    public static final long DEFAULT_MESSAGE_TIMESTAMP_BEFORE_MAX_MS = Long.MAX_VALUE;
+    /** Kafka 4.4's default {@code message.timestamp.after.max.ms}: 1 hour (clock skew a producer may have). */
+    public static final long DEFAULT_MESSAGE_TIMESTAMP_AFTER_MAX_MS = 60L * 60 * 1000;
     /** Kafka's default {@code retention.ms}: 7 days. */
     public static final long DEFAULT_RETENTION_MS = 7L * 24 * 60 * 60 * 1000;
     /** Kafka's default {@code retention.bytes}: unlimited. */
@@ -179,6 +193,8 @@ public final class LogConfig {
     private final int indexIntervalBytes;
     private final int maxMessageBytes;
     private final TimestampType messageTimestampType;
+    private final long messageTimestampBeforeMaxMs;
+    private final long messageTimestampAfterMaxMs;
     private final long retentionMs;
     private final long retentionBytes;
     private final long flushMessages;
@@ -195,6 +211,8 @@ public final class LogConfig {
         this.indexIntervalBytes = b.indexIntervalBytes;
         this.maxMessageBytes = b.maxMessageBytes;
         this.messageTimestampType = b.messageTimestampType;
+        this.messageTimestampBeforeMaxMs = b.messageTimestampBeforeMaxMs;
+        this.messageTimestampAfterMaxMs = b.messageTimestampAfterMaxMs;
         this.retentionMs = b.retentionMs;
         this.retentionBytes = b.retentionBytes;
         this.flushMessages = b.flushMessages;
@@ -264,6 +282,12 @@ public final class LogConfig {
         }
         if (properties.containsKey(MESSAGE_TIMESTAMP_TYPE_CONFIG)) {
             b.messageTimestampType(TimestampType.fromKafkaName(String.valueOf(properties.get(MESSAGE_TIMESTAMP_TYPE_CONFIG)).trim()));
+        }
+        if (properties.containsKey(MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG)) {
+            b.messageTimestampBeforeMaxMs(longValue(properties, MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG));
+        }
+        if (properties.containsKey(MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG)) {
+            b.messageTimestampAfterMaxMs(longValue(properties, MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG));
         }
         if (properties.containsKey(RETENTION_MS_CONFIG)) {
             b.retentionMs(longValue(properties, RETENTION_MS_CONFIG));
@@ -399,6 +423,26 @@ public final class LogConfig {
     }
 
     /**
+     * How far before the broker's time a {@code CreateTime} record's timestamp may lie
+     * ({@code message.timestamp.before.max.ms}); a leader append with an earlier record is rejected.
+     *
+     * @return milliseconds, {@link Long#MAX_VALUE} for no bound
+     */
+    public long messageTimestampBeforeMaxMs() {
+        return messageTimestampBeforeMaxMs;
+    }
+
+    /**
+     * How far after the broker's time a {@code CreateTime} record's timestamp may lie
+     * ({@code message.timestamp.after.max.ms}); a leader append with a later record is rejected.
+     *
+     * @return milliseconds, {@link Long#MAX_VALUE} for no bound
+     */
+    public long messageTimestampAfterMaxMs() {
+        return messageTimestampAfterMaxMs;
+    }
+
+    /**
      * Unflushed messages after which an append forces an fsync ({@code flush.messages}).
      *
      * @return messages, {@link Long#MAX_VALUE} for never
@@ -453,6 +497,7 @@ public final class LogConfig {
         return builder().segmentBytes(segmentBytes).segmentMs(segmentMs).segmentJitterMs(segmentJitterMs)
             .segmentIndexBytes(segmentIndexBytes).indexIntervalBytes(indexIntervalBytes)
             .maxMessageBytes(maxMessageBytes).messageTimestampType(messageTimestampType)
+            .messageTimestampBeforeMaxMs(messageTimestampBeforeMaxMs).messageTimestampAfterMaxMs(messageTimestampAfterMaxMs)
             .retentionMs(retentionMs).retentionBytes(retentionBytes).flushMessages(flushMessages)
             .flushMs(flushMs).fileDeleteDelayMs(fileDeleteDelayMs).corruptionPolicy(corruptionPolicy)
             .mappedAppendMaxBytes(mappedAppendMaxBytes);
@@ -470,7 +515,9 @@ public final class LogConfig {
         return segmentBytes == that.segmentBytes && segmentMs == that.segmentMs
             && segmentJitterMs == that.segmentJitterMs && segmentIndexBytes == that.segmentIndexBytes
             && indexIntervalBytes == that.indexIntervalBytes && maxMessageBytes == that.maxMessageBytes
-            && messageTimestampType == that.messageTimestampType && retentionMs == that.retentionMs
+            && messageTimestampType == that.messageTimestampType
+            && messageTimestampBeforeMaxMs == that.messageTimestampBeforeMaxMs
+            && messageTimestampAfterMaxMs == that.messageTimestampAfterMaxMs && retentionMs == that.retentionMs
             && retentionBytes == that.retentionBytes && flushMessages == that.flushMessages
             && flushMs == that.flushMs && fileDeleteDelayMs == that.fileDeleteDelayMs
             && corruptionPolicy == that.corruptionPolicy && mappedAppendMaxBytes == that.mappedAppendMaxBytes;
@@ -479,8 +526,9 @@ public final class LogConfig {
     @Override
     public int hashCode() {
         return Objects.hash(segmentBytes, segmentMs, segmentJitterMs, segmentIndexBytes, indexIntervalBytes,
-            maxMessageBytes, messageTimestampType, retentionMs, retentionBytes, flushMessages, flushMs,
-            fileDeleteDelayMs, corruptionPolicy, mappedAppendMaxBytes);
+            maxMessageBytes, messageTimestampType, messageTimestampBeforeMaxMs, messageTimestampAfterMaxMs,
+            retentionMs, retentionBytes, flushMessages, flushMs, fileDeleteDelayMs, corruptionPolicy,
+            mappedAppendMaxBytes);
     }
 
     @Override
@@ -489,7 +537,9 @@ public final class LogConfig {
             + ", " + SEGMENT_JITTER_MS_CONFIG + "=" + segmentJitterMs + ", " + SEGMENT_INDEX_BYTES_CONFIG + "="
             + segmentIndexBytes + ", " + INDEX_INTERVAL_BYTES_CONFIG + "=" + indexIntervalBytes + ", "
             + MAX_MESSAGE_BYTES_CONFIG + "=" + maxMessageBytes + ", " + MESSAGE_TIMESTAMP_TYPE_CONFIG + "="
-            + messageTimestampType.kafkaName() + ", " + RETENTION_MS_CONFIG + "=" + retentionMs + ", "
+            + messageTimestampType.kafkaName() + ", " + MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG + "="
+            + messageTimestampBeforeMaxMs + ", " + MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG + "="
+            + messageTimestampAfterMaxMs + ", " + RETENTION_MS_CONFIG + "=" + retentionMs + ", "
             + RETENTION_BYTES_CONFIG + "=" + retentionBytes + ", " + FLUSH_MESSAGES_CONFIG + "=" + flushMessages
             + ", " + FLUSH_MS_CONFIG + "=" + flushMs + ", " + FILE_DELETE_DELAY_MS_CONFIG + "=" + fileDeleteDelayMs
             + ", " + CORRUPTION_POLICY_CONFIG + "=" + corruptionPolicy.configName() + ", "
@@ -507,6 +557,8 @@ public final class LogConfig {
         private int indexIntervalBytes = DEFAULT_INDEX_INTERVAL_BYTES;
         private int maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES;
         private TimestampType messageTimestampType = TimestampType.CREATE_TIME;
+        private long messageTimestampBeforeMaxMs = DEFAULT_MESSAGE_TIMESTAMP_BEFORE_MAX_MS;
+        private long messageTimestampAfterMaxMs = DEFAULT_MESSAGE_TIMESTAMP_AFTER_MAX_MS;
         private long retentionMs = DEFAULT_RETENTION_MS;
         private long retentionBytes = DEFAULT_RETENTION_BYTES;
         private long flushMessages = DEFAULT_FLUSH_MESSAGES;
@@ -619,6 +671,28 @@ public final class LogConfig {
         }
 
         /**
+         * Sets {@code message.timestamp.before.max.ms}.
+         *
+         * @param messageTimestampBeforeMaxMs how far before the broker's time a record timestamp may lie, 0 or more
+         * @return this builder
+         */
+        public Builder messageTimestampBeforeMaxMs(final long messageTimestampBeforeMaxMs) {
+            this.messageTimestampBeforeMaxMs = messageTimestampBeforeMaxMs;
+            return this;
+        }
+
+        /**
+         * Sets {@code message.timestamp.after.max.ms}.
+         *
+         * @param messageTimestampAfterMaxMs how far after the broker's time a record timestamp may lie, 0 or more
+         * @return this builder
+         */
+        public Builder messageTimestampAfterMaxMs(final long messageTimestampAfterMaxMs) {
+            this.messageTimestampAfterMaxMs = messageTimestampAfterMaxMs;
+            return this;
+        }
+
+        /**
          * Sets {@value #MAPPED_APPEND_MAX_BYTES_CONFIG}.
          *
          * @param mappedAppendMaxBytes largest append copied through the mapped tail, 0 for none
@@ -700,6 +774,12 @@ public final class LogConfig {
                 throw invalid(MAX_MESSAGE_BYTES_CONFIG, maxMessageBytes, "must be at least 0");
             }
             Objects.requireNonNull(messageTimestampType, MESSAGE_TIMESTAMP_TYPE_CONFIG);
+            if (messageTimestampBeforeMaxMs < 0) {
+                throw invalid(MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG, messageTimestampBeforeMaxMs, "must be at least 0");
+            }
+            if (messageTimestampAfterMaxMs < 0) {
+                throw invalid(MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG, messageTimestampAfterMaxMs, "must be at least 0");
+            }
             if (retentionMs < -1) {
                 throw invalid(RETENTION_MS_CONFIG, retentionMs, "must be at least -1");
             }

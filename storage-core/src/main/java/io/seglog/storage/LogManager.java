@@ -259,6 +259,7 @@ public final class LogManager implements AutoCloseable {
             }
             final Dir dir = dirs.get(result.task().dirIndex());
             log.attach(dir.failure, scheduler);
+            log.onRecoveryPointLowered(() -> writeCheckpoint(dir, dir.recoveryPoints, PartitionLog::flushedOffset));
             if (unexpected != null || dir.failure.isOffline()) {
                 offlineAtStart.put(result.task().tp(), dir);
                 try {
@@ -342,6 +343,7 @@ public final class LogManager implements AutoCloseable {
                 throw dir.failure.markOffline("creating partition " + tp, e);
             }
             log.attach(dir.failure, scheduler);
+            log.onRecoveryPointLowered(() -> writeCheckpoint(dir, dir.recoveryPoints, PartitionLog::flushedOffset));
             logs.put(tp, new Entry(log, dir));
             return log;
         }
@@ -528,16 +530,20 @@ public final class LogManager implements AutoCloseable {
         if (dir.failure.isOffline()) {
             return;
         }
-        final Map<TopicPartition, Long> offsets = new HashMap<>();
-        for (final Map.Entry<TopicPartition, Entry> e : logs.entrySet()) {
-            if (e.getValue().dir == dir) {
-                offsets.put(e.getKey(), offset.applyAsLong(e.getValue().log));
+        // A truncating thread writes the recovery points too (PartitionLog.onRecoveryPointLowered): one writer
+        // per file at a time, and offsets read under the lock, so a later write never carries older values.
+        synchronized (file) {
+            final Map<TopicPartition, Long> offsets = new HashMap<>();
+            for (final Map.Entry<TopicPartition, Entry> e : logs.entrySet()) {
+                if (e.getValue().dir == dir) {
+                    offsets.put(e.getKey(), offset.applyAsLong(e.getValue().log));
+                }
             }
-        }
-        try {
-            file.write(offsets);
-        } catch (final IOException | RuntimeException e) {
-            throw dir.failure.markOffline("write of " + file.file().getFileName(), e);
+            try {
+                file.write(offsets);
+            } catch (final IOException | RuntimeException e) {
+                throw dir.failure.markOffline("write of " + file.file().getFileName(), e);
+            }
         }
     }
 

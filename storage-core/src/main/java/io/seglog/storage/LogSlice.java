@@ -30,6 +30,14 @@ public final class LogSlice {
     /** Scratch space for the batch headers the read path scans; owned by this slice, so reuse allocates nothing. */
     final ByteBuffer scratch = ByteBuffer.allocate(SCRATCH_BYTES);
 
+    /** Chunk size of a timestamp search's record reads: a few typical batches, a bounded cost per search. */
+    static final int SEARCH_SCRATCH_BYTES = 4096;
+
+    /** The published end a read or timestamp search saw; owned by this slice, so taking it allocates nothing. */
+    final ReadPath.EndSnapshot end = new ReadPath.EndSnapshot();
+    /** Created by the first timestamp search through this slice; reused after. */
+    private ByteBuffer searchScratch;
+
     private FileChannel channel;
     private int position;
     private int sizeInBytes;
@@ -51,6 +59,13 @@ public final class LogSlice {
         this.sizeInBytes = sizeInBytes;
         this.requestedOffset = requestedOffset;
         this.firstOffset = firstOffset;
+    }
+
+    ByteBuffer searchScratch() {
+        if (searchScratch == null) {
+            searchScratch = ByteBuffer.allocate(SEARCH_SCRATCH_BYTES);
+        }
+        return searchScratch;
     }
 
     void setEmpty(final long requestedOffset) {
@@ -124,12 +139,14 @@ public final class LogSlice {
 
     /**
      * Sends the whole slice to {@code target} with {@link FileChannel#transferTo}, which is zero copy
-     * ({@code sendfile}) when the target is a socket or a file. Stops early only when the target accepts no
-     * more bytes (a non-blocking channel whose buffer is full).
+     * ({@code sendfile}) when the target is a socket or a file. Returns a short count only when the target
+     * accepts no more bytes (a non-blocking channel whose buffer is full): the caller continues later with
+     * {@link #transferTo(WritableByteChannel, int, int)}. A short file (a truncation removed the slice's bytes)
+     * is an {@link IOException}, never a silent short count.
      *
      * @param target the channel to write to
      * @return the number of bytes transferred
-     * @throws IOException if the transfer fails
+     * @throws IOException if the transfer fails, or the segment file ends inside the slice
      */
     public long transferTo(final WritableByteChannel target) throws IOException {
         return transferTo(target, 0, sizeInBytes);
@@ -142,8 +159,8 @@ public final class LogSlice {
      * @param target      the channel to write to
      * @param offsetBytes where to start, relative to the slice
      * @param countBytes  how many bytes to send at most
-     * @return the number of bytes transferred
-     * @throws IOException if the transfer fails
+     * @return the number of bytes transferred; fewer than {@code countBytes} only when the target accepted no more
+     * @throws IOException if the transfer fails, or the segment file ends inside the slice
      * @throws IllegalArgumentException if the range is not inside the slice
      */
     public long transferTo(final WritableByteChannel target, final int offsetBytes, final int countBytes)
@@ -156,6 +173,14 @@ public final class LogSlice {
         while (done < countBytes) {
             final long n = channel.transferTo(position + offsetBytes + done, countBytes - done, target);
             if (n <= 0) {
+                // FileChannel.transferTo answers 0 both for a full non-blocking target and for a position at or
+                // past the end of the file; only the first is a legitimate short count.
+                final long at = position + offsetBytes + done;
+                final long fileSize = channel.size();
+                if (at >= fileSize) {
+                    throw new IOException("segment file ended at size=" + fileSize + " inside a slice of "
+                        + sizeInBytes + " bytes at position=" + position + " (a truncation removed them)");
+                }
                 break;
             }
             done += n;

@@ -1,18 +1,11 @@
 package io.seglog.storage;
 
-import io.seglog.storage.checkpoint.CorruptCheckpointException;
-import io.seglog.storage.checkpoint.LeaderEpochCheckpointFile;
 import io.seglog.storage.epoch.EpochEndOffset;
 import io.seglog.storage.epoch.LeaderEpochCache;
-import io.seglog.storage.format.RecordBatch;
-import io.seglog.storage.format.RecordBatchValidator;
 import io.seglog.storage.io.FileIO;
-import io.seglog.storage.segment.BatchHeaders;
-import io.seglog.storage.segment.LogLoader;
 import io.seglog.storage.segment.LogSegment;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.InstantSource;
 import java.util.Arrays;
@@ -22,7 +15,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.SplittableRandom;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.random.RandomGenerator;
-import org.agrona.concurrent.UnsafeBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,62 +51,69 @@ import org.slf4j.LoggerFactory;
  * {@link LogManager} shares that state with every partition of its log directory.
  */
 public final class PartitionLog implements AutoCloseable {
+    /** Kafka's {@code ListOffsetsRequest.LATEST_TIMESTAMP}: {@link #offsetForTimestamp} answers the upper bound. */
+    public static final long LATEST_TIMESTAMP = -1L;
+    /** Kafka's {@code ListOffsetsRequest.EARLIEST_TIMESTAMP}: {@link #offsetForTimestamp} answers the log start. */
+    public static final long EARLIEST_TIMESTAMP = -2L;
+
     private static final Logger LOG = LoggerFactory.getLogger(PartitionLog.class);
 
-    private final Path dir;
-    private final LogConfig config;
-    private final FileIO io;
-    private final InstantSource time;
-    private final RandomGenerator jitterRandom;
-    private final ReentrantLock appendLock = new ReentrantLock();
-    private final Object flushLock = new Object();
+    final Path dir;
+    final LogConfig config;
+    final FileIO io;
+    final InstantSource time;
+    final RandomGenerator jitterRandom;
+    final ReentrantLock appendLock = new ReentrantLock();
+    final Object flushLock = new Object();
 
     /** Copy-on-write: replaced on roll, so a reader binary-searches a stable array without locking. */
-    private volatile LogSegment[] segments;
-    private volatile long logStartOffset;
+    volatile LogSegment[] segments;
+    volatile long logStartOffset;
 
     // The published log end: endSeq is odd while the appender rewrites the triple (a sequence lock).
-    private volatile int endSeq;
-    private volatile long endOffset;
-    private volatile LogSegment endSegment;
-    private volatile int endPosition;
+    volatile int endSeq;
+    volatile long endOffset;
+    volatile LogSegment endSegment;
+    volatile int endPosition;
 
-    private volatile boolean closed;
+    volatile boolean closed;
     private volatile Throwable offlineCause;
     /** Offsets below this are on disk; guarded by flushLock for writes. */
-    private volatile long flushedOffset;
+    volatile long flushedOffset;
     /** Segments with a base below this were fully flushed; guarded by flushLock. */
-    private long flushedSegmentBase;
+    long flushedSegmentBase;
 
     // Durability, retention and the shared directory state (issue 3, LogManager side); logic in helper classes.
-    private final GroupCommit groupCommit = new GroupCommit(this);
+    final GroupCommit groupCommit = new GroupCommit(this);
     private final RetiredSegments retired = new RetiredSegments();
     /** The high watermark as last set; read through {@link #highWatermark()}, which clamps it. */
-    private volatile long highWatermark;
+    volatile long highWatermark;
     /** The log directory's shared state when a LogManager opened this log; null for a standalone log. */
     private volatile LogDirFailure dirFailure;
     private volatile Scheduler scheduler;
+    /** Persists the lowered recovery point (a LogManager's checkpoint write); null for a standalone log. */
+    private volatile Runnable recoveryPointLowered;
 
     /** Counts truncations, raised before any file shrinks, so a read that ran into one can retry. */
-    private volatile int truncations;
+    volatile int truncations;
     /** The leader epochs and their start offsets, persisted in {@code leader-epoch-checkpoint}; set by open. */
-    private LeaderEpochCache epochs;
+    LeaderEpochCache epochs;
     /** What opening the log repaired; set by open. */
-    private RecoveryReport recoveryReport;
+    RecoveryReport recoveryReport;
 
-    // Appender-only state, reused for every append (allocation-free in steady state).
-    private final UnsafeBuffer appendView = new UnsafeBuffer(0, 0);
-    // The caller's buffer is ours for the call: setLogAppendTime's CRC needs no duplicate per new buffer.
-    private final RecordBatch batchView = RecordBatch.forOwnedBuffers();
-    private final RecordBatchValidator leaderValidator;
-    /**
-     * The leader epoch that the last successful leader append found (or made) the cache's latest; -1 when not
-     * known. While it holds, appends in that epoch skip the cache's two read-lock round trips (the fencing check
-     * and the no-op assign), about a fifth of a single-record append's CPU. Guarded by appendLock; every other
-     * change to the cache resets it ({@link #forgetConfirmedEpoch}).
-     */
-    private int confirmedLeaderEpoch = -1;
-    private final RecordBatchValidator followerValidator;
+    /** The append path and the appender's reusable state (allocation-free in steady state). */
+    final AppendPath appends;
+    /** The read path (reads and timestamp searches): stateless, lock-free. */
+    private final ReadPath reads = new ReadPath(this);
+    /** Truncation (truncateTo within the log, truncateFullyAndStartAt). */
+    private final Truncation truncation = new Truncation(this);
+
+    /** Builds an opened log from its loaded segments; {@link LogOpener} sets the epochs and report. */
+    static PartitionLog create(final Path dir, final LogConfig config, final FileIO io, final InstantSource time,
+                               final RandomGenerator jitterRandom, final List<LogSegment> loaded,
+                               final long logEndOffset) {
+        return new PartitionLog(dir, config, io, time, jitterRandom, loaded, logEndOffset);
+    }
 
     private PartitionLog(final Path dir, final LogConfig config, final FileIO io, final InstantSource time,
                          final RandomGenerator jitterRandom, final List<LogSegment> loaded, final long logEndOffset) {
@@ -125,10 +124,7 @@ public final class PartitionLog implements AutoCloseable {
         this.jitterRandom = jitterRandom;
         this.segments = loaded.toArray(new LogSegment[0]);
         this.logStartOffset = this.segments[0].baseOffset();
-        // The validator needs room for a header; a smaller max.message.bytes rejects every batch anyway.
-        final int maxBatchBytes = Math.max(config.maxMessageBytes(), 61);
-        this.leaderValidator = new RecordBatchValidator(maxBatchBytes, RecordBatchValidator.Origin.CLIENT);
-        this.followerValidator = new RecordBatchValidator(maxBatchBytes, RecordBatchValidator.Origin.REPLICATION);
+        this.appends = new AppendPath(this, config);
         final LogSegment active = this.segments[this.segments.length - 1];
         publishEnd(logEndOffset, active, active.sizeInBytes());
         // A clean reopen finds everything on disk (close flushes); crash recovery (issue 3) will set this from
@@ -218,76 +214,10 @@ public final class PartitionLog implements AutoCloseable {
         Objects.requireNonNull(io, "io");
         Objects.requireNonNull(time, "time");
         Objects.requireNonNull(jitterRandom, "jitterRandom");
-        final ByteBuffer scratch = ByteBuffer.allocate(LogSlice.SCRATCH_BYTES);
-        List<LogSegment> loaded = List.of();
-        try {
-            io.createDirectories(partitionDir);
-            final long nowMs = time.millis();
-            final LeaderEpochCheckpointFile checkpoint =
-                new LeaderEpochCheckpointFile(io, partitionDir.resolve(LeaderEpochCheckpointFile.FILE_NAME));
-            final LeaderEpochCache epochs = loadEpochs(checkpoint);
-            final boolean rebuildEpochs = epochs.isEmpty();
-            final LogLoader.Loaded result = LogLoader.load(io, partitionDir, config, nowMs,
-                () -> jitter(config, jitterRandom), scratch, new LogLoader.Options(recovery.hadCleanShutdown(),
-                    recovery.recoveryPoint(), recovery.scanFromOffset(), rebuildEpochs ? null : epochs));
-            loaded = result.segments();
-            if (loaded.isEmpty()) {
-                loaded = List.of(LogSegment.create(io, partitionDir, 0, config, nowMs, jitter(config, jitterRandom)));
-                io.fsyncDirectory(partitionDir);
-                if (partitionDir.toAbsolutePath().getParent() != null) {
-                    io.fsyncDirectory(partitionDir.toAbsolutePath().getParent());
-                }
-            }
-            final LogSegment active = loaded.get(loaded.size() - 1);
-            active.resizeIndexes(config.segmentIndexBytes());
-            final long logEndOffset = active.readNextOffset(scratch);
-            if (rebuildEpochs) {
-                epochs.clear();
-                epochs.assign(result.epochs().entries());
-            }
-            epochs.truncateFromEnd(logEndOffset);
-            epochs.flush();
-            final PartitionLog log = new PartitionLog(partitionDir, config, io, time, jitterRandom, loaded,
-                logEndOffset);
-            log.epochs = epochs;
-            log.recoveryReport = result.report();
-            return log;
-        } catch (final IOException | RuntimeException e) {
-            // After an I/O failure nothing may be synced again (the directory goes offline): abandon, not close.
-            final boolean ioFailure = e instanceof IOException || e instanceof StorageException;
-            for (int i = loaded.size() - 1; i >= 0; i--) {
-                try {
-                    if (ioFailure) {
-                        loaded.get(i).abandon();
-                        continue;
-                    }
-                    loaded.get(i).close();
-                } catch (final IOException | RuntimeException suppressed) {
-                    e.addSuppressed(suppressed);
-                }
-            }
-            if (e instanceof StorageException) {
-                throw (StorageException) e;
-            }
-            throw new StorageException("cannot open the log: " + e.getMessage(), partitionDir, e);
-        }
+        return LogOpener.open(partitionDir, config, io, time, jitterRandom, recovery);
     }
 
-    /** The checkpoint's epochs; an empty cache (to be rebuilt from the batches) when it is missing or corrupt. */
-    private static LeaderEpochCache loadEpochs(final LeaderEpochCheckpointFile checkpoint) throws IOException {
-        // Existence is metadata, not file access; FileIO has no call for it.
-        if (!Files.exists(checkpoint.file())) {
-            return LeaderEpochCache.empty(checkpoint);
-        }
-        try {
-            return LeaderEpochCache.load(checkpoint);
-        } catch (final CorruptCheckpointException e) {
-            LOG.warn("Rebuilding the leader epochs of {} from the batches: {}", checkpoint.file(), e.getMessage());
-            return LeaderEpochCache.empty(checkpoint);
-        }
-    }
-
-    private static long jitter(final LogConfig config, final RandomGenerator random) {
+    static long jitter(final LogConfig config, final RandomGenerator random) {
         // Kafka's LogConfig.randomSegmentJitter: uniform in [0, min(segment.jitter.ms, segment.ms)).
         return config.segmentJitterMs() == 0 ? 0 : random.nextLong(Math.min(config.segmentJitterMs(), config.segmentMs()));
     }
@@ -308,54 +238,9 @@ public final class PartitionLog implements AutoCloseable {
      * @throws StorageException if the write fails (the log goes offline) or the log is closed or offline
      */
     public long appendAsLeader(final ByteBuffer batches, final int leaderEpoch) {
-        final long lastOffset = appendAsLeaderLocked(batches, leaderEpoch);
+        final long lastOffset = appends.appendAsLeader(batches, leaderEpoch);
         maybeFlushAfterAppend();
         return lastOffset;
-    }
-
-    private long appendAsLeaderLocked(final ByteBuffer batches, final int leaderEpoch) {
-        if (leaderEpoch < 0) {
-            throw new IllegalArgumentException("leaderEpoch=" + leaderEpoch + " must be >= 0");
-        }
-        appendLock.lock();
-        try {
-            final int offset = batches.position();
-            final int length = wrapForAppend(batches);
-            leaderValidator.validate(appendView, offset, length);
-            checkBatchSizes(offset, length);
-            final boolean epochConfirmed = leaderEpoch == confirmedLeaderEpoch;
-            if (!epochConfirmed) {
-                final int latestEpoch = epochs.latestEpoch();
-                if (leaderEpoch < latestEpoch) {
-                    throw new IllegalArgumentException("leaderEpoch=" + leaderEpoch + " is below the log's latest"
-                        + " leader epoch " + latestEpoch + " (a fenced leader must not append)");
-                }
-            }
-            final long firstOffset = endOffset;
-            final boolean logAppendTime = config.messageTimestampType() == LogConfig.TimestampType.LOG_APPEND_TIME;
-            final long nowMs = logAppendTime ? time.millis() : -1;
-            long next = firstOffset;
-            long maxTimestamp = -1;
-            for (int p = offset, end = offset + length; p < end; ) {
-                final int size = BatchHeaders.sizeInBytes(appendView, p);
-                BatchHeaders.stampOffsetAndEpoch(appendView, p, next, leaderEpoch);
-                if (logAppendTime) {
-                    batchView.wrap(appendView, p).setLogAppendTime(nowMs);
-                }
-                maxTimestamp = Math.max(maxTimestamp, BatchHeaders.maxTimestamp(appendView, p));
-                next += BatchHeaders.lastOffsetDelta(appendView, p) + 1L;
-                p += size;
-            }
-            if (!epochConfirmed) {
-                // Unconfirmed: assign (a no-op in the current epoch); confirmed, the cache's latest is this epoch.
-                assignEpoch(leaderEpoch, firstOffset);
-            }
-            appendWithEpochs(batches, offset, length, firstOffset, next - 1, maxTimestamp);
-            confirmedLeaderEpoch = leaderEpoch;
-            return next - 1;
-        } finally {
-            appendLock.unlock();
-        }
     }
 
     /**
@@ -373,138 +258,9 @@ public final class PartitionLog implements AutoCloseable {
      * @throws StorageException if the write fails (the log goes offline) or the log is closed or offline
      */
     public long appendAsFollower(final ByteBuffer batches) {
-        final long lastOffset = appendAsFollowerLocked(batches);
+        final long lastOffset = appends.appendAsFollower(batches);
         maybeFlushAfterAppend();
         return lastOffset;
-    }
-
-    private long appendAsFollowerLocked(final ByteBuffer batches) {
-        appendLock.lock();
-        try {
-            final int offset = batches.position();
-            final int length = wrapForAppend(batches);
-            followerValidator.validate(appendView, offset, length);
-            checkBatchSizes(offset, length);
-            final long firstOffset = endOffset;
-            long expected = firstOffset;
-            long maxTimestamp = -1;
-            int index = 0;
-            int epoch = epochs.latestEpoch();
-            for (int p = offset, end = offset + length; p < end; index++) {
-                final long base = BatchHeaders.baseOffset(appendView, p);
-                if (base != expected) {
-                    throw new InvalidRecordException("baseOffset", base, expected, index, p,
-                        (base < expected ? "batch overlaps" : "batch leaves a gap after")
-                            + " the log (logEndOffset=" + firstOffset + "); a follower append must continue it");
-                }
-                final int batchEpoch = BatchHeaders.partitionLeaderEpoch(appendView, p);
-                if (batchEpoch >= 0 && batchEpoch < epoch) {
-                    throw new InvalidRecordException("partitionLeaderEpoch", batchEpoch, epoch, index, offset + p,
-                        "leader epochs never decrease along a log; the follower must truncate first");
-                }
-                epoch = Math.max(epoch, batchEpoch);
-                expected = BatchHeaders.lastOffset(appendView, p) + 1;
-                maxTimestamp = Math.max(maxTimestamp, BatchHeaders.maxTimestamp(appendView, p));
-                p += BatchHeaders.sizeInBytes(appendView, p);
-            }
-            for (int p = offset, end = offset + length; p < end; p += BatchHeaders.sizeInBytes(appendView, p)) {
-                final int batchEpoch = BatchHeaders.partitionLeaderEpoch(appendView, p);
-                if (batchEpoch >= 0) {
-                    assignEpoch(batchEpoch, BatchHeaders.baseOffset(appendView, p));
-                }
-            }
-            appendWithEpochs(batches, offset, length, firstOffset, expected - 1, maxTimestamp);
-            return expected - 1;
-        } finally {
-            appendLock.unlock();
-        }
-    }
-
-    /**
-     * Records a new leader epoch before its first batch is written, so the checkpoint never misses an epoch the
-     * log holds (recovery checks batches against it). A no-op without allocation in the current epoch.
-     */
-    private void forgetConfirmedEpoch() {
-        confirmedLeaderEpoch = -1;
-    }
-
-    private void assignEpoch(final int epoch, final long startOffset) {
-        forgetConfirmedEpoch();
-        try {
-            epochs.assign(epoch, startOffset);
-        } catch (final IOException | RuntimeException e) {
-            throw goOffline("writing the leader-epoch checkpoint failed", e);
-        }
-    }
-
-    /**
-     * Appends after the epochs were assigned; if the append is refused (an offset span no segment can hold),
-     * the epochs assigned for it are taken back, so the cache never holds an epoch the log does not.
-     */
-    private void appendWithEpochs(final ByteBuffer batches, final int offset, final int length, final long firstOffset,
-                                  final long lastOffset, final long maxTimestamp) {
-        try {
-            appendToActiveSegment(batches, offset, length, firstOffset, lastOffset, maxTimestamp);
-        } catch (final InvalidRecordException refused) {
-            forgetConfirmedEpoch();
-            if (epochs.truncateFromEnd(firstOffset)) {
-                try {
-                    epochs.flush();
-                } catch (final IOException e) {
-                    throw goOffline("writing the leader-epoch checkpoint failed", e);
-                }
-            }
-            throw refused;
-        }
-    }
-
-    private int wrapForAppend(final ByteBuffer batches) {
-        ensureWritable();
-        final int length = batches.remaining();
-        if (length == 0) {
-            throw new IllegalArgumentException("batches has no bytes (position=" + batches.position() + ", limit="
-                + batches.limit() + ")");
-        }
-        if (batches.isReadOnly()) {
-            throw new IllegalArgumentException("batches is a read-only buffer; appends stamp offsets in place");
-        }
-        // The whole buffer, so that positions in errors are positions in the caller's buffer.
-        appendView.wrap(batches);
-        return length;
-    }
-
-    /** Kafka's per-batch size guards, beyond the validator's max.message.bytes: a batch must fit a segment. */
-    private void checkBatchSizes(final int offset, final int length) {
-        int index = 0;
-        for (int p = offset, end = offset + length; p < end; index++) {
-            final int size = BatchHeaders.sizeInBytes(appendView, p);
-            if (size > config.segmentBytes()) {
-                throw new InvalidRecordException("batchSize", size, config.segmentBytes(), index, p,
-                    "batch is larger than " + LogConfig.SEGMENT_BYTES_CONFIG);
-            }
-            p += size;
-        }
-    }
-
-    private void appendToActiveSegment(final ByteBuffer source, final int offset, final int length,
-                                       final long firstOffset, final long lastOffset, final long maxTimestamp) {
-        if (lastOffset - firstOffset > Integer.MAX_VALUE) {
-            throw new InvalidRecordException("lastOffset", lastOffset, firstOffset + Integer.MAX_VALUE, 0, offset,
-                "an append spans more offsets than one segment's 32-bit relative offsets can hold");
-        }
-        LogSegment active = segments[segments.length - 1];
-        try {
-            final long nowMs = time.millis();
-            final int newEntries = active.indexEntriesFor(appendView, offset, length);
-            if (active.sizeInBytes() > 0
-                && active.shouldRoll(config, length, maxTimestamp, lastOffset, newEntries, nowMs)) {
-                active = roll(firstOffset, nowMs);
-            }
-            active.append(source, appendView, offset, length);
-        } catch (final IOException | RuntimeException e) {
-            throw goOffline("append of " + length + " bytes at offset=" + firstOffset + " failed", e);
-        }
-        publishEnd(lastOffset + 1, active, active.sizeInBytes());
     }
 
     /** The flush.messages rule, checked after the append lock is released so the fsync never blocks appends. */
@@ -514,7 +270,7 @@ public final class PartitionLog implements AutoCloseable {
         }
     }
 
-    private LogSegment roll(final long newBaseOffset, final long nowMs) throws IOException {
+    LogSegment roll(final long newBaseOffset, final long nowMs) throws IOException {
         final LogSegment[] current = segments;
         final LogSegment old = current[current.length - 1];
         old.onBecomeInactive();
@@ -527,7 +283,7 @@ public final class PartitionLog implements AutoCloseable {
         return created;
     }
 
-    private void publishEnd(final long offset, final LogSegment segment, final int position) {
+    void publishEnd(final long offset, final LogSegment segment, final int position) {
         final int seq = endSeq;
         endSeq = seq + 1;
         endOffset = offset;
@@ -572,90 +328,11 @@ public final class PartitionLog implements AutoCloseable {
      */
     public LogSlice read(final long startOffset, final int maxBytes, final long maxOffsetExclusive,
                          final boolean minOneBatch, final LogSlice into) {
-        if (maxBytes < 0) {
-            throw new IllegalArgumentException("maxBytes=" + maxBytes + " must be >= 0");
-        }
-        ensureReadable();
-        final int truncationsAtStart = truncations;
-        int seq;
-        long endOff;
-        LogSegment endSeg;
-        int endPos;
-        do {
-            seq = endSeq;
-            endOff = endOffset;
-            endSeg = endSegment;
-            endPos = endPosition;
-            if ((seq & 1) != 0) {
-                Thread.onSpinWait();
-            }
-        } while ((seq & 1) != 0 || seq != endSeq);
-        final long startOff = logStartOffset;
-        if (startOffset < startOff || startOffset > endOff) {
-            throw new OffsetOutOfRangeException(dir.toString(), startOffset, startOff, endOff);
-        }
-        final long bound = Math.min(maxOffsetExclusive, endOff);
-        if (startOffset >= bound) {
-            into.setEmpty(startOffset);
-            return into;
-        }
-        final LogSegment[] segs = segments;
-        try {
-            // The upper bound as a (segment, position): every batch before it lies wholly below the bound.
-            final LogSegment boundSeg;
-            final int boundPos;
-            if (bound == endOff) {
-                boundSeg = endSeg;
-                boundPos = endPos;
-            } else {
-                boundSeg = segs[floorIndex(segs, bound)];
-                // A truncation may have shrunk the segment since the snapshot: its size is lowered first.
-                final int limit = boundSeg == endSeg ? Math.min(endPos, boundSeg.sizeInBytes())
-                    : boundSeg.sizeInBytes();
-                boundPos = boundSeg.batchStartAtOrAfter(bound, limit, into.scratch);
-            }
-            for (int i = floorIndex(segs, startOffset); i < segs.length; i++) {
-                final LogSegment segment = segs[i];
-                if (segment.baseOffset() > boundSeg.baseOffset()) {
-                    break;
-                }
-                final int maxPosition = segment == boundSeg ? boundPos : segment.sizeInBytes();
-                final long found = segment.translateOffset(startOffset, maxPosition, into.scratch);
-                if (found < 0) {
-                    continue; // startOffset is past this segment's last batch (a gap): try the next one
-                }
-                final int position = (int) (found >>> 32);
-                final int firstSize = (int) found;
-                final long firstOffset = LogSegment.scannedBaseOffset(into.scratch);
-                final int available = maxPosition - position;
-                final int length;
-                if (available <= maxBytes) {
-                    length = available;
-                } else if (firstSize > maxBytes) {
-                    length = minOneBatch ? firstSize : 0;
-                } else {
-                    length = segment.lastBatchEndWithin(position, position + maxBytes, into.scratch) - position;
-                }
-                if (length == 0) {
-                    into.setEmpty(startOffset);
-                } else {
-                    into.set(segment.channel(), segment.baseOffset(), position, length, startOffset, firstOffset);
-                }
-                return into;
-            }
-        } catch (final IOException | StorageException e) {
-            if (truncations != truncationsAtStart && !closed) {
-                // The snapshot predates a truncation whose shrink this read ran into: read again from a fresh one.
-                return read(startOffset, maxBytes, maxOffsetExclusive, minOneBatch, into);
-            }
-            throw e instanceof IOException ? readFailure((IOException) e) : (StorageException) e;
-        }
-        into.setEmpty(startOffset);
-        return into;
+        return reads.read(startOffset, maxBytes, maxOffsetExclusive, minOneBatch, into);
     }
 
     /** The index of the last segment whose base offset is at most {@code offset}; 0 when it is below them all. */
-    private static int floorIndex(final LogSegment[] segs, final long offset) {
+    static int floorIndex(final LogSegment[] segs, final long offset) {
         int lo = 0;
         int hi = segs.length - 1;
         while (lo < hi) {
@@ -670,52 +347,54 @@ public final class PartitionLog implements AutoCloseable {
     }
 
     /**
-     * The first offset at or after the log start whose record timestamp is at least {@code timestampMs}
-     * (Kafka's {@code ListOffsets} by timestamp). Timestamps need not be ordered: the answer is the earliest
-     * such offset, found through each segment's largest timestamp and time index. Thread-safe; allocates a
-     * small scratch buffer and, when it must read records, a buffer for one batch.
+     * Kafka's {@code ListOffsets} by timestamp without an upper bound other than the log end; see
+     * {@link #offsetForTimestamp(long, long, LogSlice)}. Allocates a slice (and its search buffer) per call.
      *
-     * @param timestampMs the target timestamp
+     * @param timestampMs the target timestamp, or {@link #LATEST_TIMESTAMP} / {@link #EARLIEST_TIMESTAMP}
      * @return the offset, or -1 when no record below the log end has such a timestamp
+     * @throws IllegalArgumentException if {@code timestampMs} is negative and not one of the special values
      * @throws StorageException if the log is closed or offline, or a read fails
      * @throws UnsupportedOperationException if the records of a compressed batch must be read
      */
     public long offsetForTimestamp(final long timestampMs) {
-        ensureReadable();
-        final int truncationsAtStart = truncations;
-        int seq;
-        long endOff;
-        LogSegment endSeg;
-        int endPos;
-        do {
-            seq = endSeq;
-            endOff = endOffset;
-            endSeg = endSegment;
-            endPos = endPosition;
-        } while ((seq & 1) != 0 || seq != endSeq);
-        final long startOff = logStartOffset;
-        final ByteBuffer scratch = ByteBuffer.allocate(LogSlice.SCRATCH_BYTES);
-        try {
-            for (final LogSegment segment : segments) {
-                if (segment.baseOffset() > endSeg.baseOffset()) {
-                    break;
-                }
-                if (segment.maxTimestampSoFar() < timestampMs) {
-                    continue; // Kafka's rule: skip segments whose largest timestamp is below the target
-                }
-                final int maxPosition = segment == endSeg ? endPos : segment.sizeInBytes();
-                final long found = segment.findOffsetByTimestamp(timestampMs, startOff, maxPosition, scratch);
-                if (found >= 0 && found < endOff) {
-                    return found;
-                }
-            }
-        } catch (final IOException | StorageException e) {
-            if (truncations != truncationsAtStart && !closed) {
-                return offsetForTimestamp(timestampMs); // ran into a truncation's shrink: search again
-            }
-            throw e instanceof IOException ? readFailure((IOException) e) : (StorageException) e;
-        }
-        return -1;
+        return offsetForTimestamp(timestampMs, Long.MAX_VALUE, new LogSlice());
+    }
+
+    /**
+     * As {@link #offsetForTimestamp(long, long, LogSlice)}, allocating a slice (and its search buffer) per call.
+     *
+     * @param timestampMs        the target timestamp, or {@link #LATEST_TIMESTAMP} / {@link #EARLIEST_TIMESTAMP}
+     * @param maxOffsetExclusive the upper bound, e.g. the high watermark for a consumer
+     * @return the offset, or -1 when no record below the bound has such a timestamp
+     * @throws IllegalArgumentException if {@code timestampMs} is negative and not one of the special values
+     * @throws StorageException if the log is closed or offline, or a read fails
+     * @throws UnsupportedOperationException if the records of a compressed batch must be read
+     */
+    public long offsetForTimestamp(final long timestampMs, final long maxOffsetExclusive) {
+        return offsetForTimestamp(timestampMs, maxOffsetExclusive, new LogSlice());
+    }
+
+    /**
+     * The first offset at or after the log start and below {@code min(maxOffsetExclusive, logEndOffset)} whose
+     * record timestamp is at least {@code timestampMs} (Kafka's {@code ListOffsets} by timestamp; a consumer's
+     * answer is bounded by the high watermark). Timestamps need not be ordered: the answer is the earliest such
+     * offset, found through each segment's largest timestamp and time index. Kafka's special targets are
+     * honoured: {@link #LATEST_TIMESTAMP} (-1) answers the bound itself, {@link #EARLIEST_TIMESTAMP} (-2) the
+     * log start offset; other negative targets (Kafka's -3 max-timestamp and the tiered-storage ones) are
+     * refused. Thread-safe and lock-free; allocation-free with a reused {@code scratch}: the search state lives
+     * in the slice, which is why each reading thread passes its own (as for {@link #read}; a slice per reader
+     * keeps the buffer thread-confined without a ThreadLocal pinning memory in every pooled thread).
+     *
+     * @param timestampMs        the target timestamp, or {@link #LATEST_TIMESTAMP} / {@link #EARLIEST_TIMESTAMP}
+     * @param maxOffsetExclusive the upper bound, e.g. the high watermark; {@link Long#MAX_VALUE} for the log end
+     * @param scratch            a slice used only for its buffers (its contents afterwards are unspecified)
+     * @return the offset, or -1 when no record below the bound has such a timestamp
+     * @throws IllegalArgumentException if {@code timestampMs} is negative and not one of the special values
+     * @throws StorageException if the log is closed or offline, or a read fails
+     * @throws UnsupportedOperationException if the records of a compressed batch must be read
+     */
+    public long offsetForTimestamp(final long timestampMs, final long maxOffsetExclusive, final LogSlice scratch) {
+        return reads.offsetForTimestamp(timestampMs, maxOffsetExclusive, scratch);
     }
 
     /**
@@ -843,6 +522,24 @@ public final class PartitionLog implements AutoCloseable {
         failure.onOffline(e -> groupCommit.failAll(e, true));
     }
 
+    /** Sets what persists a lowered recovery point; called once right after open by a LogManager. */
+    void onRecoveryPointLowered(final Runnable persist) {
+        this.recoveryPointLowered = persist;
+    }
+
+    /**
+     * A truncation below the recovery point must lower the checkpointed one before anything is appended again
+     * (Kafka's LogManager.truncateTo checkpoints the recovery points too): otherwise a crash that tears a batch
+     * appended after the truncation, below the old recovery point, reads as corruption instead of a torn tail.
+     * Runs under the append lock, so no append slips in between.
+     */
+    void persistLoweredRecoveryPoint() {
+        final Runnable persist = recoveryPointLowered;
+        if (persist != null) {
+            persist.run();
+        }
+    }
+
     /** Restores the log start offset and high watermark read from the log directory's checkpoints. */
     void restoreOffsets(final long checkpointedLogStart, final long checkpointedHighWatermark) {
         appendLock.lock();
@@ -940,11 +637,14 @@ public final class PartitionLog implements AutoCloseable {
      * base offset. Segments above it are closed and deleted, the segment holding it is cut (data file fsynced,
      * indexes truncated and grown back for appends), the leader-epoch cache loses the epochs starting at or
      * above the new end and is written. At or above the log end nothing changes; below the first segment the
-     * log is emptied with {@link #truncateFullyAndStartAt}.
+     * log is emptied with {@link #truncateFullyAndStartAt}. {@link #flushedOffset()} drops to the new end when it
+     * was above it, and a {@link LogManager}'s recovery-point checkpoint is rewritten before this returns (a
+     * standalone embedder that keeps {@code flushedOffset} as its recovery point must persist it too), so a crash
+     * after later appends finds their torn tail above the recovery point.
      *
      * <p>Readers: the new log end is published before any file shrinks, so a read that starts afterwards never
      * looks past it; a read in flight that runs into the shrink retries from a fresh snapshot. A
-     * {@link LogSlice} taken before may refer to bytes that are then gone (its transfer comes up short) or,
+     * {@link LogSlice} taken before may refer to bytes that are then gone (its transfer fails with an IOException) or,
      * after later appends, replaced. Kafka has the same window and excludes it the same way: consumers read only below the
      * high watermark, and a follower truncates only above what its leader committed, so the bytes a truncation
      * removes are never ones a bounded reader was given.
@@ -969,47 +669,13 @@ public final class PartitionLog implements AutoCloseable {
                 return offset;
             }
             synchronized (flushLock) {
-                return truncateWithinLog(offset);
+                return truncation.truncateWithinLog(offset);
             }
         } finally {
             appendLock.unlock();
         }
     }
 
-    private long truncateWithinLog(final long offset) {
-        final LogSegment[] segs = segments;
-        final int keep = floorIndex(segs, offset);
-        final LogSegment segment = segs[keep];
-        final ByteBuffer scratch = ByteBuffer.allocate(LogSlice.SCRATCH_BYTES);
-        try {
-            final long found = segment.translateOffset(offset, segment.sizeInBytes(), scratch);
-            final int position = found < 0 ? segment.sizeInBytes() : (int) (found >>> 32);
-            final long newEnd = found < 0 ? offset : Math.min(offset, LogSegment.scannedBaseOffset(scratch));
-            // Publish first: no reader that starts from now on looks past the new end.
-            truncations++;
-            publishEnd(newEnd, segment, position);
-            if (keep + 1 < segs.length) {
-                segments = Arrays.copyOf(segs, keep + 1);
-                for (int i = segs.length - 1; i > keep; i--) {
-                    segs[i].closeAndDelete(io);
-                }
-                io.fsyncDirectory(dir);
-            }
-            final int dropped = segment.truncateTo(newEnd, config.segmentIndexBytes(), scratch);
-            forgetConfirmedEpoch();
-            epochs.truncateFromEnd(newEnd);
-            epochs.flush();
-            flushedOffset = Math.min(flushedOffset, newEnd);
-            flushedSegmentBase = Math.min(flushedSegmentBase, segment.baseOffset());
-            highWatermark = Math.min(highWatermark, newEnd);
-            groupCommit.onTruncated(newEnd);
-            LOG.info("Truncated {} to offset {}: {} bytes of {} and {} later segments removed", dir, newEnd, dropped,
-                segment.logFile().getFileName(), segs.length - keep - 1);
-            return newEnd;
-        } catch (final IOException | RuntimeException e) {
-            throw goOffline("truncation to offset=" + offset + " failed", e);
-        }
-    }
 
     /**
      * Deletes every segment and restarts the log, empty, at {@code offset}: log start and log end both become
@@ -1025,45 +691,7 @@ public final class PartitionLog implements AutoCloseable {
         if (offset < 0) {
             throw new IllegalArgumentException("offset=" + offset + " must be >= 0");
         }
-        appendLock.lock();
-        try {
-            ensureWritable();
-            synchronized (flushLock) {
-                final LogSegment[] old = segments;
-                truncations++;
-                try {
-                    // A segment with the same base must go first: the new one takes its file names.
-                    for (final LogSegment segment : old) {
-                        if (segment.baseOffset() == offset) {
-                            segment.closeAndDelete(io);
-                        }
-                    }
-                    final LogSegment created = LogSegment.create(io, dir, offset, config, time.millis(),
-                        jitter(config, jitterRandom));
-                    io.fsyncDirectory(dir);
-                    segments = new LogSegment[] {created};
-                    logStartOffset = offset;
-                    publishEnd(offset, created, 0);
-                    for (int i = old.length - 1; i >= 0; i--) {
-                        if (old[i].baseOffset() != offset) {
-                            old[i].closeAndDelete(io);
-                        }
-                    }
-                    io.fsyncDirectory(dir);
-                    forgetConfirmedEpoch();
-                    epochs.clearAndFlush();
-                    flushedOffset = offset;
-                    flushedSegmentBase = offset;
-                    highWatermark = offset;
-                    groupCommit.onTruncated(offset);
-                } catch (final IOException | RuntimeException e) {
-                    throw goOffline("truncateFullyAndStartAt(" + offset + ") failed", e);
-                }
-            }
-            LOG.info("Truncated {} fully; the log restarts at offset {}", dir, offset);
-        } finally {
-            appendLock.unlock();
-        }
+        truncation.truncateFullyAndStartAt(offset);
     }
 
     /**
@@ -1237,7 +865,7 @@ public final class PartitionLog implements AutoCloseable {
         }
     }
 
-    private void ensureWritable() {
+    void ensureWritable() {
         if (closed) {
             throw new StorageException("the log is closed", dir, null);
         }
@@ -1251,7 +879,7 @@ public final class PartitionLog implements AutoCloseable {
         }
     }
 
-    private void ensureReadable() {
+    void ensureReadable() {
         ensureWritable();
     }
 
@@ -1270,7 +898,7 @@ public final class PartitionLog implements AutoCloseable {
         return new StorageException(what + ": " + cause.getMessage(), dir, cause);
     }
 
-    private StorageException readFailure(final IOException e) {
+    StorageException readFailure(final IOException e) {
         if (closed) {
             return new StorageException("the log was closed during a read", dir, e);
         }

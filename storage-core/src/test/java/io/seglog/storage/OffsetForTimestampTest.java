@@ -1,6 +1,7 @@
 package io.seglog.storage;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.seglog.storage.io.FileIO;
@@ -57,8 +58,10 @@ class OffsetForTimestampTest {
             targets.add(r[1]);
             targets.add(r[1] + 1);
         }
-        targets.add(Long.MIN_VALUE);
+        targets.add(0L);
         targets.add(Long.MAX_VALUE);
+        final long bound = records.size() / 2; // e.g. a high watermark half-way
+        final LogSlice scratch = new LogSlice(); // reused: the allocation-free form
         for (final long target : targets) {
             long expected = -1;
             for (final long[] r : records) {
@@ -68,6 +71,16 @@ class OffsetForTimestampTest {
                 }
             }
             assertEquals(expected, log.offsetForTimestamp(target), "seed=" + seed + " target=" + target);
+            assertEquals(expected < bound ? expected : -1, log.offsetForTimestamp(target, bound, scratch),
+                "seed=" + seed + " target=" + target + " maxOffsetExclusive=" + bound);
+        }
+        assertEquals(bound, log.offsetForTimestamp(PartitionLog.LATEST_TIMESTAMP, bound, scratch));
+        assertEquals(records.size(), log.offsetForTimestamp(PartitionLog.LATEST_TIMESTAMP));
+        assertEquals(log.logStartOffset(), log.offsetForTimestamp(PartitionLog.EARLIEST_TIMESTAMP, bound, scratch));
+        for (final long invalid : new long[] {-3, -5, Long.MIN_VALUE}) {
+            final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> log.offsetForTimestamp(invalid));
+            assertTrue(e.getMessage().contains("timestampMs=" + invalid), e.getMessage());
         }
     }
 }

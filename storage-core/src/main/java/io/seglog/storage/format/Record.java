@@ -48,6 +48,8 @@ public final class Record {
     private long baseOffset;
     private long baseTimestamp;
     private long logAppendTime = RecordBatchDescriptor.NO_TIMESTAMP;
+    /** Whether the batch uses log-append time: then even a max timestamp of -1 is every record's (Kafka). */
+    private boolean isLogAppendTime;
     private int headerCursor;
     private int headersRemaining;
 
@@ -324,9 +326,11 @@ public final class Record {
         return -1;
     }
 
-    void batchContext(final long baseOffset, final long baseTimestamp, final long logAppendTime) {
+    void batchContext(final long baseOffset, final long baseTimestamp, final boolean isLogAppendTime,
+                      final long logAppendTime) {
         this.baseOffset = baseOffset;
         this.baseTimestamp = baseTimestamp;
+        this.isLogAppendTime = isLogAppendTime;
         this.logAppendTime = logAppendTime;
     }
 
@@ -386,12 +390,12 @@ public final class Record {
 
     /**
      * The record's timestamp: the batch's max timestamp when the batch uses log-append time (as Kafka reads
-     * it), else the base timestamp plus {@link #timestampDelta()}.
+     * it, even when that is -1), else the base timestamp plus {@link #timestampDelta()}.
      *
      * @return the timestamp in milliseconds.
      */
     public long timestamp() {
-        return logAppendTime != RecordBatchDescriptor.NO_TIMESTAMP ? logAppendTime : baseTimestamp + timestampDelta;
+        return isLogAppendTime ? logAppendTime : baseTimestamp + timestampDelta;
     }
 
     /**

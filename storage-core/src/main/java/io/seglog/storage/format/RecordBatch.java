@@ -63,6 +63,7 @@ public final class RecordBatch {
     private long contextBaseOffset;
     private long contextBaseTimestamp;
     private long contextLogAppendTime;
+    private boolean contextIsLogAppendTime;
 
     /**
      * Creates an unwrapped flyweight.
@@ -353,6 +354,7 @@ public final class RecordBatch {
         mutable.putLong(startIndex + MAX_TIMESTAMP_OFFSET, timestampMs, BIG_ENDIAN);
         writeCrc();
         contextLogAppendTime = timestampMs;
+        contextIsLogAppendTime = true;
     }
 
     /**
@@ -417,7 +419,7 @@ public final class RecordBatch {
             throw new InvalidRecordException(into.errorField, into.errorValue, into.errorLimit, 0, into.errorPosition,
                 into.errorDetail);
         }
-        into.batchContext(contextBaseOffset, contextBaseTimestamp, contextLogAppendTime);
+        into.batchContext(contextBaseOffset, contextBaseTimestamp, contextIsLogAppendTime, contextLogAppendTime);
         nextRecordIndex += size;
         recordsRemaining--;
         return true;
@@ -436,7 +438,8 @@ public final class RecordBatch {
     private void readContext() {
         contextBaseOffset = baseOffset();
         contextBaseTimestamp = baseTimestamp();
-        contextLogAppendTime = isLogAppendTime() ? maxTimestamp() : NO_TIMESTAMP;
+        contextIsLogAppendTime = isLogAppendTime();
+        contextLogAppendTime = contextIsLogAppendTime ? maxTimestamp() : NO_TIMESTAMP;
     }
 
     private MutableDirectBuffer mutableBuffer() {

@@ -2,6 +2,7 @@ package io.seglog.storage.format;
 
 import static io.seglog.storage.format.RecordBatchDescriptor.ATTRIBUTES_OFFSET;
 import static io.seglog.storage.format.RecordBatchDescriptor.BASE_SEQUENCE_OFFSET;
+import static io.seglog.storage.format.RecordBatchDescriptor.BASE_TIMESTAMP_OFFSET;
 import static io.seglog.storage.format.RecordBatchDescriptor.BATCH_HEADER_LENGTH;
 import static io.seglog.storage.format.RecordBatchDescriptor.COMPRESSION_CODEC_MASK;
 import static io.seglog.storage.format.RecordBatchDescriptor.CRC_OFFSET;
@@ -11,6 +12,8 @@ import static io.seglog.storage.format.RecordBatchDescriptor.LENGTH_OFFSET;
 import static io.seglog.storage.format.RecordBatchDescriptor.LOG_OVERHEAD;
 import static io.seglog.storage.format.RecordBatchDescriptor.MAGIC_OFFSET;
 import static io.seglog.storage.format.RecordBatchDescriptor.MAGIC_V2;
+import static io.seglog.storage.format.RecordBatchDescriptor.MAX_TIMESTAMP_OFFSET;
+import static io.seglog.storage.format.RecordBatchDescriptor.NO_TIMESTAMP;
 import static io.seglog.storage.format.RecordBatchDescriptor.PRODUCER_ID_OFFSET;
 import static io.seglog.storage.format.RecordBatchDescriptor.RECORDS_COUNT_OFFSET;
 import static io.seglog.storage.format.RecordBatchDescriptor.RECORDS_OFFSET;
@@ -52,8 +55,12 @@ import org.agrona.DirectBuffer;
  * Kafka leader may legitimately have written, including batches thinned by compaction: {@code recordsCount}
  * from 0 to {@code lastOffsetDelta + 1} and deltas strictly increasing within {@code [0, lastOffsetDelta]}.
  *
- * <p>Timestamps, control batches from clients and producer-state rules are the log's business, not this
- * format check.
+ * <p>Timestamps: while it walks the records of a valid batch, the validator notes the largest record
+ * timestamp, the offset delta of the first record that has it, and the smallest record timestamp other than
+ * -1 ({@link #lastBatchMaxTimestamp()}, {@link #lastBatchOffsetDeltaOfMaxTimestamp()},
+ * {@link #lastBatchMinTimestamp()}), so that a leader can correct the header's {@code maxTimestamp} and check
+ * Kafka's timestamp bounds without a second walk. Judging them, control batches from clients and
+ * producer-state rules are the log's business, not this format check.
  *
  * <p>Reusable and allocation-free (the failure path of {@link #validate} allocates only the exception). Not
  * thread-safe: one instance per appending thread. When the checked buffer wraps a direct {@code ByteBuffer},
@@ -93,6 +100,11 @@ public final class RecordBatchValidator {
     // bytes, and a duplicate per new buffer would allocate on every append of a network buffer.
     private final Crc32cCalculator crc = new Crc32cCalculator(true);
     private final Record record = new Record();
+
+    // The timestamps of the last batch checkBatch accepted (see the class comment).
+    private long batchMaxTimestamp = NO_TIMESTAMP;
+    private int batchOffsetDeltaOfMaxTimestamp;
+    private long batchMinTimestamp = NO_TIMESTAMP;
 
     private String lastField;
     private String lastDetail;
@@ -229,6 +241,10 @@ public final class RecordBatchValidator {
             return headerStatus;
         }
         if ((buffer.getShort(offset + ATTRIBUTES_OFFSET, BIG_ENDIAN) & COMPRESSION_CODEC_MASK) != 0) {
+            // Records are not walked: the header's claims are all there is.
+            batchMaxTimestamp = buffer.getLong(offset + MAX_TIMESTAMP_OFFSET, BIG_ENDIAN);
+            batchOffsetDeltaOfMaxTimestamp = buffer.getInt(offset + LAST_OFFSET_DELTA_OFFSET, BIG_ENDIAN);
+            batchMinTimestamp = buffer.getLong(offset + BASE_TIMESTAMP_OFFSET, BIG_ENDIAN);
             return batchLength + LOG_OVERHEAD;
         }
         return checkRecords(buffer, offset, batchLength);
@@ -285,6 +301,11 @@ public final class RecordBatchValidator {
         final int end = offset + LOG_OVERHEAD + batchLength;
         int position = offset + RECORDS_OFFSET;
         int previousDelta = -1;
+        final long baseTimestamp = buffer.getLong(offset + BASE_TIMESTAMP_OFFSET, BIG_ENDIAN);
+        // Kafka's LogValidator starts the maximum at NO_TIMESTAMP (-1) and keeps the first record that beats it.
+        long maxTimestamp = NO_TIMESTAMP;
+        int offsetDeltaOfMax = lastOffsetDelta;
+        long minTimestamp = Long.MAX_VALUE;
         for (int i = 0; i < count; i++) {
             final int size = record.parse(buffer, position, end);
             if (size < 0) {
@@ -303,12 +324,53 @@ public final class RecordBatchValidator {
             }
             previousDelta = delta;
             position += size;
+            final long timestamp = baseTimestamp + record.timestampDelta();
+            if (timestamp > maxTimestamp) {
+                maxTimestamp = timestamp;
+                offsetDeltaOfMax = delta;
+            }
+            if (timestamp != NO_TIMESTAMP && timestamp < minTimestamp) {
+                minTimestamp = timestamp;
+            }
         }
         if (position != end) {
             return fail(BAD_RECORDS, "batchLength", batchLength, position - offset - LOG_OVERHEAD,
                 offset + LENGTH_OFFSET, "bytes trail the last record");
         }
+        batchMaxTimestamp = maxTimestamp;
+        batchOffsetDeltaOfMaxTimestamp = offsetDeltaOfMax;
+        batchMinTimestamp = minTimestamp == Long.MAX_VALUE ? NO_TIMESTAMP : minTimestamp;
         return batchLength + LOG_OVERHEAD;
+    }
+
+    /**
+     * The largest record timestamp of the last batch {@link #checkBatch} accepted (for a compressed batch, its
+     * header's {@code maxTimestamp}).
+     *
+     * @return the timestamp, -1 when no record has a larger one
+     */
+    public long lastBatchMaxTimestamp() {
+        return batchMaxTimestamp;
+    }
+
+    /**
+     * The offset delta of the first record with {@link #lastBatchMaxTimestamp()} in the last accepted batch
+     * (its {@code lastOffsetDelta} when no record has a timestamp above -1, or the batch is compressed).
+     *
+     * @return the offset delta
+     */
+    public int lastBatchOffsetDeltaOfMaxTimestamp() {
+        return batchOffsetDeltaOfMaxTimestamp;
+    }
+
+    /**
+     * The smallest record timestamp other than -1 (no timestamp) of the last accepted batch (for a compressed
+     * batch, its header's {@code baseTimestamp}).
+     *
+     * @return the timestamp, -1 when no record has one
+     */
+    public long lastBatchMinTimestamp() {
+        return batchMinTimestamp;
     }
 
     private static void checkRegion(final DirectBuffer buffer, final int offset, final int length) {

@@ -128,9 +128,11 @@ abstract sealed class MappedIndex implements AutoCloseable permits OffsetIndex, 
         try (FileChannel ch = channel) {
             final long length;
             if (created) {
-                if (maxIndexBytes < entrySize) {
-                    throw new IllegalArgumentException("maxIndexBytes=" + maxIndexBytes
-                        + " must be >= the entry size " + entrySize + " (file=" + file + ")");
+                // Kafka accepts segment.index.bytes >= 4 and rounds down: a smaller size than one entry gives an
+                // index with no slot, which the segment treats as always full (it rolls instead of indexing).
+                if (maxIndexBytes < 0) {
+                    throw new IllegalArgumentException("maxIndexBytes=" + maxIndexBytes + " must be >= 0 (file="
+                        + file + ")");
                 }
                 length = roundDown(maxIndexBytes, entrySize);
                 extend(ch, length);

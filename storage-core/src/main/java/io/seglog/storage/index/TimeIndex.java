@@ -41,11 +41,12 @@ public final class TimeIndex extends MappedIndex {
      * @param io            the file-system seam
      * @param file          the file, normally {@code <dir>/<20-digit baseOffset>.timeindex}
      * @param baseOffset    the base offset of the segment, {@code >= 0}
-     * @param maxIndexBytes the preallocated size of a new file, {@code >= 12}
+     * @param maxIndexBytes the preallocated size of a new file, {@code >= 0}, rounded down to whole
+     *                      entries (below one entry: an index with no slot, always full)
      * @return the open index, which the caller closes
      * @throws IOException              if the file cannot be created, opened or mapped
      * @throws IllegalArgumentException if {@code baseOffset} is negative or, for a new file, {@code maxIndexBytes}
-     *                                  is below one entry
+     *                                  is negative
      * @throws CorruptIndexException    if an existing file is too long to map
      */
     public static TimeIndex open(final FileIO io, final Path file, final long baseOffset, final int maxIndexBytes)

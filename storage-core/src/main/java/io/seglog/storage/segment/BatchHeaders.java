@@ -139,4 +139,15 @@ public final class BatchHeaders {
         buffer.putLong(batch + BASE_OFFSET_OFFSET, baseOffset, ORDER);
         buffer.putInt(batch + PARTITION_LEADER_EPOCH_OFFSET, leaderEpoch, ORDER);
     }
+
+    /**
+     * Writes a batch's {@code maxTimestamp}; the caller recomputes the CRC, which covers it.
+     *
+     * @param buffer       the batches
+     * @param batch        index of the batch
+     * @param maxTimestamp the new largest timestamp
+     */
+    public static void stampMaxTimestamp(final MutableDirectBuffer buffer, final int batch, final long maxTimestamp) {
+        buffer.putLong(batch + MAX_TIMESTAMP_OFFSET, maxTimestamp, ORDER);
+    }
 }

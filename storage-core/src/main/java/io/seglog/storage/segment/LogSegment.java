@@ -1,11 +1,8 @@
 package io.seglog.storage.segment;
 
 import static io.seglog.storage.format.RecordBatchDescriptor.BASE_OFFSET_OFFSET;
-import static io.seglog.storage.format.RecordBatchDescriptor.BATCH_HEADER_LENGTH;
 import static io.seglog.storage.format.RecordBatchDescriptor.LAST_OFFSET_DELTA_LENGTH;
 import static io.seglog.storage.format.RecordBatchDescriptor.LAST_OFFSET_DELTA_OFFSET;
-import static io.seglog.storage.format.RecordBatchDescriptor.LENGTH_OFFSET;
-import static io.seglog.storage.format.RecordBatchDescriptor.LOG_OVERHEAD;
 import static io.seglog.storage.format.RecordBatchDescriptor.MAX_TIMESTAMP_LENGTH;
 import static io.seglog.storage.format.RecordBatchDescriptor.MAX_TIMESTAMP_OFFSET;
 import static io.seglog.storage.format.RecordBatchDescriptor.NO_TIMESTAMP;
@@ -14,8 +11,6 @@ import static io.seglog.storage.format.RecordBatchDescriptor.PARTITION_LEADER_EP
 import io.seglog.storage.LogConfig;
 import io.seglog.storage.StorageException;
 import io.seglog.storage.epoch.LeaderEpochCache;
-import io.seglog.storage.format.Record;
-import io.seglog.storage.format.RecordBatch;
 import io.seglog.storage.index.OffsetIndex;
 import io.seglog.storage.index.TimeIndex;
 import io.seglog.storage.io.FileIO;
@@ -27,7 +22,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.EnumSet;
 import org.agrona.DirectBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * One segment of a partition log: the data file {@code <base>.log} holding v2 record batches back to back,
@@ -63,6 +57,8 @@ public final class LogSegment implements AutoCloseable {
     private final FileChannel channel;
     private final OffsetIndex offsetIndex;
     private final TimeIndex timeIndex;
+    /** The lock-free batch reads (header scans, offset and timestamp lookups). */
+    private final SegmentReader reader;
     private final int indexIntervalBytes;
     private final long rollJitterMs;
     private final long createdMs;
@@ -97,6 +93,7 @@ public final class LogSegment implements AutoCloseable {
         this.offsetOfMaxTimestampSoFar = baseOffset;
         this.mappedAppendMaxBytes = config.mappedAppendMaxBytes();
         this.mappedTail = mappedAppendMaxBytes > 0 ? new MappedTail(channel) : null;
+        this.reader = new SegmentReader(logFile, baseOffset, channel, offsetIndex, timeIndex);
     }
 
     /**
@@ -122,8 +119,21 @@ public final class LogSegment implements AutoCloseable {
         io.deleteIfExists(timeIndexFile);
         final FileChannel channel = io.open(logFile,
             EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE));
-        return withIndexes(io, channel, logFile, indexFile, timeIndexFile, baseOffset, 0, config, rollJitterMs,
-            nowMs);
+        try {
+            return withIndexes(io, channel, logFile, indexFile, timeIndexFile, baseOffset, 0, config, rollJitterMs,
+                nowMs);
+        } catch (final IOException | RuntimeException e) {
+            // withIndexes closed what it opened; remove the files this call created, so that a failed creation
+            // leaves no empty .log behind (it would be loaded as a segment on the next open).
+            for (final Path created : new Path[] {timeIndexFile, indexFile, logFile}) {
+                try {
+                    io.deleteIfExists(created);
+                } catch (final IOException | RuntimeException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+            }
+            throw e;
+        }
     }
 
     /**
@@ -701,35 +711,9 @@ public final class LogSegment implements AutoCloseable {
         appendFinalTimeIndexEntry();
     }
 
-    /**
-     * Reads the header of the batch at {@code position} into {@code scratch} and checks its length against
-     * {@code limit}: a length read from disk is never trusted.
-     *
-     * @return the batch size
-     */
     private int readHeader(final ByteBuffer scratch, final int position, final int limit, final int bytes)
         throws IOException {
-        if (limit - position < BATCH_HEADER_LENGTH) {
-            throw new StorageException("partial batch header at position=" + position + ": only "
-                + (limit - position) + " bytes before the end=" + limit + " (crash recovery needed)", logFile, null);
-        }
-        scratch.clear().limit(bytes);
-        int read = 0;
-        while (read < bytes) {
-            final int n = channel.read(scratch, position + (long) read);
-            if (n < 0) {
-                throw new StorageException("data file ended at position=" + (position + read)
-                    + " before the published size=" + limit, logFile, null);
-            }
-            read += n;
-        }
-        final int batchLength = scratch.getInt(LENGTH_OFFSET);
-        if (batchLength < BATCH_HEADER_LENGTH - LOG_OVERHEAD || batchLength > limit - position - LOG_OVERHEAD) {
-            throw new StorageException("batchLength=" + batchLength + " at position=" + position
-                + " does not fit between the header size " + (BATCH_HEADER_LENGTH - LOG_OVERHEAD) + " and the "
-                + (limit - position - LOG_OVERHEAD) + " bytes left before end=" + limit, logFile, null);
-        }
-        return batchLength + LOG_OVERHEAD;
+        return reader.readHeader(scratch, position, limit, bytes);
     }
 
     /**
@@ -745,16 +729,7 @@ public final class LogSegment implements AutoCloseable {
      */
     public long translateOffset(final long offset, final int maxPosition, final ByteBuffer scratch)
         throws IOException {
-        int position = offset < baseOffset ? 0 : offsetIndex.lookupPosition(offset);
-        while (position < maxPosition) {
-            final int size = readHeader(scratch, position, maxPosition, OFFSET_HEADER_BYTES);
-            final long lastOffset = scratch.getLong(BASE_OFFSET_OFFSET) + scratch.getInt(LAST_OFFSET_DELTA_OFFSET);
-            if (lastOffset >= offset) {
-                return ((long) position << 32) | size;
-            }
-            position += size;
-        }
-        return -1;
+        return reader.translateOffset(offset, maxPosition, scratch);
     }
 
     /**
@@ -796,110 +771,29 @@ public final class LogSegment implements AutoCloseable {
      */
     public int lastBatchEndWithin(final int fromPosition, final int limitPosition, final ByteBuffer scratch)
         throws IOException {
-        // Binary search for the greatest entry whose position is <= limitPosition: positions grow with slots.
-        int lo = 0;
-        int hi = offsetIndex.entries() - 1;
-        int best = fromPosition;
-        while (lo <= hi) {
-            final int mid = (lo + hi) >>> 1;
-            final int entryPosition = offsetIndex.entryPosition(mid);
-            if (entryPosition <= limitPosition) {
-                if (entryPosition > best) {
-                    best = entryPosition;
-                }
-                lo = mid + 1;
-            } else {
-                hi = mid - 1;
-            }
-        }
-        int position = best;
-        while (limitPosition - position >= BATCH_HEADER_LENGTH) {
-            scratch.clear().limit(LOG_OVERHEAD);
-            int read = 0;
-            while (read < LOG_OVERHEAD) {
-                final int n = channel.read(scratch, position + (long) read);
-                if (n < 0) {
-                    throw new StorageException("data file ended at position=" + (position + read)
-                        + " below the published limit=" + limitPosition, logFile, null);
-                }
-                read += n;
-            }
-            final int batchLength = scratch.getInt(LENGTH_OFFSET);
-            if (batchLength < BATCH_HEADER_LENGTH - LOG_OVERHEAD) {
-                throw new StorageException("batchLength=" + batchLength + " at position=" + position
-                    + " is below the header size " + (BATCH_HEADER_LENGTH - LOG_OVERHEAD), logFile, null);
-            }
-            if (batchLength > limitPosition - position - LOG_OVERHEAD) {
-                break;
-            }
-            position += batchLength + LOG_OVERHEAD;
-        }
-        return position;
+        return reader.lastBatchEndWithin(fromPosition, limitPosition, scratch);
     }
 
     /**
      * Kafka's {@code findOffsetByTimestamp}: the first offset at or after {@code startingOffset} whose record
      * timestamp is at least {@code timestampMs}, looking only below {@code maxPosition}. The time index gives
-     * the last batch that is certainly too early; the scan starts there. Thread-safe; allocates a buffer for
-     * the batch whose records it must read.
+     * the last batch that is certainly too early; the scan starts there. Thread-safe and allocation-free: the
+     * records of a candidate batch are read in chunks of {@code scratch} ({@link TimestampScan}), never into a
+     * buffer sized from the batch length on disk.
      *
      * @param timestampMs    the target timestamp
      * @param startingOffset the first offset that may be returned (the log start)
      * @param maxPosition    a published size
-     * @param scratch        the caller's header buffer
+     * @param scratch        a heap buffer of at least 61 bytes (its capacity is the read chunk), confined to the
+     *                       calling thread
      * @return the offset, or -1 when no record below {@code maxPosition} qualifies
      * @throws IOException if a read fails
+     * @throws StorageException if a batch or record does not fit where it lies
+     * @throws UnsupportedOperationException if the records of a compressed batch must be read
      */
     public long findOffsetByTimestamp(final long timestampMs, final long startingOffset, final int maxPosition,
                                       final ByteBuffer scratch) throws IOException {
-        final long indexedOffset = timeIndex.lookupOffset(timestampMs);
-        int position = offsetIndex.lookupPosition(Math.max(indexedOffset, startingOffset));
-        ByteBuffer batch = null;
-        while (position < maxPosition) {
-            final int size = readHeader(scratch, position, maxPosition, TIMESTAMP_HEADER_BYTES);
-            final long lastOffset = scratch.getLong(BASE_OFFSET_OFFSET) + scratch.getInt(LAST_OFFSET_DELTA_OFFSET);
-            if (lastOffset >= startingOffset && scratch.getLong(MAX_TIMESTAMP_OFFSET) >= timestampMs) {
-                if (batch == null || batch.capacity() < size) {
-                    batch = ByteBuffer.allocate(size);
-                }
-                readFully(batch, position, size);
-                final long found = firstRecordAtOrAfter(batch, timestampMs, startingOffset);
-                if (found >= 0) {
-                    return found;
-                }
-            }
-            position += size;
-        }
-        return -1;
-    }
-
-    /**
-     * The first record of the batch in {@code batch} with both offset and timestamp at or above the targets.
-     * A log-append-time batch reports its max timestamp for every record (the format's rule).
-     */
-    private static long firstRecordAtOrAfter(final ByteBuffer batch, final long timestampMs,
-                                             final long startingOffset) {
-        final RecordBatch view = new RecordBatch().wrap(new UnsafeBuffer(batch, 0, batch.limit()), 0);
-        final Record record = new Record();
-        while (view.nextRecord(record)) {
-            if (record.offset() >= startingOffset && record.timestamp() >= timestampMs) {
-                return record.offset();
-            }
-        }
-        return -1;
-    }
-
-    private void readFully(final ByteBuffer target, final int position, final int size) throws IOException {
-        target.clear().limit(size);
-        int read = 0;
-        while (read < size) {
-            final int n = channel.read(target, position + (long) read);
-            if (n < 0) {
-                throw new StorageException("data file ended at position=" + (position + read) + " inside a batch",
-                    logFile, null);
-            }
-            read += n;
-        }
+        return reader.findOffsetByTimestamp(timestampMs, startingOffset, maxPosition, scratch);
     }
 
     /**
@@ -912,15 +806,7 @@ public final class LogSegment implements AutoCloseable {
      * @throws StorageException if the file ends inside a batch
      */
     public long readNextOffset(final ByteBuffer scratch) throws IOException {
-        final int size = sizeInBytes;
-        int position = offsetIndex.entries() == 0 ? 0 : offsetIndex.lookupPosition(offsetIndex.lastOffset());
-        long next = baseOffset;
-        while (position < size) {
-            final int batchSize = readHeader(scratch, position, size, OFFSET_HEADER_BYTES);
-            next = scratch.getLong(BASE_OFFSET_OFFSET) + scratch.getInt(LAST_OFFSET_DELTA_OFFSET) + 1;
-            position += batchSize;
-        }
-        return next;
+        return reader.readNextOffset(sizeInBytes, scratch);
     }
 
     /**
@@ -928,7 +814,9 @@ public final class LogSegment implements AutoCloseable {
      * {@code onBecomeInactiveSegment}), even when the index is otherwise full.
      */
     private void appendFinalTimeIndexEntry() {
-        if (maxTimestampSoFar > timeIndex.lastTimestamp()) {
+        // An index smaller than one entry (segment.index.bytes below 12, which Kafka allows) has no reserved slot:
+        // the segment then has no time-index entries and a timestamp search scans it from its first batch.
+        if (timeIndex.maxEntries() > 0 && maxTimestampSoFar > timeIndex.lastTimestamp()) {
             timeIndex.maybeAppend(maxTimestampSoFar, offsetOfMaxTimestampSoFar, true);
         }
     }

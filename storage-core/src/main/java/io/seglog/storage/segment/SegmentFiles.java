@@ -1,5 +1,7 @@
 package io.seglog.storage.segment;
 
+import io.seglog.storage.index.IndexDescriptor;
+
 /**
  * Names of a segment's files, as Kafka names them ({@code LogFileUtils}): the base offset in 20 decimal
  * digits, so names sort in offset order, plus {@code .log}, {@code .index} or {@code .timeindex}.
@@ -9,10 +11,10 @@ package io.seglog.storage.segment;
 public final class SegmentFiles {
     /** Suffix of the data file. */
     public static final String LOG_SUFFIX = ".log";
-    /** Suffix of the offset index. */
-    public static final String INDEX_SUFFIX = ".index";
-    /** Suffix of the time index. */
-    public static final String TIME_INDEX_SUFFIX = ".timeindex";
+    /** Suffix of the offset index; the index format's descriptor owns it. */
+    public static final String INDEX_SUFFIX = IndexDescriptor.OFFSET_INDEX_SUFFIX;
+    /** Suffix of the time index; the index format's descriptor owns it. */
+    public static final String TIME_INDEX_SUFFIX = IndexDescriptor.TIME_INDEX_SUFFIX;
     /** Digits of the base offset in file names: Kafka pads to 20, enough for any non-negative long. */
     public static final int FILE_NAME_DIGITS = 20;
 

@@ -147,9 +147,19 @@ class OffsetIndexTest {
     }
 
     @Test
+    void sizeBelowOneEntryGivesAnIndexWithNoSlot() throws IOException {
+        // Kafka's segment.index.bytes is atLeast(4): rounded down, 7 bytes is an index that is always full.
+        try (OffsetIndex tiny = open(7)) {
+            assertEquals(0, tiny.maxEntries());
+            assertTrue(tiny.isFull());
+            assertEquals(BASE, tiny.lookupOffset(BASE + 5));
+        }
+    }
+
+    @Test
     void rejectsInvalidOpenArguments() {
-        final IllegalArgumentException size = assertThrows(IllegalArgumentException.class, () -> open(7));
-        assertTrue(size.getMessage().contains("maxIndexBytes=7"), size.getMessage());
+        final IllegalArgumentException size = assertThrows(IllegalArgumentException.class, () -> open(-1));
+        assertTrue(size.getMessage().contains("maxIndexBytes=-1"), size.getMessage());
         assertFalse(Files.exists(file()), "a failed create leaves no file");
         final IllegalArgumentException base = assertThrows(IllegalArgumentException.class,
             () -> OffsetIndex.open(FileIO.system(), file(), -1, 80));

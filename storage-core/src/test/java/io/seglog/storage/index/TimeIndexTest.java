@@ -257,10 +257,19 @@ class TimeIndexTest {
     }
 
     @Test
-    void rejectsTooSmallMaxIndexBytes() {
-        final IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> open(11));
-        assertTrue(e.getMessage().contains("maxIndexBytes=11"), e.getMessage());
-        assertTrue(e.getMessage().contains("12"), e.getMessage());
+    void rejectsNegativeMaxIndexBytes() {
+        final IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> open(-1));
+        assertTrue(e.getMessage().contains("maxIndexBytes=-1"), e.getMessage());
         assertFalse(Files.exists(file()));
+    }
+
+    @Test
+    void sizeBelowOneEntryGivesAnIndexWithNoSlot() throws IOException {
+        // Kafka's segment.index.bytes is atLeast(4): rounded down, 11 bytes is a time index that is always full.
+        try (TimeIndex tiny = open(11)) {
+            assertEquals(0, tiny.maxEntries());
+            assertTrue(tiny.isFull());
+            assertEquals(BASE, tiny.lookupOffset(5_000));
+        }
     }
 }

@@ -33,7 +33,9 @@ import org.junit.jupiter.api.io.TempDir;
  * under {@code seglog.corruption.policy=truncate} must truncate exactly at the damaged batch and report it.
  */
 class CorruptionSweepTest {
-    private static final LogConfig CONFIG = LogConfig.builder().segmentBytes(300).indexIntervalBytes(90)
+    /** Record timestamps here are arbitrary test values, not near the clock: no message.timestamp.after.max.ms. */
+    private static final long NO_BOUND = Long.MAX_VALUE;
+    private static final LogConfig CONFIG = LogConfig.builder().messageTimestampAfterMaxMs(NO_BOUND).segmentBytes(300).indexIntervalBytes(90)
         .segmentIndexBytes(1024).build();
 
     @TempDir

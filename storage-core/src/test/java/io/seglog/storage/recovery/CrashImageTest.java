@@ -33,13 +33,15 @@ import org.junit.jupiter.api.io.TempDir;
  * no exception is thrown. {@code -Dseglog.crash.images=N} runs N images (default 1,200).
  */
 class CrashImageTest {
+    /** Record timestamps here are arbitrary test values, not near the clock: no message.timestamp.after.max.ms. */
+    private static final long NO_BOUND = Long.MAX_VALUE;
     private static final long SEED = 0x5E610CL;
     private static final int IMAGES = Integer.getInteger("seglog.crash.images", 1_200);
     /** Three layouts: tiny segments with dense indexes, medium, and a sparse index. */
     private static final LogConfig[] LAYOUTS = {
-        LogConfig.builder().segmentBytes(1_500).indexIntervalBytes(100).segmentIndexBytes(4096).build(),
-        LogConfig.builder().segmentBytes(4_000).indexIntervalBytes(300).segmentIndexBytes(8192).build(),
-        LogConfig.builder().segmentBytes(3_000).indexIntervalBytes(4096).segmentIndexBytes(1024).build(),
+        LogConfig.builder().messageTimestampAfterMaxMs(NO_BOUND).segmentBytes(1_500).indexIntervalBytes(100).segmentIndexBytes(4096).build(),
+        LogConfig.builder().messageTimestampAfterMaxMs(NO_BOUND).segmentBytes(4_000).indexIntervalBytes(300).segmentIndexBytes(8192).build(),
+        LogConfig.builder().messageTimestampAfterMaxMs(NO_BOUND).segmentBytes(3_000).indexIntervalBytes(4096).segmentIndexBytes(1024).build(),
     };
 
     @TempDir

@@ -30,7 +30,9 @@ import org.junit.jupiter.api.io.TempDir;
  * stray files (ST-06), missing and corrupt leader-epoch checkpoints (RP-05), the corruption policy setting.
  */
 class LoaderTest {
-    private static final LogConfig CONFIG = LogConfig.builder().segmentBytes(1_500).indexIntervalBytes(100)
+    /** Record timestamps here are arbitrary test values, not near the clock: no message.timestamp.after.max.ms. */
+    private static final long NO_BOUND = Long.MAX_VALUE;
+    private static final LogConfig CONFIG = LogConfig.builder().messageTimestampAfterMaxMs(NO_BOUND).segmentBytes(1_500).indexIntervalBytes(100)
         .segmentIndexBytes(4096).build();
 
     @TempDir

@@ -25,7 +25,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** truncateTo and truncateFullyAndStartAt: exact log end, files, epochs, appends after, reopen after (AP-07). */
 class TruncationTest {
-    private static final LogConfig CONFIG = LogConfig.builder().segmentBytes(1_500).indexIntervalBytes(100)
+    /** Record timestamps here are arbitrary test values, not near the clock: no message.timestamp.after.max.ms. */
+    private static final long NO_BOUND = Long.MAX_VALUE;
+    private static final LogConfig CONFIG = LogConfig.builder().messageTimestampAfterMaxMs(NO_BOUND).segmentBytes(1_500).indexIntervalBytes(100)
         .segmentIndexBytes(4096).build();
 
     @TempDir
