@@ -75,7 +75,9 @@ public final class TopicAdmin {
      *
      * @param topic      the name
      * @param assignment partition (0..n-1) to replicas, preferred leader first
-     * @throws IllegalArgumentException for an invalid name or assignment
+     * @throws IllegalArgumentException for an invalid name or assignment: partitions not 0..n-1, replica lists that
+     *                                  are empty or repeat a broker, or that name brokers not
+     *                                  registered under {@code /brokers/ids} (the message names their ids)
      * @throws TopicExistsException     when the topic exists
      * @throws ZkException              when ZooKeeper fails
      */
@@ -90,6 +92,7 @@ public final class TopicAdmin {
                     + " (partitions must be 0.." + (assignment.size() - 1) + ")");
             }
         }
+        validateReplicas(topic, assignment);
         if (store.topicDeletions(null).contains(topic)) {
             throw new TopicExistsException(topic + " (deletion pending)");
         }
@@ -166,6 +169,37 @@ public final class TopicAdmin {
                 throw new IllegalStateException("a preferred replica election is already pending", e);
             }
             throw e;
+        }
+    }
+
+    /**
+     * Kafka's checks of a manual assignment ({@code AdminZkClient.validateTopicCreate} and
+     * {@code ZkAdminManager.createTopics}): every partition has a non-empty list of distinct replicas, and every
+     * replica is a registered broker. (Kafka also wants one replica count for all partitions; we allow them to
+     * differ.) An unregistered id is most often a typo, and a partition placed only on such ids would stay leaderless with nothing to tell the operator why.
+     */
+    private void validateReplicas(final String topic, final Map<Integer, List<Integer>> assignment) {
+        final java.util.SortedSet<Integer> unknown = new java.util.TreeSet<>();
+        final Set<Integer> registered = store.brokers(null).keySet();
+        for (final Map.Entry<Integer, List<Integer>> e : new TreeMap<>(assignment).entrySet()) {
+            final List<Integer> replicas = e.getValue();
+            if (replicas == null || replicas.isEmpty()) {
+                throw new IllegalArgumentException("replicas=" + replicas + " for topic=" + topic + " partition="
+                    + e.getKey() + " must name >= 1 broker");
+            }
+            if (new java.util.HashSet<>(replicas).size() != replicas.size()) {
+                throw new IllegalArgumentException("replicas=" + replicas + " for topic=" + topic + " partition="
+                    + e.getKey() + " repeats a broker");
+            }
+            for (final Integer r : replicas) {
+                if (r == null || !registered.contains(r)) {
+                    unknown.add(r == null ? -1 : r);
+                }
+            }
+        }
+        if (!unknown.isEmpty()) {
+            throw new IllegalArgumentException("unknown broker ids " + unknown + " in the replica assignment of topic="
+                + topic + " (registered brokers=" + new java.util.TreeSet<>(registered) + ")");
         }
     }
 

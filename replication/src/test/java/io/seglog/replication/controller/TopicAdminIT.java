@@ -135,10 +135,28 @@ class TopicAdminIT {
     }
 
     @Test
+    void aManualAssignmentNamingUnregisteredBrokersIsRefused() throws Exception {
+        cluster.startAll(1, 2);
+        cluster.awaitController(1);
+        final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> cluster.admin().createTopic("later", Map.of(0, List.of(4, 1), 1, List.of(1, 3))));
+        assertEquals("unknown broker ids [3, 4] in the replica assignment of topic=later (registered brokers=[1, 2])",
+            e.getMessage());
+        assertTrue(cluster.observerClient.exists(ZkPaths.topicPath("later"), null).isEmpty(), "nothing written");
+        assertEquals("replicas=[1, 1] for topic=later partition=0 repeats a broker", assertThrows(
+            IllegalArgumentException.class, () -> cluster.admin().createTopic("later", Map.of(0, List.of(1, 1))))
+            .getMessage());
+        cluster.admin().createTopic("later", Map.of(0, List.of(2, 1), 1, List.of(1)));
+        cluster.awaitAllLed(partitions("later", 2));
+    }
+
+    @Test
     void aNewPartitionWithoutLiveReplicasWaitsForOne() throws Exception {
         cluster.startAll(1, 2);
         cluster.awaitController(1);
-        cluster.admin().createTopic("later", Map.of(0, List.of(3), 1, List.of(1)));
+        // TopicAdmin refuses unregistered brokers, but another ZooKeeper client may write such an assignment (or
+        // the broker may die between the check and the write): the controller keeps the partition NEW until then.
+        cluster.observer.createTopic("later", Map.of(0, List.of(3), 1, List.of(1)));
         final TopicPartition waiting = new TopicPartition("later", 0);
         cluster.awaitAllLed(List.of(new TopicPartition("later", 1)));
         assertTrue(cluster.state(waiting).isEmpty(), "no state until a replica is alive");
