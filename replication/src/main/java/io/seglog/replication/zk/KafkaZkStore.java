@@ -443,6 +443,47 @@ public final class KafkaZkStore {
     }
 
     /**
+     * Reads a topic's configuration overrides ({@code /config/topics/<topic>}).
+     *
+     * @param topic the topic
+     * @return the overrides; empty when the znode is absent, or malformed (logged with its path)
+     * @throws ZkException on failure
+     */
+    public Optional<TopicConfigZnode> topicConfig(final String topic) {
+        final String path = ZkPaths.topicConfigPath(topic);
+        final Optional<ZkNode> node = zk.getData(path, null);
+        if (node.isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(TopicConfigZnode.fromJson(path, node.get().data()));
+        } catch (final MalformedZnodeException e) {
+            logMalformed(e);
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * Admin: creates or replaces a topic's configuration overrides. (Kafka also writes a change notification under
+     * {@code /config/changes} for brokers; the controller reads the znode itself when it needs a value.)
+     *
+     * @param topic  the topic
+     * @param config the overrides
+     * @throws ZkException on failure
+     */
+    public void setTopicConfig(final String topic, final TopicConfigZnode config) {
+        final String path = ZkPaths.topicConfigPath(topic);
+        try {
+            zk.create(path, config.toJson(), false);
+        } catch (final ZkException e) {
+            if (e.error() != ZkError.NODE_EXISTS) {
+                throw e;
+            }
+            zk.setData(path, config.toJson(), -1);
+        }
+    }
+
+    /**
      * Lists pending topic deletions and leaves a child watch on {@code /admin/delete_topics}.
      *
      * @param watch the watch, or null
@@ -470,8 +511,8 @@ public final class KafkaZkStore {
     }
 
     /**
-     * Controller: removes a topic's znodes (states, partitions, assignment) and its deletion request, atomically
-     * and epoch-fenced.
+     * Controller: removes a topic's znodes (states, partitions, assignment, configuration overrides) and its deletion
+     * request, atomically and epoch-fenced.
      *
      * @param topic          the topic
      * @param partitions     its partition numbers
@@ -503,6 +544,9 @@ public final class KafkaZkStore {
         }
         if (zk.exists(ZkPaths.topicPath(topic), null).isPresent()) {
             ops.add(new ZkOp.Delete(ZkPaths.topicPath(topic), -1));
+        }
+        if (zk.exists(ZkPaths.topicConfigPath(topic), null).isPresent()) {
+            ops.add(new ZkOp.Delete(ZkPaths.topicConfigPath(topic), -1));
         }
         if (zk.exists(ZkPaths.deleteTopicPath(topic), null).isPresent()) {
             ops.add(new ZkOp.Delete(ZkPaths.deleteTopicPath(topic), -1));
