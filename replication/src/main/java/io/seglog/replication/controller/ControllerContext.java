@@ -29,6 +29,8 @@ final class ControllerContext {
     final Map<TopicPartition, PartitionStateZnode> leadership = new HashMap<>();
     final Map<TopicPartition, PartitionState> states = new HashMap<>();
     final Set<String> topicsBeingDeleted = new TreeSet<>();
+    /** Topics being deleted with a replica that cannot be deleted now (Kafka's topicsIneligibleForDeletion). */
+    final Set<String> topicsIneligibleForDeletion = new TreeSet<>();
     /** Replica states (Kafka's ReplicaStateMachine): partition to broker to state; absent = NON_EXISTENT. */
     final Map<TopicPartition, Map<Integer, ReplicaState>> replicaStates = new HashMap<>();
 
@@ -41,6 +43,7 @@ final class ControllerContext {
         leadership.clear();
         states.clear();
         topicsBeingDeleted.clear();
+        topicsIneligibleForDeletion.clear();
         replicaStates.clear();
     }
 
@@ -124,6 +127,7 @@ final class ControllerContext {
         }
         assignments.remove(topic);
         topicsBeingDeleted.remove(topic);
+        topicsIneligibleForDeletion.remove(topic);
     }
 
     Map<Integer, Long> liveBrokerEpochs() {

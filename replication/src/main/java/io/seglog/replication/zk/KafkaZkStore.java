@@ -511,6 +511,26 @@ public final class KafkaZkStore {
     }
 
     /**
+     * Controller: removes deletion requests for topics that do not exist (Kafka drops them), epoch-fenced.
+     *
+     * @param topics         the topics
+     * @param epochZkVersion the fencing token
+     * @throws ControllerMovedException when fenced
+     * @throws ZkException              on failure other than "already gone"
+     */
+    public void deleteTopicDeletionRequests(final Collection<String> topics, final int epochZkVersion) {
+        for (final String topic : topics) {
+            try {
+                fencedMulti(epochZkVersion, List.of(new ZkOp.Delete(ZkPaths.deleteTopicPath(topic), -1)));
+            } catch (final ZkException e) {
+                if (e.error() != ZkError.NO_NODE) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /**
      * Controller: removes a topic's znodes (states, partitions, assignment, configuration overrides) and its deletion
      * request, atomically and epoch-fenced.
      *

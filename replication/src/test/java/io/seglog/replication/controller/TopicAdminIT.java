@@ -118,6 +118,67 @@ class TopicAdminIT {
     }
 
     @Test
+    void deletionWaitsForAReplicaOnADeadBrokerAndFinishesWhenItReturns() throws Exception {
+        cluster.startAll(1, 2, 3);
+        final ReplicationBroker controller = cluster.awaitController(1);
+        final int victim = controller.brokerId() == 3 ? 2 : 3;
+        final TopicAdmin admin = cluster.admin();
+        admin.createTopic("gone", Map.of(0, List.of(1, 2, 3), 1, List.of(2, 3, 1)));
+        final List<TopicPartition> gone = partitions("gone", 2);
+        cluster.awaitAllLed(gone);
+        cluster.stop(victim);
+        Await.until(TestCluster.WAIT, () -> !controller.controlHandler().liveBrokers().containsKey(victim),
+            () -> "the controller saw broker " + victim + " go");
+
+        admin.deleteTopic("gone");
+        final Map<Integer, ReplicaState> waiting = new java.util.HashMap<>();
+        List.of(1, 2, 3).forEach(r -> waiting.put(r, r == victim ? ReplicaState.REPLICA_DELETION_INELIGIBLE
+            : ReplicaState.REPLICA_DELETION_SUCCESSFUL));
+        for (final TopicPartition tp : gone) {
+            Await.until(TestCluster.WAIT, () -> waiting.equals(replicaStates(controller, tp)),
+                () -> tp + " replica states " + replicaStates(controller, tp) + ", expected " + waiting);
+        }
+        // Another event goes through the controller; the deletion still waits for the dead broker.
+        admin.createTopic("other", 1, 2);
+        cluster.awaitAllLed(partitions("other", 1));
+        assertTrue(cluster.observerClient.exists(ZkPaths.topicPath("gone"), null).isPresent(), "assignment kept");
+        assertTrue(cluster.observerClient.exists(ZkPaths.deleteTopicPath("gone"), null).isPresent(), "request kept");
+        assertEquals(waiting, replicaStates(controller, gone.get(0)));
+        for (final ReplicationBroker b : cluster.brokers.values()) {
+            for (final TopicPartition tp : gone) {
+                assertTrue(b.controlHandler().replica(tp).isEmpty(), "live replicas are deleted at once: " + tp);
+            }
+        }
+        assertTrue(stopAndDeleteSentTo(victim).isEmpty(), "nothing was sent to the dead broker");
+
+        cluster.startAll(victim);
+        Await.until(TestCluster.WAIT, () -> cluster.observerClient.exists(ZkPaths.topicPath("gone"), null).isEmpty()
+                && cluster.observerClient.exists(ZkPaths.deleteTopicPath("gone"), null).isEmpty()
+                && cluster.observerClient.exists(ZkPaths.partitionsPath("gone"), null).isEmpty(),
+            () -> "deletion completes once broker " + victim + " is back");
+        final Set<TopicPartition> stopped = new HashSet<>();
+        stopAndDeleteSentTo(victim).forEach(r -> stopped.addAll(r.partitions()));
+        assertEquals(Set.copyOf(gone), stopped, "the returning broker was told to delete its replicas");
+        assertEquals(Map.of(), replicaStates(controller, gone.get(0)), "replicas went to NON_EXISTENT");
+        assertTrue(cluster.observerClient.exists(ZkPaths.topicPath("other"), null).isPresent());
+    }
+
+    private List<io.seglog.replication.transport.StopReplicaRequest> stopAndDeleteSentTo(final int broker) {
+        return cluster.sent.sent(s -> s.brokerId() == broker
+                && s.request() instanceof io.seglog.replication.transport.StopReplicaRequest r && r.delete())
+            .stream().map(s -> (io.seglog.replication.transport.StopReplicaRequest) s.request()).toList();
+    }
+
+    private static Map<Integer, ReplicaState> replicaStates(final ReplicationBroker controller,
+                                                            final TopicPartition tp) {
+        try {
+            return controller.controller().replicaStates(tp).get(10, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (final Exception e) {
+            throw new AssertionError("replica states of " + tp, e);
+        }
+    }
+
+    @Test
     void rackAwareAssignmentPutsReplicasOnDistinctRacks() throws Exception {
         cluster.start(1, "r1");
         cluster.start(2, "r1");
