@@ -71,6 +71,7 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
     private final ZkWatch topicWatch = path -> put(new ControllerEvent.TopicChange());
     private final ZkWatch deletionWatch = path -> put(new ControllerEvent.TopicDeletion());
     private final ZkWatch preferredWatch = path -> put(new ControllerEvent.PreferredElection());
+    private final ZkWatch reassignWatch = path -> put(new ControllerEvent.Reassignment());
     private final ZkWatch isrChangeWatch = path -> put(new ControllerEvent.IsrChange());
     private final ZkWatch assignmentWatch =
         path -> put(new ControllerEvent.PartitionModifications(path.substring(ZkPaths.TOPICS.length() + 1)));
@@ -78,6 +79,7 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
     private KafkaZkStore store;
     private PartitionStateMachine partitions;
     private TopicDeletionManager deletion;
+    private ReassignmentManager reassignment;
     private volatile boolean closing;
     private volatile boolean active;
     private volatile int activeEpoch = -1;
@@ -141,6 +143,7 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
         this.store = zkStore;
         this.partitions = new PartitionStateMachine(ctx, zkStore, config);
         this.deletion = new TopicDeletionManager(ctx, partitions, zkStore);
+        this.reassignment = new ReassignmentManager(ctx, partitions, zkStore);
         loop.start();
     }
 
@@ -304,6 +307,8 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
             processPartitionModifications(pm.topic());
         } else if (event instanceof ControllerEvent.TopicDeletion) {
             processTopicDeletion();
+        } else if (event instanceof ControllerEvent.Reassignment) {
+            processReassignment();
         } else if (event instanceof ControllerEvent.StopReplicaDeletionResult r) {
             processStopReplicaDeletionResult(r);
         } else if (event instanceof ControllerEvent.PreferredElection) {
@@ -456,6 +461,7 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
         send(batch);
         processTopicDeletion();
         processPreferredElection();
+        processReassignment();
         LOG.info("broker.id={} controller epoch {} loaded {} brokers, {} topics, {} partitions", brokerId, ctx.epoch,
             ctx.liveBrokers.size(), ctx.assignments.size(), ctx.states.size());
     }
@@ -641,6 +647,12 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
         send(batch);
     }
 
+    private void processReassignment() {
+        final ControlBatch batch = new ControlBatch();
+        reassignment.onRequest(reassignWatch, batch);
+        send(batch);
+    }
+
     private void processStopReplicaDeletionResult(final ControllerEvent.StopReplicaDeletionResult result) {
         if (result.controllerEpoch() != ctx.epoch) {
             return; // sent in an earlier term: this term re-sends what it needs
@@ -701,6 +713,8 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
             ctx.leadership.put(tp, s);
             batch.metadata(tp, partitions.info(tp, false));
         }));
+        // Kafka watches each reassigning partition's state znode; the leader's ISR notification serves the same end.
+        reassignment.onIsrChange(changed, batch);
         store.deleteIsrChangeNotifications(notifications.keySet(), ctx.epochZkVersion);
         send(batch);
     }

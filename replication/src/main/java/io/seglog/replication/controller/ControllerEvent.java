@@ -67,6 +67,10 @@ sealed interface ControllerEvent {
                                      Set<TopicPartition> failed) implements ControllerEvent {
     }
 
+    /** {@code /admin/reassign_partitions} was created (or changed or deleted). */
+    record Reassignment() implements ControllerEvent {
+    }
+
     /** A broker asks to shut down. */
     record ControlledShutdown(int brokerId, long brokerEpoch, CompletableFuture<Set<TopicPartition>> result)
         implements ControllerEvent {

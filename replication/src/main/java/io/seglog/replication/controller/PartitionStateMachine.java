@@ -159,7 +159,13 @@ final class PartitionStateMachine {
     }
 
     /** The election rules this controller runs. */
-    enum ElectionKind { OFFLINE, PREFERRED, CONTROLLED_SHUTDOWN }
+    enum ElectionKind {
+        OFFLINE, PREFERRED, CONTROLLED_SHUTDOWN,
+        /** Leader from the (target) assignment when the current one is not in it or not live, else an epoch bump. */
+        REASSIGNMENT,
+        /** Same leader and ISR at leader epoch + 1 (Kafka's updateLeaderEpochAndSendRequest). */
+        LEADER_EPOCH_BUMP
+    }
 
     /**
      * Elects leaders: reads each state znode, applies the rule, writes the result at the version read (leader
@@ -187,6 +193,12 @@ final class PartitionStateMachine {
                     case PREFERRED -> LeaderElection.preferred(replicas, lai.isr(), ctx.electableBrokers());
                     case CONTROLLED_SHUTDOWN -> LeaderElection.controlledShutdown(replicas, lai.isr(),
                         ctx.liveBrokers.keySet(), ctx.shuttingDown);
+                    case REASSIGNMENT -> replicas.contains(lai.leader()) && lai.isr().contains(lai.leader())
+                        && ctx.electableBrokers().contains(lai.leader()) ? new ElectionResult(lai.leader(), lai.isr(), false)
+                        : LeaderElection.reassignment(replicas, lai.isr(), ctx.electableBrokers());
+                    case LEADER_EPOCH_BUMP -> lai.isr().contains(lai.leader())
+                        ? new ElectionResult(lai.leader(), lai.isr(), false)
+                        : ElectionResult.none(lai.isr());
                 };
                 ctx.leadership.put(tp, state);
                 if (!r.hasLeader() || (kind == ElectionKind.PREFERRED && r.leader() == lai.leader())) {

@@ -203,6 +203,47 @@ public final class TopicAdmin {
         }
     }
 
+    /**
+     * Asks the controller to move partitions to new replica lists ({@code /admin/reassign_partitions}, Kafka's
+     * ZooKeeper-mode reassignment). The controller adds the new replicas, waits until they are in the ISR, moves the
+     * leadership if the leader is not in the target, then removes the old replicas.
+     *
+     * @param targets partition to its target replicas, preferred leader first
+     * @throws IllegalArgumentException when a partition does not exist, or a target is empty, repeats a broker or
+     *                                  names brokers that are not registered (the message names them)
+     * @throws IllegalStateException    when an earlier reassignment is still pending
+     * @throws ZkException              when ZooKeeper fails
+     */
+    public void reassignPartitions(final Map<TopicPartition, List<Integer>> targets) {
+        if (targets.isEmpty()) {
+            throw new IllegalArgumentException("targets must name >= 1 partition");
+        }
+        final Set<Integer> registered = store.brokers(null).keySet();
+        for (final Map.Entry<TopicPartition, List<Integer>> e : targets.entrySet()) {
+            final TopicPartition tp = e.getKey();
+            final boolean exists = store.topicAssignment(tp.topic(), null)
+                .map(a -> a.value().partitions().containsKey(tp.partition())).orElse(false);
+            if (!exists) {
+                throw new IllegalArgumentException("partition=" + tp + " does not exist");
+            }
+            final List<Integer> unknown = e.getValue().stream().filter(r -> !registered.contains(r)).toList();
+            if (!unknown.isEmpty()) {
+                throw new IllegalArgumentException("unknown broker ids " + unknown + " in the reassignment of "
+                    + tp + " (registered brokers=" + new java.util.TreeSet<>(registered) + ")");
+            }
+        }
+        final io.seglog.replication.zk.ReassignPartitionsZnode request =
+            new io.seglog.replication.zk.ReassignPartitionsZnode(targets);
+        try {
+            store.requestReassignment(request);
+        } catch (final ZkException e) {
+            if (e.error() == ZkError.NODE_EXISTS) {
+                throw new IllegalStateException("a partition reassignment is already pending", e);
+            }
+            throw e;
+        }
+    }
+
     private Map<Integer, Optional<String>> brokerRacks() {
         final Map<Integer, Optional<String>> racks = new TreeMap<>();
         for (final BrokerInfo b : store.brokers(null).values()) {

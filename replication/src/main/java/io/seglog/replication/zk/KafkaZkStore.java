@@ -830,6 +830,73 @@ public final class KafkaZkStore {
         }
     }
 
+    // ------------------------------------------------------------------------------------------ reassignment
+
+    /**
+     * Reads a pending partition-reassignment request and leaves an exists-watch on its path.
+     *
+     * @param watch the watch, or null
+     * @return the request, or empty when there is none; a malformed one (logged) reads as an empty request
+     * @throws ZkException on failure
+     */
+    public Optional<ReassignPartitionsZnode> reassignmentRequest(final ZkWatch watch) {
+        final Optional<ZkNode> node = zk.getData(ZkPaths.REASSIGN, watch);
+        if (node.isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(ReassignPartitionsZnode.fromJson(node.get().data()));
+        } catch (final MalformedZnodeException e) {
+            logMalformed(e);
+            return Optional.of(new ReassignPartitionsZnode(Map.of()));
+        }
+    }
+
+    /**
+     * Admin: asks the controller to move partitions to new replica lists.
+     *
+     * @param request the targets
+     * @throws ZkException {@link ZkError#NODE_EXISTS} when a request is already pending
+     */
+    public void requestReassignment(final ReassignPartitionsZnode request) {
+        zk.create(ZkPaths.REASSIGN, request.toJson(), false);
+    }
+
+    /**
+     * Controller: rewrites the reassignment request with what remains, or deletes it when nothing does,
+     * epoch-fenced.
+     *
+     * @param remaining      the partitions still to reassign
+     * @param epochZkVersion the fencing token
+     * @throws ControllerMovedException when fenced
+     * @throws ZkException              on failure other than "already gone"
+     */
+    public void updateReassignmentRequest(final ReassignPartitionsZnode remaining, final int epochZkVersion) {
+        try {
+            fencedMulti(epochZkVersion, List.of(remaining.reassignments().isEmpty()
+                ? new ZkOp.Delete(ZkPaths.REASSIGN, -1)
+                : new ZkOp.SetData(ZkPaths.REASSIGN, remaining.toJson(), -1)));
+        } catch (final ZkException e) {
+            if (e.error() != ZkError.NO_NODE) {
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * Controller: replaces a topic's assignment (during a reassignment), epoch-fenced.
+     *
+     * @param topic          the topic
+     * @param assignment     the new assignment
+     * @param epochZkVersion the fencing token
+     * @throws ControllerMovedException when fenced
+     * @throws ZkException              on failure
+     */
+    public void setTopicAssignmentFenced(final String topic, final TopicAssignmentZnode assignment,
+                                         final int epochZkVersion) {
+        fencedMulti(epochZkVersion, List.of(new ZkOp.SetData(ZkPaths.topicPath(topic), assignment.toJson(), -1)));
+    }
+
     // --------------------------------------------------------------------------------------------- misc
 
     static int compare(final TopicPartition a, final TopicPartition b) {
