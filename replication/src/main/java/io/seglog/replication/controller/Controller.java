@@ -212,6 +212,14 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
         put(new ControllerEvent.Custom(action));
     }
 
+    /** The context is confined to the event thread: test hooks that read or drive it must run there. */
+    private void requireEventThread(final String what) {
+        if (!loop.isEventThread()) {
+            throw new IllegalStateException(what + " must run on the controller's event thread (runOnEventThread), not "
+                + Thread.currentThread().getName());
+        }
+    }
+
     private void put(final ControllerEvent event) {
         loop.put(event);
     }
@@ -739,6 +747,7 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
      * a deposed controller's messages are refused).
      */
     void sendMetadataToAll() {
+        requireEventThread("sendMetadataToAll");
         final ControlBatch batch = new ControlBatch();
         ctx.liveBrokers.keySet().forEach(batch::fullMetadata);
         send(batch);
@@ -762,11 +771,13 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
 
     /** The fencing token of the current term; event thread only. */
     int epochZkVersion() {
+        requireEventThread("epochZkVersion");
         return ctx.epochZkVersion;
     }
 
     /** Re-runs an offline-rule election on these partitions (each write raises the leader epoch). */
     Set<TopicPartition> reelect(final Set<TopicPartition> tps) {
+        requireEventThread("reelect");
         final ControlBatch batch = new ControlBatch();
         final Set<TopicPartition> elected = partitions.elect(tps, PartitionStateMachine.ElectionKind.OFFLINE, batch);
         send(batch);
