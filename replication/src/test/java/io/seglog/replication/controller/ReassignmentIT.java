@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.seglog.replication.Await;
+import io.seglog.replication.broker.ReplicationBroker;
 import io.seglog.replication.election.LeaderAndIsr;
 import io.seglog.replication.transport.StopReplicaRequest;
 import io.seglog.replication.zk.ReassignPartitionsZnode;
@@ -124,5 +125,35 @@ class ReassignmentIT {
         Await.until(TestCluster.WAIT, () -> cluster.observerClient.exists(ZkPaths.REASSIGN, null).isEmpty(),
             () -> "a target with a broker that is not live is dropped");
         assertEquals(List.of(2, 1), assignment("v").partitions().get(0), "unchanged");
+    }
+
+    @Test
+    void aNewControllerResumesAReassignmentLeftHalfway() throws Exception {
+        cluster.startAll(9);
+        final ReplicationBroker first = cluster.awaitController(1);
+        cluster.startAll(1, 2, 3);
+        final int a = 1;
+        final int b = 2;
+        final int c = 3;
+        cluster.admin().createTopic("h", Map.of(0, List.of(a, b)));
+        final TopicPartition p0 = new TopicPartition("h", 0);
+        cluster.awaitAllLed(List.of(p0));
+        cluster.admin().reassignPartitions(Map.of(p0, List.of(a, c)));
+        Await.until(TestCluster.WAIT, () -> assignment("h").partitions().get(0).equals(List.of(a, c, b)),
+            () -> "phase A done: " + assignment("h"));
+
+        final int epoch = first.controller().epoch();
+        ZkTestSupport.expireSession(cluster.observerClient.connectString(), first.zkClient().sessionCredentials());
+        final ReplicationBroker next = cluster.awaitController(epoch + 1);
+        Await.until(TestCluster.WAIT, () -> next.controlHandler().liveBrokers().size() == 4, () -> "4 live brokers");
+        assertTrue(cluster.observerClient.exists(ZkPaths.REASSIGN, null).isPresent(), "still pending");
+
+        cluster.leaderSetsIsr(p0, List.of(a, b, c));
+        Await.until(TestCluster.WAIT, () -> cluster.observerClient.exists(ZkPaths.REASSIGN, null).isEmpty(),
+            () -> "the new controller completes it: " + assignment("h") + " " + cluster.state(p0));
+        assertEquals(List.of(a, c), assignment("h").partitions().get(0));
+        assertEquals(Map.of(), assignment("h").addingReplicas());
+        assertEquals(a, cluster.leaderAndIsr(p0).leader(), "the leader is in the target: it stays");
+        assertEquals(Set.of(a, c), Set.copyOf(cluster.leaderAndIsr(p0).isr()), "the removed replica left the ISR");
     }
 }
