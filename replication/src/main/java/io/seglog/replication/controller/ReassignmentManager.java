@@ -115,7 +115,7 @@ final class ReassignmentManager {
         final List<Integer> rs = List.copyOf(all);
         final List<Integer> adding = target.stream().filter(r -> !original.contains(r)).toList();
         final List<Integer> removing = original.stream().filter(r -> !target.contains(r)).toList();
-        writeAssignment(tp, current.value(), rs, adding, removing);
+        writeAssignment(tp, current, rs, adding, removing);
         ctx.reassigning.put(tp, target);
         LOG.info("controller epoch {}: reassigning {} from {} to {} (adding {}, removing {})", ctx.epoch, tp, original,
             target, adding, removing);
@@ -147,8 +147,8 @@ final class ReassignmentManager {
             partitions.replicaTransition(tp, List.of(r), ReplicaState.REPLICA_DELETION_SUCCESSFUL);
             partitions.replicaTransition(tp, List.of(r), ReplicaState.NON_EXISTENT);
         }
-        final TopicAssignmentZnode current = store.topicAssignment(tp.topic(), null).orElseThrow(
-            () -> new IllegalStateException("assignment of " + tp.topic() + " vanished")).value();
+        final Versioned<TopicAssignmentZnode> current = store.topicAssignment(tp.topic(), null).orElseThrow(
+            () -> new IllegalStateException("assignment of " + tp.topic() + " vanished"));
         writeAssignment(tp, current, target, List.of(), List.of());
         ctx.reassigning.remove(tp);
         final LeaderAndIsr lai = ctx.leadership.get(tp).leaderAndIsr();
@@ -157,9 +157,11 @@ final class ReassignmentManager {
         return true;
     }
 
-    private void writeAssignment(final TopicPartition tp, final TopicAssignmentZnode current,
+    /** Writes at the version read: a BAD_VERSION (an admin added partitions) makes the controller re-read all. */
+    private void writeAssignment(final TopicPartition tp, final Versioned<TopicAssignmentZnode> read,
                                  final List<Integer> replicas, final List<Integer> adding,
                                  final List<Integer> removing) {
+        final TopicAssignmentZnode current = read.value();
         final Map<Integer, List<Integer>> all = new TreeMap<>(current.partitions());
         all.put(tp.partition(), replicas);
         final Map<Integer, List<Integer>> addingAll = new HashMap<>(current.addingReplicas());
@@ -173,7 +175,7 @@ final class ReassignmentManager {
             removingAll.put(tp.partition(), removing);
         }
         store.setTopicAssignmentFenced(tp.topic(), new TopicAssignmentZnode(all, addingAll, removingAll,
-            current.topicId()), ctx.epochZkVersion);
+            current.topicId()), read.version(), ctx.epochZkVersion);
         ctx.assignments.get(tp.topic()).put(tp.partition(), replicas);
     }
 

@@ -884,17 +884,19 @@ public final class KafkaZkStore {
     }
 
     /**
-     * Controller: replaces a topic's assignment (during a reassignment), epoch-fenced.
+     * Controller: replaces a topic's assignment (during a reassignment) at the version read, epoch-fenced, so that
+     * partitions an admin added meanwhile are not overwritten.
      *
      * @param topic          the topic
      * @param assignment     the new assignment
+     * @param version        the version read
      * @param epochZkVersion the fencing token
      * @throws ControllerMovedException when fenced
-     * @throws ZkException              on failure
+     * @throws ZkException              on failure ({@link ZkError#BAD_VERSION} when it changed meanwhile)
      */
-    public void setTopicAssignmentFenced(final String topic, final TopicAssignmentZnode assignment,
+    public void setTopicAssignmentFenced(final String topic, final TopicAssignmentZnode assignment, final int version,
                                          final int epochZkVersion) {
-        fencedMulti(epochZkVersion, List.of(new ZkOp.SetData(ZkPaths.topicPath(topic), assignment.toJson(), -1)));
+        fencedMulti(epochZkVersion, List.of(new ZkOp.SetData(ZkPaths.topicPath(topic), assignment.toJson(), version)));
     }
 
     // --------------------------------------------------------------------------------------------- misc
