@@ -22,6 +22,8 @@ final class RecordingControlChannel implements ControlChannel {
 
     private final ControlChannel delegate;
     private final List<Sent> sent = new ArrayList<>();
+    /** Messages matching this are recorded but not delivered: they fail as if the broker refused them. */
+    private volatile Predicate<Sent> refuse = s -> false;
 
     RecordingControlChannel(final ControlChannel delegate) {
         this.delegate = delegate;
@@ -29,8 +31,12 @@ final class RecordingControlChannel implements ControlChannel {
 
     @Override
     public CompletableFuture<ControlResponse> send(final int brokerId, final ControlRequest request) {
+        final Sent message = new Sent(brokerId, request);
         synchronized (sent) {
-            sent.add(new Sent(brokerId, request));
+            sent.add(message);
+        }
+        if (refuse.test(message)) {
+            return CompletableFuture.failedFuture(new IllegalStateException("refused by the test: " + message));
         }
         return delegate.send(brokerId, request);
     }
@@ -39,6 +45,11 @@ final class RecordingControlChannel implements ControlChannel {
     public CompletableFuture<Set<TopicPartition>> controlledShutdown(final int controllerId, final int brokerId,
                                                                      final long brokerEpoch) {
         return delegate.controlledShutdown(controllerId, brokerId, brokerEpoch);
+    }
+
+    /** From now on, fails the messages that match instead of delivering them. */
+    void refuse(final Predicate<Sent> filter) {
+        refuse = filter;
     }
 
     /** The messages sent so far that match. */

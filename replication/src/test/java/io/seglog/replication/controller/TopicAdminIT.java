@@ -163,6 +163,38 @@ class TopicAdminIT {
         assertTrue(cluster.observerClient.exists(ZkPaths.topicPath("other"), null).isPresent());
     }
 
+    @Test
+    void aRefusedReplicaDeletionKeepsTheTopicAndIsRetriedOnTheNextEvent() throws Exception {
+        cluster.startAll(1, 2, 3);
+        final ReplicationBroker controller = cluster.awaitController(1);
+        final int refusing = controller.brokerId() == 3 ? 2 : 3;
+        final TopicAdmin admin = cluster.admin();
+        admin.createTopic("stuck", Map.of(0, List.of(1, 2, 3)));
+        final TopicPartition tp = new TopicPartition("stuck", 0);
+        cluster.awaitAllLed(List.of(tp));
+        cluster.sent.refuse(s -> s.brokerId() == refusing
+            && s.request() instanceof io.seglog.replication.transport.StopReplicaRequest r && r.delete());
+        admin.deleteTopic("stuck");
+        Await.until(TestCluster.WAIT, () -> stopAndDeleteSentTo(refusing).size() == 1
+                && replicaStates(controller, tp).values().stream()
+                    .filter(s -> s == ReplicaState.REPLICA_DELETION_SUCCESSFUL).count() == 2,
+            () -> "two replicas deleted, broker " + refusing + " refused: " + replicaStates(controller, tp));
+        // The refused replica was marked ineligible and re-armed (Offline) for the next event; the znodes stay.
+        Await.until(TestCluster.WAIT, () -> replicaStates(controller, tp).get(refusing) == ReplicaState.OFFLINE,
+            () -> "re-armed: " + replicaStates(controller, tp));
+        assertTrue(cluster.observerClient.exists(ZkPaths.topicPath("stuck"), null).isPresent(), "assignment kept");
+        assertTrue(cluster.observerClient.exists(ZkPaths.deleteTopicPath("stuck"), null).isPresent(), "request kept");
+
+        cluster.sent.refuse(s -> false);
+        admin.createTopic("nudge", 1, 1);
+        admin.deleteTopic("nudge"); // any deletion event resumes the pending ones
+        Await.until(TestCluster.WAIT, () -> cluster.observerClient.exists(ZkPaths.topicPath("stuck"), null).isEmpty()
+                && cluster.observerClient.exists(ZkPaths.deleteTopicPath("stuck"), null).isEmpty(),
+            () -> "the retry deletes it: " + replicaStates(controller, tp));
+        assertEquals(2, stopAndDeleteSentTo(refusing).stream().filter(r -> r.partitions().contains(tp)).count(),
+            "one refused StopReplica, one accepted retry");
+    }
+
     private List<io.seglog.replication.transport.StopReplicaRequest> stopAndDeleteSentTo(final int broker) {
         return cluster.sent.sent(s -> s.brokerId() == broker
                 && s.request() instanceof io.seglog.replication.transport.StopReplicaRequest r && r.delete())
