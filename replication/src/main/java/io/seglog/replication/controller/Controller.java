@@ -647,7 +647,7 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
         unknown.removeAll(ctx.assignments.keySet());
         if (!unknown.isEmpty()) {
             LOG.info("controller epoch {}: dropping deletion requests for unknown topics {}", ctx.epoch, unknown);
-            store.deleteTopicDeletionRequests(unknown, ctx.epochZkVersion);
+            store.admin().deleteTopicDeletionRequests(unknown, ctx.epochZkVersion);
         }
         requested.removeAll(unknown);
         final ControlBatch batch = new ControlBatch();

@@ -247,7 +247,7 @@ final class PartitionStateMachine {
 
     /** The topic's {@code unclean.leader.election.enable}: its override when set and readable, else the cluster's. */
     private boolean uncleanLeaderElectionEnable(final String topic) {
-        final Optional<TopicConfigZnode> overrides = store.topicConfig(topic);
+        final Optional<TopicConfigZnode> overrides = store.admin().topicConfig(topic);
         if (overrides.isPresent()) {
             try {
                 final Optional<Boolean> value =

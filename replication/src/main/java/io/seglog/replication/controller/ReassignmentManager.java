@@ -58,12 +58,12 @@ final class ReassignmentManager {
 
     /** Reads the request (arming the watch), starts new reassignments and completes any already in sync. */
     void onRequest(final ZkWatch watch, final ControlBatch batch) {
-        final Optional<ReassignPartitionsZnode> request = store.reassignmentRequest(watch);
+        final Optional<ReassignPartitionsZnode> request = store.admin().reassignmentRequest(watch);
         if (request.isEmpty()) {
             return;
         }
         if (request.get().reassignments().isEmpty()) {
-            store.updateReassignmentRequest(request.get(), ctx.epochZkVersion); // empty or unreadable: drop it
+            store.admin().updateReassignmentRequest(request.get(), ctx.epochZkVersion); // empty or unreadable: drop it
             return;
         }
         final Set<TopicPartition> finished = new HashSet<>();
@@ -174,7 +174,7 @@ final class ReassignmentManager {
         if (!removing.isEmpty()) {
             removingAll.put(tp.partition(), removing);
         }
-        store.setTopicAssignmentFenced(tp.topic(), new TopicAssignmentZnode(all, addingAll, removingAll,
+        store.admin().setTopicAssignmentFenced(tp.topic(), new TopicAssignmentZnode(all, addingAll, removingAll,
             current.topicId()), read.version(), ctx.epochZkVersion);
         ctx.assignments.get(tp.topic()).put(tp.partition(), replicas);
     }
@@ -183,12 +183,12 @@ final class ReassignmentManager {
         if (finished.isEmpty()) {
             return;
         }
-        final Optional<ReassignPartitionsZnode> request = store.reassignmentRequest(null);
+        final Optional<ReassignPartitionsZnode> request = store.admin().reassignmentRequest(null);
         if (request.isEmpty()) {
             return;
         }
         final Map<TopicPartition, List<Integer>> remaining = new HashMap<>(request.get().reassignments());
         remaining.keySet().removeAll(finished);
-        store.updateReassignmentRequest(new ReassignPartitionsZnode(remaining), ctx.epochZkVersion);
+        store.admin().updateReassignmentRequest(new ReassignPartitionsZnode(remaining), ctx.epochZkVersion);
     }
 }

@@ -235,7 +235,7 @@ public final class TopicAdmin {
         final io.seglog.replication.zk.ReassignPartitionsZnode request =
             new io.seglog.replication.zk.ReassignPartitionsZnode(targets);
         try {
-            store.requestReassignment(request);
+            store.admin().requestReassignment(request);
         } catch (final ZkException e) {
             if (e.error() == ZkError.NODE_EXISTS) {
                 throw new IllegalStateException("a partition reassignment is already pending", e);

@@ -39,6 +39,7 @@ public final class KafkaZkStore {
     private static final byte[] EMPTY = new byte[0];
 
     private final ZkClient zk;
+    private final AdminZkStore admin;
 
     /**
      * Wraps a client.
@@ -47,6 +48,7 @@ public final class KafkaZkStore {
      */
     public KafkaZkStore(final ZkClient zk) {
         this.zk = zk;
+        this.admin = new AdminZkStore(this);
     }
 
     /**
@@ -56,6 +58,15 @@ public final class KafkaZkStore {
      */
     public ZkClient client() {
         return zk;
+    }
+
+    /**
+     * The topic-configuration and reassignment znodes over the same session.
+     *
+     * @return a view sharing this store's client
+     */
+    public AdminZkStore admin() {
+        return admin;
     }
 
     /**
@@ -443,47 +454,6 @@ public final class KafkaZkStore {
     }
 
     /**
-     * Reads a topic's configuration overrides ({@code /config/topics/<topic>}).
-     *
-     * @param topic the topic
-     * @return the overrides; empty when the znode is absent, or malformed (logged with its path)
-     * @throws ZkException on failure
-     */
-    public Optional<TopicConfigZnode> topicConfig(final String topic) {
-        final String path = ZkPaths.topicConfigPath(topic);
-        final Optional<ZkNode> node = zk.getData(path, null);
-        if (node.isEmpty()) {
-            return Optional.empty();
-        }
-        try {
-            return Optional.of(TopicConfigZnode.fromJson(path, node.get().data()));
-        } catch (final MalformedZnodeException e) {
-            logMalformed(e);
-            return Optional.empty();
-        }
-    }
-
-    /**
-     * Admin: creates or replaces a topic's configuration overrides. (Kafka also writes a change notification under
-     * {@code /config/changes} for brokers; the controller reads the znode itself when it needs a value.)
-     *
-     * @param topic  the topic
-     * @param config the overrides
-     * @throws ZkException on failure
-     */
-    public void setTopicConfig(final String topic, final TopicConfigZnode config) {
-        final String path = ZkPaths.topicConfigPath(topic);
-        try {
-            zk.create(path, config.toJson(), false);
-        } catch (final ZkException e) {
-            if (e.error() != ZkError.NODE_EXISTS) {
-                throw e;
-            }
-            zk.setData(path, config.toJson(), -1);
-        }
-    }
-
-    /**
      * Lists pending topic deletions and leaves a child watch on {@code /admin/delete_topics}.
      *
      * @param watch the watch, or null
@@ -506,26 +476,6 @@ public final class KafkaZkStore {
         } catch (final ZkException e) {
             if (e.error() != ZkError.NODE_EXISTS) {
                 throw e;
-            }
-        }
-    }
-
-    /**
-     * Controller: removes deletion requests for topics that do not exist (Kafka drops them), epoch-fenced.
-     *
-     * @param topics         the topics
-     * @param epochZkVersion the fencing token
-     * @throws ControllerMovedException when fenced
-     * @throws ZkException              on failure other than "already gone"
-     */
-    public void deleteTopicDeletionRequests(final Collection<String> topics, final int epochZkVersion) {
-        for (final String topic : topics) {
-            try {
-                fencedMulti(epochZkVersion, List.of(new ZkOp.Delete(ZkPaths.deleteTopicPath(topic), -1)));
-            } catch (final ZkException e) {
-                if (e.error() != ZkError.NO_NODE) {
-                    throw e;
-                }
             }
         }
     }
@@ -830,75 +780,6 @@ public final class KafkaZkStore {
         }
     }
 
-    // ------------------------------------------------------------------------------------------ reassignment
-
-    /**
-     * Reads a pending partition-reassignment request and leaves an exists-watch on its path.
-     *
-     * @param watch the watch, or null
-     * @return the request, or empty when there is none; a malformed one (logged) reads as an empty request
-     * @throws ZkException on failure
-     */
-    public Optional<ReassignPartitionsZnode> reassignmentRequest(final ZkWatch watch) {
-        final Optional<ZkNode> node = zk.getData(ZkPaths.REASSIGN, watch);
-        if (node.isEmpty()) {
-            return Optional.empty();
-        }
-        try {
-            return Optional.of(ReassignPartitionsZnode.fromJson(node.get().data()));
-        } catch (final MalformedZnodeException e) {
-            logMalformed(e);
-            return Optional.of(new ReassignPartitionsZnode(Map.of()));
-        }
-    }
-
-    /**
-     * Admin: asks the controller to move partitions to new replica lists.
-     *
-     * @param request the targets
-     * @throws ZkException {@link ZkError#NODE_EXISTS} when a request is already pending
-     */
-    public void requestReassignment(final ReassignPartitionsZnode request) {
-        zk.create(ZkPaths.REASSIGN, request.toJson(), false);
-    }
-
-    /**
-     * Controller: rewrites the reassignment request with what remains, or deletes it when nothing does,
-     * epoch-fenced.
-     *
-     * @param remaining      the partitions still to reassign
-     * @param epochZkVersion the fencing token
-     * @throws ControllerMovedException when fenced
-     * @throws ZkException              on failure other than "already gone"
-     */
-    public void updateReassignmentRequest(final ReassignPartitionsZnode remaining, final int epochZkVersion) {
-        try {
-            fencedMulti(epochZkVersion, List.of(remaining.reassignments().isEmpty()
-                ? new ZkOp.Delete(ZkPaths.REASSIGN, -1)
-                : new ZkOp.SetData(ZkPaths.REASSIGN, remaining.toJson(), -1)));
-        } catch (final ZkException e) {
-            if (e.error() != ZkError.NO_NODE) {
-                throw e;
-            }
-        }
-    }
-
-    /**
-     * Controller: replaces a topic's assignment (during a reassignment) at the version read, epoch-fenced, so that
-     * partitions an admin added meanwhile are not overwritten.
-     *
-     * @param topic          the topic
-     * @param assignment     the new assignment
-     * @param version        the version read
-     * @param epochZkVersion the fencing token
-     * @throws ControllerMovedException when fenced
-     * @throws ZkException              on failure ({@link ZkError#BAD_VERSION} when it changed meanwhile)
-     */
-    public void setTopicAssignmentFenced(final String topic, final TopicAssignmentZnode assignment, final int version,
-                                         final int epochZkVersion) {
-        fencedMulti(epochZkVersion, List.of(new ZkOp.SetData(ZkPaths.topicPath(topic), assignment.toJson(), version)));
-    }
-
     // --------------------------------------------------------------------------------------------- misc
 
     static int compare(final TopicPartition a, final TopicPartition b) {
@@ -906,7 +787,7 @@ public final class KafkaZkStore {
         return c != 0 ? c : Integer.compare(a.partition(), b.partition());
     }
 
-    private static void logMalformed(final MalformedZnodeException e) {
+    static void logMalformed(final MalformedZnodeException e) {
         LOG.warn("Skipping malformed znode {}: {}", e.path(), e.getMessage());
     }
 }

@@ -171,9 +171,9 @@ class BrokerFailureIT {
         for (final String topic : topics) {
             cluster.admin().createTopic(topic, Map.of(0, List.of(1, 3, 2)));
         }
-        cluster.observer.setTopicConfig("u-on", new TopicConfigZnode(Map.of(
+        cluster.observer.admin().setTopicConfig("u-on", new TopicConfigZnode(Map.of(
             TopicConfigZnode.UNCLEAN_LEADER_ELECTION_ENABLE, "TRUE", "retention.ms", "1000")));
-        cluster.observer.setTopicConfig("u-bad", new TopicConfigZnode(Map.of(
+        cluster.observer.admin().setTopicConfig("u-bad", new TopicConfigZnode(Map.of(
             TopicConfigZnode.UNCLEAN_LEADER_ELECTION_ENABLE, "yes")));
         cluster.observerClient.create(ZkPaths.topicConfigPath("u-junk"),
             "{\"version\":1,\"config\":{\"unclean.leader.election.enable\":true".getBytes(

@@ -113,7 +113,7 @@ class ReassignmentIT {
 
         // Written by another tool: a dead broker and an unknown partition are dropped, the valid part proceeds.
         // Target [2, 1] is already in the ISR, so the reassignment completes without waiting; leader 1 is kept out.
-        cluster.observer.requestReassignment(new ReassignPartitionsZnode(Map.of(p0, List.of(2, 1),
+        cluster.observer.admin().requestReassignment(new ReassignPartitionsZnode(Map.of(p0, List.of(2, 1),
             new TopicPartition("v", 9), List.of(1), new TopicPartition("nope", 0), List.of(1))));
         Await.until(TestCluster.WAIT, () -> cluster.observerClient.exists(ZkPaths.REASSIGN, null).isEmpty(),
             () -> "request consumed");
@@ -121,7 +121,7 @@ class ReassignmentIT {
         assertEquals(List.of(1, 2), cluster.leaderAndIsr(p0).isr().stream().sorted().toList());
         assertEquals(1, cluster.leaderAndIsr(p0).leader(), "the leader is in the target: it stays");
 
-        cluster.observer.requestReassignment(new ReassignPartitionsZnode(Map.of(p0, List.of(2, 8))));
+        cluster.observer.admin().requestReassignment(new ReassignPartitionsZnode(Map.of(p0, List.of(2, 8))));
         Await.until(TestCluster.WAIT, () -> cluster.observerClient.exists(ZkPaths.REASSIGN, null).isEmpty(),
             () -> "a target with a broker that is not live is dropped");
         assertEquals(List.of(2, 1), assignment("v").partitions().get(0), "unchanged");
