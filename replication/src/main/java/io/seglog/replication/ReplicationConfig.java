@@ -242,7 +242,11 @@ public final class ReplicationConfig {
         return zookeeperDigest;
     }
 
-    /** @return {@value #UNCLEAN_LEADER_ELECTION_ENABLE} */
+    /**
+     * The cluster's default; a topic's override in {@code /config/topics/<topic>} wins when the controller elects.
+     *
+     * @return {@value #UNCLEAN_LEADER_ELECTION_ENABLE}
+     */
     public boolean uncleanLeaderElectionEnable() {
         return uncleanLeaderElectionEnable;
     }

@@ -3,6 +3,8 @@ package io.seglog.replication.broker;
 import io.seglog.replication.ReplicationConfig;
 import io.seglog.replication.controller.Controller;
 import io.seglog.replication.controller.TopicAdmin;
+import io.seglog.replication.transport.ControlChannel;
+import io.seglog.replication.transport.ControlHandlerRegistry;
 import io.seglog.replication.transport.InJvmControlChannel;
 import io.seglog.replication.transport.NotControllerException;
 import io.seglog.replication.zk.KafkaZkStore;
@@ -23,7 +25,8 @@ import org.slf4j.LoggerFactory;
 /**
  * One broker's control plane: its ZooKeeper session, its registration under {@code /brokers/ids/<id>}, its
  * candidacy for controller (and the controller when elected), and the handler that applies the controller's
- * messages. Several can run in one JVM over an {@link InJvmControlChannel}.
+ * messages. It reaches other brokers through a {@link ControlChannel} and makes its own handlers reachable through a
+ * {@link ControlHandlerRegistry}; several can run in one JVM over an {@link InJvmControlChannel}, which is both.
  *
  * <p>Thread-safe. Threads: the controller's event thread (from the given factory) and Curator's/ZooKeeper's.
  */
@@ -31,17 +34,20 @@ public final class ReplicationBroker implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicationBroker.class);
 
     private final ReplicationConfig config;
-    private final InJvmControlChannel channel;
+    private final ControlChannel channel;
+    private final ControlHandlerRegistry registry;
     private final BrokerControlHandler handler;
     private final Controller controller;
     private final ZkClient zk;
     private final KafkaZkStore store;
     private boolean closed;
 
-    private ReplicationBroker(final ReplicationConfig config, final InJvmControlChannel channel,
-                              final ThreadFactory threadFactory, final LongSupplier clockMs) {
+    private ReplicationBroker(final ReplicationConfig config, final ControlChannel channel,
+                              final ControlHandlerRegistry registry, final ThreadFactory threadFactory,
+                              final LongSupplier clockMs) {
         this.config = config;
         this.channel = channel;
+        this.registry = registry;
         this.handler = new BrokerControlHandler(config.brokerId());
         this.controller = new Controller(config, channel, threadFactory, clockMs, System::currentTimeMillis,
             handler::brokerEpoch);
@@ -51,14 +57,14 @@ public final class ReplicationBroker implements AutoCloseable {
             this.zk = client;
             this.store = new KafkaZkStore(client);
             store.createPersistentPaths();
-            channel.register(config.brokerId(), handler, controller);
+            registry.register(config.brokerId(), handler, controller);
             controller.start(store);
         } catch (final RuntimeException e) {
             controller.close();
             if (client != null) {
                 client.close();
             }
-            channel.unregister(config.brokerId());
+            registry.unregister(config.brokerId());
             throw e;
         }
     }
@@ -76,7 +82,25 @@ public final class ReplicationBroker implements AutoCloseable {
      */
     public static ReplicationBroker start(final ReplicationConfig config, final InJvmControlChannel channel,
                                           final ThreadFactory threadFactory, final LongSupplier clockMs) {
-        return new ReplicationBroker(config, channel, threadFactory, clockMs);
+        return start(config, channel, channel, threadFactory, clockMs);
+    }
+
+    /**
+     * Starts a broker over any transport: opens its ZooKeeper session, creates Kafka's persistent paths, registers
+     * its handlers with {@code registry} and competes for controller in the background.
+     *
+     * @param config        the broker's configuration
+     * @param channel       how this broker (and its controller, when active) reaches the others
+     * @param registry      where this broker's handlers are made reachable; left on close
+     * @param threadFactory makes the controller's event thread and Curator's threads
+     * @param clockMs       monotonic milliseconds for the controller's timed work
+     * @return the running broker, closed by the caller
+     * @throws ZkException when ZooKeeper cannot be reached within the request timeout
+     */
+    public static ReplicationBroker start(final ReplicationConfig config, final ControlChannel channel,
+                                          final ControlHandlerRegistry registry, final ThreadFactory threadFactory,
+                                          final LongSupplier clockMs) {
+        return new ReplicationBroker(config, channel, registry, threadFactory, clockMs);
     }
 
     /**
@@ -215,7 +239,7 @@ public final class ReplicationBroker implements AutoCloseable {
         } catch (final RuntimeException e) {
             failure = e;
         }
-        channel.unregister(brokerId());
+        registry.unregister(brokerId());
         try {
             zk.close();
         } catch (final RuntimeException e) {

@@ -61,12 +61,24 @@ final class ControlBatch {
             && fullMetadataTo.isEmpty() && !liveBrokersChanged;
     }
 
+    /** Told the outcome of each {@code StopReplica(delete=true)}, on whatever thread completes it. */
+    @FunctionalInterface
+    interface DeletionListener {
+        /**
+         * @param broker  the target
+         * @param deleted the partitions it acknowledged
+         * @param failed  the partitions it refused, or all of them when the message was refused or not delivered
+         */
+        void onStopReplicaResult(int broker, Set<TopicPartition> deleted, Set<TopicPartition> failed);
+    }
+
     /**
      * Sends everything; refusals are logged (a refusal by controller epoch means this controller is stale, which
      * its next ZooKeeper write will find out).
      */
     void send(final int controllerId, final ControllerContext ctx, final ControlChannel channel,
-              final Map<TopicPartition, PartitionStateInfo> allStates, final AtomicLong refusals) {
+              final Map<TopicPartition, PartitionStateInfo> allStates, final AtomicLong refusals,
+              final DeletionListener deletions) {
         for (final Map.Entry<Integer, Map<TopicPartition, PartitionStateInfo>> e : leaderAndIsr.entrySet()) {
             final Long brokerEpoch = epochOf(ctx, e.getKey());
             if (brokerEpoch != null) {
@@ -83,19 +95,31 @@ final class ControlBatch {
                     refusals);
             }
         }
-        sendStops(controllerId, ctx, channel, stop, false, refusals);
-        sendStops(controllerId, ctx, channel, stopAndDelete, true, refusals);
-    }
-
-    private static void sendStops(final int controllerId, final ControllerContext ctx, final ControlChannel channel,
-                                  final Map<Integer, Set<TopicPartition>> stops, final boolean delete,
-                                  final AtomicLong refusals) {
-        for (final Map.Entry<Integer, Set<TopicPartition>> e : stops.entrySet()) {
+        for (final Map.Entry<Integer, Set<TopicPartition>> e : stop.entrySet()) {
             final Long brokerEpoch = epochOf(ctx, e.getKey());
             if (brokerEpoch != null) {
                 deliver(channel, e.getKey(),
-                    new StopReplicaRequest(controllerId, ctx.epoch, brokerEpoch, e.getValue(), delete), refusals);
+                    new StopReplicaRequest(controllerId, ctx.epoch, brokerEpoch, e.getValue(), false), refusals);
             }
+        }
+        for (final Map.Entry<Integer, Set<TopicPartition>> e : stopAndDelete.entrySet()) {
+            final int broker = e.getKey();
+            final Set<TopicPartition> partitions = Set.copyOf(e.getValue());
+            final Long brokerEpoch = epochOf(ctx, broker);
+            if (brokerEpoch == null) {
+                deletions.onStopReplicaResult(broker, Set.of(), partitions);
+                continue;
+            }
+            deliver(channel, broker, new StopReplicaRequest(controllerId, ctx.epoch, brokerEpoch, partitions, true),
+                refusals).whenComplete((response, failure) -> {
+                    if (failure != null) {
+                        deletions.onStopReplicaResult(broker, Set.of(), partitions);
+                    } else {
+                        final Set<TopicPartition> deleted = new HashSet<>(partitions);
+                        deleted.removeAll(response.partitionErrors().keySet());
+                        deletions.onStopReplicaResult(broker, deleted, response.partitionErrors().keySet());
+                    }
+                });
         }
     }
 
@@ -103,10 +127,10 @@ final class ControlBatch {
         return ctx.liveBrokers.containsKey(broker) ? ctx.liveBrokers.get(broker).epoch() : null;
     }
 
-    private static void deliver(final ControlChannel channel, final int broker, final ControlRequest request,
-                                final AtomicLong refusals) {
+    private static CompletableFuture<ControlResponse> deliver(final ControlChannel channel, final int broker,
+                                                              final ControlRequest request, final AtomicLong refusals) {
         final CompletableFuture<ControlResponse> f = channel.send(broker, request);
-        f.whenComplete((response, failure) -> {
+        return f.whenComplete((response, failure) -> {
             if (failure != null) {
                 refusals.incrementAndGet();
                 final Throwable cause = failure instanceof CompletionException ? failure.getCause() : failure;

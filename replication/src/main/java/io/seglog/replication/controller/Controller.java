@@ -71,12 +71,15 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
     private final ZkWatch topicWatch = path -> put(new ControllerEvent.TopicChange());
     private final ZkWatch deletionWatch = path -> put(new ControllerEvent.TopicDeletion());
     private final ZkWatch preferredWatch = path -> put(new ControllerEvent.PreferredElection());
+    private final ZkWatch reassignWatch = path -> put(new ControllerEvent.Reassignment());
     private final ZkWatch isrChangeWatch = path -> put(new ControllerEvent.IsrChange());
     private final ZkWatch assignmentWatch =
         path -> put(new ControllerEvent.PartitionModifications(path.substring(ZkPaths.TOPICS.length() + 1)));
 
     private KafkaZkStore store;
     private PartitionStateMachine partitions;
+    private TopicDeletionManager deletion;
+    private ReassignmentManager reassignment;
     private volatile boolean closing;
     private volatile boolean active;
     private volatile int activeEpoch = -1;
@@ -139,6 +142,8 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
     public void start(final KafkaZkStore zkStore) {
         this.store = zkStore;
         this.partitions = new PartitionStateMachine(ctx, zkStore, config);
+        this.deletion = new TopicDeletionManager(ctx, partitions, zkStore);
+        this.reassignment = new ReassignmentManager(ctx, partitions, zkStore);
         loop.start();
     }
 
@@ -205,6 +210,14 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
      */
     void runOnEventThread(final Runnable action) {
         put(new ControllerEvent.Custom(action));
+    }
+
+    /** The context is confined to the event thread: test hooks that read or drive it must run there. */
+    private void requireEventThread(final String what) {
+        if (!loop.isEventThread()) {
+            throw new IllegalStateException(what + " must run on the controller's event thread (runOnEventThread), not "
+                + Thread.currentThread().getName());
+        }
     }
 
     private void put(final ControllerEvent event) {
@@ -302,6 +315,10 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
             processPartitionModifications(pm.topic());
         } else if (event instanceof ControllerEvent.TopicDeletion) {
             processTopicDeletion();
+        } else if (event instanceof ControllerEvent.Reassignment) {
+            processReassignment();
+        } else if (event instanceof ControllerEvent.StopReplicaDeletionResult r) {
+            processStopReplicaDeletionResult(r);
         } else if (event instanceof ControllerEvent.PreferredElection) {
             processPreferredElection();
         } else if (event instanceof ControllerEvent.IsrChange) {
@@ -407,7 +424,10 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
         ctx.epochZkVersion = epochZkVersion;
         ctx.liveBrokers.putAll(store.brokers(brokerWatch));
         final Set<String> topics = store.topics(topicWatch);
-        store.topicDeletions(deletionWatch);
+        // Known before anything is driven, so that no election, ISR write or LeaderAndIsr touches a topic being deleted.
+        final Set<String> deleting = store.topicDeletions(deletionWatch);
+        deleting.retainAll(topics);
+        ctx.topicsBeingDeleted.addAll(deleting);
         // Pending ISR notifications are covered by the full read below: drop them (Kafka does the same).
         store.deleteIsrChangeNotifications(store.isrChangeNotifications(isrChangeWatch).keySet(), ctx.epochZkVersion);
         for (final String topic : topics) {
@@ -430,7 +450,9 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
         final ControlBatch batch = new ControlBatch();
         ctx.liveBrokers.keySet().forEach(batch::fullMetadata);
         for (final TopicPartition tp : ctx.leadership.keySet()) {
-            partitions.notifyReplicas(tp, batch, false);
+            if (!ctx.topicsBeingDeleted.contains(tp.topic())) {
+                partitions.notifyReplicas(tp, batch, false);
+            }
         }
         partitions.triggerOnlinePartitionStateChange(batch);
         // Replicas on brokers that are not live go offline: they leave the ISRs (Kafka's replica state machine
@@ -438,7 +460,7 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
         final Set<Integer> offline = new HashSet<>();
         final Set<TopicPartition> withOfflineIsr = new HashSet<>();
         ctx.leadership.forEach((tp, state) -> state.leaderAndIsr().isr().forEach(r -> {
-            if (!ctx.liveBrokers.containsKey(r)) {
+            if (!ctx.liveBrokers.containsKey(r) && !ctx.topicsBeingDeleted.contains(tp.topic())) {
                 offline.add(r);
                 withOfflineIsr.add(tp);
             }
@@ -447,6 +469,7 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
         send(batch);
         processTopicDeletion();
         processPreferredElection();
+        processReassignment();
         LOG.info("broker.id={} controller epoch {} loaded {} brokers, {} topics, {} partitions", brokerId, ctx.epoch,
             ctx.liveBrokers.size(), ctx.assignments.size(), ctx.states.size());
     }
@@ -490,8 +513,9 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
     }
 
     private void onBrokerFailure(final Set<Integer> failed, final ControlBatch batch) {
+        deletion.onBrokerFailure(failed);
         for (final TopicPartition tp : ctx.partitionsOnBrokers(failed)) {
-            if (ctx.replicaStates.containsKey(tp)) {
+            if (ctx.replicaStates.containsKey(tp) && !ctx.topicsBeingDeleted.contains(tp.topic())) {
                 partitions.replicaTransition(tp, intersect(ctx.replicas(tp), failed), ReplicaState.OFFLINE);
             }
         }
@@ -502,7 +526,7 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
         }
         partitions.triggerOnlinePartitionStateChange(batch);
         final Set<TopicPartition> withReplicas = ctx.partitionsOnBrokers(failed);
-        withReplicas.removeIf(tp -> !ctx.leadership.containsKey(tp));
+        withReplicas.removeIf(tp -> !ctx.leadership.containsKey(tp) || ctx.topicsBeingDeleted.contains(tp.topic()));
         partitions.removeReplicasFromIsr(failed, withReplicas, batch);
     }
 
@@ -513,6 +537,9 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
     private void onBrokerStartup(final Set<Integer> started, final ControlBatch batch) {
         started.forEach(batch::fullMetadata);
         for (final TopicPartition tp : ctx.partitionsOnBrokers(started)) {
+            if (ctx.topicsBeingDeleted.contains(tp.topic())) {
+                continue; // the deletion manager retries them below
+            }
             if (ctx.replicaStates.containsKey(tp)) {
                 partitions.replicaTransition(tp, intersect(ctx.replicas(tp), started), ReplicaState.ONLINE);
             }
@@ -526,6 +553,7 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
             }
         }
         partitions.triggerOnlinePartitionStateChange(batch);
+        deletion.onBrokerStartup(started, batch);
     }
 
     private void processControlledShutdown(final ControllerEvent.ControlledShutdown request) {
@@ -598,8 +626,8 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
             return;
         }
         final Optional<Versioned<TopicAssignmentZnode>> assignment = store.topicAssignment(topic, assignmentWatch);
-        if (assignment.isEmpty()) {
-            return;
+        if (assignment.isEmpty() || ctx.topicsBeingDeleted.contains(topic)) {
+            return; // Kafka, too, adds no partitions to a topic being deleted
         }
         final Set<TopicPartition> fresh = addPartitions(topic, assignment.get());
         if (!fresh.isEmpty()) {
@@ -609,47 +637,36 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
         }
     }
 
+    /**
+     * Kafka's TopicDeletion event: requests for unknown topics are dropped, known ones queued; then every queued
+     * deletion is driven forward ({@link TopicDeletionManager}).
+     */
     private void processTopicDeletion() {
         final Set<String> requested = store.topicDeletions(deletionWatch);
-        if (requested.isEmpty()) {
-            return;
+        final Set<String> unknown = new HashSet<>(requested);
+        unknown.removeAll(ctx.assignments.keySet());
+        if (!unknown.isEmpty()) {
+            LOG.info("controller epoch {}: dropping deletion requests for unknown topics {}", ctx.epoch, unknown);
+            store.admin().deleteTopicDeletionRequests(unknown, ctx.epochZkVersion);
+        }
+        requested.removeAll(unknown);
+        final ControlBatch batch = new ControlBatch();
+        deletion.enqueue(requested, batch);
+        send(batch);
+    }
+
+    private void processReassignment() {
+        final ControlBatch batch = new ControlBatch();
+        reassignment.onRequest(reassignWatch, batch);
+        send(batch);
+    }
+
+    private void processStopReplicaDeletionResult(final ControllerEvent.StopReplicaDeletionResult result) {
+        if (result.controllerEpoch() != ctx.epoch) {
+            return; // sent in an earlier term: this term re-sends what it needs
         }
         final ControlBatch batch = new ControlBatch();
-        for (final String topic : requested) {
-            ctx.topicsBeingDeleted.add(topic);
-            final Set<Integer> withStates = new HashSet<>();
-            for (final TopicPartition tp : ctx.partitionsOf(topic)) {
-                final PartitionStateZnode state = ctx.leadership.get(tp);
-                if (state != null) {
-                    withStates.add(tp.partition());
-                    final LeaderAndIsr deleting = new LeaderAndIsr(LeaderAndIsr.LEADER_DURING_DELETE,
-                        state.leaderAndIsr().leaderEpoch(), state.leaderAndIsr().isr(), state.leaderAndIsr().partitionEpoch());
-                    batch.metadata(tp, new PartitionStateInfo(ctx.epoch, deleting, ctx.replicas(tp), false));
-                }
-                // Kafka's replica deletion: Offline -> DeletionStarted -> DeletionSuccessful -> NonExistent; a replica on
-                // a dead broker is DeletionIneligible (Kafka retries it when the broker returns; we drop the znodes).
-                final List<Integer> replicas = ctx.replicas(tp);
-                partitions.replicaTransition(tp, replicas, ReplicaState.OFFLINE);
-                partitions.replicaTransition(tp, replicas, ReplicaState.REPLICA_DELETION_STARTED);
-                for (final int replica : replicas) {
-                    if (ctx.liveBrokers.containsKey(replica)) {
-                        batch.stopReplica(replica, tp, true);
-                        partitions.replicaTransition(tp, List.of(replica), ReplicaState.REPLICA_DELETION_SUCCESSFUL);
-                        partitions.replicaTransition(tp, List.of(replica), ReplicaState.NON_EXISTENT);
-                    } else {
-                        partitions.replicaTransition(tp, List.of(replica), ReplicaState.REPLICA_DELETION_INELIGIBLE);
-                    }
-                }
-                if (ctx.states.get(tp) != PartitionState.OFFLINE && ctx.states.containsKey(tp)) {
-                    partitions.transition(tp, PartitionState.OFFLINE);
-                }
-                ctx.states.remove(tp);
-            }
-            store.deleteTopic(topic, ctx.assignments.getOrDefault(topic, Map.of()).keySet(), withStates,
-                ctx.epochZkVersion);
-            ctx.removeTopic(topic);
-            LOG.info("controller epoch {} deleted topic {}", ctx.epoch, topic);
-        }
+        deletion.onStopReplicaResult(result.brokerId(), result.deleted(), result.failed(), batch);
         send(batch);
     }
 
@@ -704,6 +721,8 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
             ctx.leadership.put(tp, s);
             batch.metadata(tp, partitions.info(tp, false));
         }));
+        // Kafka watches each reassigning partition's state znode; the leader's ISR notification serves the same end.
+        reassignment.onIsrChange(changed, batch);
         store.deleteIsrChangeNotifications(notifications.keySet(), ctx.epochZkVersion);
         send(batch);
     }
@@ -718,7 +737,9 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
                 all.put(tp, partitions.info(tp, false));
             }
         }
-        batch.send(brokerId, ctx, channel, all, refusals);
+        final int epoch = ctx.epoch;
+        batch.send(brokerId, ctx, channel, all, refusals, (broker, deleted, failed) ->
+            put(new ControllerEvent.StopReplicaDeletionResult(epoch, broker, deleted, failed)));
     }
 
     /**
@@ -726,6 +747,7 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
      * a deposed controller's messages are refused).
      */
     void sendMetadataToAll() {
+        requireEventThread("sendMetadataToAll");
         final ControlBatch batch = new ControlBatch();
         ctx.liveBrokers.keySet().forEach(batch::fullMetadata);
         send(batch);
@@ -749,11 +771,13 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
 
     /** The fencing token of the current term; event thread only. */
     int epochZkVersion() {
+        requireEventThread("epochZkVersion");
         return ctx.epochZkVersion;
     }
 
     /** Re-runs an offline-rule election on these partitions (each write raises the leader epoch). */
     Set<TopicPartition> reelect(final Set<TopicPartition> tps) {
+        requireEventThread("reelect");
         final ControlBatch batch = new ControlBatch();
         final Set<TopicPartition> elected = partitions.elect(tps, PartitionStateMachine.ElectionKind.OFFLINE, batch);
         send(batch);

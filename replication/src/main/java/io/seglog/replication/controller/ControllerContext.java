@@ -29,6 +29,10 @@ final class ControllerContext {
     final Map<TopicPartition, PartitionStateZnode> leadership = new HashMap<>();
     final Map<TopicPartition, PartitionState> states = new HashMap<>();
     final Set<String> topicsBeingDeleted = new TreeSet<>();
+    /** Topics being deleted with a replica that cannot be deleted now (Kafka's topicsIneligibleForDeletion). */
+    final Set<String> topicsIneligibleForDeletion = new TreeSet<>();
+    /** Partitions being reassigned, to their target replicas (Kafka's partitionsBeingReassigned). */
+    final Map<TopicPartition, List<Integer>> reassigning = new HashMap<>();
     /** Replica states (Kafka's ReplicaStateMachine): partition to broker to state; absent = NON_EXISTENT. */
     final Map<TopicPartition, Map<Integer, ReplicaState>> replicaStates = new HashMap<>();
 
@@ -41,6 +45,8 @@ final class ControllerContext {
         leadership.clear();
         states.clear();
         topicsBeingDeleted.clear();
+        topicsIneligibleForDeletion.clear();
+        reassigning.clear();
         replicaStates.clear();
     }
 
@@ -121,9 +127,11 @@ final class ControllerContext {
             leadership.remove(tp);
             states.remove(tp);
             replicaStates.remove(tp);
+            reassigning.remove(tp);
         }
         assignments.remove(topic);
         topicsBeingDeleted.remove(topic);
+        topicsIneligibleForDeletion.remove(topic);
     }
 
     Map<Integer, Long> liveBrokerEpochs() {

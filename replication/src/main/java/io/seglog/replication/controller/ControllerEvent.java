@@ -59,6 +59,18 @@ sealed interface ControllerEvent {
     record PreferredElection() implements ControllerEvent {
     }
 
+    /**
+     * A broker answered a {@code StopReplica(delete=true)} sent in controller epoch {@code controllerEpoch} (Kafka's
+     * {@code TopicDeletionStopReplicaResponseReceived}): the response only enqueues this, the event thread acts.
+     */
+    record StopReplicaDeletionResult(int controllerEpoch, int brokerId, Set<TopicPartition> deleted,
+                                     Set<TopicPartition> failed) implements ControllerEvent {
+    }
+
+    /** {@code /admin/reassign_partitions} was created (or changed or deleted). */
+    record Reassignment() implements ControllerEvent {
+    }
+
     /** A broker asks to shut down. */
     record ControlledShutdown(int brokerId, long brokerEpoch, CompletableFuture<Set<TopicPartition>> result)
         implements ControllerEvent {

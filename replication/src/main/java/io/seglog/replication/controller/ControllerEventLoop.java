@@ -62,7 +62,9 @@ final class ControllerEventLoop implements AutoCloseable {
         final List<ControllerEvent> dropped = new ArrayList<>();
         synchronized (queue) {
             queue.drainTo(dropped);
-            queue.add(event);
+            // At the head, not the tail: put() does not take this lock, so an event queued between the drain and
+            // this line must still come after the expiry (Kafka's clearAndPut makes the expiry the next event).
+            queue.addFirst(event);
             dropped.removeIf(e -> {
                 if (e.survivesExpiry()) {
                     queue.add(e);

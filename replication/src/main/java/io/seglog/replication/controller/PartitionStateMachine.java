@@ -9,7 +9,10 @@ import io.seglog.replication.election.ReplicaState;
 import io.seglog.replication.transport.PartitionStateInfo;
 import io.seglog.replication.zk.ControllerMovedException;
 import io.seglog.replication.zk.KafkaZkStore;
+import io.seglog.replication.zk.MalformedZnodeException;
 import io.seglog.replication.zk.PartitionStateZnode;
+import io.seglog.replication.zk.TopicConfigZnode;
+import io.seglog.replication.zk.ZkPaths;
 import io.seglog.storage.TopicPartition;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -156,7 +159,13 @@ final class PartitionStateMachine {
     }
 
     /** The election rules this controller runs. */
-    enum ElectionKind { OFFLINE, PREFERRED, CONTROLLED_SHUTDOWN }
+    enum ElectionKind {
+        OFFLINE, PREFERRED, CONTROLLED_SHUTDOWN,
+        /** Leader from the (target) assignment when the current one is not in it or not live, else an epoch bump. */
+        REASSIGNMENT,
+        /** Same leader and ISR at leader epoch + 1 (Kafka's updateLeaderEpochAndSendRequest). */
+        LEADER_EPOCH_BUMP
+    }
 
     /**
      * Elects leaders: reads each state znode, applies the rule, writes the result at the version read (leader
@@ -166,6 +175,7 @@ final class PartitionStateMachine {
      */
     Set<TopicPartition> elect(final Set<TopicPartition> partitions, final ElectionKind kind, final ControlBatch batch) {
         final Set<TopicPartition> elected = new HashSet<>();
+        final Map<String, Boolean> uncleanByTopic = new HashMap<>();
         Set<TopicPartition> pending = new HashSet<>(partitions);
         for (int round = 0; round < MAX_ELECTION_ROUNDS && !pending.isEmpty(); round++) {
             final Map<TopicPartition, PartitionStateZnode> toWrite = new HashMap<>();
@@ -179,11 +189,16 @@ final class PartitionStateMachine {
                 final LeaderAndIsr lai = state.leaderAndIsr();
                 final List<Integer> replicas = ctx.replicas(tp);
                 final ElectionResult r = switch (kind) {
-                    case OFFLINE -> LeaderElection.offline(replicas, lai.isr(), ctx.electableBrokers(),
-                        config.uncleanLeaderElectionEnable());
+                    case OFFLINE -> offline(tp, replicas, lai.isr(), uncleanByTopic);
                     case PREFERRED -> LeaderElection.preferred(replicas, lai.isr(), ctx.electableBrokers());
                     case CONTROLLED_SHUTDOWN -> LeaderElection.controlledShutdown(replicas, lai.isr(),
                         ctx.liveBrokers.keySet(), ctx.shuttingDown);
+                    case REASSIGNMENT -> replicas.contains(lai.leader()) && lai.isr().contains(lai.leader())
+                        && ctx.electableBrokers().contains(lai.leader()) ? new ElectionResult(lai.leader(), lai.isr(), false)
+                        : LeaderElection.reassignment(replicas, lai.isr(), ctx.electableBrokers());
+                    case LEADER_EPOCH_BUMP -> lai.isr().contains(lai.leader())
+                        ? new ElectionResult(lai.leader(), lai.isr(), false)
+                        : ElectionResult.none(lai.isr());
                 };
                 ctx.leadership.put(tp, state);
                 if (!r.hasLeader() || (kind == ElectionKind.PREFERRED && r.leader() == lai.leader())) {
@@ -211,6 +226,42 @@ final class PartitionStateMachine {
             LOG.warn("{} partitions kept meeting concurrent writes; the next event retries them", pending.size());
         }
         return elected;
+    }
+
+    /**
+     * Kafka's offline election with its per-partition unclean decision ({@code collectUncleanLeaderElectionState}):
+     * only when no ISR member is live is {@code unclean.leader.election.enable} consulted, the topic's override in
+     * {@code /config/topics/<topic>} first, then the cluster's value. The override is read once per topic and
+     * election, and only for such partitions, so a healthy election costs no extra ZooKeeper read.
+     */
+    private ElectionResult offline(final TopicPartition tp, final List<Integer> replicas, final List<Integer> isr,
+                                   final Map<String, Boolean> uncleanByTopic) {
+        final Set<Integer> live = ctx.electableBrokers();
+        final ElectionResult clean = LeaderElection.offline(replicas, isr, live, false);
+        if (clean.hasLeader() || isr.stream().anyMatch(live::contains)) {
+            return clean;
+        }
+        final boolean unclean = uncleanByTopic.computeIfAbsent(tp.topic(), this::uncleanLeaderElectionEnable);
+        return unclean ? LeaderElection.offline(replicas, isr, live, true) : clean;
+    }
+
+    /** The topic's {@code unclean.leader.election.enable}: its override when set and readable, else the cluster's. */
+    private boolean uncleanLeaderElectionEnable(final String topic) {
+        final Optional<TopicConfigZnode> overrides = store.admin().topicConfig(topic);
+        if (overrides.isPresent()) {
+            try {
+                final Optional<Boolean> value =
+                    overrides.get().uncleanLeaderElectionEnable(ZkPaths.topicConfigPath(topic));
+                if (value.isPresent()) {
+                    return value.get();
+                }
+            } catch (final MalformedZnodeException e) {
+                LOG.warn("Ignoring malformed topic config {} field {}: {}; using the cluster's "
+                    + "unclean.leader.election.enable={}", e.path(), e.field(), e.getMessage(),
+                    config.uncleanLeaderElectionEnable());
+            }
+        }
+        return config.uncleanLeaderElectionEnable();
     }
 
     /** Kafka's "soft failure" check: a state decided by a newer controller means this one is stale. */

@@ -75,7 +75,9 @@ public final class TopicAdmin {
      *
      * @param topic      the name
      * @param assignment partition (0..n-1) to replicas, preferred leader first
-     * @throws IllegalArgumentException for an invalid name or assignment
+     * @throws IllegalArgumentException for an invalid name or assignment: partitions not 0..n-1, replica lists that
+     *                                  are empty or repeat a broker, or that name brokers not
+     *                                  registered under {@code /brokers/ids} (the message names their ids)
      * @throws TopicExistsException     when the topic exists
      * @throws ZkException              when ZooKeeper fails
      */
@@ -90,6 +92,7 @@ public final class TopicAdmin {
                     + " (partitions must be 0.." + (assignment.size() - 1) + ")");
             }
         }
+        validateReplicas(topic, assignment);
         if (store.topicDeletions(null).contains(topic)) {
             throw new TopicExistsException(topic + " (deletion pending)");
         }
@@ -164,6 +167,78 @@ public final class TopicAdmin {
         } catch (final ZkException e) {
             if (e.error() == ZkError.NODE_EXISTS) {
                 throw new IllegalStateException("a preferred replica election is already pending", e);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Kafka's checks of a manual assignment ({@code AdminZkClient.validateTopicCreate} and
+     * {@code ZkAdminManager.createTopics}): every partition has a non-empty list of distinct replicas, and every
+     * replica is a registered broker. (Kafka also wants one replica count for all partitions; we allow them to
+     * differ.) An unregistered id is most often a typo, and a partition placed only on such ids would stay leaderless with nothing to tell the operator why.
+     */
+    private void validateReplicas(final String topic, final Map<Integer, List<Integer>> assignment) {
+        final java.util.SortedSet<Integer> unknown = new java.util.TreeSet<>();
+        final Set<Integer> registered = store.brokers(null).keySet();
+        for (final Map.Entry<Integer, List<Integer>> e : new TreeMap<>(assignment).entrySet()) {
+            final List<Integer> replicas = e.getValue();
+            if (replicas == null || replicas.isEmpty()) {
+                throw new IllegalArgumentException("replicas=" + replicas + " for topic=" + topic + " partition="
+                    + e.getKey() + " must name >= 1 broker");
+            }
+            if (new java.util.HashSet<>(replicas).size() != replicas.size()) {
+                throw new IllegalArgumentException("replicas=" + replicas + " for topic=" + topic + " partition="
+                    + e.getKey() + " repeats a broker");
+            }
+            for (final Integer r : replicas) {
+                if (r == null || !registered.contains(r)) {
+                    unknown.add(r == null ? -1 : r);
+                }
+            }
+        }
+        if (!unknown.isEmpty()) {
+            throw new IllegalArgumentException("unknown broker ids " + unknown + " in the replica assignment of topic="
+                + topic + " (registered brokers=" + new java.util.TreeSet<>(registered) + ")");
+        }
+    }
+
+    /**
+     * Asks the controller to move partitions to new replica lists ({@code /admin/reassign_partitions}, Kafka's
+     * ZooKeeper-mode reassignment). The controller adds the new replicas, waits until they are in the ISR, moves the
+     * leadership if the leader is not in the target, then removes the old replicas.
+     *
+     * @param targets partition to its target replicas, preferred leader first
+     * @throws IllegalArgumentException when a partition does not exist, or a target is empty, repeats a broker or
+     *                                  names brokers that are not registered (the message names them)
+     * @throws IllegalStateException    when an earlier reassignment is still pending
+     * @throws ZkException              when ZooKeeper fails
+     */
+    public void reassignPartitions(final Map<TopicPartition, List<Integer>> targets) {
+        if (targets.isEmpty()) {
+            throw new IllegalArgumentException("targets must name >= 1 partition");
+        }
+        final Set<Integer> registered = store.brokers(null).keySet();
+        for (final Map.Entry<TopicPartition, List<Integer>> e : targets.entrySet()) {
+            final TopicPartition tp = e.getKey();
+            final boolean exists = store.topicAssignment(tp.topic(), null)
+                .map(a -> a.value().partitions().containsKey(tp.partition())).orElse(false);
+            if (!exists) {
+                throw new IllegalArgumentException("partition=" + tp + " does not exist");
+            }
+            final List<Integer> unknown = e.getValue().stream().filter(r -> !registered.contains(r)).toList();
+            if (!unknown.isEmpty()) {
+                throw new IllegalArgumentException("unknown broker ids " + unknown + " in the reassignment of "
+                    + tp + " (registered brokers=" + new java.util.TreeSet<>(registered) + ")");
+            }
+        }
+        final io.seglog.replication.zk.ReassignPartitionsZnode request =
+            new io.seglog.replication.zk.ReassignPartitionsZnode(targets);
+        try {
+            store.admin().requestReassignment(request);
+        } catch (final ZkException e) {
+            if (e.error() == ZkError.NODE_EXISTS) {
+                throw new IllegalStateException("a partition reassignment is already pending", e);
             }
             throw e;
         }

@@ -1,6 +1,8 @@
 /**
  * The controller: one broker at a time, elected through ZooKeeper, runs Kafka's ZooKeeper-mode controller logic
  * on a single-threaded event loop ({@link io.seglog.replication.controller.Controller}); topic administration
- * ({@link io.seglog.replication.controller.TopicAdmin}) writes requests that the controller carries out.
+ * ({@link io.seglog.replication.controller.TopicAdmin}) writes requests that the controller carries out: topic
+ * creation, partition addition, deletion (Kafka's TopicDeletionManager: znodes go only once every replica is
+ * deleted), preferred-leader election and partition reassignment ({@code /admin/reassign_partitions}).
  */
 package io.seglog.replication.controller;

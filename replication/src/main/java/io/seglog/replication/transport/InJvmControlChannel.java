@@ -7,11 +7,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A {@link ControlChannel} between brokers in one JVM: a message is handed to the target's handler on the
+ * A {@link ControlChannel} and {@link ControlHandlerRegistry} between brokers in one JVM: a message is handed to the target's handler on the
  * sender's thread, so delivery is immediate and in order (a network channel gives the same guarantees per
  * broker). Thread-safe.
  */
-public final class InJvmControlChannel implements ControlChannel {
+public final class InJvmControlChannel implements ControlChannel, ControlHandlerRegistry {
     private final Map<Integer, ControlRequestHandler> brokers = new ConcurrentHashMap<>();
     private final Map<Integer, ControllerRequestHandler> controllers = new ConcurrentHashMap<>();
 
@@ -19,23 +19,13 @@ public final class InJvmControlChannel implements ControlChannel {
     public InJvmControlChannel() {
     }
 
-    /**
-     * Makes a broker reachable.
-     *
-     * @param brokerId   the broker
-     * @param broker     its control-message handler
-     * @param controller its controller-request handler (answers only while it is the active controller)
-     */
+    @Override
     public void register(final int brokerId, final ControlRequestHandler broker, final ControllerRequestHandler controller) {
         brokers.put(brokerId, broker);
         controllers.put(brokerId, controller);
     }
 
-    /**
-     * Makes a broker unreachable.
-     *
-     * @param brokerId the broker
-     */
+    @Override
     public void unregister(final int brokerId) {
         brokers.remove(brokerId);
         controllers.remove(brokerId);

@@ -39,6 +39,7 @@ public final class KafkaZkStore {
     private static final byte[] EMPTY = new byte[0];
 
     private final ZkClient zk;
+    private final AdminZkStore admin;
 
     /**
      * Wraps a client.
@@ -47,6 +48,7 @@ public final class KafkaZkStore {
      */
     public KafkaZkStore(final ZkClient zk) {
         this.zk = zk;
+        this.admin = new AdminZkStore(this);
     }
 
     /**
@@ -56,6 +58,15 @@ public final class KafkaZkStore {
      */
     public ZkClient client() {
         return zk;
+    }
+
+    /**
+     * The topic-configuration and reassignment znodes over the same session.
+     *
+     * @return a view sharing this store's client
+     */
+    public AdminZkStore admin() {
+        return admin;
     }
 
     /**
@@ -470,8 +481,8 @@ public final class KafkaZkStore {
     }
 
     /**
-     * Controller: removes a topic's znodes (states, partitions, assignment) and its deletion request, atomically
-     * and epoch-fenced.
+     * Controller: removes a topic's znodes (states, partitions, assignment, configuration overrides) and its deletion
+     * request, atomically and epoch-fenced.
      *
      * @param topic          the topic
      * @param partitions     its partition numbers
@@ -503,6 +514,9 @@ public final class KafkaZkStore {
         }
         if (zk.exists(ZkPaths.topicPath(topic), null).isPresent()) {
             ops.add(new ZkOp.Delete(ZkPaths.topicPath(topic), -1));
+        }
+        if (zk.exists(ZkPaths.topicConfigPath(topic), null).isPresent()) {
+            ops.add(new ZkOp.Delete(ZkPaths.topicConfigPath(topic), -1));
         }
         if (zk.exists(ZkPaths.deleteTopicPath(topic), null).isPresent()) {
             ops.add(new ZkOp.Delete(ZkPaths.deleteTopicPath(topic), -1));
@@ -773,7 +787,7 @@ public final class KafkaZkStore {
         return c != 0 ? c : Integer.compare(a.partition(), b.partition());
     }
 
-    private static void logMalformed(final MalformedZnodeException e) {
+    static void logMalformed(final MalformedZnodeException e) {
         LOG.warn("Skipping malformed znode {}: {}", e.path(), e.getMessage());
     }
 }

@@ -163,6 +163,18 @@ public final class ZkPaths {
     }
 
     /**
+     * A topic's configuration overrides.
+     *
+     * @param topic the topic
+     * @return {@code /config/topics/<topic>}
+     * @throws IllegalArgumentException when the topic name is illegal
+     */
+    public static String topicConfigPath(final String topic) {
+        TopicPartition.validateTopic(topic);
+        return CONFIG + "/topics/" + topic;
+    }
+
+    /**
      * The marker requesting a topic's deletion.
      *
      * @param topic the topic

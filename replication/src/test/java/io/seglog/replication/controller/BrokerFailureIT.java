@@ -13,6 +13,7 @@ import io.seglog.replication.election.LeaderAndIsr;
 import io.seglog.replication.election.ReplicaState;
 import io.seglog.replication.transport.StaleBrokerEpochException;
 import io.seglog.replication.zk.PartitionStateZnode;
+import io.seglog.replication.zk.TopicConfigZnode;
 import io.seglog.replication.zk.ZkPaths;
 import io.seglog.replication.zk.ZkTestSupport;
 import io.seglog.storage.TopicPartition;
@@ -161,6 +162,43 @@ class BrokerFailureIT {
         assertEquals(List.of(3), after.leaderAndIsr().isr());
         assertTrue(after.leaderAndIsr().leaderEpoch() > before.leaderEpoch());
         assertTrue(after.leaderRecovering(), "an unclean leader is recorded as recovering (KIP-704)");
+    }
+
+    @Test
+    void aTopicOverrideOfUncleanElectionIsHonouredAndAMalformedOneIgnored() throws Exception {
+        final ReplicationBroker controller = startWithController(b -> b.uncleanLeaderElectionEnable(false));
+        final List<String> topics = List.of("u-on", "u-bad", "u-junk", "u-none");
+        for (final String topic : topics) {
+            cluster.admin().createTopic(topic, Map.of(0, List.of(1, 3, 2)));
+        }
+        cluster.observer.admin().setTopicConfig("u-on", new TopicConfigZnode(Map.of(
+            TopicConfigZnode.UNCLEAN_LEADER_ELECTION_ENABLE, "TRUE", "retention.ms", "1000")));
+        cluster.observer.admin().setTopicConfig("u-bad", new TopicConfigZnode(Map.of(
+            TopicConfigZnode.UNCLEAN_LEADER_ELECTION_ENABLE, "yes")));
+        cluster.observerClient.create(ZkPaths.topicConfigPath("u-junk"),
+            "{\"version\":1,\"config\":{\"unclean.leader.election.enable\":true".getBytes(
+                java.nio.charset.StandardCharsets.UTF_8), false);
+        assertEquals("{\"version\":1,\"config\":{\"retention.ms\":\"1000\",\"unclean.leader.election.enable\":\"TRUE\"}}",
+            new String(cluster.observerClient.getData(ZkPaths.topicConfigPath("u-on"), null).orElseThrow().data(),
+                java.nio.charset.StandardCharsets.UTF_8), "Kafka's config znode format");
+        for (final String topic : topics) {
+            cluster.awaitAllLed(List.of(tp(topic, 0)));
+            cluster.leaderSetsIsr(tp(topic, 0), List.of(1));
+        }
+        final int epoch = controller.controller().epoch();
+        cluster.stop(1);
+        awaitLeader(tp("u-on", 0), 3);
+        assertTrue(cluster.state(tp("u-on", 0)).orElseThrow().leaderRecovering(), "elected uncleanly");
+        for (final String topic : List.of("u-bad", "u-junk", "u-none")) {
+            Await.until(TestCluster.WAIT, () -> cluster.leaderAndIsr(tp(topic, 0)).leader() == LeaderAndIsr.NO_LEADER,
+                () -> topic + " loses its leader: " + cluster.state(tp(topic, 0)));
+            assertEquals(List.of(1), cluster.leaderAndIsr(tp(topic, 0)).isr(),
+                topic + ": the cluster's unclean.leader.election.enable=false applies, the last ISR member stays");
+        }
+        // The controller survived the malformed znodes and still elects: broker 1 returns and leads again.
+        cluster.startAll(1);
+        awaitLeader(tp("u-bad", 0), 1);
+        assertEquals(epoch, controller.controller().epoch());
     }
 
     @Test

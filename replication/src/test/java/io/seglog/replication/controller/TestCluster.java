@@ -36,6 +36,8 @@ final class TestCluster implements AutoCloseable {
     };
 
     final InJvmControlChannel channel = new InJvmControlChannel();
+    /** What brokers send (through the ControlChannel seam); delivery is by {@link #channel}. */
+    final RecordingControlChannel sent = new RecordingControlChannel(channel);
     final ReplicationConfig base;
     final Map<Integer, ReplicationBroker> brokers = new TreeMap<>();
     final ZkClient observerClient;
@@ -60,7 +62,7 @@ final class TestCluster implements AutoCloseable {
     }
 
     ReplicationBroker start(final int id, final String rack) {
-        final ReplicationBroker b = ReplicationBroker.start(base.withBroker(id, rack), channel,
+        final ReplicationBroker b = ReplicationBroker.start(base.withBroker(id, rack), sent, channel,
             threads("broker" + id), () -> System.nanoTime() / 1_000_000);
         brokers.put(id, b);
         return b;

@@ -118,6 +118,99 @@ class TopicAdminIT {
     }
 
     @Test
+    void deletionWaitsForAReplicaOnADeadBrokerAndFinishesWhenItReturns() throws Exception {
+        cluster.startAll(1, 2, 3);
+        final ReplicationBroker controller = cluster.awaitController(1);
+        final int victim = controller.brokerId() == 3 ? 2 : 3;
+        final TopicAdmin admin = cluster.admin();
+        admin.createTopic("gone", Map.of(0, List.of(1, 2, 3), 1, List.of(2, 3, 1)));
+        final List<TopicPartition> gone = partitions("gone", 2);
+        cluster.awaitAllLed(gone);
+        cluster.stop(victim);
+        Await.until(TestCluster.WAIT, () -> !controller.controlHandler().liveBrokers().containsKey(victim),
+            () -> "the controller saw broker " + victim + " go");
+
+        admin.deleteTopic("gone");
+        final Map<Integer, ReplicaState> waiting = new java.util.HashMap<>();
+        List.of(1, 2, 3).forEach(r -> waiting.put(r, r == victim ? ReplicaState.REPLICA_DELETION_INELIGIBLE
+            : ReplicaState.REPLICA_DELETION_SUCCESSFUL));
+        for (final TopicPartition tp : gone) {
+            Await.until(TestCluster.WAIT, () -> waiting.equals(replicaStates(controller, tp)),
+                () -> tp + " replica states " + replicaStates(controller, tp) + ", expected " + waiting);
+        }
+        // Another event goes through the controller; the deletion still waits for the dead broker.
+        admin.createTopic("other", 1, 2);
+        cluster.awaitAllLed(partitions("other", 1));
+        assertTrue(cluster.observerClient.exists(ZkPaths.topicPath("gone"), null).isPresent(), "assignment kept");
+        assertTrue(cluster.observerClient.exists(ZkPaths.deleteTopicPath("gone"), null).isPresent(), "request kept");
+        assertEquals(waiting, replicaStates(controller, gone.get(0)));
+        for (final ReplicationBroker b : cluster.brokers.values()) {
+            for (final TopicPartition tp : gone) {
+                assertTrue(b.controlHandler().replica(tp).isEmpty(), "live replicas are deleted at once: " + tp);
+            }
+        }
+        assertTrue(stopAndDeleteSentTo(victim).isEmpty(), "nothing was sent to the dead broker");
+
+        cluster.startAll(victim);
+        Await.until(TestCluster.WAIT, () -> cluster.observerClient.exists(ZkPaths.topicPath("gone"), null).isEmpty()
+                && cluster.observerClient.exists(ZkPaths.deleteTopicPath("gone"), null).isEmpty()
+                && cluster.observerClient.exists(ZkPaths.partitionsPath("gone"), null).isEmpty(),
+            () -> "deletion completes once broker " + victim + " is back");
+        final Set<TopicPartition> stopped = new HashSet<>();
+        stopAndDeleteSentTo(victim).forEach(r -> stopped.addAll(r.partitions()));
+        assertEquals(Set.copyOf(gone), stopped, "the returning broker was told to delete its replicas");
+        assertEquals(Map.of(), replicaStates(controller, gone.get(0)), "replicas went to NON_EXISTENT");
+        assertTrue(cluster.observerClient.exists(ZkPaths.topicPath("other"), null).isPresent());
+    }
+
+    @Test
+    void aRefusedReplicaDeletionKeepsTheTopicAndIsRetriedOnTheNextEvent() throws Exception {
+        cluster.startAll(1, 2, 3);
+        final ReplicationBroker controller = cluster.awaitController(1);
+        final int refusing = controller.brokerId() == 3 ? 2 : 3;
+        final TopicAdmin admin = cluster.admin();
+        admin.createTopic("stuck", Map.of(0, List.of(1, 2, 3)));
+        final TopicPartition tp = new TopicPartition("stuck", 0);
+        cluster.awaitAllLed(List.of(tp));
+        cluster.sent.refuse(s -> s.brokerId() == refusing
+            && s.request() instanceof io.seglog.replication.transport.StopReplicaRequest r && r.delete());
+        admin.deleteTopic("stuck");
+        Await.until(TestCluster.WAIT, () -> stopAndDeleteSentTo(refusing).size() == 1
+                && replicaStates(controller, tp).values().stream()
+                    .filter(s -> s == ReplicaState.REPLICA_DELETION_SUCCESSFUL).count() == 2,
+            () -> "two replicas deleted, broker " + refusing + " refused: " + replicaStates(controller, tp));
+        // The refused replica was marked ineligible and re-armed (Offline) for the next event; the znodes stay.
+        Await.until(TestCluster.WAIT, () -> replicaStates(controller, tp).get(refusing) == ReplicaState.OFFLINE,
+            () -> "re-armed: " + replicaStates(controller, tp));
+        assertTrue(cluster.observerClient.exists(ZkPaths.topicPath("stuck"), null).isPresent(), "assignment kept");
+        assertTrue(cluster.observerClient.exists(ZkPaths.deleteTopicPath("stuck"), null).isPresent(), "request kept");
+
+        cluster.sent.refuse(s -> false);
+        admin.createTopic("nudge", 1, 1);
+        admin.deleteTopic("nudge"); // any deletion event resumes the pending ones
+        Await.until(TestCluster.WAIT, () -> cluster.observerClient.exists(ZkPaths.topicPath("stuck"), null).isEmpty()
+                && cluster.observerClient.exists(ZkPaths.deleteTopicPath("stuck"), null).isEmpty(),
+            () -> "the retry deletes it: " + replicaStates(controller, tp));
+        assertEquals(2, stopAndDeleteSentTo(refusing).stream().filter(r -> r.partitions().contains(tp)).count(),
+            "one refused StopReplica, one accepted retry");
+    }
+
+    private List<io.seglog.replication.transport.StopReplicaRequest> stopAndDeleteSentTo(final int broker) {
+        return cluster.sent.sent(s -> s.brokerId() == broker
+                && s.request() instanceof io.seglog.replication.transport.StopReplicaRequest r && r.delete())
+            .stream().map(s -> (io.seglog.replication.transport.StopReplicaRequest) s.request()).toList();
+    }
+
+    private static Map<Integer, ReplicaState> replicaStates(final ReplicationBroker controller,
+                                                            final TopicPartition tp) {
+        try {
+            return controller.controller().replicaStates(tp).get(10, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (final Exception e) {
+            throw new AssertionError("replica states of " + tp, e);
+        }
+    }
+
+    @Test
     void rackAwareAssignmentPutsReplicasOnDistinctRacks() throws Exception {
         cluster.start(1, "r1");
         cluster.start(2, "r1");
@@ -135,10 +228,28 @@ class TopicAdminIT {
     }
 
     @Test
+    void aManualAssignmentNamingUnregisteredBrokersIsRefused() throws Exception {
+        cluster.startAll(1, 2);
+        cluster.awaitController(1);
+        final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> cluster.admin().createTopic("later", Map.of(0, List.of(4, 1), 1, List.of(1, 3))));
+        assertEquals("unknown broker ids [3, 4] in the replica assignment of topic=later (registered brokers=[1, 2])",
+            e.getMessage());
+        assertTrue(cluster.observerClient.exists(ZkPaths.topicPath("later"), null).isEmpty(), "nothing written");
+        assertEquals("replicas=[1, 1] for topic=later partition=0 repeats a broker", assertThrows(
+            IllegalArgumentException.class, () -> cluster.admin().createTopic("later", Map.of(0, List.of(1, 1))))
+            .getMessage());
+        cluster.admin().createTopic("later", Map.of(0, List.of(2, 1), 1, List.of(1)));
+        cluster.awaitAllLed(partitions("later", 2));
+    }
+
+    @Test
     void aNewPartitionWithoutLiveReplicasWaitsForOne() throws Exception {
         cluster.startAll(1, 2);
         cluster.awaitController(1);
-        cluster.admin().createTopic("later", Map.of(0, List.of(3), 1, List.of(1)));
+        // TopicAdmin refuses unregistered brokers, but another ZooKeeper client may write such an assignment (or
+        // the broker may die between the check and the write): the controller keeps the partition NEW until then.
+        cluster.observer.createTopic("later", Map.of(0, List.of(3), 1, List.of(1)));
         final TopicPartition waiting = new TopicPartition("later", 0);
         cluster.awaitAllLed(List.of(new TopicPartition("later", 1)));
         assertTrue(cluster.state(waiting).isEmpty(), "no state until a replica is alive");

@@ -1,0 +1,159 @@
+package io.seglog.replication.controller;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.seglog.replication.Await;
+import io.seglog.replication.broker.ReplicationBroker;
+import io.seglog.replication.election.LeaderAndIsr;
+import io.seglog.replication.transport.StopReplicaRequest;
+import io.seglog.replication.zk.ReassignPartitionsZnode;
+import io.seglog.replication.zk.TopicAssignmentZnode;
+import io.seglog.replication.zk.ZkPaths;
+import io.seglog.replication.zk.ZkTestSupport;
+import io.seglog.storage.TopicPartition;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Partition reassignment through {@code /admin/reassign_partitions} (Kafka's ZooKeeper-mode flow). */
+@Timeout(60)
+class ReassignmentIT {
+    private Set<Thread> threadsBefore;
+    private ZkTestSupport zk;
+    private TestCluster cluster;
+
+    @BeforeEach
+    void start() throws Exception {
+        threadsBefore = Await.threads();
+        zk = ZkTestSupport.server();
+        cluster = new TestCluster(zk.connectString() + "/reassign", b -> b);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        cluster.close();
+        zk.close();
+        Await.noThreadsLeakedSince(threadsBefore, Duration.ofSeconds(20));
+    }
+
+    private TopicAssignmentZnode assignment(final String topic) {
+        return cluster.observer.topicAssignment(topic, null).orElseThrow().value();
+    }
+
+    @Test
+    void addsTargetsWaitsForTheIsrMovesTheLeaderAndRemovesTheOldReplicas() throws Exception {
+        cluster.startAll(9);
+        cluster.awaitController(1);
+        cluster.startAll(1, 2, 3, 4);
+        final TopicAdmin admin = cluster.admin();
+        admin.createTopic("r", Map.of(0, List.of(1, 2), 1, List.of(2, 1)));
+        final TopicPartition p0 = new TopicPartition("r", 0);
+        cluster.awaitAllLed(List.of(p0, new TopicPartition("r", 1)));
+        final LeaderAndIsr before = cluster.leaderAndIsr(p0);
+        assertEquals(1, before.leader());
+
+        admin.reassignPartitions(Map.of(p0, List.of(3, 4)));
+        assertEquals("a partition reassignment is already pending", assertThrows(IllegalStateException.class,
+            () -> admin.reassignPartitions(Map.of(p0, List.of(2, 3)))).getMessage());
+        // Phase A: RS = TRS + ORS with adding/removing recorded, leader epoch raised, old leader kept.
+        Await.until(TestCluster.WAIT, () -> assignment("r").partitions().get(0).equals(List.of(3, 4, 1, 2)),
+            () -> "assignment holds RS: " + assignment("r"));
+        assertEquals(Map.of(0, List.of(3, 4)), assignment("r").addingReplicas());
+        assertEquals(Map.of(0, List.of(1, 2)), assignment("r").removingReplicas());
+        Await.until(TestCluster.WAIT, () -> cluster.leaderAndIsr(p0).leaderEpoch() > before.leaderEpoch(),
+            () -> "leader epoch raised for RS: " + cluster.state(p0));
+        assertEquals(1, cluster.leaderAndIsr(p0).leader());
+        Await.until(TestCluster.WAIT, () -> cluster.broker(3).controlHandler().replica(p0).isPresent(),
+            () -> "the adding replica on broker 3 got a LeaderAndIsr");
+        assertTrue(cluster.observerClient.exists(ZkPaths.REASSIGN, null).isPresent(), "waits for the ISR");
+        assertEquals(List.of(2, 1), assignment("r").partitions().get(1), "other partitions untouched");
+
+        // The new replicas catch up: the leader writes them into the ISR.
+        cluster.leaderSetsIsr(p0, List.of(1, 2, 3, 4));
+        Await.until(TestCluster.WAIT, () -> cluster.observerClient.exists(ZkPaths.REASSIGN, null).isEmpty(),
+            () -> "the request is removed when done");
+        final TopicAssignmentZnode done = assignment("r");
+        assertEquals(List.of(3, 4), done.partitions().get(0));
+        assertEquals(Map.of(), done.addingReplicas());
+        assertEquals(Map.of(), done.removingReplicas());
+        final LeaderAndIsr after = cluster.leaderAndIsr(p0);
+        assertEquals(3, after.leader(), "the first target replica in the ISR leads (reassignment election)");
+        assertEquals(List.of(3, 4), after.isr());
+        for (final int old : List.of(1, 2)) {
+            assertTrue(cluster.sent.sent(s -> s.brokerId() == old && s.request() instanceof StopReplicaRequest r
+                && r.delete() && r.partitions().contains(p0)).size() > 0, "broker " + old + " deletes its replica");
+            Await.until(TestCluster.WAIT, () -> cluster.broker(old).controlHandler().replica(p0).isEmpty(),
+                () -> "broker " + old + " dropped " + p0);
+        }
+        Await.until(TestCluster.WAIT, () -> cluster.broker(4).controlHandler().replica(p0)
+                .map(s -> s.leaderAndIsr().leader() == 3).orElse(false),
+            () -> "broker 4 follows the new leader");
+    }
+
+    @Test
+    void invalidRequestsAreDroppedAndAnInSyncTargetCompletesAtOnce() throws Exception {
+        cluster.startAll(1, 2, 3);
+        cluster.awaitController(1);
+        final TopicAdmin admin = cluster.admin();
+        admin.createTopic("v", Map.of(0, List.of(1, 2, 3)));
+        final TopicPartition p0 = new TopicPartition("v", 0);
+        cluster.awaitAllLed(List.of(p0));
+        assertEquals("unknown broker ids [7] in the reassignment of v-0 (registered brokers=[1, 2, 3])",
+            assertThrows(IllegalArgumentException.class, () -> admin.reassignPartitions(Map.of(p0, List.of(1, 7))))
+                .getMessage());
+        assertEquals("partition=v-5 does not exist", assertThrows(IllegalArgumentException.class,
+            () -> admin.reassignPartitions(Map.of(new TopicPartition("v", 5), List.of(1)))).getMessage());
+
+        // Written by another tool: a dead broker and an unknown partition are dropped, the valid part proceeds.
+        // Target [2, 1] is already in the ISR, so the reassignment completes without waiting; leader 1 is kept out.
+        cluster.observer.admin().requestReassignment(new ReassignPartitionsZnode(Map.of(p0, List.of(2, 1),
+            new TopicPartition("v", 9), List.of(1), new TopicPartition("nope", 0), List.of(1))));
+        Await.until(TestCluster.WAIT, () -> cluster.observerClient.exists(ZkPaths.REASSIGN, null).isEmpty(),
+            () -> "request consumed");
+        assertEquals(List.of(2, 1), assignment("v").partitions().get(0));
+        assertEquals(List.of(1, 2), cluster.leaderAndIsr(p0).isr().stream().sorted().toList());
+        assertEquals(1, cluster.leaderAndIsr(p0).leader(), "the leader is in the target: it stays");
+
+        cluster.observer.admin().requestReassignment(new ReassignPartitionsZnode(Map.of(p0, List.of(2, 8))));
+        Await.until(TestCluster.WAIT, () -> cluster.observerClient.exists(ZkPaths.REASSIGN, null).isEmpty(),
+            () -> "a target with a broker that is not live is dropped");
+        assertEquals(List.of(2, 1), assignment("v").partitions().get(0), "unchanged");
+    }
+
+    @Test
+    void aNewControllerResumesAReassignmentLeftHalfway() throws Exception {
+        cluster.startAll(9);
+        final ReplicationBroker first = cluster.awaitController(1);
+        cluster.startAll(1, 2, 3);
+        final int a = 1;
+        final int b = 2;
+        final int c = 3;
+        cluster.admin().createTopic("h", Map.of(0, List.of(a, b)));
+        final TopicPartition p0 = new TopicPartition("h", 0);
+        cluster.awaitAllLed(List.of(p0));
+        cluster.admin().reassignPartitions(Map.of(p0, List.of(a, c)));
+        Await.until(TestCluster.WAIT, () -> assignment("h").partitions().get(0).equals(List.of(a, c, b)),
+            () -> "phase A done: " + assignment("h"));
+
+        final int epoch = first.controller().epoch();
+        ZkTestSupport.expireSession(cluster.observerClient.connectString(), first.zkClient().sessionCredentials());
+        final ReplicationBroker next = cluster.awaitController(epoch + 1);
+        Await.until(TestCluster.WAIT, () -> next.controlHandler().liveBrokers().size() == 4, () -> "4 live brokers");
+        assertTrue(cluster.observerClient.exists(ZkPaths.REASSIGN, null).isPresent(), "still pending");
+
+        cluster.leaderSetsIsr(p0, List.of(a, b, c));
+        Await.until(TestCluster.WAIT, () -> cluster.observerClient.exists(ZkPaths.REASSIGN, null).isEmpty(),
+            () -> "the new controller completes it: " + assignment("h") + " " + cluster.state(p0));
+        assertEquals(List.of(a, c), assignment("h").partitions().get(0));
+        assertEquals(Map.of(), assignment("h").addingReplicas());
+        assertEquals(a, cluster.leaderAndIsr(p0).leader(), "the leader is in the target: it stays");
+        assertEquals(Set.of(a, c), Set.copyOf(cluster.leaderAndIsr(p0).isr()), "the removed replica left the ISR");
+    }
+}
