@@ -38,8 +38,8 @@ import org.openjdk.jmh.infra.BenchmarkParams;
 @State(Scope.Thread)
 public class RawFileChannelAppendBench {
 
-    /** 256 MiB: larger than L3 and than any iteration's wrap distance matters, small enough to prefault fast. */
-    static final long RECYCLED_FILE_BYTES = 256L << 20;
+    /** 256 MiB (see {@link ReadLog#fileBytes()}): far larger than L3, small enough to prefault in a second. */
+    static final long RECYCLED_FILE_BYTES = ReadLog.fileBytes();
 
     /** Value bytes per record. */
     @Param({"100", "1024"})

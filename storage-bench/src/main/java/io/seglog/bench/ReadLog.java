@@ -12,8 +12,16 @@ import java.util.zip.CRC32C;
  */
 final class ReadLog {
 
-    /** 256 MiB: well above L3 and the CPU caches, small enough to fill in about a second. */
-    static final long TARGET_BYTES = 256L << 20;
+    /**
+     * 256 MiB: well above L3 and the CPU caches, small enough to fill in about a second. The smoke test
+     * shrinks it with {@code -Dseglog.bench.fileMiB}, which also sizes the recycled file.
+     */
+    static final long TARGET_BYTES = fileBytes();
+
+    /** @return {@code -Dseglog.bench.fileMiB} (default 256) in bytes */
+    static long fileBytes() {
+        return Long.getLong("seglog.bench.fileMiB", 256L) << 20;
+    }
 
     final BenchData data;
     final int copies;
