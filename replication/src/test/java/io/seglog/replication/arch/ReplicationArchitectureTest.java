@@ -1,0 +1,80 @@
+package io.seglog.replication.arch;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchRule;
+import org.apache.zookeeper.CreateMode;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Keeps the replication module's layering true: the election rules are pure (no ZooKeeper, Curator, sockets or
+ * Netty, and no dependency on the ZooKeeper package), and ZooKeeper/Curator are used only in
+ * {@code io.seglog.replication.zk}.
+ */
+class ReplicationArchitectureTest {
+    private static final JavaClasses REPLICATION = new ClassFileImporter()
+        .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+        .importPackages("io.seglog.replication");
+
+    /** The election package depends on no coordination, network or ZooKeeper-layer code. */
+    static final ArchRule ELECTION_IS_PURE = noClasses()
+        .that().resideInAPackage("io.seglog.replication.election..")
+        .should().dependOnClassesThat().resideInAnyPackage(
+            "org.apache.zookeeper..",
+            "org.apache.curator..",
+            "java.net..",
+            "io.netty..",
+            "io.seglog.replication.zk..")
+        .because("election rules are pure functions tested with plain tables (DESIGN.md, replication layering)");
+
+    /** Only the zk package talks to ZooKeeper. */
+    static final ArchRule ZOOKEEPER_ONLY_IN_ZK = noClasses()
+        .that().resideOutsideOfPackage("io.seglog.replication.zk..")
+        .should().dependOnClassesThat().resideInAnyPackage("org.apache.zookeeper..", "org.apache.curator..")
+        .because("all ZooKeeper and Curator usage is confined to io.seglog.replication.zk");
+
+    @Test
+    void importsTheElectionAndZkPackages() {
+        // Guards the rules below against passing vacuously on an empty or partial import.
+        assertTrue(REPLICATION.containPackage("io.seglog.replication.election"), "election package not imported");
+        assertTrue(REPLICATION.containPackage("io.seglog.replication.zk"), "zk package not imported");
+    }
+
+    @Test
+    void electionImportsNoZooKeeperCuratorNetworkOrNetty() {
+        ELECTION_IS_PURE.check(REPLICATION);
+    }
+
+    @Test
+    void zooKeeperAndCuratorAreUsedOnlyInTheZkPackage() {
+        ZOOKEEPER_ONLY_IN_ZK.check(REPLICATION);
+    }
+
+    @Test
+    void rulesDetectViolations() throws ClassNotFoundException {
+        final JavaClasses fixtures = new ClassFileImporter().importClasses(
+            Class.forName("io.seglog.replication.election.NetworkUsingFixture"), ZooKeeperUsingFixture.class);
+        assertTrue(ELECTION_IS_PURE.evaluate(fixtures).hasViolation(), "a socket in election must be caught");
+        assertTrue(ZOOKEEPER_ONLY_IN_ZK.evaluate(fixtures).hasViolation(), "ZooKeeper outside zk must be caught");
+        assertFalse(ELECTION_IS_PURE.allowEmptyShould(true).evaluate(new ClassFileImporter().importClasses(ZooKeeperUsingFixture.class))
+            .hasViolation(), "the purity rule applies to the election package only");
+    }
+
+    /**
+     * Test fixture, never used at run time: a class outside {@code ..replication.zk..} that touches ZooKeeper, so
+     * that the confinement rule can be shown to report a violation.
+     */
+    static final class ZooKeeperUsingFixture {
+        private ZooKeeperUsingFixture() {
+        }
+
+        static CreateMode mode() {
+            return CreateMode.EPHEMERAL;
+        }
+    }
+}

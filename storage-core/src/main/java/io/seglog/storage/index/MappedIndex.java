@@ -1,0 +1,634 @@
+package io.seglog.storage.index;
+
+import static java.nio.file.StandardOpenOption.CREATE_NEW;
+import static java.nio.file.StandardOpenOption.READ;
+import static java.nio.file.StandardOpenOption.WRITE;
+
+import io.seglog.storage.io.FileIO;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Set;
+import org.agrona.IoUtil;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * What the offset index and the time index share: a file of fixed-size entries, preallocated and mapped
+ * read-write, with a count of valid entries; the lookup of the greatest entry not above a key; truncation,
+ * resizing, flushing and closing.
+ *
+ * <h2>Threads</h2>
+ * One writer appends (the segment's owner, under the log's lock). Mutators ({@code append}, truncation,
+ * {@code resize}, {@code flush}, {@code close}, {@code renameTo}) are serialised by an internal lock, so a
+ * flusher thread may call {@link #flush()} while the writer appends. Readers take no lock: they read the
+ * published {@code buffer} and then the published {@code entries}, and look only at slots below that count.
+ * The writer writes an entry's bytes and then publishes the new count with a volatile write, so a reader that
+ * sees count {@code n} sees every byte of entries {@code 0..n-1}.
+ *
+ * <p>Resizing (on roll, on close, on truncation back into an old segment) maps the file again and publishes
+ * the new mapping; the old mapping is kept, not unmapped, until {@link #close()}, because a lock-free reader
+ * may still be searching it and touching an unmapped page kills the JVM (the reason Kafka first refused to
+ * unmap on resize, KAFKA-7442). Both mappings show the same page-cache pages, and a reader clamps its count
+ * to its mapping's capacity, so it never reads outside either. Remaining hazards, which the log must exclude:
+ * <ul>
+ *   <li>{@link #close()} and {@link #closeAndDelete()} unmap: no reader may be inside a lookup then (Seglog
+ *       closes a segment only after it can no longer be read: shutdown, or deletion after the
+ *       {@code .deleted} delay);</li>
+ *   <li>truncation followed by new appends rewrites slots a concurrent reader may be reading, and a shrinking
+ *       resize after a truncation can cut the file under a reader that read the count before it: truncate
+ *       only below what readers may ask for (Kafka's rule: truncation happens under the log lock and readers
+ *       read below the high watermark).</li>
+ * </ul>
+ */
+abstract sealed class MappedIndex implements AutoCloseable permits OffsetIndex, TimeIndex {
+    private final FileIO io;
+    private final long baseOffset;
+    private final int maxIndexBytes;
+    private final int entrySize;
+    /**
+     * Entries of the warm tail searched first. Why: a plain binary search over an index that grows page by
+     * page keeps touching different pages (for a lookup near the tail of a 13-page index: pages 0, 6, 9, 11,
+     * 12; once it grows to 14 pages: 0, 7, 10, 12, 13), and pages it has not touched for a long time are
+     * likely evicted from the page cache, so the first lookup after the index crosses into a new page can
+     * block on disk for up to a second (Kafka measured such produce-latency spikes). Almost every lookup (an
+     * in-sync follower or consumer) targets the tail. Searching the last 8 KiB first keeps those lookups on at
+     * most three 4 KiB pages, all touched by every tail lookup and so always warm; 8 KiB of index covers
+     * about 4 MB (offset index) or 2.7 MB (time index) of log at Kafka's default index interval.
+     */
+    private final int warmEntries;
+    private final Object lock = new Object();
+    /** Mappings replaced by a resize; unmapped on close only (see the class comment). Guarded by lock. */
+    private final ArrayList<MappedByteBuffer> retiredMappings = new ArrayList<>(2);
+
+    private volatile Path file;
+    /** The current mapping, wrapped; null once closed. Published before any entry written through it. */
+    private volatile UnsafeBuffer buffer;
+    /** Entries published to readers; written after the entry bytes. */
+    private volatile int entries;
+    private volatile int maxEntries;
+    private volatile long lengthBytes;
+    /** Guarded by lock. */
+    private MappedByteBuffer mapping;
+    /** Guarded by lock: something changed since the last flush (entries, length). */
+    private boolean dirty;
+    /** Guarded by lock: the file was created and its directory entry is not yet known to be durable. */
+    private boolean directorySyncPending;
+    /** Guarded by lock: a flush failed; a failed fsync is never retried. */
+    private boolean flushFailed;
+
+    MappedIndex(final FileIO io, final Path file, final long baseOffset, final int maxIndexBytes,
+                final int entrySize, final Opened opened) {
+        this.io = io;
+        this.file = file;
+        this.baseOffset = baseOffset;
+        this.maxIndexBytes = maxIndexBytes;
+        this.entrySize = entrySize;
+        this.warmEntries = IndexDescriptor.WARM_SECTION_BYTES / entrySize;
+        this.mapping = opened.mapping;
+        this.lengthBytes = opened.lengthBytes;
+        this.maxEntries = (int) (opened.lengthBytes / entrySize);
+        // Kafka's rule for an existing file: every whole slot is an entry; trimming on roll and close is what
+        // makes this right on reopen. A new file starts empty.
+        this.entries = opened.created ? 0 : maxEntries;
+        this.directorySyncPending = opened.created;
+        this.buffer = new UnsafeBuffer(opened.mapping);
+    }
+
+    /** The result of opening and mapping an index file. */
+    record Opened(MappedByteBuffer mapping, long lengthBytes, boolean created) {
+    }
+
+    /**
+     * Opens or creates an index file and maps it. A new file is preallocated to
+     * {@code roundDown(maxIndexBytes, entrySize)}; an existing one is mapped at its length.
+     */
+    static Opened openFile(final FileIO io, final Path file, final long baseOffset, final int maxIndexBytes,
+                           final int entrySize) throws IOException {
+        if (baseOffset < 0) {
+            throw new IllegalArgumentException("baseOffset=" + baseOffset + " must be >= 0 (file=" + file + ")");
+        }
+        FileChannel channel;
+        boolean created;
+        try {
+            channel = io.open(file, Set.of(CREATE_NEW, READ, WRITE));
+            created = true;
+        } catch (FileAlreadyExistsException exists) {
+            channel = io.open(file, Set.of(READ, WRITE));
+            created = false;
+        }
+        try (FileChannel ch = channel) {
+            final long length;
+            if (created) {
+                if (maxIndexBytes < entrySize) {
+                    throw new IllegalArgumentException("maxIndexBytes=" + maxIndexBytes
+                        + " must be >= the entry size " + entrySize + " (file=" + file + ")");
+                }
+                length = roundDown(maxIndexBytes, entrySize);
+                extend(ch, length);
+            } else {
+                length = ch.size();
+                if (length > Integer.MAX_VALUE) {
+                    // A ByteBuffer cannot map more, and no index Kafka or Seglog writes is this large.
+                    throw new CorruptIndexException(file, "lengthBytes", length, "<= " + Integer.MAX_VALUE);
+                }
+            }
+            return new Opened(ch.map(FileChannel.MapMode.READ_WRITE, 0, length), length, created);
+        } catch (IOException | RuntimeException e) {
+            if (created) {
+                try {
+                    io.deleteIfExists(file);
+                } catch (IOException | RuntimeException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+            }
+            throw e;
+        }
+    }
+
+    /** Extends a file to a length by writing its last byte, which leaves the rest sparse (as setLength does). */
+    private static void extend(final FileChannel channel, final long length) throws IOException {
+        if (length == 0) {
+            return;
+        }
+        final ByteBuffer zero = ByteBuffer.allocate(1);
+        while (zero.hasRemaining()) {
+            channel.write(zero, length - 1 + zero.position());
+        }
+    }
+
+    static int roundDown(final int number, final int factor) {
+        return factor * (number / factor);
+    }
+
+    // ----------------------------------------------------------------------------------------- accessors
+
+    /**
+     * The base offset of the segment this index belongs to.
+     *
+     * @return the base offset
+     */
+    public final long baseOffset() {
+        return baseOffset;
+    }
+
+    /**
+     * The number of valid entries.
+     *
+     * @return the entry count published to readers
+     */
+    public final int entries() {
+        return entries;
+    }
+
+    /**
+     * The number of entries the file can hold at its current length.
+     *
+     * @return the capacity in entries
+     */
+    public final int maxEntries() {
+        return maxEntries;
+    }
+
+    /**
+     * The maximum size this index was opened with (the segment's {@code segment.index.bytes}).
+     *
+     * @return the size in bytes used for preallocation and {@link #reset()}
+     */
+    public final int maxIndexBytes() {
+        return maxIndexBytes;
+    }
+
+    /**
+     * The current length of the file, preallocated slots included.
+     *
+     * @return the length in bytes
+     */
+    public final long lengthBytes() {
+        return lengthBytes;
+    }
+
+    /**
+     * The bytes used by valid entries.
+     *
+     * @return {@code entries() * entry size}
+     */
+    public final int sizeInBytes() {
+        return entries * entrySize;
+    }
+
+    /**
+     * Whether no entry can be appended (for the time index: none but the reserved roll/close entry).
+     *
+     * @return whether the index is full
+     */
+    public boolean isFull() {
+        return entries >= maxEntries;
+    }
+
+    /**
+     * The index file. Changes after {@link #renameTo(Path)}.
+     *
+     * @return the current path
+     */
+    public final Path file() {
+        return file;
+    }
+
+    /**
+     * Whether an offset can be stored in this index, that is whether {@code offset - baseOffset()} lies in
+     * {@code [0, Integer.MAX_VALUE]}. A segment rolls before it appends an offset that cannot.
+     *
+     * @param offset an absolute offset
+     * @return whether the offset fits
+     */
+    public final boolean canAppendOffset(final long offset) {
+        final long relative = offset - baseOffset;
+        return relative >= 0 && relative <= IndexDescriptor.MAX_RELATIVE_OFFSET;
+    }
+
+    // ----------------------------------------------------------------------------------------- for subclasses
+
+    /** The key searched by lookups: the offset (offset index) or the timestamp (time index) of a slot. */
+    abstract long keyAt(UnsafeBuffer buffer, int slot);
+
+    /** The absolute offset of a slot. */
+    abstract long offsetAt(UnsafeBuffer buffer, int slot);
+
+    /** Kafka's extra sanity checks of a non-empty index, run before the common ones. */
+    abstract void checkEntries(UnsafeBuffer buffer, int entries);
+
+    /** The index kind in messages: "offset index" or "time index". */
+    abstract String kind();
+
+    final Object lock() {
+        return lock;
+    }
+
+    /** The number of tail entries searched first. */
+    final int warmEntries() {
+        return warmEntries;
+    }
+
+    /** The buffer for a lock-free read; throws when closed. Read it before {@link #entries(UnsafeBuffer)}. */
+    final UnsafeBuffer readBuffer() {
+        final UnsafeBuffer current = buffer;
+        if (current == null) {
+            throw closedException();
+        }
+        return current;
+    }
+
+    /** The published count, clamped to what the given buffer holds (it may be an older, smaller mapping). */
+    final int entries(final UnsafeBuffer readBuffer) {
+        return Math.min(entries, readBuffer.capacity() / entrySize);
+    }
+
+    /** For the writer, under the lock: the current buffer, or an exception when closed. */
+    final UnsafeBuffer writeBuffer() {
+        return readBuffer();
+    }
+
+    /** For the writer, under the lock, after writing slot {@code entries()}'s bytes: publishes it. */
+    final void publishAppend(final int newEntries) {
+        dirty = true;
+        entries = newEntries;
+    }
+
+    final IllegalStateException closedException() {
+        return new IllegalStateException(kind() + " is closed: file=" + file);
+    }
+
+    final int relativeOffset(final long offset) {
+        if (!canAppendOffset(offset)) {
+            throw new IllegalArgumentException("offset=" + offset + " does not fit the " + kind()
+                + ": offset - baseOffset must lie in [0, " + IndexDescriptor.MAX_RELATIVE_OFFSET + "], baseOffset="
+                + baseOffset + ", file=" + file);
+        }
+        return (int) (offset - baseOffset);
+    }
+
+    final void checkSlot(final int slot, final int published) {
+        if (slot < 0 || slot >= published) {
+            throw new IllegalArgumentException("slot=" + slot + " out of range [0, " + published + ") of the "
+                + kind() + ", file=" + file);
+        }
+    }
+
+    /**
+     * The slot of the greatest entry whose key is {@code <= target}, or -1 when the index is empty or its first
+     * key is above the target. Searches the warm tail first (see {@link #warmEntries}). Allocation-free.
+     */
+    final int largestLowerBoundSlot(final UnsafeBuffer readBuffer, final int published, final long target) {
+        if (published == 0) {
+            return -1;
+        }
+        final int firstHot = Math.max(0, published - 1 - warmEntries);
+        if (keyAt(readBuffer, firstHot) < target) {
+            return binarySearch(readBuffer, target, firstHot, published - 1);
+        }
+        if (keyAt(readBuffer, 0) > target) {
+            return -1;
+        }
+        return binarySearch(readBuffer, target, 0, firstHot);
+    }
+
+    /** Greatest slot in [lo, hi] with key <= target, given key(lo) <= target. */
+    private int binarySearch(final UnsafeBuffer readBuffer, final long target, final int begin, final int end) {
+        int lo = begin;
+        int hi = end;
+        while (lo < hi) {
+            // Upper middle, so that lo = mid always makes progress.
+            final int mid = (lo + hi + 1) >>> 1;
+            final long key = keyAt(readBuffer, mid);
+            if (key > target) {
+                hi = mid - 1;
+            } else if (key < target) {
+                lo = mid;
+            } else {
+                return mid;
+            }
+        }
+        return lo;
+    }
+
+    // ----------------------------------------------------------------------------------------- mutators
+
+    /**
+     * Removes every entry whose offset is {@code >= offset}. Truncating to an offset above the last entry has
+     * no effect. The file keeps its length.
+     *
+     * @param offset the first offset to remove
+     * @throws IllegalStateException if the index is closed
+     */
+    public final void truncateTo(final long offset) {
+        synchronized (lock) {
+            final UnsafeBuffer current = writeBuffer();
+            // Entries' offsets never decrease, so the survivors are a prefix: find its length.
+            int lo = 0;
+            int hi = entries(current);
+            while (lo < hi) {
+                final int mid = (lo + hi) >>> 1;
+                if (offsetAt(current, mid) < offset) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            truncateToEntries(lo);
+        }
+    }
+
+    /**
+     * Removes all entries. The file keeps its length (its preallocation).
+     *
+     * @throws IllegalStateException if the index is closed
+     */
+    public final void truncate() {
+        synchronized (lock) {
+            writeBuffer();
+            truncateToEntries(0);
+        }
+    }
+
+    private void truncateToEntries(final int newEntries) {
+        if (newEntries != entries) {
+            entries = newEntries;
+            dirty = true;
+        }
+    }
+
+    /**
+     * Removes all entries and resizes the file to {@link #maxIndexBytes()}, so that a segment that becomes
+     * active again (after truncation or recovery) is not full.
+     *
+     * @throws IOException if the file cannot be resized
+     */
+    public final void reset() throws IOException {
+        synchronized (lock) {
+            truncate();
+            resize(maxIndexBytes);
+        }
+    }
+
+    /**
+     * Resizes the file to the bytes its entries use, dropping the preallocated tail: on roll and on close.
+     *
+     * @throws IOException if the file cannot be resized
+     */
+    public final void trimToValidSize() throws IOException {
+        synchronized (lock) {
+            resize(entries * entrySize);
+        }
+    }
+
+    /**
+     * Resizes the file to {@code roundDown(newMaxBytes, entry size)} bytes and maps it again. Entries are kept.
+     * The previous mapping stays mapped until {@link #close()} (see the class comment).
+     *
+     * @param newMaxBytes the new length in bytes; rounded down to a whole number of entries
+     * @return whether the length changed
+     * @throws IllegalArgumentException if the new length cannot hold the current entries
+     * @throws IOException              if the file cannot be resized or mapped
+     */
+    public final boolean resize(final int newMaxBytes) throws IOException {
+        synchronized (lock) {
+            writeBuffer();
+            final int rounded = roundDown(Math.max(0, newMaxBytes), entrySize);
+            final int used = entries * entrySize;
+            if (newMaxBytes < 0 || rounded < used) {
+                throw new IllegalArgumentException("newMaxBytes=" + newMaxBytes + " cannot hold the " + entries
+                    + " entries (" + used + " bytes) of the " + kind() + ", file=" + file);
+            }
+            if (rounded == lengthBytes) {
+                return false;
+            }
+            final MappedByteBuffer resized;
+            try (FileChannel channel = io.open(file, Set.of(READ, WRITE))) {
+                if (rounded < lengthBytes) {
+                    channel.truncate(rounded);
+                } else {
+                    extend(channel, rounded);
+                }
+                resized = channel.map(FileChannel.MapMode.READ_WRITE, 0, rounded);
+            }
+            retiredMappings.add(mapping);
+            mapping = resized;
+            lengthBytes = rounded;
+            maxEntries = rounded / entrySize;
+            dirty = true;
+            // Published last: a reader that sees this buffer sees a file at least as long as its capacity.
+            buffer = new UnsafeBuffer(resized);
+            return true;
+        }
+    }
+
+    /**
+     * Makes the entries and the file length durable: forces the mapping, fsyncs the file (its length is
+     * metadata that a crash can otherwise lose: Kafka's KAFKA-20979) and, on the first flush of a new file,
+     * fsyncs its directory. A failed flush is never retried: later flushes fail at once and {@link #close()}
+     * no longer syncs.
+     *
+     * @throws IOException if the index is closed, a previous flush failed, or a sync fails
+     */
+    public final void flush() throws IOException {
+        synchronized (lock) {
+            if (buffer == null) {
+                throw new IOException(kind() + " is closed: file=" + file);
+            }
+            if (flushFailed) {
+                throw new IOException("a previous flush of the " + kind() + " failed and is not retried: file="
+                    + file);
+            }
+            try {
+                mapping.force();
+                try (FileChannel channel = io.open(file, Set.of(READ, WRITE))) {
+                    channel.force(true);
+                }
+                if (directorySyncPending) {
+                    final Path parent = file.toAbsolutePath().getParent();
+                    io.fsyncDirectory(parent);
+                    directorySyncPending = false;
+                }
+                dirty = false;
+            } catch (UncheckedIOException e) {
+                flushFailed = true;
+                throw new IOException("cannot force the mapping of " + file, e.getCause());
+            } catch (IOException | RuntimeException e) {
+                flushFailed = true;
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * Renames the index file (for example to {@code .deleted} before an asynchronous delete) and fsyncs its
+     * directory. The mapping is unaffected.
+     *
+     * @param target the new path
+     * @throws IOException if the rename or the directory sync fails; the index keeps its old path if the
+     *                     rename itself failed
+     */
+    public final void renameTo(final Path target) throws IOException {
+        synchronized (lock) {
+            io.atomicMove(file, target);
+            file = target;
+            io.fsyncDirectory(target.toAbsolutePath().getParent());
+        }
+    }
+
+    /**
+     * Trims the file to its entries, makes it durable if anything changed since the last flush (unless a
+     * flush failed), and unmaps it. Idempotent. No reader may be inside a lookup (see the class comment).
+     *
+     * @throws IOException if trimming or syncing fails; the mapping is released anyway
+     */
+    @Override
+    public final void close() throws IOException {
+        synchronized (lock) {
+            if (buffer == null) {
+                return;
+            }
+            Throwable failure = null;
+            if (!flushFailed) {
+                try {
+                    trimToValidSize();
+                    if (dirty) {
+                        flush();
+                    }
+                } catch (IOException | RuntimeException e) {
+                    failure = e;
+                }
+            }
+            failure = unmapAll(failure);
+            rethrow(failure);
+        }
+    }
+
+    /**
+     * Unmaps the index without trimming or syncing it and deletes the file. Idempotent.
+     *
+     * @throws IOException if the file cannot be deleted
+     */
+    public final void closeAndDelete() throws IOException {
+        synchronized (lock) {
+            Throwable failure = unmapAll(null);
+            try {
+                io.deleteIfExists(file);
+            } catch (IOException | RuntimeException e) {
+                failure = addFailure(failure, e);
+            }
+            rethrow(failure);
+        }
+    }
+
+    /** Unmaps every mapping, explicitly: leaving it to the GC caused long pauses in Kafka (KAFKA-4614). */
+    private Throwable unmapAll(final Throwable previous) {
+        Throwable failure = previous;
+        if (buffer == null) {
+            return failure;
+        }
+        // Unpublish first, so a reader that starts now fails cleanly instead of touching unmapped memory.
+        buffer = null;
+        retiredMappings.add(mapping);
+        mapping = null;
+        for (final MappedByteBuffer retired : retiredMappings) {
+            try {
+                IoUtil.unmap(retired);
+            } catch (RuntimeException e) {
+                failure = addFailure(failure, e);
+            }
+        }
+        retiredMappings.clear();
+        return failure;
+    }
+
+    private static Throwable addFailure(final Throwable first, final Throwable next) {
+        if (first == null) {
+            return next;
+        }
+        first.addSuppressed(next);
+        return first;
+    }
+
+    private static void rethrow(final Throwable failure) throws IOException {
+        if (failure instanceof IOException io) {
+            throw io;
+        }
+        if (failure instanceof RuntimeException runtime) {
+            throw runtime;
+        }
+        if (failure instanceof Error error) {
+            throw error;
+        }
+    }
+
+    /**
+     * Kafka's sanity checks: a non-empty index's last offset is not below the base offset (and, for the time
+     * index, its last timestamp is not below its first), and the file length is a whole number of entries.
+     * An index that was not trimmed before a crash usually fails them (its tail reads as zero entries).
+     *
+     * @throws CorruptIndexException naming the file, the field and the value found
+     * @throws IllegalStateException if the index is closed
+     */
+    public final void sanityCheck() {
+        final UnsafeBuffer current = readBuffer();
+        final int published = entries(current);
+        if (published != 0) {
+            checkEntries(current, published);
+            final long lastOffset = offsetAt(current, published - 1);
+            if (lastOffset < baseOffset) {
+                throw new CorruptIndexException(file, "lastOffset", lastOffset, ">= baseOffset " + baseOffset
+                    + " (" + kind() + " with " + published + " entries)");
+            }
+        }
+        if (lengthBytes % entrySize != 0) {
+            throw new CorruptIndexException(file, "lengthBytes", lengthBytes, "a multiple of the entry size "
+                + entrySize);
+        }
+    }
+}
