@@ -3,17 +3,17 @@ package io.seglog.bench;
 import java.nio.ByteBuffer;
 import java.util.SplittableRandom;
 
-import org.apache.kafka.common.compress.Compression;
-import org.apache.kafka.common.record.TimestampType;
+import io.seglog.storage.format.RecordBatchBuilder;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
 
 /**
  * One data set shared by every system in a benchmark: Kafka v2 record batches (magic 2, uncompressed,
  * CREATE_TIME, null keys, no headers) laid end to end in one direct buffer, plus the same record values
  * laid end to end for the systems that frame records themselves (Chronicle Queue).
  *
- * <p>The batches are built once, at set-up, with Kafka's {@code MemoryRecords.builder}, so every system is fed
+ * <p>The batches are built once, at set-up, with Seglog's {@link RecordBatchBuilder}, which writes the same
+ * bytes as Kafka's {@code MemoryRecords.builder} (checked by {@code BenchDataTest}), so every system is fed
  * byte-identical input. Each batch carries baseOffset 0 (what a producer sends) and partitionLeaderEpoch -1;
  * systems that need assigned offsets stamp them in place (both fields lie outside the CRC).
  *
@@ -68,26 +68,26 @@ final class BenchData {
         }
         values.clear();
 
-        // Kafka's per-record overhead is at most ~20 B for these sizes, the batch header 61 B.
-        int maxBatchBytes = 61 + recordsPerBatch * (valueSize + 24);
+        // At most 21 B of record overhead (RecordBatchBuilder.MAX_RECORD_OVERHEAD) plus the 61 B batch header.
+        int maxBatchBytes = 61 + recordsPerBatch * (valueSize + RecordBatchBuilder.MAX_RECORD_OVERHEAD);
         ByteBuffer all = ByteBuffer.allocateDirect(batchCount * maxBatchBytes);
-        ByteBuffer scratch = ByteBuffer.allocate(maxBatchBytes);
+        UnsafeBuffer target = new UnsafeBuffer(all);
+        RecordBatchBuilder builder = new RecordBatchBuilder();
         byte[] value = new byte[valueSize];
         batchPositions = new int[batchCount + 1];
         long record = 0;
+        int position = 0;
         for (int b = 0; b < batchCount; b++) {
-            scratch.clear();
-            MemoryRecordsBuilder builder = MemoryRecords.builder(scratch, Compression.NONE, TimestampType.CREATE_TIME, 0L);
+            builder.wrap(target, position, all.capacity() - position);
             for (int r = 0; r < recordsPerBatch; r++, record++) {
                 values.get(Math.toIntExact(record * valueSize), value);
-                builder.append(baseTimestampMs + record, null, value);
+                builder.appendRecord(baseTimestampMs + record, null, value);
             }
-            MemoryRecords built = builder.build();
-            batchPositions[b] = all.position();
-            all.put(built.buffer());
+            batchPositions[b] = position;
+            position += builder.build();
         }
-        batchPositions[batchCount] = all.position();
-        all.flip();
+        batchPositions[batchCount] = position;
+        all.limit(position);
         this.batches = all;
     }
 
