@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The exact bytes of a few entries of each index, annotated; docs/format-index.md shows the same dumps.
+ * The exact bytes of a few entries of each index, annotated; docs/format.md shows the same dumps.
  */
 class IndexGoldenTest {
     private static final HexFormat HEX = HexFormat.of();

@@ -1,0 +1,603 @@
+package io.seglog.storage;
+
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Configuration of one partition log: segment size and age, index sizing, message limits, timestamp type,
+ * retention and flush policy. Immutable; built by {@link #builder()} or read from Kafka's topic-level
+ * property names by {@link #fromProperties(Map)}, so a Kafka operator's configuration carries over.
+ *
+ * <p>Every default is Kafka 4.4.0's (checked against {@code org.apache.kafka.storage.internals.log.LogConfig}
+ * by a test). Validation happens once, in {@link Builder#build()}, and each message names the key (Kafka's
+ * property name) and the rejected value.
+ *
+ * <p>Thread-safety: immutable, safe to share.
+ */
+public final class LogConfig {
+    /** Kafka's {@code segment.bytes}: the size at which a segment is rolled. */
+    public static final String SEGMENT_BYTES_CONFIG = "segment.bytes";
+    /**
+     * Kafka 4.4's {@code internal.segment.bytes}: overrides {@code segment.bytes} without its 1 MiB minimum,
+     * for tests that need small segments.
+     */
+    public static final String INTERNAL_SEGMENT_BYTES_CONFIG = "internal.segment.bytes";
+    /** Kafka's {@code segment.ms}: the record-time age at which a segment is rolled. */
+    public static final String SEGMENT_MS_CONFIG = "segment.ms";
+    /** Kafka's {@code segment.jitter.ms}: the maximum random jitter subtracted from {@code segment.ms}. */
+    public static final String SEGMENT_JITTER_MS_CONFIG = "segment.jitter.ms";
+    /** Kafka's {@code segment.index.bytes}: the preallocated size of each offset and time index. */
+    public static final String SEGMENT_INDEX_BYTES_CONFIG = "segment.index.bytes";
+    /** Kafka's {@code index.interval.bytes}: log bytes between two sparse index entries. */
+    public static final String INDEX_INTERVAL_BYTES_CONFIG = "index.interval.bytes";
+    /** Kafka's {@code max.message.bytes}: the largest record batch accepted. */
+    public static final String MAX_MESSAGE_BYTES_CONFIG = "max.message.bytes";
+    /** Kafka's {@code message.timestamp.type}: {@code CreateTime} or {@code LogAppendTime}. */
+    public static final String MESSAGE_TIMESTAMP_TYPE_CONFIG = "message.timestamp.type";
+    /** Kafka's {@code retention.ms}; -1 keeps data forever. */
+    public static final String RETENTION_MS_CONFIG = "retention.ms";
+    /** Kafka's {@code retention.bytes}; -1 means no size limit. */
+    public static final String RETENTION_BYTES_CONFIG = "retention.bytes";
+    /** Kafka's {@code flush.messages}: unflushed messages that force an fsync. */
+    public static final String FLUSH_MESSAGES_CONFIG = "flush.messages";
+    /** Kafka's {@code flush.ms}: the age of unflushed data that forces an fsync. */
+    public static final String FLUSH_MS_CONFIG = "flush.ms";
+    /** Kafka's {@code file.delete.delay.ms}: delay between renaming a segment to .deleted and unlinking it. */
+    public static final String FILE_DELETE_DELAY_MS_CONFIG = "file.delete.delay.ms";
+
+    /** Kafka's default {@code segment.bytes}: 1 GiB. */
+    public static final int DEFAULT_SEGMENT_BYTES = 1024 * 1024 * 1024;
+    /** Kafka 4.4's minimum {@code segment.bytes}: 1 MiB (smaller values only through the internal key or the builder). */
+    public static final int MIN_KAFKA_SEGMENT_BYTES = 1024 * 1024;
+    /** The smallest segment the builder accepts: one empty v2 batch header, so any segment can hold a batch. */
+    public static final int MIN_SEGMENT_BYTES = 61;
+    /** Kafka's default {@code segment.ms}: 7 days. */
+    public static final long DEFAULT_SEGMENT_MS = 7L * 24 * 60 * 60 * 1000;
+    /** Kafka's default {@code segment.jitter.ms}: none. */
+    public static final long DEFAULT_SEGMENT_JITTER_MS = 0;
+    /** Kafka's default {@code segment.index.bytes}: 10 MiB. */
+    public static final int DEFAULT_SEGMENT_INDEX_BYTES = 10 * 1024 * 1024;
+    /** Kafka's minimum {@code segment.index.bytes}. */
+    public static final int MIN_SEGMENT_INDEX_BYTES = 4;
+    /** Kafka's default {@code index.interval.bytes}: 4 KiB, which bounds the header scan after an index lookup. */
+    public static final int DEFAULT_INDEX_INTERVAL_BYTES = 4096;
+    /** Kafka's default {@code max.message.bytes}: 1 MiB plus the 12-byte log overhead. */
+    public static final int DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024 + 12;
+    /** Kafka's default {@code retention.ms}: 7 days. */
+    public static final long DEFAULT_RETENTION_MS = 7L * 24 * 60 * 60 * 1000;
+    /** Kafka's default {@code retention.bytes}: unlimited. */
+    public static final long DEFAULT_RETENTION_BYTES = -1;
+    /** Kafka's default {@code flush.messages}: never (durability by replication). */
+    public static final long DEFAULT_FLUSH_MESSAGES = Long.MAX_VALUE;
+    /** Kafka's default {@code flush.ms}: never. */
+    public static final long DEFAULT_FLUSH_MS = Long.MAX_VALUE;
+    /** Kafka's default {@code file.delete.delay.ms}: 1 minute. */
+    public static final long DEFAULT_FILE_DELETE_DELAY_MS = 60_000;
+
+    /** Which timestamp the log keeps in a batch: the producer's or the broker's at append. */
+    public enum TimestampType {
+        /** Records keep the timestamps their producer set (Kafka's {@code CreateTime}). */
+        CREATE_TIME("CreateTime"),
+        /** The leader stamps its clock into each batch on append (Kafka's {@code LogAppendTime}). */
+        LOG_APPEND_TIME("LogAppendTime");
+
+        private final String kafkaName;
+
+        TimestampType(final String kafkaName) {
+            this.kafkaName = kafkaName;
+        }
+
+        /**
+         * The value of {@code message.timestamp.type} for this type.
+         *
+         * @return {@code CreateTime} or {@code LogAppendTime}
+         */
+        public String kafkaName() {
+            return kafkaName;
+        }
+
+        /**
+         * Parses Kafka's name for a timestamp type.
+         *
+         * @param name {@code CreateTime} or {@code LogAppendTime}
+         * @return the type
+         * @throws IllegalArgumentException naming the key and the value when the name is neither
+         */
+        public static TimestampType fromKafkaName(final String name) {
+            for (final TimestampType type : values()) {
+                if (type.kafkaName.equals(name)) {
+                    return type;
+                }
+            }
+            throw new IllegalArgumentException(
+                MESSAGE_TIMESTAMP_TYPE_CONFIG + "=" + name + " must be CreateTime or LogAppendTime");
+        }
+    }
+
+    private final int segmentBytes;
+    private final long segmentMs;
+    private final long segmentJitterMs;
+    private final int segmentIndexBytes;
+    private final int indexIntervalBytes;
+    private final int maxMessageBytes;
+    private final TimestampType messageTimestampType;
+    private final long retentionMs;
+    private final long retentionBytes;
+    private final long flushMessages;
+    private final long flushMs;
+    private final long fileDeleteDelayMs;
+
+    private LogConfig(final Builder b) {
+        this.segmentBytes = b.segmentBytes;
+        this.segmentMs = b.segmentMs;
+        this.segmentJitterMs = b.segmentJitterMs;
+        this.segmentIndexBytes = b.segmentIndexBytes;
+        this.indexIntervalBytes = b.indexIntervalBytes;
+        this.maxMessageBytes = b.maxMessageBytes;
+        this.messageTimestampType = b.messageTimestampType;
+        this.retentionMs = b.retentionMs;
+        this.retentionBytes = b.retentionBytes;
+        this.flushMessages = b.flushMessages;
+        this.flushMs = b.flushMs;
+        this.fileDeleteDelayMs = b.fileDeleteDelayMs;
+    }
+
+    /**
+     * A builder holding Kafka's defaults.
+     *
+     * @return a new builder
+     */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * A configuration with every value at Kafka's default.
+     *
+     * @return the default configuration
+     */
+    public static LogConfig defaults() {
+        return builder().build();
+    }
+
+    /**
+     * Reads Kafka's topic-level property names; keys that are absent keep Kafka's defaults and keys this
+     * class does not know are ignored (a Kafka configuration has many that concern the broker, not the log).
+     * Values may be strings (as in a properties file) or numbers.
+     *
+     * <p>As in Kafka 4.4, {@code segment.bytes} must be at least 1 MiB; {@code internal.segment.bytes}, when
+     * present, overrides it without that minimum.
+     *
+     * @param properties Kafka property names to values
+     * @return the validated configuration
+     * @throws IllegalArgumentException naming the key and value of the first invalid entry
+     */
+    public static LogConfig fromProperties(final Map<String, ?> properties) {
+        Objects.requireNonNull(properties, "properties");
+        final Builder b = builder();
+        if (properties.containsKey(SEGMENT_BYTES_CONFIG)) {
+            final int bytes = intValue(properties, SEGMENT_BYTES_CONFIG);
+            if (bytes < MIN_KAFKA_SEGMENT_BYTES) {
+                throw invalid(SEGMENT_BYTES_CONFIG, bytes, "must be at least " + MIN_KAFKA_SEGMENT_BYTES);
+            }
+            b.segmentBytes(bytes);
+        }
+        if (properties.containsKey(INTERNAL_SEGMENT_BYTES_CONFIG) && properties.get(INTERNAL_SEGMENT_BYTES_CONFIG) != null) {
+            b.segmentBytes(intValue(properties, INTERNAL_SEGMENT_BYTES_CONFIG));
+        }
+        if (properties.containsKey(SEGMENT_MS_CONFIG)) {
+            b.segmentMs(longValue(properties, SEGMENT_MS_CONFIG));
+        }
+        if (properties.containsKey(SEGMENT_JITTER_MS_CONFIG)) {
+            b.segmentJitterMs(longValue(properties, SEGMENT_JITTER_MS_CONFIG));
+        }
+        if (properties.containsKey(SEGMENT_INDEX_BYTES_CONFIG)) {
+            b.segmentIndexBytes(intValue(properties, SEGMENT_INDEX_BYTES_CONFIG));
+        }
+        if (properties.containsKey(INDEX_INTERVAL_BYTES_CONFIG)) {
+            b.indexIntervalBytes(intValue(properties, INDEX_INTERVAL_BYTES_CONFIG));
+        }
+        if (properties.containsKey(MAX_MESSAGE_BYTES_CONFIG)) {
+            b.maxMessageBytes(intValue(properties, MAX_MESSAGE_BYTES_CONFIG));
+        }
+        if (properties.containsKey(MESSAGE_TIMESTAMP_TYPE_CONFIG)) {
+            b.messageTimestampType(TimestampType.fromKafkaName(String.valueOf(properties.get(MESSAGE_TIMESTAMP_TYPE_CONFIG)).trim()));
+        }
+        if (properties.containsKey(RETENTION_MS_CONFIG)) {
+            b.retentionMs(longValue(properties, RETENTION_MS_CONFIG));
+        }
+        if (properties.containsKey(RETENTION_BYTES_CONFIG)) {
+            b.retentionBytes(longValue(properties, RETENTION_BYTES_CONFIG));
+        }
+        if (properties.containsKey(FLUSH_MESSAGES_CONFIG)) {
+            b.flushMessages(longValue(properties, FLUSH_MESSAGES_CONFIG));
+        }
+        if (properties.containsKey(FLUSH_MS_CONFIG)) {
+            b.flushMs(longValue(properties, FLUSH_MS_CONFIG));
+        }
+        if (properties.containsKey(FILE_DELETE_DELAY_MS_CONFIG)) {
+            b.fileDeleteDelayMs(longValue(properties, FILE_DELETE_DELAY_MS_CONFIG));
+        }
+        return b.build();
+    }
+
+    private static long longValue(final Map<String, ?> properties, final String key) {
+        final Object value = properties.get(key);
+        if (value instanceof Long || value instanceof Integer || value instanceof Short) {
+            return ((Number) value).longValue();
+        }
+        if (value instanceof String) {
+            try {
+                return Long.parseLong(((String) value).trim());
+            } catch (final NumberFormatException e) {
+                throw new IllegalArgumentException(key + "=" + value + " is not a long", e);
+            }
+        }
+        throw new IllegalArgumentException(key + "=" + value + " is not a long");
+    }
+
+    private static int intValue(final Map<String, ?> properties, final String key) {
+        final long value = longValue(properties, key);
+        if (value < Integer.MIN_VALUE || value > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(key + "=" + value + " does not fit an int");
+        }
+        return (int) value;
+    }
+
+    private static IllegalArgumentException invalid(final String key, final long value, final String rule) {
+        return new IllegalArgumentException(key + "=" + value + " " + rule);
+    }
+
+    /**
+     * The size in bytes at which the active segment is rolled ({@code segment.bytes}).
+     *
+     * @return bytes, at least {@link #MIN_SEGMENT_BYTES}
+     */
+    public int segmentBytes() {
+        return segmentBytes;
+    }
+
+    /**
+     * The record-time span after which the active segment is rolled ({@code segment.ms}).
+     *
+     * @return milliseconds, at least 1
+     */
+    public long segmentMs() {
+        return segmentMs;
+    }
+
+    /**
+     * The upper bound (exclusive) of the random jitter subtracted from {@code segment.ms} per segment.
+     *
+     * @return milliseconds, 0 for none
+     */
+    public long segmentJitterMs() {
+        return segmentJitterMs;
+    }
+
+    /**
+     * The preallocated size of each offset index and time index ({@code segment.index.bytes}).
+     *
+     * @return bytes, at least 4
+     */
+    public int segmentIndexBytes() {
+        return segmentIndexBytes;
+    }
+
+    /**
+     * Log bytes written between two sparse index entries ({@code index.interval.bytes}).
+     *
+     * @return bytes, 0 or more (0 indexes every batch after the first)
+     */
+    public int indexIntervalBytes() {
+        return indexIntervalBytes;
+    }
+
+    /**
+     * The largest record batch, header included, that an append accepts ({@code max.message.bytes}).
+     *
+     * @return bytes
+     */
+    public int maxMessageBytes() {
+        return maxMessageBytes;
+    }
+
+    /**
+     * Whether the leader keeps the producer's timestamps or stamps its own ({@code message.timestamp.type}).
+     *
+     * @return the timestamp type
+     */
+    public TimestampType messageTimestampType() {
+        return messageTimestampType;
+    }
+
+    /**
+     * How long a segment is kept after its newest record ({@code retention.ms}); used by retention.
+     *
+     * @return milliseconds, -1 for forever
+     */
+    public long retentionMs() {
+        return retentionMs;
+    }
+
+    /**
+     * The size the log is trimmed to by retention ({@code retention.bytes}).
+     *
+     * @return bytes, -1 for no limit
+     */
+    public long retentionBytes() {
+        return retentionBytes;
+    }
+
+    /**
+     * Unflushed messages after which an append forces an fsync ({@code flush.messages}).
+     *
+     * @return messages, {@link Long#MAX_VALUE} for never
+     */
+    public long flushMessages() {
+        return flushMessages;
+    }
+
+    /**
+     * Age of unflushed data after which a scheduled flush forces an fsync ({@code flush.ms}).
+     *
+     * @return milliseconds, {@link Long#MAX_VALUE} for never
+     */
+    public long flushMs() {
+        return flushMs;
+    }
+
+    /**
+     * Delay between renaming a deleted segment to {@code .deleted} and unlinking it.
+     *
+     * @return milliseconds
+     */
+    public long fileDeleteDelayMs() {
+        return fileDeleteDelayMs;
+    }
+
+    /**
+     * A builder starting from this configuration's values.
+     *
+     * @return a new builder
+     */
+    public Builder toBuilder() {
+        return builder().segmentBytes(segmentBytes).segmentMs(segmentMs).segmentJitterMs(segmentJitterMs)
+            .segmentIndexBytes(segmentIndexBytes).indexIntervalBytes(indexIntervalBytes)
+            .maxMessageBytes(maxMessageBytes).messageTimestampType(messageTimestampType)
+            .retentionMs(retentionMs).retentionBytes(retentionBytes).flushMessages(flushMessages)
+            .flushMs(flushMs).fileDeleteDelayMs(fileDeleteDelayMs);
+    }
+
+    @Override
+    public boolean equals(final Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof LogConfig)) {
+            return false;
+        }
+        final LogConfig that = (LogConfig) o;
+        return segmentBytes == that.segmentBytes && segmentMs == that.segmentMs
+            && segmentJitterMs == that.segmentJitterMs && segmentIndexBytes == that.segmentIndexBytes
+            && indexIntervalBytes == that.indexIntervalBytes && maxMessageBytes == that.maxMessageBytes
+            && messageTimestampType == that.messageTimestampType && retentionMs == that.retentionMs
+            && retentionBytes == that.retentionBytes && flushMessages == that.flushMessages
+            && flushMs == that.flushMs && fileDeleteDelayMs == that.fileDeleteDelayMs;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(segmentBytes, segmentMs, segmentJitterMs, segmentIndexBytes, indexIntervalBytes,
+            maxMessageBytes, messageTimestampType, retentionMs, retentionBytes, flushMessages, flushMs,
+            fileDeleteDelayMs);
+    }
+
+    @Override
+    public String toString() {
+        return "LogConfig{" + SEGMENT_BYTES_CONFIG + "=" + segmentBytes + ", " + SEGMENT_MS_CONFIG + "=" + segmentMs
+            + ", " + SEGMENT_JITTER_MS_CONFIG + "=" + segmentJitterMs + ", " + SEGMENT_INDEX_BYTES_CONFIG + "="
+            + segmentIndexBytes + ", " + INDEX_INTERVAL_BYTES_CONFIG + "=" + indexIntervalBytes + ", "
+            + MAX_MESSAGE_BYTES_CONFIG + "=" + maxMessageBytes + ", " + MESSAGE_TIMESTAMP_TYPE_CONFIG + "="
+            + messageTimestampType.kafkaName() + ", " + RETENTION_MS_CONFIG + "=" + retentionMs + ", "
+            + RETENTION_BYTES_CONFIG + "=" + retentionBytes + ", " + FLUSH_MESSAGES_CONFIG + "=" + flushMessages
+            + ", " + FLUSH_MS_CONFIG + "=" + flushMs + ", " + FILE_DELETE_DELAY_MS_CONFIG + "=" + fileDeleteDelayMs
+            + "}";
+    }
+
+    /**
+     * Collects values, then validates them all in {@link #build()}. Not thread-safe.
+     */
+    public static final class Builder {
+        private int segmentBytes = DEFAULT_SEGMENT_BYTES;
+        private long segmentMs = DEFAULT_SEGMENT_MS;
+        private long segmentJitterMs = DEFAULT_SEGMENT_JITTER_MS;
+        private int segmentIndexBytes = DEFAULT_SEGMENT_INDEX_BYTES;
+        private int indexIntervalBytes = DEFAULT_INDEX_INTERVAL_BYTES;
+        private int maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES;
+        private TimestampType messageTimestampType = TimestampType.CREATE_TIME;
+        private long retentionMs = DEFAULT_RETENTION_MS;
+        private long retentionBytes = DEFAULT_RETENTION_BYTES;
+        private long flushMessages = DEFAULT_FLUSH_MESSAGES;
+        private long flushMs = DEFAULT_FLUSH_MS;
+        private long fileDeleteDelayMs = DEFAULT_FILE_DELETE_DELAY_MS;
+
+        private Builder() {
+        }
+
+        /**
+         * Sets {@code segment.bytes}. Unlike {@link #fromProperties(Map)}, the builder accepts segments below
+         * Kafka 4.4's 1 MiB minimum (down to {@link #MIN_SEGMENT_BYTES}), as Kafka's internal key does.
+         *
+         * @param segmentBytes the roll size in bytes
+         * @return this builder
+         */
+        public Builder segmentBytes(final int segmentBytes) {
+            this.segmentBytes = segmentBytes;
+            return this;
+        }
+
+        /**
+         * Sets {@code segment.ms}.
+         *
+         * @param segmentMs the record-time span of a segment
+         * @return this builder
+         */
+        public Builder segmentMs(final long segmentMs) {
+            this.segmentMs = segmentMs;
+            return this;
+        }
+
+        /**
+         * Sets {@code segment.jitter.ms}.
+         *
+         * @param segmentJitterMs the maximum jitter, 0 for none
+         * @return this builder
+         */
+        public Builder segmentJitterMs(final long segmentJitterMs) {
+            this.segmentJitterMs = segmentJitterMs;
+            return this;
+        }
+
+        /**
+         * Sets {@code segment.index.bytes}.
+         *
+         * @param segmentIndexBytes the preallocated size of each index file
+         * @return this builder
+         */
+        public Builder segmentIndexBytes(final int segmentIndexBytes) {
+            this.segmentIndexBytes = segmentIndexBytes;
+            return this;
+        }
+
+        /**
+         * Sets {@code index.interval.bytes}.
+         *
+         * @param indexIntervalBytes log bytes between index entries
+         * @return this builder
+         */
+        public Builder indexIntervalBytes(final int indexIntervalBytes) {
+            this.indexIntervalBytes = indexIntervalBytes;
+            return this;
+        }
+
+        /**
+         * Sets {@code max.message.bytes}.
+         *
+         * @param maxMessageBytes the largest batch accepted
+         * @return this builder
+         */
+        public Builder maxMessageBytes(final int maxMessageBytes) {
+            this.maxMessageBytes = maxMessageBytes;
+            return this;
+        }
+
+        /**
+         * Sets {@code message.timestamp.type}.
+         *
+         * @param messageTimestampType the timestamp type
+         * @return this builder
+         */
+        public Builder messageTimestampType(final TimestampType messageTimestampType) {
+            this.messageTimestampType = messageTimestampType;
+            return this;
+        }
+
+        /**
+         * Sets {@code retention.ms}.
+         *
+         * @param retentionMs retention time, -1 for forever
+         * @return this builder
+         */
+        public Builder retentionMs(final long retentionMs) {
+            this.retentionMs = retentionMs;
+            return this;
+        }
+
+        /**
+         * Sets {@code retention.bytes}.
+         *
+         * @param retentionBytes retention size, -1 for no limit
+         * @return this builder
+         */
+        public Builder retentionBytes(final long retentionBytes) {
+            this.retentionBytes = retentionBytes;
+            return this;
+        }
+
+        /**
+         * Sets {@code flush.messages}.
+         *
+         * @param flushMessages unflushed messages that force an fsync
+         * @return this builder
+         */
+        public Builder flushMessages(final long flushMessages) {
+            this.flushMessages = flushMessages;
+            return this;
+        }
+
+        /**
+         * Sets {@code flush.ms}.
+         *
+         * @param flushMs age of unflushed data that forces an fsync
+         * @return this builder
+         */
+        public Builder flushMs(final long flushMs) {
+            this.flushMs = flushMs;
+            return this;
+        }
+
+        /**
+         * Sets {@code file.delete.delay.ms}.
+         *
+         * @param fileDeleteDelayMs delay before a deleted segment is unlinked
+         * @return this builder
+         */
+        public Builder fileDeleteDelayMs(final long fileDeleteDelayMs) {
+            this.fileDeleteDelayMs = fileDeleteDelayMs;
+            return this;
+        }
+
+        /**
+         * Validates every value with Kafka's ranges and builds the configuration.
+         *
+         * @return the immutable configuration
+         * @throws IllegalArgumentException naming the key (Kafka's property name) and the value of the first
+         *                                  invalid setting
+         */
+        public LogConfig build() {
+            if (segmentBytes < MIN_SEGMENT_BYTES) {
+                throw invalid(SEGMENT_BYTES_CONFIG, segmentBytes, "must be at least " + MIN_SEGMENT_BYTES);
+            }
+            if (segmentMs < 1) {
+                throw invalid(SEGMENT_MS_CONFIG, segmentMs, "must be at least 1");
+            }
+            if (segmentJitterMs < 0) {
+                throw invalid(SEGMENT_JITTER_MS_CONFIG, segmentJitterMs, "must be at least 0");
+            }
+            if (segmentIndexBytes < MIN_SEGMENT_INDEX_BYTES) {
+                throw invalid(SEGMENT_INDEX_BYTES_CONFIG, segmentIndexBytes, "must be at least " + MIN_SEGMENT_INDEX_BYTES);
+            }
+            if (indexIntervalBytes < 0) {
+                throw invalid(INDEX_INTERVAL_BYTES_CONFIG, indexIntervalBytes, "must be at least 0");
+            }
+            if (maxMessageBytes < 0) {
+                throw invalid(MAX_MESSAGE_BYTES_CONFIG, maxMessageBytes, "must be at least 0");
+            }
+            Objects.requireNonNull(messageTimestampType, MESSAGE_TIMESTAMP_TYPE_CONFIG);
+            if (retentionMs < -1) {
+                throw invalid(RETENTION_MS_CONFIG, retentionMs, "must be at least -1");
+            }
+            if (flushMessages < 1) {
+                throw invalid(FLUSH_MESSAGES_CONFIG, flushMessages, "must be at least 1");
+            }
+            if (flushMs < 0) {
+                throw invalid(FLUSH_MS_CONFIG, flushMs, "must be at least 0");
+            }
+            if (fileDeleteDelayMs < 0) {
+                throw invalid(FILE_DELETE_DELAY_MS_CONFIG, fileDeleteDelayMs, "must be at least 0");
+            }
+            return new LogConfig(this);
+        }
+    }
+}

@@ -1,0 +1,794 @@
+package io.seglog.storage.segment;
+
+import static io.seglog.storage.format.RecordBatchDescriptor.BASE_OFFSET_OFFSET;
+import static io.seglog.storage.format.RecordBatchDescriptor.BATCH_HEADER_LENGTH;
+import static io.seglog.storage.format.RecordBatchDescriptor.LAST_OFFSET_DELTA_LENGTH;
+import static io.seglog.storage.format.RecordBatchDescriptor.LAST_OFFSET_DELTA_OFFSET;
+import static io.seglog.storage.format.RecordBatchDescriptor.LENGTH_OFFSET;
+import static io.seglog.storage.format.RecordBatchDescriptor.LOG_OVERHEAD;
+import static io.seglog.storage.format.RecordBatchDescriptor.MAX_TIMESTAMP_LENGTH;
+import static io.seglog.storage.format.RecordBatchDescriptor.MAX_TIMESTAMP_OFFSET;
+import static io.seglog.storage.format.RecordBatchDescriptor.NO_TIMESTAMP;
+
+import io.seglog.storage.LogConfig;
+import io.seglog.storage.StorageException;
+import io.seglog.storage.format.Record;
+import io.seglog.storage.format.RecordBatch;
+import io.seglog.storage.index.OffsetIndex;
+import io.seglog.storage.index.TimeIndex;
+import io.seglog.storage.io.FileIO;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.EnumSet;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * One segment of a partition log: the data file {@code <base>.log} holding v2 record batches back to back,
+ * exactly as Kafka writes them, and its two sparse indexes {@code <base>.index} (offset to file position) and
+ * {@code <base>.timeindex} (timestamp to offset), where {@code <base>} is the segment's base offset in 20
+ * digits. Kafka's {@code LogSegment} opens these files and we open Kafka's.
+ *
+ * <p>Index rule (Kafka 4.4's {@code LogSegment.append}, per batch): before a batch is accounted, if more than
+ * {@code index.interval.bytes} bytes were written since the last entry, the offset index gets
+ * (batch's last offset, batch's start position) and the time index gets (largest timestamp so far, last
+ * offset of the batch that first reached it). The first batch of a segment is therefore never indexed. On
+ * roll and close the time index also gets the final (largest timestamp, offset) entry, and both indexes are
+ * trimmed to their entries. A rebuild after a missing index ({@link #open}) applies the same rule, so it
+ * reproduces the same files.
+ *
+ * <p>Threads: one writer (the log's appender: {@link #append}, {@link #onBecomeInactive}, {@link #close}) and
+ * any number of concurrent readers ({@link #translateOffset}, {@link #batchStartAtOrAfter},
+ * {@link #lastBatchEndWithin}, {@link #findOffsetByTimestamp}), which take no lock. The writer writes the
+ * bytes, then the index entries, then publishes the new size through a volatile field; a reader bounds every
+ * scan by a size it read, so it never sees a partial batch. Readers use positional reads only, so they do not
+ * disturb each other or the writer.
+ */
+public final class LogSegment implements AutoCloseable {
+    /** Header bytes read to step over a batch and know its offsets: everything up to {@code lastOffsetDelta}. */
+    static final int OFFSET_HEADER_BYTES = LAST_OFFSET_DELTA_OFFSET + LAST_OFFSET_DELTA_LENGTH;
+    /** Header bytes read when the timestamp is needed too: everything up to {@code maxTimestamp}. */
+    static final int TIMESTAMP_HEADER_BYTES = MAX_TIMESTAMP_OFFSET + MAX_TIMESTAMP_LENGTH;
+    /** Marks {@link #rollingBasedTimestampMs} as not read yet. */
+    private static final long UNKNOWN = Long.MIN_VALUE;
+
+    private final Path logFile;
+    private final long baseOffset;
+    private final FileChannel channel;
+    private final OffsetIndex offsetIndex;
+    private final TimeIndex timeIndex;
+    private final int indexIntervalBytes;
+    private final long rollJitterMs;
+    private final long createdMs;
+
+    /** Published size: bytes below it are whole batches with their index entries written. */
+    private volatile int sizeInBytes;
+    /** Largest batch timestamp so far and the last offset of the first batch that reached it (Kafka's rule). */
+    private volatile long maxTimestampSoFar = NO_TIMESTAMP;
+    private volatile long offsetOfMaxTimestampSoFar;
+    // Writer-only state.
+    private int bytesSinceLastIndexEntry;
+    private long rollingBasedTimestampMs = UNKNOWN;
+    private boolean closed;
+
+    private LogSegment(final Path logFile, final long baseOffset, final FileChannel channel,
+                       final OffsetIndex offsetIndex, final TimeIndex timeIndex, final int sizeInBytes,
+                       final LogConfig config, final long rollJitterMs, final long createdMs) {
+        this.logFile = logFile;
+        this.baseOffset = baseOffset;
+        this.channel = channel;
+        this.offsetIndex = offsetIndex;
+        this.timeIndex = timeIndex;
+        this.sizeInBytes = sizeInBytes;
+        this.indexIntervalBytes = config.indexIntervalBytes();
+        this.rollJitterMs = rollJitterMs;
+        this.createdMs = createdMs;
+        this.offsetOfMaxTimestampSoFar = baseOffset;
+    }
+
+    /**
+     * Creates a new, empty segment: the {@code .log} file (which must not exist) and both indexes,
+     * preallocated to {@code segment.index.bytes} and mapped. Stale index files of the same base offset are
+     * replaced. The caller fsyncs the directory.
+     *
+     * @param io           the file layer
+     * @param dir          the partition directory
+     * @param baseOffset   the first offset the segment may hold
+     * @param config       the log configuration
+     * @param nowMs        the creation time, used for time-based rolls of batches without timestamps
+     * @param rollJitterMs this segment's jitter, subtracted from {@code segment.ms}
+     * @return the open segment, owned by the caller
+     * @throws IOException if a file cannot be created or mapped
+     */
+    public static LogSegment create(final FileIO io, final Path dir, final long baseOffset, final LogConfig config,
+                                    final long nowMs, final long rollJitterMs) throws IOException {
+        final Path logFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.LOG_SUFFIX));
+        final Path indexFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.INDEX_SUFFIX));
+        final Path timeIndexFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.TIME_INDEX_SUFFIX));
+        io.deleteIfExists(indexFile);
+        io.deleteIfExists(timeIndexFile);
+        final FileChannel channel = io.open(logFile,
+            EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE));
+        return withIndexes(io, channel, logFile, indexFile, timeIndexFile, baseOffset, 0, config, rollJitterMs,
+            nowMs);
+    }
+
+    /**
+     * Opens an existing segment after a clean shutdown: its size is the {@code .log} file's length and its
+     * indexes are mapped as they are (Kafka's behaviour: every slot of an existing index file counts as an
+     * entry, which is why close trims them). If either index file is missing, or fails its sanity check, both
+     * are rebuilt from the data file with the append rule, so they come back identical.
+     *
+     * <p>Recovery seam: this trusts the data file (no CRC scan, no torn-tail truncation). Crash recovery
+     * (issue 3) runs before or instead of this, using {@link #rebuildIndexes(ByteBuffer)} as its index step.
+     *
+     * @param io           the file layer
+     * @param dir          the partition directory
+     * @param baseOffset   the base offset parsed from the file name
+     * @param config       the log configuration
+     * @param nowMs        the time the segment is opened at (its creation time for time-based rolls)
+     * @param rollJitterMs this segment's jitter
+     * @param scratch      a heap buffer of at least 64 bytes for header reads
+     * @return the open segment, owned by the caller
+     * @throws IOException if a file cannot be opened or read
+     * @throws StorageException if the data file is larger than a segment can be or holds a partial batch
+     */
+    public static LogSegment open(final FileIO io, final Path dir, final long baseOffset, final LogConfig config,
+                                  final long nowMs, final long rollJitterMs, final ByteBuffer scratch)
+        throws IOException {
+        final Path logFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.LOG_SUFFIX));
+        final Path indexFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.INDEX_SUFFIX));
+        final Path timeIndexFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.TIME_INDEX_SUFFIX));
+        // Existence is metadata, not file access; FileIO has no call for it.
+        final boolean rebuild = !Files.exists(indexFile) || !Files.exists(timeIndexFile);
+        if (rebuild) {
+            io.deleteIfExists(indexFile);
+            io.deleteIfExists(timeIndexFile);
+        }
+        final FileChannel channel = io.open(logFile, EnumSet.of(StandardOpenOption.READ, StandardOpenOption.WRITE));
+        final long length;
+        try {
+            length = channel.size();
+        } catch (final IOException | RuntimeException e) {
+            closeQuietly(channel, e);
+            throw e;
+        }
+        if (length > Integer.MAX_VALUE) {
+            closeQuietly(channel, null);
+            throw new StorageException("segment file length=" + length + " exceeds the limit " + Integer.MAX_VALUE,
+                logFile, null);
+        }
+        final LogSegment segment = withIndexes(io, channel, logFile, indexFile, timeIndexFile, baseOffset,
+            (int) length, config, rollJitterMs, nowMs);
+        try {
+            boolean indexesOk = !rebuild;
+            if (indexesOk) {
+                try {
+                    segment.offsetIndex.sanityCheck();
+                    segment.timeIndex.sanityCheck();
+                } catch (final RuntimeException corrupt) {
+                    indexesOk = false;
+                }
+            }
+            if (length > 0) {
+                // Kafka's loadFirstBatchTimestamp: time-based rolls keep counting in record time after a reopen.
+                segment.readHeader(scratch, 0, (int) length, TIMESTAMP_HEADER_BYTES);
+                segment.rollingBasedTimestampMs = scratch.getLong(MAX_TIMESTAMP_OFFSET);
+            }
+            if (indexesOk) {
+                segment.maxTimestampSoFar = segment.timeIndex.lastTimestamp();
+                segment.offsetOfMaxTimestampSoFar = segment.timeIndex.lastEntryOffset();
+            } else {
+                segment.rebuildIndexes(scratch);
+                // Rebuilt as a closed segment would be; the log grows the active one back to full size.
+                segment.offsetIndex.trimToValidSize();
+                segment.timeIndex.trimToValidSize();
+            }
+        } catch (final IOException | RuntimeException e) {
+            segment.closeAfterFailure(e);
+            throw e;
+        }
+        return segment;
+    }
+
+    private static LogSegment withIndexes(final FileIO io, final FileChannel channel, final Path logFile,
+                                          final Path indexFile, final Path timeIndexFile, final long baseOffset,
+                                          final int size, final LogConfig config, final long rollJitterMs,
+                                          final long nowMs) throws IOException {
+        OffsetIndex offsetIndex = null;
+        try {
+            offsetIndex = OffsetIndex.open(io, indexFile, baseOffset, config.segmentIndexBytes());
+            final TimeIndex timeIndex = TimeIndex.open(io, timeIndexFile, baseOffset, config.segmentIndexBytes());
+            return new LogSegment(logFile, baseOffset, channel, offsetIndex, timeIndex, size, config, rollJitterMs,
+                nowMs);
+        } catch (final IOException | RuntimeException e) {
+            if (offsetIndex != null) {
+                try {
+                    offsetIndex.close();
+                } catch (final IOException | RuntimeException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+            }
+            closeQuietly(channel, e);
+            throw e;
+        }
+    }
+
+    private static void closeQuietly(final FileChannel channel, final Throwable primary) {
+        try {
+            channel.close();
+        } catch (final IOException e) {
+            if (primary != null) {
+                primary.addSuppressed(e);
+            }
+        }
+    }
+
+    /**
+     * The first offset this segment may hold; also its file names.
+     *
+     * @return the base offset
+     */
+    public long baseOffset() {
+        return baseOffset;
+    }
+
+    /**
+     * The published size of the data file: whole batches only.
+     *
+     * @return bytes
+     */
+    public int sizeInBytes() {
+        return sizeInBytes;
+    }
+
+    /**
+     * The data file.
+     *
+     * @return the path of {@code <base>.log}
+     */
+    public Path logFile() {
+        return logFile;
+    }
+
+    /**
+     * The data file's channel, for slices; readers must use positional reads only.
+     *
+     * @return the channel
+     */
+    public FileChannel channel() {
+        return channel;
+    }
+
+    /**
+     * The offset index (internal; exposed for tests and recovery).
+     *
+     * @return the offset index
+     */
+    public OffsetIndex offsetIndex() {
+        return offsetIndex;
+    }
+
+    /**
+     * The time index (internal; exposed for tests and recovery).
+     *
+     * @return the time index
+     */
+    public TimeIndex timeIndex() {
+        return timeIndex;
+    }
+
+    /**
+     * The largest batch timestamp in the segment, Kafka's {@code largestTimestamp} for retention and
+     * timestamp search.
+     *
+     * @return the timestamp, or -1 when no batch has one
+     */
+    public long maxTimestampSoFar() {
+        return maxTimestampSoFar;
+    }
+
+    /**
+     * This segment's roll jitter.
+     *
+     * @return milliseconds subtracted from {@code segment.ms}
+     */
+    public long rollJitterMs() {
+        return rollJitterMs;
+    }
+
+    /**
+     * Kafka's roll rule ({@code LogSegment.shouldRoll}) for an append of {@code incomingBytes} whose largest
+     * timestamp and last offset are given, plus an all-or-nothing guard Kafka lacks: the indexes must have
+     * room for every entry the append would add, so an append never fails half-way on a full index.
+     *
+     * @param config               the log configuration
+     * @param incomingBytes        bytes of the append
+     * @param incomingMaxTimestamp largest batch timestamp of the append (-1 when none)
+     * @param incomingLastOffset   last offset of the append
+     * @param incomingIndexEntries index entries the append would add ({@link #indexEntriesFor})
+     * @param nowMs                the current time, for segments whose batches carry no timestamps
+     * @return whether the active segment must roll before this append
+     */
+    public boolean shouldRoll(final LogConfig config, final int incomingBytes, final long incomingMaxTimestamp,
+                              final long incomingLastOffset, final int incomingIndexEntries, final long nowMs) {
+        final int size = sizeInBytes;
+        final boolean reachedRollMs = timeWaitedForRollMs(nowMs, incomingMaxTimestamp)
+            > config.segmentMs() - rollJitterMs;
+        return size > config.segmentBytes() - incomingBytes
+            || (size > 0 && reachedRollMs)
+            || offsetIndex.isFull()
+            || timeIndex.isFull()
+            || offsetIndex.entries() + incomingIndexEntries > offsetIndex.maxEntries()
+            || timeIndex.entries() + incomingIndexEntries > timeIndex.maxEntries() - 1
+            || !canConvertToRelativeOffset(incomingLastOffset);
+    }
+
+    /**
+     * Kafka's {@code timeWaitedForRoll}: record time since the first batch of the segment when batches carry
+     * timestamps, otherwise wall-clock time since the segment was created or opened.
+     *
+     * @param nowMs            the current time
+     * @param messageTimestamp the largest timestamp of the incoming append
+     * @return milliseconds
+     */
+    long timeWaitedForRollMs(final long nowMs, final long messageTimestamp) {
+        final long first = rollingBasedTimestampMs == UNKNOWN ? NO_TIMESTAMP : rollingBasedTimestampMs;
+        return first >= 0 ? messageTimestamp - first : nowMs - createdMs;
+    }
+
+    /**
+     * Whether {@code offset} can be stored in this segment's indexes as a 32-bit offset relative to the base.
+     *
+     * @param offset an offset
+     * @return {@code 0 <= offset - baseOffset <= Integer.MAX_VALUE}
+     */
+    public boolean canConvertToRelativeOffset(final long offset) {
+        final long relative = offset - baseOffset;
+        return relative >= 0 && relative <= Integer.MAX_VALUE;
+    }
+
+    /**
+     * How many index entries an append of these (validated) batches would add under the index rule.
+     *
+     * @param batches the batches
+     * @param offset  index of the first batch
+     * @param length  bytes of the batches
+     * @return the number of entries
+     */
+    public int indexEntriesFor(final DirectBuffer batches, final int offset, final int length) {
+        int since = bytesSinceLastIndexEntry;
+        int entries = 0;
+        for (int p = offset, end = offset + length; p < end; ) {
+            final int size = BatchHeaders.sizeInBytes(batches, p);
+            if (since > indexIntervalBytes) {
+                entries++;
+                since = 0;
+            }
+            since += size;
+            p += size;
+        }
+        return entries;
+    }
+
+    /**
+     * Appends validated batches whose offsets are assigned: one positional write of all bytes at the end of
+     * the file, then the index entries batch by batch, then the new size is published. Writer only.
+     *
+     * @param source  the bytes; its position and limit are left unchanged
+     * @param batches the same buffer as an Agrona view (same indexes as {@code source})
+     * @param offset  position of the first batch in {@code source}
+     * @param length  bytes to append
+     * @throws IOException if the write fails; nothing is published then
+     */
+    public void append(final ByteBuffer source, final DirectBuffer batches, final int offset, final int length)
+        throws IOException {
+        final int start = sizeInBytes;
+        writeFully(source, offset, length, start);
+        int filePosition = start;
+        for (int p = offset, end = offset + length; p < end; ) {
+            final int size = BatchHeaders.sizeInBytes(batches, p);
+            final long lastOffset = BatchHeaders.lastOffset(batches, p);
+            final long maxTimestamp = BatchHeaders.maxTimestamp(batches, p);
+            if (filePosition == 0) {
+                rollingBasedTimestampMs = maxTimestamp;
+            }
+            accountBatch(lastOffset, maxTimestamp, filePosition, size);
+            filePosition += size;
+            p += size;
+        }
+        sizeInBytes = filePosition;
+    }
+
+    private void accountBatch(final long lastOffset, final long maxTimestamp, final int filePosition, final int size) {
+        if (maxTimestamp > maxTimestampSoFar) {
+            offsetOfMaxTimestampSoFar = lastOffset;
+            maxTimestampSoFar = maxTimestamp;
+        }
+        if (bytesSinceLastIndexEntry > indexIntervalBytes) {
+            // The guard in shouldRoll makes these full checks dead in practice; they keep an index that is
+            // full anyway (a tiny segment.index.bytes) from failing the append half-way: the index is sparser.
+            if (!offsetIndex.isFull()) {
+                offsetIndex.append(lastOffset, filePosition);
+            }
+            if (!timeIndex.isFull() && maxTimestampSoFar > timeIndex.lastTimestamp()) {
+                timeIndex.maybeAppend(maxTimestampSoFar, offsetOfMaxTimestampSoFar, false);
+            }
+            bytesSinceLastIndexEntry = 0;
+        }
+        bytesSinceLastIndexEntry += size;
+    }
+
+    private void writeFully(final ByteBuffer source, final int offset, final int length, final long filePosition)
+        throws IOException {
+        final int savedPosition = source.position();
+        final int savedLimit = source.limit();
+        try {
+            source.limit(offset + length).position(offset);
+            long at = filePosition;
+            while (source.hasRemaining()) {
+                at += channel.write(source, at);
+            }
+        } finally {
+            source.limit(savedLimit).position(savedPosition);
+        }
+    }
+
+    /**
+     * Rebuilds both indexes from the data file with the append rule and recomputes the largest timestamp;
+     * used when an index file is missing or corrupt. Trusts the data file's batch lengths (no CRC check).
+     *
+     * @param scratch a heap buffer of at least 64 bytes for header reads
+     * @throws IOException if the data file cannot be read
+     * @throws StorageException if a batch length does not fit the file (a torn tail needs crash recovery)
+     */
+    public void rebuildIndexes(final ByteBuffer scratch) throws IOException {
+        offsetIndex.truncate();
+        timeIndex.truncate();
+        maxTimestampSoFar = NO_TIMESTAMP;
+        offsetOfMaxTimestampSoFar = baseOffset;
+        bytesSinceLastIndexEntry = 0;
+        final int size = sizeInBytes;
+        for (int position = 0; position < size; ) {
+            final int batchSize = readHeader(scratch, position, size, TIMESTAMP_HEADER_BYTES);
+            final long lastOffset = scratch.getLong(BASE_OFFSET_OFFSET) + scratch.getInt(LAST_OFFSET_DELTA_OFFSET);
+            if (!canConvertToRelativeOffset(lastOffset)) {
+                throw new StorageException("batch lastOffset=" + lastOffset + " at position=" + position
+                    + " does not fit the indexes of the segment with baseOffset=" + baseOffset, logFile, null);
+            }
+            accountBatch(lastOffset, scratch.getLong(MAX_TIMESTAMP_OFFSET), position, batchSize);
+            position += batchSize;
+        }
+        // Kafka rebuilds with a fresh counter too; a reopened segment starts counting again from 0.
+        bytesSinceLastIndexEntry = 0;
+        appendFinalTimeIndexEntry();
+    }
+
+    /**
+     * Reads the header of the batch at {@code position} into {@code scratch} and checks its length against
+     * {@code limit}: a length read from disk is never trusted.
+     *
+     * @return the batch size
+     */
+    private int readHeader(final ByteBuffer scratch, final int position, final int limit, final int bytes)
+        throws IOException {
+        if (limit - position < BATCH_HEADER_LENGTH) {
+            throw new StorageException("partial batch header at position=" + position + ": only "
+                + (limit - position) + " bytes before the end=" + limit + " (crash recovery needed)", logFile, null);
+        }
+        scratch.clear().limit(bytes);
+        int read = 0;
+        while (read < bytes) {
+            final int n = channel.read(scratch, position + (long) read);
+            if (n < 0) {
+                throw new StorageException("data file ended at position=" + (position + read)
+                    + " before the published size=" + limit, logFile, null);
+            }
+            read += n;
+        }
+        final int batchLength = scratch.getInt(LENGTH_OFFSET);
+        if (batchLength < BATCH_HEADER_LENGTH - LOG_OVERHEAD || batchLength > limit - position - LOG_OVERHEAD) {
+            throw new StorageException("batchLength=" + batchLength + " at position=" + position
+                + " does not fit between the header size " + (BATCH_HEADER_LENGTH - LOG_OVERHEAD) + " and the "
+                + (limit - position - LOG_OVERHEAD) + " bytes left before end=" + limit, logFile, null);
+        }
+        return batchLength + LOG_OVERHEAD;
+    }
+
+    /**
+     * Finds the first batch whose last offset is at least {@code offset}, scanning batch headers from the
+     * offset index's entry and stopping at {@code maxPosition}. Thread-safe, allocation-free.
+     *
+     * @param offset      the offset sought
+     * @param maxPosition a published size or a batch boundary below it
+     * @param scratch     the caller's header buffer
+     * @return {@code (position << 32) | sizeInBytes} of that batch, or -1 when none starts below
+     *     {@code maxPosition}
+     * @throws IOException if a read fails
+     */
+    public long translateOffset(final long offset, final int maxPosition, final ByteBuffer scratch)
+        throws IOException {
+        int position = offset < baseOffset ? 0 : offsetIndex.lookupPosition(offset);
+        while (position < maxPosition) {
+            final int size = readHeader(scratch, position, maxPosition, OFFSET_HEADER_BYTES);
+            final long lastOffset = scratch.getLong(BASE_OFFSET_OFFSET) + scratch.getInt(LAST_OFFSET_DELTA_OFFSET);
+            if (lastOffset >= offset) {
+                return ((long) position << 32) | size;
+            }
+            position += size;
+        }
+        return -1;
+    }
+
+    /**
+     * The base offset of the batch whose header {@link #translateOffset} left in {@code scratch}.
+     *
+     * @param scratch the buffer passed to the last {@code translateOffset} that found a batch
+     * @return that batch's base offset
+     */
+    public static long scannedBaseOffset(final ByteBuffer scratch) {
+        return scratch.getLong(BASE_OFFSET_OFFSET);
+    }
+
+    /**
+     * The start of the first batch whose last offset is at least {@code offset}, i.e. the byte position that
+     * an upper bound of {@code offset} (exclusive) translates to. Thread-safe.
+     *
+     * @param offset      the upper bound
+     * @param maxPosition a published size
+     * @param scratch     the caller's header buffer
+     * @return the position, or {@code maxPosition} when every batch below it ends before {@code offset}
+     * @throws IOException if a read fails
+     */
+    public int batchStartAtOrAfter(final long offset, final int maxPosition, final ByteBuffer scratch)
+        throws IOException {
+        final long found = translateOffset(offset, maxPosition, scratch);
+        return found < 0 ? maxPosition : (int) (found >>> 32);
+    }
+
+    /**
+     * The end of the last whole batch that lies within {@code [fromPosition, limitPosition]}, where
+     * {@code fromPosition} is a batch start. Starts from the last offset-index entry at or below the limit,
+     * so the scan covers about {@code index.interval.bytes}. Thread-safe, allocation-free.
+     *
+     * @param fromPosition  a batch boundary
+     * @param limitPosition the largest end allowed; at most a published size
+     * @param scratch       the caller's header buffer
+     * @return a batch boundary in {@code [fromPosition, limitPosition]}
+     * @throws IOException if a read fails
+     */
+    public int lastBatchEndWithin(final int fromPosition, final int limitPosition, final ByteBuffer scratch)
+        throws IOException {
+        // Binary search for the greatest entry whose position is <= limitPosition: positions grow with slots.
+        int lo = 0;
+        int hi = offsetIndex.entries() - 1;
+        int best = fromPosition;
+        while (lo <= hi) {
+            final int mid = (lo + hi) >>> 1;
+            final int entryPosition = offsetIndex.entryPosition(mid);
+            if (entryPosition <= limitPosition) {
+                if (entryPosition > best) {
+                    best = entryPosition;
+                }
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        int position = best;
+        while (limitPosition - position >= BATCH_HEADER_LENGTH) {
+            scratch.clear().limit(LOG_OVERHEAD);
+            int read = 0;
+            while (read < LOG_OVERHEAD) {
+                final int n = channel.read(scratch, position + (long) read);
+                if (n < 0) {
+                    throw new StorageException("data file ended at position=" + (position + read)
+                        + " below the published limit=" + limitPosition, logFile, null);
+                }
+                read += n;
+            }
+            final int batchLength = scratch.getInt(LENGTH_OFFSET);
+            if (batchLength < BATCH_HEADER_LENGTH - LOG_OVERHEAD) {
+                throw new StorageException("batchLength=" + batchLength + " at position=" + position
+                    + " is below the header size " + (BATCH_HEADER_LENGTH - LOG_OVERHEAD), logFile, null);
+            }
+            if (batchLength > limitPosition - position - LOG_OVERHEAD) {
+                break;
+            }
+            position += batchLength + LOG_OVERHEAD;
+        }
+        return position;
+    }
+
+    /**
+     * Kafka's {@code findOffsetByTimestamp}: the first offset at or after {@code startingOffset} whose record
+     * timestamp is at least {@code timestampMs}, looking only below {@code maxPosition}. The time index gives
+     * the last batch that is certainly too early; the scan starts there. Thread-safe; allocates a buffer for
+     * the batch whose records it must read.
+     *
+     * @param timestampMs    the target timestamp
+     * @param startingOffset the first offset that may be returned (the log start)
+     * @param maxPosition    a published size
+     * @param scratch        the caller's header buffer
+     * @return the offset, or -1 when no record below {@code maxPosition} qualifies
+     * @throws IOException if a read fails
+     */
+    public long findOffsetByTimestamp(final long timestampMs, final long startingOffset, final int maxPosition,
+                                      final ByteBuffer scratch) throws IOException {
+        final long indexedOffset = timeIndex.lookupOffset(timestampMs);
+        int position = offsetIndex.lookupPosition(Math.max(indexedOffset, startingOffset));
+        ByteBuffer batch = null;
+        while (position < maxPosition) {
+            final int size = readHeader(scratch, position, maxPosition, TIMESTAMP_HEADER_BYTES);
+            final long lastOffset = scratch.getLong(BASE_OFFSET_OFFSET) + scratch.getInt(LAST_OFFSET_DELTA_OFFSET);
+            if (lastOffset >= startingOffset && scratch.getLong(MAX_TIMESTAMP_OFFSET) >= timestampMs) {
+                if (batch == null || batch.capacity() < size) {
+                    batch = ByteBuffer.allocate(size);
+                }
+                readFully(batch, position, size);
+                final long found = firstRecordAtOrAfter(batch, timestampMs, startingOffset);
+                if (found >= 0) {
+                    return found;
+                }
+            }
+            position += size;
+        }
+        return -1;
+    }
+
+    /**
+     * The first record of the batch in {@code batch} with both offset and timestamp at or above the targets.
+     * A log-append-time batch reports its max timestamp for every record (the format's rule).
+     */
+    private static long firstRecordAtOrAfter(final ByteBuffer batch, final long timestampMs,
+                                             final long startingOffset) {
+        final RecordBatch view = new RecordBatch().wrap(new UnsafeBuffer(batch, 0, batch.limit()), 0);
+        final Record record = new Record();
+        while (view.nextRecord(record)) {
+            if (record.offset() >= startingOffset && record.timestamp() >= timestampMs) {
+                return record.offset();
+            }
+        }
+        return -1;
+    }
+
+    private void readFully(final ByteBuffer target, final int position, final int size) throws IOException {
+        target.clear().limit(size);
+        int read = 0;
+        while (read < size) {
+            final int n = channel.read(target, position + (long) read);
+            if (n < 0) {
+                throw new StorageException("data file ended at position=" + (position + read) + " inside a batch",
+                    logFile, null);
+            }
+            read += n;
+        }
+    }
+
+    /**
+     * The offset the next batch after this segment's last would get: the last batch's last offset plus one, or
+     * the base offset when the segment is empty. Scans from the last offset-index entry. Thread-safe.
+     *
+     * @param scratch a heap buffer of at least 64 bytes
+     * @return the next offset
+     * @throws IOException if a read fails
+     * @throws StorageException if the file ends inside a batch
+     */
+    public long readNextOffset(final ByteBuffer scratch) throws IOException {
+        final int size = sizeInBytes;
+        int position = offsetIndex.entries() == 0 ? 0 : offsetIndex.lookupPosition(offsetIndex.lastOffset());
+        long next = baseOffset;
+        while (position < size) {
+            final int batchSize = readHeader(scratch, position, size, OFFSET_HEADER_BYTES);
+            next = scratch.getLong(BASE_OFFSET_OFFSET) + scratch.getInt(LAST_OFFSET_DELTA_OFFSET) + 1;
+            position += batchSize;
+        }
+        return next;
+    }
+
+    /**
+     * The time-index entry for the largest timestamp, added on roll and close (Kafka's
+     * {@code onBecomeInactiveSegment}), even when the index is otherwise full.
+     */
+    private void appendFinalTimeIndexEntry() {
+        if (maxTimestampSoFar > timeIndex.lastTimestamp()) {
+            timeIndex.maybeAppend(maxTimestampSoFar, offsetOfMaxTimestampSoFar, true);
+        }
+    }
+
+    /**
+     * The segment stops being the active one (roll or close): appends the final time-index entry and trims
+     * both index files to their entries, as Kafka's {@code onBecomeInactiveSegment} does. Writer only.
+     *
+     * @throws IOException if an index cannot be resized
+     */
+    public void onBecomeInactive() throws IOException {
+        appendFinalTimeIndexEntry();
+        offsetIndex.trimToValidSize();
+        timeIndex.trimToValidSize();
+    }
+
+    /**
+     * Grows both indexes back to {@code segment.index.bytes}: a reopened active segment appends again
+     * (Kafka's loader does the same).
+     *
+     * @param maxIndexBytes the preallocated size
+     * @throws IOException if an index cannot be resized
+     */
+    public void resizeIndexes(final int maxIndexBytes) throws IOException {
+        offsetIndex.resize(maxIndexBytes);
+        timeIndex.resize(maxIndexBytes);
+    }
+
+    /**
+     * Forces the data file and both indexes to disk. Safe to call while the writer appends.
+     *
+     * @throws IOException if an fsync fails; the caller must not retry it
+     */
+    public void flush() throws IOException {
+        channel.force(true);
+        offsetIndex.flush();
+        timeIndex.flush();
+    }
+
+    /**
+     * Closes the indexes and the data file, keeping every failure. No reader may be inside a lookup.
+     * Idempotent.
+     *
+     * @throws IOException the first failure, with the others suppressed
+     */
+    @Override
+    public void close() throws IOException {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        Throwable failure = null;
+        try {
+            offsetIndex.close();
+        } catch (final IOException | RuntimeException e) {
+            failure = e;
+        }
+        try {
+            timeIndex.close();
+        } catch (final IOException | RuntimeException e) {
+            failure = addTo(failure, e);
+        }
+        try {
+            channel.close();
+        } catch (final IOException | RuntimeException e) {
+            failure = addTo(failure, e);
+        }
+        if (failure instanceof IOException) {
+            throw (IOException) failure;
+        }
+        if (failure instanceof RuntimeException) {
+            throw (RuntimeException) failure;
+        }
+    }
+
+    private void closeAfterFailure(final Throwable primary) {
+        try {
+            close();
+        } catch (final IOException | RuntimeException e) {
+            primary.addSuppressed(e);
+        }
+    }
+
+    private static Throwable addTo(final Throwable first, final Throwable next) {
+        if (first == null) {
+            return next;
+        }
+        first.addSuppressed(next);
+        return first;
+    }
+
+    @Override
+    public String toString() {
+        return "LogSegment{baseOffset=" + baseOffset + ", sizeInBytes=" + sizeInBytes + ", file=" + logFile + "}";
+    }
+}
