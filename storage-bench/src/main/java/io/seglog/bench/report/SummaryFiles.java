@@ -21,6 +21,8 @@ public final class SummaryFiles {
     public static final String CSV = "bench-summary.csv";
     /** The markdown table's file name. */
     public static final String MARKDOWN = "bench-summary.md";
+    /** The targets' file name. */
+    public static final String TARGETS = "bench-targets.md";
     /** The chart's file name. */
     public static final String PNG = "bench-summary.png";
 
@@ -48,9 +50,13 @@ public final class SummaryFiles {
         ChartWriter.writePng(summary, outDir.resolve(PNG));
         out.println();
         out.print(summary.table());
+        String targets = Targets.markdown(Targets.check(summary));
+        Files.writeString(outDir.resolve(TARGETS), targets, StandardCharsets.UTF_8);
+        out.println("Targets (issue 4):");
+        out.print(targets);
         out.println("Ratios are against the baseline measured in the same run; for latency a ratio below 1 is faster.");
         out.println("Errors are JMH's 99.9% confidence half-widths. Files: " + outDir.resolve(CSV) + ", "
-            + outDir.resolve(MARKDOWN) + ", " + outDir.resolve(PNG));
+            + outDir.resolve(MARKDOWN) + ", " + outDir.resolve(TARGETS) + ", " + outDir.resolve(PNG));
         return summary;
     }
 
