@@ -51,8 +51,8 @@ public final class Targets {
                 if (system.startsWith("Seglog")) {
                     SummaryRow alloc = summary.find(workload, system, Metrics.B_PER_OP);
                     if (alloc != null) {
-                        // "0 B/op within JMH's noise": under one byte per op, or not distinguishable from 0.
-                        boolean met = alloc.value() < 1 || (!Double.isNaN(alloc.error()) && alloc.value() <= alloc.error());
+                        // "0 B/op within JMH's noise": below JMH's own floor (~0.01 B/op here), or not distinguishable from 0.
+                        boolean met = alloc.value() < 0.1 || (!Double.isNaN(alloc.error()) && alloc.value() <= alloc.error());
                         out.add(new Outcome("0 B/op: " + system + ", " + workload,
                             Summary.format(alloc.value(), alloc.error()) + " B/op", met ? "met" : "MISSED"));
                     }
