@@ -154,7 +154,9 @@ public final class Summary {
                 SummaryRow value = withoutRatios.find(workload, system, headline);
                 if (base != null && base.value() != 0 && value != null) {
                     double ratio = value.value() / base.value();
-                    double error = ratio * Math.sqrt(square(value.error() / value.value()) + square(base.error() / base.value()));
+                    // The baseline's own ratio is 1 by definition, not a measurement with an error.
+                    double error = system.equals(baseline) ? Double.NaN
+                        : ratio * Math.sqrt(square(value.error() / value.value()) + square(base.error() / base.value()));
                     withRatios.add(new SummaryRow(workload, system, Metrics.RATIO, ratio, error, Metrics.unit(Metrics.RATIO)));
                 }
             }

@@ -71,6 +71,7 @@ class SummaryTest {
         Summary summary = Summary.of(BenchResult.read(sample()));
         assertEquals(RAW, summary.baselines().get(APPEND));
         assertEquals(1.0, summary.find(APPEND, RAW, "x baseline").value(), 1e-12);
+        assertTrue(Double.isNaN(summary.find(APPEND, RAW, "x baseline").error()), "the baseline's ratio has no error");
         SummaryRow kafka = summary.find(APPEND, "Kafka UnifiedLog.appendAsLeader", "x baseline");
         assertEquals(KAFKA_LEADER_OPS / RAW_FRESH_OPS, kafka.value(), 1e-12);
         assertTrue(kafka.error() > 0, "error propagated from both scores: " + kafka);
