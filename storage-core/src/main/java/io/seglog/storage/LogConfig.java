@@ -44,6 +44,11 @@ public final class LogConfig {
     public static final String FLUSH_MS_CONFIG = "flush.ms";
     /** Kafka's {@code file.delete.delay.ms}: delay between renaming a segment to .deleted and unlinking it. */
     public static final String FILE_DELETE_DELAY_MS_CONFIG = "file.delete.delay.ms";
+    /**
+     * Seglog-specific (Kafka has no such key): what crash recovery does with corruption that is not a torn
+     * tail, {@code fail} (the default) or {@code truncate}. See {@link CorruptionPolicy}.
+     */
+    public static final String CORRUPTION_POLICY_CONFIG = "seglog.corruption.policy";
 
     /** Kafka's default {@code segment.bytes}: 1 GiB. */
     public static final int DEFAULT_SEGMENT_BYTES = 1024 * 1024 * 1024;
@@ -114,6 +119,49 @@ public final class LogConfig {
         }
     }
 
+    /**
+     * What crash recovery does when it finds corruption that a crash cannot explain: an invalid batch with
+     * valid batches after it, or one below the recovery point (data that was already durable). Seglog-specific
+     * ({@value #CORRUPTION_POLICY_CONFIG}); Kafka always truncates.
+     */
+    public enum CorruptionPolicy {
+        /** Refuse to open the partition with a {@link CorruptLogException}; a replica re-fetches it. */
+        FAIL("fail"),
+        /** Truncate the log at the first invalid batch (Kafka's behaviour) and report what was dropped. */
+        TRUNCATE("truncate");
+
+        private final String configName;
+
+        CorruptionPolicy(final String configName) {
+            this.configName = configName;
+        }
+
+        /**
+         * The value as written in a configuration.
+         *
+         * @return {@code fail} or {@code truncate}
+         */
+        public String configName() {
+            return configName;
+        }
+
+        /**
+         * Parses a configuration value, ignoring case.
+         *
+         * @param name {@code fail} or {@code truncate}
+         * @return the policy
+         * @throws IllegalArgumentException naming the key and value otherwise
+         */
+        public static CorruptionPolicy fromConfigName(final String name) {
+            for (final CorruptionPolicy policy : values()) {
+                if (policy.configName.equalsIgnoreCase(name)) {
+                    return policy;
+                }
+            }
+            throw new IllegalArgumentException(CORRUPTION_POLICY_CONFIG + "=" + name + " must be fail or truncate");
+        }
+    }
+
     private final int segmentBytes;
     private final long segmentMs;
     private final long segmentJitterMs;
@@ -126,6 +174,7 @@ public final class LogConfig {
     private final long flushMessages;
     private final long flushMs;
     private final long fileDeleteDelayMs;
+    private final CorruptionPolicy corruptionPolicy;
 
     private LogConfig(final Builder b) {
         this.segmentBytes = b.segmentBytes;
@@ -140,6 +189,7 @@ public final class LogConfig {
         this.flushMessages = b.flushMessages;
         this.flushMs = b.flushMs;
         this.fileDeleteDelayMs = b.fileDeleteDelayMs;
+        this.corruptionPolicy = b.corruptionPolicy;
     }
 
     /**
@@ -217,6 +267,10 @@ public final class LogConfig {
         }
         if (properties.containsKey(FILE_DELETE_DELAY_MS_CONFIG)) {
             b.fileDeleteDelayMs(longValue(properties, FILE_DELETE_DELAY_MS_CONFIG));
+        }
+        if (properties.containsKey(CORRUPTION_POLICY_CONFIG)) {
+            b.corruptionPolicy(CorruptionPolicy.fromConfigName(
+                String.valueOf(properties.get(CORRUPTION_POLICY_CONFIG)).trim()));
         }
         return b.build();
     }
@@ -357,6 +411,16 @@ public final class LogConfig {
     }
 
     /**
+     * What crash recovery does with corruption that is not a torn tail ({@value #CORRUPTION_POLICY_CONFIG},
+     * Seglog-specific).
+     *
+     * @return the policy, {@link CorruptionPolicy#FAIL} by default
+     */
+    public CorruptionPolicy corruptionPolicy() {
+        return corruptionPolicy;
+    }
+
+    /**
      * A builder starting from this configuration's values.
      *
      * @return a new builder
@@ -366,7 +430,7 @@ public final class LogConfig {
             .segmentIndexBytes(segmentIndexBytes).indexIntervalBytes(indexIntervalBytes)
             .maxMessageBytes(maxMessageBytes).messageTimestampType(messageTimestampType)
             .retentionMs(retentionMs).retentionBytes(retentionBytes).flushMessages(flushMessages)
-            .flushMs(flushMs).fileDeleteDelayMs(fileDeleteDelayMs);
+            .flushMs(flushMs).fileDeleteDelayMs(fileDeleteDelayMs).corruptionPolicy(corruptionPolicy);
     }
 
     @Override
@@ -383,14 +447,15 @@ public final class LogConfig {
             && indexIntervalBytes == that.indexIntervalBytes && maxMessageBytes == that.maxMessageBytes
             && messageTimestampType == that.messageTimestampType && retentionMs == that.retentionMs
             && retentionBytes == that.retentionBytes && flushMessages == that.flushMessages
-            && flushMs == that.flushMs && fileDeleteDelayMs == that.fileDeleteDelayMs;
+            && flushMs == that.flushMs && fileDeleteDelayMs == that.fileDeleteDelayMs
+            && corruptionPolicy == that.corruptionPolicy;
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(segmentBytes, segmentMs, segmentJitterMs, segmentIndexBytes, indexIntervalBytes,
             maxMessageBytes, messageTimestampType, retentionMs, retentionBytes, flushMessages, flushMs,
-            fileDeleteDelayMs);
+            fileDeleteDelayMs, corruptionPolicy);
     }
 
     @Override
@@ -402,7 +467,7 @@ public final class LogConfig {
             + messageTimestampType.kafkaName() + ", " + RETENTION_MS_CONFIG + "=" + retentionMs + ", "
             + RETENTION_BYTES_CONFIG + "=" + retentionBytes + ", " + FLUSH_MESSAGES_CONFIG + "=" + flushMessages
             + ", " + FLUSH_MS_CONFIG + "=" + flushMs + ", " + FILE_DELETE_DELAY_MS_CONFIG + "=" + fileDeleteDelayMs
-            + "}";
+            + ", " + CORRUPTION_POLICY_CONFIG + "=" + corruptionPolicy.configName() + "}";
     }
 
     /**
@@ -421,6 +486,7 @@ public final class LogConfig {
         private long flushMessages = DEFAULT_FLUSH_MESSAGES;
         private long flushMs = DEFAULT_FLUSH_MS;
         private long fileDeleteDelayMs = DEFAULT_FILE_DELETE_DELAY_MS;
+        private CorruptionPolicy corruptionPolicy = CorruptionPolicy.FAIL;
 
         private Builder() {
         }
@@ -555,6 +621,17 @@ public final class LogConfig {
          */
         public Builder fileDeleteDelayMs(final long fileDeleteDelayMs) {
             this.fileDeleteDelayMs = fileDeleteDelayMs;
+            return this;
+        }
+
+        /**
+         * Sets {@value #CORRUPTION_POLICY_CONFIG} (Seglog-specific).
+         *
+         * @param corruptionPolicy what recovery does with corruption that is not a torn tail
+         * @return this builder
+         */
+        public Builder corruptionPolicy(final CorruptionPolicy corruptionPolicy) {
+            this.corruptionPolicy = Objects.requireNonNull(corruptionPolicy, CORRUPTION_POLICY_CONFIG);
             return this;
         }
 

@@ -8,7 +8,7 @@ package io.seglog.storage.checkpoint;
  *
  * @param <T> the entry type
  */
-public interface CheckpointEntryFormat<T> {
+interface CheckpointEntryFormat<T> {
     /**
      * Appends an entry's line, without a line terminator.
      *

@@ -45,7 +45,7 @@ import java.util.Set;
  *
  * @param <T> the entry type
  */
-public final class CheckpointFile<T> {
+final class CheckpointFile<T> {
     /** Suffix of the temporary file that {@link #write} fills before renaming it over the checkpoint. */
     public static final String TEMP_SUFFIX = ".tmp";
 
@@ -64,12 +64,11 @@ public final class CheckpointFile<T> {
     private final FileIO io;
     private final Path file;
     private final Path tempFile;
-    private final Path directory;
     private final int version;
     private final CheckpointEntryFormat<T> format;
     private final int maxFileBytes;
     private final Object lock = new Object();
-    private IOException failedSync; // guarded by lock
+    private final AtomicFileWriter writer;
 
     /**
      * Creates a handle on a checkpoint file with the default size limit. Touches no file.
@@ -101,13 +100,13 @@ public final class CheckpointFile<T> {
         if (maxFileBytes < 1) {
             throw new IllegalArgumentException("maxFileBytes=" + maxFileBytes + " must be >= 1");
         }
-        this.directory = this.file.getParent();
-        if (directory == null) {
+        if (this.file.getParent() == null) {
             throw new IllegalArgumentException("file=" + file + " has no parent directory");
         }
         this.tempFile = this.file.resolveSibling(this.file.getFileName() + TEMP_SUFFIX);
         this.version = version;
         this.maxFileBytes = maxFileBytes;
+        this.writer = new AtomicFileWriter(io, this.file, tempFile, "checkpoint file");
     }
 
     /**
@@ -149,48 +148,7 @@ public final class CheckpointFile<T> {
     public void write(final Collection<? extends T> entries) throws IOException {
         final byte[] content = encode(entries);
         synchronized (lock) {
-            if (failedSync != null) {
-                throw new IOException("checkpoint file " + file + " refuses writes after an earlier failed fsync"
-                    + " (an fsync is never retried; the log directory must go offline)", failedSync);
-            }
-            writeAtomically(content);
-        }
-    }
-
-    private void writeAtomically(final byte[] content) throws IOException {
-        boolean renamed = false;
-        try {
-            try (FileChannel channel = io.open(tempFile, Set.of(
-                StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE))) {
-                final ByteBuffer buffer = ByteBuffer.wrap(content);
-                while (buffer.hasRemaining()) {
-                    channel.write(buffer);
-                }
-                try {
-                    channel.force(true);
-                } catch (final IOException e) {
-                    failedSync = e;
-                    throw e;
-                }
-            }
-            io.atomicMove(tempFile, file);
-            renamed = true;
-            try {
-                io.fsyncDirectory(directory);
-            } catch (final IOException e) {
-                failedSync = e;
-                throw e;
-            }
-        } catch (final IOException | RuntimeException e) {
-            if (!renamed) {
-                // Best effort: a leftover temp file is harmless (the next write truncates it) but untidy.
-                try {
-                    io.deleteIfExists(tempFile);
-                } catch (final IOException | RuntimeException suppressed) {
-                    e.addSuppressed(suppressed);
-                }
-            }
-            throw e;
+            writer.write(content);
         }
     }
 

@@ -40,6 +40,7 @@ public final class CleanShutdownFile {
     private final Path directory;
     private final Path file;
     private final Path tempFile;
+    private final AtomicFileWriter writer;
 
     /**
      * Creates a handle on the marker of a log directory. Touches no file.
@@ -52,6 +53,7 @@ public final class CleanShutdownFile {
         this.directory = Objects.requireNonNull(directory, "directory").toAbsolutePath();
         this.file = this.directory.resolve(FILE_NAME);
         this.tempFile = this.directory.resolve(FILE_NAME + CheckpointFile.TEMP_SUFFIX);
+        this.writer = new AtomicFileWriter(io, file, tempFile, "clean shutdown marker");
     }
 
     /**
@@ -67,30 +69,14 @@ public final class CleanShutdownFile {
      * Writes the marker durably; call it last on a clean shutdown.
      *
      * @param brokerEpoch the broker epoch to record (KIP-966), or -1 when there is none
-     * @throws IOException if a step fails; the marker is then absent or not durable, and the next open recovers
+     * @throws IOException if a step fails; the marker is then absent or not durable, and the next open recovers.
+     *                     After a failed fsync every later write fails too (a failed fsync is never retried: the
+     *                     data the marker vouches for may be lost, so no marker may claim a clean shutdown)
      */
     public void write(final long brokerEpoch) throws IOException {
         final byte[] content = ("{\"version\":" + CURRENT_VERSION + ",\"brokerEpoch\":" + brokerEpoch + "}")
             .getBytes(StandardCharsets.US_ASCII);
-        try {
-            try (FileChannel channel = io.open(tempFile, Set.of(
-                StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE))) {
-                final ByteBuffer buffer = ByteBuffer.wrap(content);
-                while (buffer.hasRemaining()) {
-                    channel.write(buffer);
-                }
-                channel.force(true);
-            }
-            io.atomicMove(tempFile, file);
-        } catch (final IOException | RuntimeException e) {
-            try {
-                io.deleteIfExists(tempFile);
-            } catch (final IOException | RuntimeException suppressed) {
-                e.addSuppressed(suppressed);
-            }
-            throw e;
-        }
-        io.fsyncDirectory(directory);
+        writer.write(content);
     }
 
     /**

@@ -15,7 +15,7 @@ import java.util.List;
  * 3 1200
  * </pre>
  * Entries are in increasing epoch order and increasing start-offset order; strict reading (see
- * {@link CheckpointFile}) rejects a file that breaks either order, a negative value or an epoch above
+ * {@code CheckpointFile}) rejects a file that breaks either order, a negative value or an epoch above
  * {@link Integer#MAX_VALUE}.
  *
  * <p><b>Fallback</b> when missing or corrupt (applied by the caller): start with an empty cache and rebuild
@@ -59,7 +59,7 @@ public final class LeaderEpochCheckpointFile {
      * Replaces the file's content atomically and durably.
      *
      * @param entries the entries in increasing epoch and start-offset order
-     * @throws IOException              if a step fails (see {@link CheckpointFile#write})
+     * @throws IOException              if a step fails (see {@code CheckpointFile.write})
      * @throws IllegalArgumentException naming both entries if the order is broken
      */
     public void write(final Collection<EpochEntry> entries) throws IOException {

@@ -33,7 +33,7 @@ import java.util.Objects;
  *       offset, which may re-expose records that were deleted logically but not yet physically.</li>
  * </ul>
  * The fallbacks are applied by the callers; this class only reads and writes. Strict reading (see
- * {@link CheckpointFile}) adds: the topic must satisfy Kafka's topic rules, partition and offset must be
+ * {@code CheckpointFile}) adds: the topic must satisfy Kafka's topic rules, partition and offset must be
  * zero or more, and a partition may appear only once.
  *
  * <p>Thread-safe.
@@ -78,7 +78,7 @@ public final class OffsetCheckpointFile {
      * Replaces the file's content atomically and durably, entries sorted by topic then partition.
      *
      * @param offsets the offset of each partition, each zero or more
-     * @throws IOException              if a step fails (see {@link CheckpointFile#write})
+     * @throws IOException              if a step fails (see {@code CheckpointFile.write})
      * @throws IllegalArgumentException naming the partition and value if an offset is negative or null
      */
     public void write(final Map<TopicPartition, Long> offsets) throws IOException {

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.BooleanSupplier;
 
 /**
  * A partition's leader epochs and the first offset each wrote: Kafka's {@code LeaderEpochFileCache}.
@@ -114,21 +115,7 @@ public final class LeaderEpochCache {
         } finally {
             lock.readLock().unlock();
         }
-        lock.writeLock().lock();
-        try {
-            if (!assignLocked(epoch, startOffset)) {
-                return false;
-            }
-            lock.readLock().lock(); // downgrade: write the file while queries may proceed
-        } finally {
-            lock.writeLock().unlock();
-        }
-        try {
-            writeCheckpoint();
-        } finally {
-            lock.readLock().unlock();
-        }
-        return true;
+        return changeAndWriteCheckpoint(() -> assignLocked(epoch, startOffset));
     }
 
     /**
@@ -139,13 +126,23 @@ public final class LeaderEpochCache {
      * @throws IOException if the checkpoint write fails
      */
     public boolean assign(final Collection<EpochEntry> entries) throws IOException {
-        lock.writeLock().lock();
-        boolean changed = false;
-        try {
+        return changeAndWriteCheckpoint(() -> {
+            boolean changed = false;
             for (final EpochEntry entry : entries) {
                 changed |= assignLocked(entry.epoch(), entry.startOffset());
             }
-            if (!changed) {
+            return changed;
+        });
+    }
+
+    /**
+     * Applies a change under the write lock and, if it changed anything, writes the checkpoint under the read
+     * lock (a downgrade): queries may proceed while the file is written, other changes may not interleave.
+     */
+    private boolean changeAndWriteCheckpoint(final BooleanSupplier change) throws IOException {
+        lock.writeLock().lock();
+        try {
+            if (!change.getAsBoolean()) {
                 return false;
             }
             lock.readLock().lock();
@@ -500,19 +497,11 @@ public final class LeaderEpochCache {
      * @throws IOException if the write fails
      */
     public void clearAndFlush() throws IOException {
-        lock.writeLock().lock();
-        try {
+        changeAndWriteCheckpoint(() -> {
             size = 0;
             dirty = true;
-            lock.readLock().lock();
-        } finally {
-            lock.writeLock().unlock();
-        }
-        try {
-            writeCheckpoint();
-        } finally {
-            lock.readLock().unlock();
-        }
+            return true;
+        });
     }
 
     /**

@@ -14,6 +14,7 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.agrona.IoUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -25,8 +26,9 @@ import org.agrona.concurrent.UnsafeBuffer;
  * <h2>Threads</h2>
  * One writer appends (the segment's owner, under the log's lock). Mutators ({@code append}, truncation,
  * {@code resize}, {@code flush}, {@code close}, {@code renameTo}) are serialised by an internal lock, so a
- * flusher thread may call {@link #flush()} while the writer appends. Readers take no lock: they read the
- * published {@code buffer} and then the published {@code entries}, and look only at slots below that count.
+ * flusher thread may call {@link #flush()} while the writer appends. Readers take no lock: they count
+ * themselves in (an atomic counter), read the published {@code buffer} and then the published {@code entries},
+ * look only at slots below that count, and count themselves out.
  * The writer writes an entry's bytes and then publishes the new count with a volatile write, so a reader that
  * sees count {@code n} sees every byte of entries {@code 0..n-1}.
  *
@@ -34,11 +36,11 @@ import org.agrona.concurrent.UnsafeBuffer;
  * the new mapping; the old mapping is kept, not unmapped, until {@link #close()}, because a lock-free reader
  * may still be searching it and touching an unmapped page kills the JVM (the reason Kafka first refused to
  * unmap on resize, KAFKA-7442). Both mappings show the same page-cache pages, and a reader clamps its count
- * to its mapping's capacity, so it never reads outside either. Remaining hazards, which the log must exclude:
+ * to its mapping's capacity, so it never reads outside either. How close and truncation meet readers:
  * <ul>
- *   <li>{@link #close()} and {@link #closeAndDelete()} unmap: no reader may be inside a lookup then (Seglog
- *       closes a segment only after it can no longer be read: shutdown, or deletion after the
- *       {@code .deleted} delay);</li>
+ *   <li>{@link #close()} and {@link #closeAndDelete()} unmap, but first unpublish the buffer (later lookups
+ *       throw {@link IllegalStateException}) and wait for the lookups already in progress to finish, so a
+ *       close racing with readers (a shutdown while fetches run) cannot make a reader touch unmapped memory;</li>
  *   <li>truncation followed by new appends rewrites slots a concurrent reader may be reading, and a shrinking
  *       resize after a truncation can cut the file under a reader that read the count before it: truncate
  *       only below what readers may ask for (Kafka's rule: truncation happens under the log lock and readers
@@ -62,6 +64,8 @@ abstract sealed class MappedIndex implements AutoCloseable permits OffsetIndex, 
      */
     private final int warmEntries;
     private final Object lock = new Object();
+    /** Lock-free reads in progress (between beginRead and endRead); close() waits for zero before unmapping. */
+    private final AtomicInteger activeReaders = new AtomicInteger();
     /** Mappings replaced by a resize; unmapped on close only (see the class comment). Guarded by lock. */
     private final ArrayList<MappedByteBuffer> retiredMappings = new ArrayList<>(2);
 
@@ -251,6 +255,24 @@ abstract sealed class MappedIndex implements AutoCloseable permits OffsetIndex, 
         return relative >= 0 && relative <= IndexDescriptor.MAX_RELATIVE_OFFSET;
     }
 
+    /**
+     * The offset of an entry.
+     *
+     * @param slot the entry, in {@code [0, entries())}
+     * @return its absolute offset
+     * @throws IllegalArgumentException if the slot is out of range
+     * @throws IllegalStateException    if the index is closed
+     */
+    public final long entryOffset(final int slot) {
+        final UnsafeBuffer current = beginRead();
+        try {
+            checkSlot(slot, entries(current));
+            return offsetAt(current, slot);
+        } finally {
+            endRead();
+        }
+    }
+
     // ----------------------------------------------------------------------------------------- for subclasses
 
     /** The key searched by lookups: the offset (offset index) or the timestamp (time index) of a slot. */
@@ -258,6 +280,20 @@ abstract sealed class MappedIndex implements AutoCloseable permits OffsetIndex, 
 
     /** The absolute offset of a slot. */
     abstract long offsetAt(UnsafeBuffer buffer, int slot);
+
+    /** The offset of the last entry, or the base offset when the index is empty. */
+    final long lastEntryOffsetOrBase() {
+        final UnsafeBuffer current = beginRead();
+        try {
+            final int published = entries(current);
+            return published == 0 ? baseOffset : offsetAt(current, published - 1);
+        } finally {
+            endRead();
+        }
+    }
+
+    /** The value of a slot (Kafka's {@code IndexSearchType.VALUE}): the position, or the offset (time index). */
+    abstract long valueAt(UnsafeBuffer buffer, int slot);
 
     /** Kafka's extra sanity checks of a non-empty index, run before the common ones. */
     abstract void checkEntries(UnsafeBuffer buffer, int entries);
@@ -274,13 +310,27 @@ abstract sealed class MappedIndex implements AutoCloseable permits OffsetIndex, 
         return warmEntries;
     }
 
-    /** The buffer for a lock-free read; throws when closed. Read it before {@link #entries(UnsafeBuffer)}. */
-    final UnsafeBuffer readBuffer() {
+    /**
+     * Starts a lock-free read: counts the reader in, then returns the buffer (read it before
+     * {@link #entries(UnsafeBuffer)}); throws when closed. Every call must be paired with {@link #endRead()} in a
+     * {@code finally}, and the buffer must not be touched after it. The count is what lets {@link #close()} wait
+     * for readers before it unmaps.
+     */
+    final UnsafeBuffer beginRead() {
+        // Count in before reading the buffer; close() unpublishes the buffer before it reads the count. Both are
+        // volatile accesses, so either this reader sees null or close() sees the reader (Dekker's handshake).
+        activeReaders.getAndIncrement();
         final UnsafeBuffer current = buffer;
         if (current == null) {
+            activeReaders.getAndDecrement();
             throw closedException();
         }
         return current;
+    }
+
+    /** Ends a read started by {@link #beginRead()}. */
+    final void endRead() {
+        activeReaders.getAndDecrement();
     }
 
     /** The published count, clamped to what the given buffer holds (it may be an older, smaller mapping). */
@@ -288,9 +338,13 @@ abstract sealed class MappedIndex implements AutoCloseable permits OffsetIndex, 
         return Math.min(entries, readBuffer.capacity() / entrySize);
     }
 
-    /** For the writer, under the lock: the current buffer, or an exception when closed. */
+    /** For the writer, under the lock (which close() also holds): the current buffer, or an exception when closed. */
     final UnsafeBuffer writeBuffer() {
-        return readBuffer();
+        final UnsafeBuffer current = buffer;
+        if (current == null) {
+            throw closedException();
+        }
+        return current;
     }
 
     /** For the writer, under the lock, after writing slot {@code entries()}'s bytes: publishes it. */
@@ -324,27 +378,41 @@ abstract sealed class MappedIndex implements AutoCloseable permits OffsetIndex, 
      * key is above the target. Searches the warm tail first (see {@link #warmEntries}). Allocation-free.
      */
     final int largestLowerBoundSlot(final UnsafeBuffer readBuffer, final int published, final long target) {
+        return largestLowerBoundSlot(readBuffer, published, target, false);
+    }
+
+    /**
+     * As {@link #largestLowerBoundSlot(UnsafeBuffer, int, long)}, comparing either the key or, when
+     * {@code byValue}, the value of each entry (Kafka's {@code IndexSearchType}); both grow with the slot.
+     */
+    final int largestLowerBoundSlot(final UnsafeBuffer readBuffer, final int published, final long target,
+                                    final boolean byValue) {
         if (published == 0) {
             return -1;
         }
         final int firstHot = Math.max(0, published - 1 - warmEntries);
-        if (keyAt(readBuffer, firstHot) < target) {
-            return binarySearch(readBuffer, target, firstHot, published - 1);
+        if (searched(readBuffer, firstHot, byValue) < target) {
+            return binarySearch(readBuffer, target, firstHot, published - 1, byValue);
         }
-        if (keyAt(readBuffer, 0) > target) {
+        if (searched(readBuffer, 0, byValue) > target) {
             return -1;
         }
-        return binarySearch(readBuffer, target, 0, firstHot);
+        return binarySearch(readBuffer, target, 0, firstHot, byValue);
     }
 
-    /** Greatest slot in [lo, hi] with key <= target, given key(lo) <= target. */
-    private int binarySearch(final UnsafeBuffer readBuffer, final long target, final int begin, final int end) {
+    private long searched(final UnsafeBuffer readBuffer, final int slot, final boolean byValue) {
+        return byValue ? valueAt(readBuffer, slot) : keyAt(readBuffer, slot);
+    }
+
+    /** Greatest slot in [lo, hi] with key (or value) <= target, given that of lo is <= target. */
+    private int binarySearch(final UnsafeBuffer readBuffer, final long target, final int begin, final int end,
+                             final boolean byValue) {
         int lo = begin;
         int hi = end;
         while (lo < hi) {
             // Upper middle, so that lo = mid always makes progress.
             final int mid = (lo + hi + 1) >>> 1;
-            final long key = keyAt(readBuffer, mid);
+            final long key = searched(readBuffer, mid, byValue);
             if (key > target) {
                 hi = mid - 1;
             } else if (key < target) {
@@ -484,6 +552,11 @@ abstract sealed class MappedIndex implements AutoCloseable permits OffsetIndex, 
                 throw new IOException("a previous flush of the " + kind() + " failed and is not retried: file="
                     + file);
             }
+            if (!dirty && !directorySyncPending) {
+                // Nothing changed since the last successful flush: a group commit that flushes the data file
+                // many times between index entries (one per index.interval.bytes) pays no index fsync.
+                return;
+            }
             try {
                 mapping.force();
                 try (FileChannel channel = io.open(file, Set.of(READ, WRITE))) {
@@ -523,7 +596,8 @@ abstract sealed class MappedIndex implements AutoCloseable permits OffsetIndex, 
 
     /**
      * Trims the file to its entries, makes it durable if anything changed since the last flush (unless a
-     * flush failed), and unmaps it. Idempotent. No reader may be inside a lookup (see the class comment).
+     * flush failed), and unmaps it. Idempotent. Lookups that start later throw; lookups in progress are waited
+     * for before the unmap (see the class comment).
      *
      * @throws IOException if trimming or syncing fails; the mapping is released anyway
      */
@@ -550,6 +624,19 @@ abstract sealed class MappedIndex implements AutoCloseable permits OffsetIndex, 
     }
 
     /**
+     * Unmaps the file without trimming or syncing it: for a log directory that went offline after a failed write
+     * or fsync, where no further fsync may be issued (a retried fsync can report success for lost data).
+     * Idempotent.
+     *
+     * @throws IOException never in practice; declared for symmetry with {@link #close()}
+     */
+    public final void abandon() throws IOException {
+        synchronized (lock) {
+            rethrow(unmapAll(null));
+        }
+    }
+
+    /**
      * Unmaps the index without trimming or syncing it and deletes the file. Idempotent.
      *
      * @throws IOException if the file cannot be deleted
@@ -572,8 +659,14 @@ abstract sealed class MappedIndex implements AutoCloseable permits OffsetIndex, 
         if (buffer == null) {
             return failure;
         }
-        // Unpublish first, so a reader that starts now fails cleanly instead of touching unmapped memory.
+        // Unpublish first, so a reader that starts now fails cleanly instead of touching unmapped memory; then
+        // wait for the readers already inside a lookup (a few binary-search steps, no locks, so they finish):
+        // touching an unmapped page kills the JVM. Kafka 4.4 guards the same race with a read-write lock
+        // around every lookup (KAFKA-19390); a counter keeps our lookups lock-free.
         buffer = null;
+        while (activeReaders.get() != 0) {
+            Thread.onSpinWait();
+        }
         retiredMappings.add(mapping);
         mapping = null;
         for (final MappedByteBuffer retired : retiredMappings) {
@@ -616,19 +709,23 @@ abstract sealed class MappedIndex implements AutoCloseable permits OffsetIndex, 
      * @throws IllegalStateException if the index is closed
      */
     public final void sanityCheck() {
-        final UnsafeBuffer current = readBuffer();
-        final int published = entries(current);
-        if (published != 0) {
-            checkEntries(current, published);
-            final long lastOffset = offsetAt(current, published - 1);
-            if (lastOffset < baseOffset) {
-                throw new CorruptIndexException(file, "lastOffset", lastOffset, ">= baseOffset " + baseOffset
-                    + " (" + kind() + " with " + published + " entries)");
+        final UnsafeBuffer current = beginRead();
+        try {
+            final int published = entries(current);
+            if (published != 0) {
+                checkEntries(current, published);
+                final long lastOffset = offsetAt(current, published - 1);
+                if (lastOffset < baseOffset) {
+                    throw new CorruptIndexException(file, "lastOffset", lastOffset, ">= baseOffset " + baseOffset
+                        + " (" + kind() + " with " + published + " entries)");
+                }
             }
-        }
-        if (lengthBytes % entrySize != 0) {
-            throw new CorruptIndexException(file, "lengthBytes", lengthBytes, "a multiple of the entry size "
-                + entrySize);
+            if (lengthBytes % entrySize != 0) {
+                throw new CorruptIndexException(file, "lengthBytes", lengthBytes, "a multiple of the entry size "
+                    + entrySize);
+            }
+        } finally {
+            endRead();
         }
     }
 }

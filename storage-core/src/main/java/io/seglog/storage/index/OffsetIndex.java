@@ -61,9 +61,7 @@ public final class OffsetIndex extends MappedIndex {
      * @throws IllegalStateException if the index is closed
      */
     public long lastOffset() {
-        final UnsafeBuffer current = readBuffer();
-        final int published = entries(current);
-        return published == 0 ? baseOffset() : offsetAt(current, published - 1);
+        return lastEntryOffsetOrBase();
     }
 
     /**
@@ -112,8 +110,34 @@ public final class OffsetIndex extends MappedIndex {
      * @throws IllegalStateException if the index is closed
      */
     public int lookupSlot(final long targetOffset) {
-        final UnsafeBuffer current = readBuffer();
-        return largestLowerBoundSlot(current, entries(current), targetOffset);
+        final UnsafeBuffer current = beginRead();
+        try {
+            return largestLowerBoundSlot(current, entries(current), targetOffset);
+        } finally {
+            endRead();
+        }
+    }
+
+    /**
+     * The greatest indexed position that is {@code <= position}: where a reader that must stop at a byte limit
+     * (a fetch's {@code maxBytes}) starts scanning batch headers for the last batch that fits. Kafka's
+     * {@code largestLowerBoundSlotFor(position, VALUE)}, with the warm tail searched first like every lookup,
+     * and with the buffer and the entry count read once, so a concurrent truncation cannot make it fail half-way.
+     * Lock-free and allocation-free.
+     *
+     * @param position a byte position in the segment's log file
+     * @return the greatest indexed position {@code <= position}, or -1 when the index is empty or its first
+     *         entry's position is above {@code position}
+     * @throws IllegalStateException if the index is closed
+     */
+    public int lookupPositionAtMost(final int position) {
+        final UnsafeBuffer current = beginRead();
+        try {
+            final int slot = largestLowerBoundSlot(current, entries(current), position, true);
+            return slot < 0 ? -1 : positionAt(current, slot);
+        } finally {
+            endRead();
+        }
     }
 
     /**
@@ -125,9 +149,13 @@ public final class OffsetIndex extends MappedIndex {
      * @throws IllegalStateException if the index is closed
      */
     public int lookupPosition(final long targetOffset) {
-        final UnsafeBuffer current = readBuffer();
-        final int slot = largestLowerBoundSlot(current, entries(current), targetOffset);
-        return slot < 0 ? 0 : positionAt(current, slot);
+        final UnsafeBuffer current = beginRead();
+        try {
+            final int slot = largestLowerBoundSlot(current, entries(current), targetOffset);
+            return slot < 0 ? 0 : positionAt(current, slot);
+        } finally {
+            endRead();
+        }
     }
 
     /**
@@ -140,9 +168,13 @@ public final class OffsetIndex extends MappedIndex {
      * @throws IllegalStateException if the index is closed
      */
     public long lookupOffset(final long targetOffset) {
-        final UnsafeBuffer current = readBuffer();
-        final int slot = largestLowerBoundSlot(current, entries(current), targetOffset);
-        return slot < 0 ? baseOffset() : offsetAt(current, slot);
+        final UnsafeBuffer current = beginRead();
+        try {
+            final int slot = largestLowerBoundSlot(current, entries(current), targetOffset);
+            return slot < 0 ? baseOffset() : offsetAt(current, slot);
+        } finally {
+            endRead();
+        }
     }
 
     /**
@@ -157,45 +189,35 @@ public final class OffsetIndex extends MappedIndex {
      * @throws IllegalStateException if the index is closed
      */
     public long upperBoundOffsetForPosition(final long position) {
-        final UnsafeBuffer current = readBuffer();
-        final int published = entries(current);
-        if (published == 0) {
-            return -1;
-        }
-        final int firstHot = Math.max(0, published - 1 - warmEntries());
-        int lo;
-        int hi;
-        if (positionAt(current, firstHot) < position) {
-            lo = firstHot + 1;
-            hi = published;
-        } else {
-            // firstHot qualifies, so it bounds the search of the cold part.
-            lo = 0;
-            hi = firstHot;
-        }
-        while (lo < hi) {
-            final int mid = (lo + hi) >>> 1;
-            if (positionAt(current, mid) < position) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
+        final UnsafeBuffer current = beginRead();
+        try {
+            final int published = entries(current);
+            if (published == 0) {
+                return -1;
             }
+            final int firstHot = Math.max(0, published - 1 - warmEntries());
+            int lo;
+            int hi;
+            if (positionAt(current, firstHot) < position) {
+                lo = firstHot + 1;
+                hi = published;
+            } else {
+                // firstHot qualifies, so it bounds the search of the cold part.
+                lo = 0;
+                hi = firstHot;
+            }
+            while (lo < hi) {
+                final int mid = (lo + hi) >>> 1;
+                if (positionAt(current, mid) < position) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            return lo == published ? -1 : offsetAt(current, lo);
+        } finally {
+            endRead();
         }
-        return lo == published ? -1 : offsetAt(current, lo);
-    }
-
-    /**
-     * The offset of an entry.
-     *
-     * @param slot the entry, in {@code [0, entries())}
-     * @return its absolute offset
-     * @throws IllegalArgumentException if the slot is out of range
-     * @throws IllegalStateException    if the index is closed
-     */
-    public long entryOffset(final int slot) {
-        final UnsafeBuffer current = readBuffer();
-        checkSlot(slot, entries(current));
-        return offsetAt(current, slot);
     }
 
     /**
@@ -207,9 +229,13 @@ public final class OffsetIndex extends MappedIndex {
      * @throws IllegalStateException    if the index is closed
      */
     public int entryPosition(final int slot) {
-        final UnsafeBuffer current = readBuffer();
-        checkSlot(slot, entries(current));
-        return positionAt(current, slot);
+        final UnsafeBuffer current = beginRead();
+        try {
+            checkSlot(slot, entries(current));
+            return positionAt(current, slot);
+        } finally {
+            endRead();
+        }
     }
 
     @Override
@@ -222,6 +248,11 @@ public final class OffsetIndex extends MappedIndex {
         // Signed, as Kafka reads it: a corrupt negative value shows up as an offset below the base offset.
         return baseOffset()
             + buffer.getInt(slot * OFFSET_ENTRY_LENGTH + OFFSET_ENTRY_RELATIVE_OFFSET_OFFSET, BYTE_ORDER);
+    }
+
+    @Override
+    long valueAt(final UnsafeBuffer buffer, final int slot) {
+        return positionAt(buffer, slot);
     }
 
     private static int positionAt(final UnsafeBuffer buffer, final int slot) {

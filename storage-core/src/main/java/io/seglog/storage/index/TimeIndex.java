@@ -127,9 +127,13 @@ public final class TimeIndex extends MappedIndex {
      * @throws IllegalStateException if the index is closed
      */
     public long lookupOffset(final long targetTimestamp) {
-        final UnsafeBuffer current = readBuffer();
-        final int slot = largestLowerBoundSlot(current, entries(current), targetTimestamp);
-        return slot < 0 ? baseOffset() : offsetAt(current, slot);
+        final UnsafeBuffer current = beginRead();
+        try {
+            final int slot = largestLowerBoundSlot(current, entries(current), targetTimestamp);
+            return slot < 0 ? baseOffset() : offsetAt(current, slot);
+        } finally {
+            endRead();
+        }
     }
 
     /**
@@ -140,8 +144,12 @@ public final class TimeIndex extends MappedIndex {
      * @throws IllegalStateException if the index is closed
      */
     public int lookupSlot(final long targetTimestamp) {
-        final UnsafeBuffer current = readBuffer();
-        return largestLowerBoundSlot(current, entries(current), targetTimestamp);
+        final UnsafeBuffer current = beginRead();
+        try {
+            return largestLowerBoundSlot(current, entries(current), targetTimestamp);
+        } finally {
+            endRead();
+        }
     }
 
     /**
@@ -151,9 +159,13 @@ public final class TimeIndex extends MappedIndex {
      * @throws IllegalStateException if the index is closed
      */
     public long lastTimestamp() {
-        final UnsafeBuffer current = readBuffer();
-        final int published = entries(current);
-        return published == 0 ? NO_TIMESTAMP : timestampAt(current, published - 1);
+        final UnsafeBuffer current = beginRead();
+        try {
+            final int published = entries(current);
+            return published == 0 ? NO_TIMESTAMP : timestampAt(current, published - 1);
+        } finally {
+            endRead();
+        }
     }
 
     /**
@@ -163,9 +175,7 @@ public final class TimeIndex extends MappedIndex {
      * @throws IllegalStateException if the index is closed
      */
     public long lastEntryOffset() {
-        final UnsafeBuffer current = readBuffer();
-        final int published = entries(current);
-        return published == 0 ? baseOffset() : offsetAt(current, published - 1);
+        return lastEntryOffsetOrBase();
     }
 
     /**
@@ -177,23 +187,13 @@ public final class TimeIndex extends MappedIndex {
      * @throws IllegalStateException    if the index is closed
      */
     public long entryTimestamp(final int slot) {
-        final UnsafeBuffer current = readBuffer();
-        checkSlot(slot, entries(current));
-        return timestampAt(current, slot);
-    }
-
-    /**
-     * The offset of an entry.
-     *
-     * @param slot the entry, in {@code [0, entries())}
-     * @return its absolute offset
-     * @throws IllegalArgumentException if the slot is out of range
-     * @throws IllegalStateException    if the index is closed
-     */
-    public long entryOffset(final int slot) {
-        final UnsafeBuffer current = readBuffer();
-        checkSlot(slot, entries(current));
-        return offsetAt(current, slot);
+        final UnsafeBuffer current = beginRead();
+        try {
+            checkSlot(slot, entries(current));
+            return timestampAt(current, slot);
+        } finally {
+            endRead();
+        }
     }
 
     @Override
@@ -205,6 +205,11 @@ public final class TimeIndex extends MappedIndex {
     long offsetAt(final UnsafeBuffer buffer, final int slot) {
         return baseOffset()
             + buffer.getInt(slot * TIME_ENTRY_LENGTH + TIME_ENTRY_RELATIVE_OFFSET_OFFSET, BYTE_ORDER);
+    }
+
+    @Override
+    long valueAt(final UnsafeBuffer buffer, final int slot) {
+        return offsetAt(buffer, slot);
     }
 
     private static long timestampAt(final UnsafeBuffer buffer, final int slot) {

@@ -39,6 +39,17 @@ public final class BatchHeaders {
     }
 
     /**
+     * The partition leader epoch the leader stamped (not covered by the CRC).
+     *
+     * @param buffer the buffer
+     * @param batch  the batch's index in it
+     * @return {@code partitionLeaderEpoch}, -1 when none
+     */
+    public static int partitionLeaderEpoch(final DirectBuffer buffer, final int batch) {
+        return buffer.getInt(batch + PARTITION_LEADER_EPOCH_OFFSET, ORDER);
+    }
+
+    /**
      * The whole batch size: {@code batchLength + 12}.
      *
      * @param buffer the buffer

@@ -1,6 +1,9 @@
 package io.seglog.storage.segment;
 
+import io.seglog.storage.CorruptLogException;
 import io.seglog.storage.LogConfig;
+import io.seglog.storage.RecoveryReport;
+import io.seglog.storage.epoch.LeaderEpochCache;
 import io.seglog.storage.io.FileIO;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -11,22 +14,243 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Finds the segments of a partition directory and opens them in offset order: every
- * {@code <20 digits>.log} file is a segment; other files ({@code .deleted}, {@code .cleaned}, {@code .swap},
- * checkpoints) are left alone.
+ * Finds the segments of a partition directory and opens them in offset order, recovering them after a crash.
  *
- * <p>This is the clean-shutdown path and the seam for crash recovery (issue 3): recovery will run between
- * listing and opening, on the segments at or above the recovery point, truncating a torn tail with
- * {@link io.seglog.storage.format.RecordBatchValidator#checkBatch} and rebuilding indexes with
- * {@link LogSegment#rebuildIndexes(ByteBuffer)}. Today a segment whose index files are missing has them
- * rebuilt, and a partial batch at the end of a file fails the open with an error naming file and position.
+ * <p>Every load first tidies the directory as Kafka's {@code LogLoader} does ({@link StrayFiles}): it
+ * deletes {@code .deleted}, {@code .cleaned} and {@code .tmp} files and index files without a data file,
+ * completes or discards {@code .swap} files, and leaves unknown files alone with a WARN.
  *
- * <p>Thread-safety: stateless.
+ * <p>After a clean shutdown no batch is read: each segment is opened as it is, and only index files that are
+ * missing or fail their sanity check are rebuilt. After a crash, every segment from the one holding
+ * {@code min(recoveryPoint, scanFrom)} on is scanned by {@link SegmentRecovery}: CRC-checked batch by batch,
+ * its indexes rebuilt. A torn tail is truncated (WARN naming file, position and bytes dropped) and every
+ * later segment deleted, as Kafka does. Corruption that a crash cannot explain fails the load with a
+ * {@link CorruptLogException}, unless {@link LogConfig#corruptionPolicy()} is {@code TRUNCATE}, which
+ * truncates there instead and reports it. The scanned segments are fsynced at the end, so everything the
+ * loaded log holds is durable. The answer carries a {@link RecoveryReport}.
+ *
+ * <p>Thread-safety: stateless; a load owns the directory while it runs.
  */
 public final class LogLoader {
+    private static final Logger LOG = LoggerFactory.getLogger(LogLoader.class);
+
     private LogLoader() {
+    }
+
+    /**
+     * What to do when loading.
+     *
+     * @param hadCleanShutdown the log was closed cleanly: no scan
+     * @param recoveryPoint    offsets below it were flushed: an invalid batch there is corruption, never a torn
+     *                         tail
+     * @param scanFrom         the scan starts at the segment holding {@code min(recoveryPoint, scanFrom)}; pass
+     *                         {@link Long#MAX_VALUE} for Kafka's rule (from the recovery point), or 0 to verify
+     *                         every batch
+     * @param knownEpochs      the leader-epoch checkpoint's entries to check batches against, or null when the
+     *                         checkpoint was missing or corrupt and must be rebuilt
+     */
+    public record Options(boolean hadCleanShutdown, long recoveryPoint, long scanFrom, LeaderEpochCache knownEpochs) {
+    }
+
+    /**
+     * The loaded segments and what loading did.
+     *
+     * @param segments the open segments, oldest first; empty when the directory holds none
+     * @param report   what was repaired
+     * @param epochs   the leader epochs of the batches read: every batch when {@code knownEpochs} was null,
+     *                 otherwise those of the scanned segments
+     */
+    public record Loaded(List<LogSegment> segments, RecoveryReport report, LeaderEpochCache epochs) {
+    }
+
+    /**
+     * Tidies the directory, opens every segment and, after a crash, recovers them; see the class comment.
+     * On failure, closes what it opened.
+     *
+     * @param io      the file layer
+     * @param dir     the partition directory
+     * @param config  the log configuration (index sizes and interval, corruption policy)
+     * @param nowMs   the current time
+     * @param jitter  supplies each segment's roll jitter
+     * @param scratch a heap buffer of at least 64 bytes for header reads
+     * @param options clean shutdown or not, recovery point, scan start, known epochs
+     * @return the segments and the report
+     * @throws IOException if a file cannot be listed, opened, read, truncated or deleted
+     * @throws CorruptLogException if the policy is {@code FAIL} and a segment holds corruption
+     */
+    public static Loaded load(final FileIO io, final Path dir, final LogConfig config, final long nowMs,
+                              final LongSupplier jitter, final ByteBuffer scratch, final Options options)
+        throws IOException {
+        final List<Path> removed = new ArrayList<>();
+        StrayFiles.tidy(io, dir, scratch, removed);
+        final long[] bases = listBaseOffsets(dir);
+        final List<LogSegment> segments = new ArrayList<>(bases.length);
+        final LeaderEpochCache epochs = LeaderEpochCache.inMemory();
+        final Recovery recovery = new Recovery(io, dir, config, options, epochs);
+        try {
+            final long scanFloor = Math.min(options.recoveryPoint(), options.scanFrom());
+            int firstScanned = bases.length;
+            if (!options.hadCleanShutdown()) {
+                firstScanned = 0;
+                for (int i = 1; i < bases.length && bases[i] <= scanFloor; i++) {
+                    firstScanned = i;
+                }
+            }
+            for (int i = 0; i < firstScanned; i++) {
+                final LogSegment segment = LogSegment.open(io, dir, bases[i], config, nowMs, jitter.getAsLong(),
+                    scratch);
+                segments.add(segment);
+                if (segment.indexesRebuiltOnOpen()) {
+                    recovery.rebuiltIndexes.add(segment.logFile());
+                }
+                if (options.knownEpochs() == null) {
+                    segment.collectEpochs(epochs, scratch);
+                }
+            }
+            recovery.recoverFrom(bases, firstScanned, segments, nowMs, jitter);
+        } catch (final IOException | RuntimeException e) {
+            closeAll(segments, e);
+            throw e;
+        }
+        final RecoveryReport report = new RecoveryReport(!options.hadCleanShutdown(), recovery.segmentsScanned,
+            recovery.bytesScanned, recovery.truncations, recovery.deletedSegments, recovery.rebuiltIndexes, removed,
+            options.knownEpochs() == null);
+        return new Loaded(segments, report, epochs);
+    }
+
+    private static void closeAll(final List<LogSegment> segments, final Throwable primary) {
+        for (int i = segments.size() - 1; i >= 0; i--) {
+            try {
+                segments.get(i).close();
+            } catch (final IOException | RuntimeException suppressed) {
+                primary.addSuppressed(suppressed);
+            }
+        }
+    }
+
+    /** The scan of the segments from the recovery floor on, with what it did. */
+    private static final class Recovery {
+        private final FileIO io;
+        private final Path dir;
+        private final LogConfig config;
+        private final Options options;
+        private final LeaderEpochCache epochs;
+        private final SegmentRecovery scanner = new SegmentRecovery();
+        private final List<RecoveryReport.Truncation> truncations = new ArrayList<>();
+        private final List<Path> deletedSegments = new ArrayList<>();
+        private final List<Path> rebuiltIndexes = new ArrayList<>();
+        private int segmentsScanned;
+        private long bytesScanned;
+
+        Recovery(final FileIO io, final Path dir, final LogConfig config, final Options options,
+                 final LeaderEpochCache epochs) {
+            this.io = io;
+            this.dir = dir;
+            this.config = config;
+            this.options = options;
+            this.epochs = epochs;
+        }
+
+        void recoverFrom(final long[] bases, final int first, final List<LogSegment> segments, final long nowMs,
+                         final LongSupplier jitter) throws IOException {
+            if (first >= bases.length) {
+                return;
+            }
+            final List<LogSegment> scanned = new ArrayList<>();
+            long expected = -1;
+            int lastEpoch = epochs.latestEpoch();
+            boolean changedDirectory = false;
+            for (int i = first; i < bases.length; i++) {
+                if (expected >= 0 && bases[i] != expected) {
+                    // A segment that does not start where the previous one ended: the previous one lost its
+                    // tail (above the recovery point a crash can do that) or the files contradict each other.
+                    final Path file = dir.resolve(SegmentFiles.fileName(bases[i], SegmentFiles.LOG_SUFFIX));
+                    final String detail = "the segment does not start at the end offset of the previous segment";
+                    if (expected < options.recoveryPoint()
+                        && config.corruptionPolicy() == LogConfig.CorruptionPolicy.FAIL) {
+                        throw new CorruptLogException(file, 0, expected, "segmentBaseOffset",
+                            Long.toString(expected), Long.toString(bases[i]), detail
+                            + " below the recovery point " + options.recoveryPoint());
+                    }
+                    LOG.warn("Recovery of {}: deleting segment {} and every later one: {} (expected base offset {}, "
+                        + "found {})", dir, file.getFileName(), detail, expected, bases[i]);
+                    deleteFrom(bases, i);
+                    changedDirectory = true;
+                    break;
+                }
+                final LogSegment segment = LogSegment.openForRecovery(io, dir, bases[i], config, nowMs,
+                    jitter.getAsLong());
+                segments.add(segment);
+                scanned.add(segment);
+                rebuiltIndexes.add(segment.logFile());
+                final int size = segment.sizeInBytes();
+                final SegmentRecovery.Outcome outcome = scanner.scan(segment, options.recoveryPoint(), lastEpoch,
+                    options.knownEpochs(), epochs);
+                segmentsScanned++;
+                bytesScanned += outcome.validBytes();
+                final SegmentRecovery.Problem problem = outcome.problem();
+                if (problem != null) {
+                    truncate(segment, size, problem);
+                    segment.finishRecovery();
+                    if (i + 1 < bases.length) {
+                        deleteFrom(bases, i + 1);
+                    }
+                    changedDirectory = true;
+                    break;
+                }
+                segment.finishRecovery();
+                expected = outcome.nextOffset();
+                lastEpoch = outcome.lastEpoch();
+            }
+            // Everything the log now holds must be durable, so the recovery point may move to its end.
+            for (final LogSegment segment : scanned) {
+                segment.flush();
+            }
+            if (changedDirectory) {
+                io.fsyncDirectory(dir);
+            }
+        }
+
+        private void truncate(final LogSegment segment, final int size, final SegmentRecovery.Problem problem)
+            throws IOException {
+            final String what = problem.field() + " expected " + problem.expected() + ", found " + problem.found()
+                + " (" + problem.detail() + ")";
+            if (!problem.tornTail() && config.corruptionPolicy() == LogConfig.CorruptionPolicy.FAIL) {
+                throw new CorruptLogException(segment.logFile(), problem.position(), problem.offset(),
+                    problem.field(), problem.expected(), problem.found(), problem.detail()
+                        + "; set " + LogConfig.CORRUPTION_POLICY_CONFIG + "=truncate to drop the data from here on,"
+                        + " or re-fetch the partition from a replica");
+            }
+            final long dropped = size - problem.position();
+            final RecoveryReport.Reason reason = problem.tornTail()
+                ? RecoveryReport.Reason.TORN_TAIL : RecoveryReport.Reason.CORRUPTION;
+            if (problem.tornTail()) {
+                LOG.warn("Recovery of {}: truncating a torn tail at position {} (offset {}), dropping {} bytes: {}",
+                    segment.logFile(), problem.position(), problem.offset(), dropped, what);
+            } else {
+                LOG.error("Recovery of {}: corruption at position {} (offset {}), truncating as {}=truncate says, "
+                    + "dropping {} bytes and every later segment: {}", segment.logFile(), problem.position(),
+                    problem.offset(), LogConfig.CORRUPTION_POLICY_CONFIG, dropped, what);
+            }
+            segment.truncateDataTo(problem.position());
+            truncations.add(new RecoveryReport.Truncation(segment.logFile(), problem.position(), problem.offset(),
+                dropped, reason, what));
+        }
+
+        private void deleteFrom(final long[] bases, final int from) throws IOException {
+            for (int j = from; j < bases.length; j++) {
+                final Path log = dir.resolve(SegmentFiles.fileName(bases[j], SegmentFiles.LOG_SUFFIX));
+                LOG.warn("Recovery of {}: deleting segment {} after a truncated one", dir, log.getFileName());
+                io.deleteIfExists(log);
+                io.deleteIfExists(dir.resolve(SegmentFiles.fileName(bases[j], SegmentFiles.INDEX_SUFFIX)));
+                io.deleteIfExists(dir.resolve(SegmentFiles.fileName(bases[j], SegmentFiles.TIME_INDEX_SUFFIX)));
+                deletedSegments.add(log);
+            }
+        }
     }
 
     /**

@@ -9,9 +9,11 @@ import static io.seglog.storage.format.RecordBatchDescriptor.LOG_OVERHEAD;
 import static io.seglog.storage.format.RecordBatchDescriptor.MAX_TIMESTAMP_LENGTH;
 import static io.seglog.storage.format.RecordBatchDescriptor.MAX_TIMESTAMP_OFFSET;
 import static io.seglog.storage.format.RecordBatchDescriptor.NO_TIMESTAMP;
+import static io.seglog.storage.format.RecordBatchDescriptor.PARTITION_LEADER_EPOCH_OFFSET;
 
 import io.seglog.storage.LogConfig;
 import io.seglog.storage.StorageException;
+import io.seglog.storage.epoch.LeaderEpochCache;
 import io.seglog.storage.format.Record;
 import io.seglog.storage.format.RecordBatch;
 import io.seglog.storage.index.OffsetIndex;
@@ -74,6 +76,8 @@ public final class LogSegment implements AutoCloseable {
     private int bytesSinceLastIndexEntry;
     private long rollingBasedTimestampMs = UNKNOWN;
     private boolean closed;
+    /** Whether {@link #open} had to rebuild the indexes (missing or failing their sanity check). */
+    private boolean indexesRebuiltOnOpen;
 
     private LogSegment(final Path logFile, final long baseOffset, final FileChannel channel,
                        final OffsetIndex offsetIndex, final TimeIndex timeIndex, final int sizeInBytes,
@@ -183,6 +187,7 @@ public final class LogSegment implements AutoCloseable {
                 segment.maxTimestampSoFar = segment.timeIndex.lastTimestamp();
                 segment.offsetOfMaxTimestampSoFar = segment.timeIndex.lastEntryOffset();
             } else {
+                segment.indexesRebuiltOnOpen = true;
                 segment.rebuildIndexes(scratch);
                 // Rebuilt as a closed segment would be; the log grows the active one back to full size.
                 segment.offsetIndex.trimToValidSize();
@@ -193,6 +198,211 @@ public final class LogSegment implements AutoCloseable {
             throw e;
         }
         return segment;
+    }
+
+    /**
+     * Opens an existing segment for a crash-recovery scan: both index files are deleted and recreated empty
+     * (indexes are never trusted above the recovery point; {@link SegmentRecovery} rebuilds them while it
+     * CRC-checks the batches), and the size is the data file's length, which may end in a torn batch.
+     *
+     * @param io           the file layer
+     * @param dir          the partition directory
+     * @param baseOffset   the base offset parsed from the file name
+     * @param config       the log configuration
+     * @param nowMs        the time the segment is opened at
+     * @param rollJitterMs this segment's jitter
+     * @return the open segment with empty indexes, owned by the caller
+     * @throws IOException if a file cannot be opened
+     * @throws StorageException if the data file is larger than a segment can be
+     */
+    static LogSegment openForRecovery(final FileIO io, final Path dir, final long baseOffset, final LogConfig config,
+                                      final long nowMs, final long rollJitterMs) throws IOException {
+        final Path logFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.LOG_SUFFIX));
+        final Path indexFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.INDEX_SUFFIX));
+        final Path timeIndexFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.TIME_INDEX_SUFFIX));
+        io.deleteIfExists(indexFile);
+        io.deleteIfExists(timeIndexFile);
+        final FileChannel channel = io.open(logFile, EnumSet.of(StandardOpenOption.READ, StandardOpenOption.WRITE));
+        final long length;
+        try {
+            length = channel.size();
+        } catch (final IOException | RuntimeException e) {
+            closeQuietly(channel, e);
+            throw e;
+        }
+        if (length > Integer.MAX_VALUE) {
+            closeQuietly(channel, null);
+            throw new StorageException("segment file length=" + length + " exceeds the limit " + Integer.MAX_VALUE,
+                logFile, null);
+        }
+        return withIndexes(io, channel, logFile, indexFile, timeIndexFile, baseOffset, (int) length, config,
+            rollJitterMs, nowMs);
+    }
+
+    /**
+     * Accounts one batch found valid by a recovery scan, with the append rule for index entries. Writer only.
+     *
+     * @param lastOffset   the batch's last offset
+     * @param maxTimestamp the batch's largest timestamp
+     * @param position     its position in the data file
+     * @param size         its size
+     */
+    void recoverBatch(final long lastOffset, final long maxTimestamp, final int position, final int size) {
+        if (position == 0) {
+            rollingBasedTimestampMs = maxTimestamp;
+        }
+        accountBatch(lastOffset, maxTimestamp, position, size);
+    }
+
+    /**
+     * Ends a recovery scan: a reopened segment counts index bytes from 0 again (as {@link #rebuildIndexes}
+     * does), the time index gets its final entry and both indexes are trimmed, as on roll. Writer only.
+     *
+     * @throws IOException if an index cannot be resized
+     */
+    void finishRecovery() throws IOException {
+        bytesSinceLastIndexEntry = 0;
+        onBecomeInactive();
+    }
+
+    /**
+     * Cuts the data file to {@code position} (a batch boundary) and makes the cut durable, so bytes past it can
+     * never reappear under later appends. Index entries must already be below it. Writer only.
+     *
+     * @param position the new size
+     * @throws IOException if the truncation or its fsync fails
+     */
+    void truncateDataTo(final int position) throws IOException {
+        if (position < sizeInBytes) {
+            sizeInBytes = position;
+        }
+        channel.truncate(position);
+        channel.force(true);
+        sizeInBytes = position;
+    }
+
+    /**
+     * Removes every batch whose last offset is at or above {@code offset} (Kafka's {@code LogSegment.truncateTo}):
+     * the published size shrinks first, then the indexes lose their entries at or above it, then the file is
+     * cut and fsynced; the largest timestamp is recomputed and the indexes grow back to
+     * {@code segment.index.bytes}, since the segment becomes the active one. Writer only; the caller publishes
+     * the new log end before calling, so new readers never look past it.
+     *
+     * @param offset        the first offset to remove
+     * @param maxIndexBytes the preallocated index size
+     * @param scratch       a heap buffer of at least 64 bytes
+     * @return bytes removed from the data file
+     * @throws IOException if a read, the truncation or an fsync fails
+     */
+    public int truncateTo(final long offset, final int maxIndexBytes, final ByteBuffer scratch) throws IOException {
+        final int oldSize = sizeInBytes;
+        final long found = translateOffset(offset, oldSize, scratch);
+        final int position = found < 0 ? oldSize : (int) (found >>> 32);
+        sizeInBytes = position;
+        // Entries below the cut stay untouched, so a concurrent lookup sees a whole old entry or none.
+        offsetIndex.truncateTo(offset);
+        timeIndex.truncateTo(offset);
+        channel.truncate(position);
+        channel.force(true);
+        offsetIndex.resize(maxIndexBytes);
+        timeIndex.resize(maxIndexBytes);
+        bytesSinceLastIndexEntry = 0;
+        if (position == 0) {
+            rollingBasedTimestampMs = UNKNOWN;
+        }
+        reloadLargestTimestamp(scratch);
+        return oldSize - position;
+    }
+
+    /**
+     * Kafka's {@code loadLargestTimestamp}: the time index's last entry, then the batches from the offset-index
+     * entry at or below it to the end, whose timestamps may be larger (they were not indexed yet).
+     */
+    private void reloadLargestTimestamp(final ByteBuffer scratch) throws IOException {
+        long maxTimestamp = timeIndex.entries() == 0 ? NO_TIMESTAMP : timeIndex.lastTimestamp();
+        long offsetOfMax = timeIndex.entries() == 0 ? baseOffset : timeIndex.lastEntryOffset();
+        final int size = sizeInBytes;
+        for (int position = offsetIndex.lookupPosition(offsetOfMax); position < size; ) {
+            final int batchSize = readHeader(scratch, position, size, TIMESTAMP_HEADER_BYTES);
+            final long batchMax = scratch.getLong(MAX_TIMESTAMP_OFFSET);
+            if (batchMax > maxTimestamp) {
+                maxTimestamp = batchMax;
+                offsetOfMax = scratch.getLong(BASE_OFFSET_OFFSET) + scratch.getInt(LAST_OFFSET_DELTA_OFFSET);
+            }
+            position += batchSize;
+        }
+        offsetOfMaxTimestampSoFar = offsetOfMax;
+        maxTimestampSoFar = maxTimestamp;
+    }
+
+    /**
+     * Walks the batch headers and assigns each batch's leader epoch (when it has one) to {@code epochs}: the
+     * rebuild of a missing or corrupt leader-epoch checkpoint for segments the recovery scan does not cover.
+     *
+     * @param epochs  receives (epoch, base offset) per batch
+     * @param scratch a heap buffer of at least 64 bytes
+     * @throws IOException if a read fails
+     * @throws StorageException if a batch length does not fit the file
+     */
+    void collectEpochs(final LeaderEpochCache epochs, final ByteBuffer scratch) throws IOException {
+        final int size = sizeInBytes;
+        for (int position = 0; position < size; ) {
+            final int batchSize = readHeader(scratch, position, size, OFFSET_HEADER_BYTES);
+            final int epoch = scratch.getInt(PARTITION_LEADER_EPOCH_OFFSET);
+            if (epoch >= 0) {
+                epochs.assign(epoch, scratch.getLong(BASE_OFFSET_OFFSET));
+            }
+            position += batchSize;
+        }
+    }
+
+    /**
+     * Closes the files without trimming or syncing anything: for a log directory that went offline after a
+     * failed write or fsync, where no further fsync may be issued. Idempotent with {@link #close()}.
+     *
+     * @throws IOException the first failure, with the others suppressed
+     */
+    public void abandon() throws IOException {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        Throwable failure = null;
+        try {
+            offsetIndex.abandon();
+        } catch (final IOException | RuntimeException e) {
+            failure = e;
+        }
+        try {
+            timeIndex.abandon();
+        } catch (final IOException | RuntimeException e) {
+            failure = addTo(failure, e);
+        }
+        try {
+            channel.close();
+        } catch (final IOException | RuntimeException e) {
+            failure = addTo(failure, e);
+        }
+        if (failure instanceof IOException) {
+            throw (IOException) failure;
+        }
+        if (failure instanceof RuntimeException) {
+            throw (RuntimeException) failure;
+        }
+    }
+
+    /**
+     * Closes the segment and deletes its data and index files.
+     *
+     * @param io the file layer
+     * @throws IOException if closing or a delete fails
+     */
+    public void closeAndDelete(final FileIO io) throws IOException {
+        close();
+        final Path dir = logFile.getParent();
+        io.deleteIfExists(logFile);
+        io.deleteIfExists(dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.INDEX_SUFFIX)));
+        io.deleteIfExists(dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.TIME_INDEX_SUFFIX)));
     }
 
     private static LogSegment withIndexes(final FileIO io, final FileChannel channel, final Path logFile,
@@ -226,6 +436,15 @@ public final class LogSegment implements AutoCloseable {
                 primary.addSuppressed(e);
             }
         }
+    }
+
+    /**
+     * Whether {@link #open} rebuilt the indexes because a file was missing or failed its sanity check.
+     *
+     * @return true after a rebuild on open
+     */
+    public boolean indexesRebuiltOnOpen() {
+        return indexesRebuiltOnOpen;
     }
 
     /**

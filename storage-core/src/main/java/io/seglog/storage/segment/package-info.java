@@ -1,7 +1,9 @@
 /**
  * Segments of a partition log: {@link io.seglog.storage.segment.LogSegment} (one {@code .log} file with its
  * {@code .index} and {@code .timeindex}, named by the 20-digit base offset exactly as Kafka names them) and
- * {@link io.seglog.storage.segment.LogLoader} (the set of segments found in a partition directory).
+ * {@link io.seglog.storage.segment.LogLoader} (the set of segments found in a partition directory, opened after a
+ * clean shutdown or recovered after a crash: {@code SegmentRecovery} scans one segment, {@code StrayFiles} tidies
+ * the directory first).
  *
  * <p>Internal to the storage core: the public API is {@link io.seglog.storage.PartitionLog}. Classes here are
  * public only because that class, in another package, uses them.

@@ -110,4 +110,20 @@ class CleanShutdownFileTest {
             assertFalse(Files.exists(dir.resolve(CleanShutdownFile.FILE_NAME + ".tmp")), op.toString());
         }
     }
+
+    /** A failed fsync is never retried: after one, the page cache may have dropped data, so no marker may claim clean. */
+    @ParameterizedTest
+    @CsvSource({"FORCE", "FSYNC_DIRECTORY"})
+    void refusesEveryWriteAfterAFailedSync(final Op failing) throws IOException {
+        final FaultInjectingFileIO io = new FaultInjectingFileIO().failNext(failing);
+        final CleanShutdownFile marker = new CleanShutdownFile(io, dir);
+        assertThrows(IOException.class, () -> marker.write(1));
+        final int forces = io.count(Op.FORCE);
+        final int dirSyncs = io.count(Op.FSYNC_DIRECTORY);
+        final IOException again = assertThrows(IOException.class, () -> marker.write(2));
+        assertTrue(again.getMessage().contains("refuses writes after an earlier failed fsync"), again.getMessage());
+        assertEquals(forces, io.count(Op.FORCE), "no fsync retried");
+        assertEquals(dirSyncs, io.count(Op.FSYNC_DIRECTORY), "no directory fsync retried");
+        assertFalse(Files.exists(dir.resolve(CleanShutdownFile.FILE_NAME + ".tmp")));
+    }
 }

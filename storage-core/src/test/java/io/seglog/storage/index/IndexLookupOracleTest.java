@@ -124,7 +124,22 @@ class IndexLookupOracleTest {
                 : positions[random.nextInt(count)] + random.nextInt(-1, 2);
             assertEquals(upperBoundOracle(offsets, positions, count, position),
                 index.upperBoundOffsetForPosition(position), "upper bound for position " + position);
+            final int limit = count == 0 || random.nextBoolean() ? (int) position
+                : positions[Math.max(0, count - 1 - OFFSET_WARM)] + random.nextInt(-1, 2);
+            assertEquals(floorPositionOracle(positions, count, limit), index.lookupPositionAtMost(limit),
+                "greatest position <= " + limit);
         }
+    }
+
+    /** The linear scan: the greatest indexed position <= limit, or -1. */
+    private static int floorPositionOracle(final int[] positions, final int count, final int limit) {
+        int found = -1;
+        for (int i = 0; i < count; i++) {
+            if (positions[i] <= limit) {
+                found = positions[i];
+            }
+        }
+        return found;
     }
 
     /** The linear scan: the offset of the first entry with position >= target, or -1. */

@@ -1,0 +1,190 @@
+package io.seglog.replication.broker;
+
+import io.seglog.replication.transport.ControlRequest;
+import io.seglog.replication.transport.ControlRequestHandler;
+import io.seglog.replication.transport.ControlRequestRefusedException;
+import io.seglog.replication.transport.ControlResponse;
+import io.seglog.replication.transport.LeaderAndIsrRequest;
+import io.seglog.replication.transport.PartitionStateInfo;
+import io.seglog.replication.transport.StaleBrokerEpochException;
+import io.seglog.replication.transport.StaleControllerEpochException;
+import io.seglog.replication.transport.StaleLeaderEpochException;
+import io.seglog.replication.transport.StopReplicaRequest;
+import io.seglog.replication.transport.UpdateMetadataRequest;
+import io.seglog.storage.TopicPartition;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Applies control messages on a broker, refusing stale ones as Kafka does:
+ * <ul>
+ *   <li>a controller epoch below the highest this broker has accepted: the whole message
+ *       ({@link StaleControllerEpochException});</li>
+ *   <li>a broker epoch other than this broker's current registration (or any message while it has no
+ *       registration, e.g. right after a session expiry): the whole message ({@link StaleBrokerEpochException});</li>
+ *   <li>per partition of a LeaderAndIsr, a leader epoch not newer than the one held
+ *       ({@link StaleLeaderEpochException} in the response).</li>
+ * </ul>
+ * It keeps the partitions this broker replicates and a metadata cache. Thread-safe (one lock; messages are small
+ * and rare).
+ */
+public final class BrokerControlHandler implements ControlRequestHandler {
+    /** Broker epoch while the broker has no registration: every message is refused. */
+    public static final long NO_BROKER_EPOCH = -1;
+    private static final Logger LOG = LoggerFactory.getLogger(BrokerControlHandler.class);
+
+    private final int brokerId;
+    private long brokerEpoch = NO_BROKER_EPOCH;
+    private int controllerEpoch = -1;
+    private final Map<TopicPartition, PartitionStateInfo> replicas = new HashMap<>();
+    private final Map<TopicPartition, PartitionStateInfo> metadata = new HashMap<>();
+    private Map<Integer, Long> liveBrokers = Map.of();
+    private final AtomicLong refused = new AtomicLong();
+
+    /**
+     * Creates the handler of one broker.
+     *
+     * @param brokerId the broker
+     */
+    public BrokerControlHandler(final int brokerId) {
+        this.brokerId = brokerId;
+    }
+
+    /**
+     * Sets the broker epoch after (re-)registration, or {@link #NO_BROKER_EPOCH} when the session is gone.
+     *
+     * @param epoch the registration's czxid
+     */
+    public synchronized void brokerEpoch(final long epoch) {
+        this.brokerEpoch = epoch;
+    }
+
+    /**
+     * This broker's current epoch.
+     *
+     * @return the epoch, or {@link #NO_BROKER_EPOCH}
+     */
+    public synchronized long brokerEpoch() {
+        return brokerEpoch;
+    }
+
+    /**
+     * The highest controller epoch accepted.
+     *
+     * @return the epoch, -1 before the first message
+     */
+    public synchronized int controllerEpoch() {
+        return controllerEpoch;
+    }
+
+    /**
+     * How many messages or partitions were refused so far.
+     *
+     * @return the count
+     */
+    public long refusedCount() {
+        return refused.get();
+    }
+
+    /**
+     * The state of a partition this broker replicates, as the last accepted LeaderAndIsr set it.
+     *
+     * @param tp the partition
+     * @return the state, or empty when this broker does not replicate it
+     */
+    public synchronized Optional<PartitionStateInfo> replica(final TopicPartition tp) {
+        return Optional.ofNullable(replicas.get(tp));
+    }
+
+    /**
+     * All partitions this broker replicates.
+     *
+     * @return a snapshot
+     */
+    public synchronized Map<TopicPartition, PartitionStateInfo> replicas() {
+        return Map.copyOf(replicas);
+    }
+
+    /**
+     * The metadata cache: a partition's state as the last UpdateMetadata described it.
+     *
+     * @param tp the partition
+     * @return the state, or empty when unknown
+     */
+    public synchronized Optional<PartitionStateInfo> metadata(final TopicPartition tp) {
+        return Optional.ofNullable(metadata.get(tp));
+    }
+
+    /**
+     * The live brokers as the last UpdateMetadata described them.
+     *
+     * @return broker id to epoch
+     */
+    public synchronized Map<Integer, Long> liveBrokers() {
+        return liveBrokers;
+    }
+
+    @Override
+    public synchronized ControlResponse handle(final ControlRequest request) {
+        if (request.controllerEpoch() < controllerEpoch) {
+            refused.incrementAndGet();
+            throw new StaleControllerEpochException("broker.id=" + brokerId + " refuses "
+                + request.getClass().getSimpleName() + " from controller.id=" + request.controllerId(),
+                request.controllerEpoch(), controllerEpoch);
+        }
+        if (brokerEpoch == NO_BROKER_EPOCH || request.brokerEpoch() != brokerEpoch) {
+            refused.incrementAndGet();
+            throw new StaleBrokerEpochException("broker.id=" + brokerId + " refuses "
+                + request.getClass().getSimpleName() + " from controller.id=" + request.controllerId()
+                + " meant for another broker epoch", request.brokerEpoch(), brokerEpoch);
+        }
+        controllerEpoch = request.controllerEpoch();
+        if (request instanceof LeaderAndIsrRequest lai) {
+            return applyLeaderAndIsr(lai);
+        } else if (request instanceof UpdateMetadataRequest um) {
+            liveBrokers = um.liveBrokers();
+            um.partitions().forEach((tp, state) -> {
+                if (state.leaderAndIsr().leader() == io.seglog.replication.election.LeaderAndIsr.LEADER_DURING_DELETE) {
+                    metadata.remove(tp);
+                } else {
+                    metadata.put(tp, state);
+                }
+            });
+            return ControlResponse.ok();
+        } else {
+            final StopReplicaRequest stop = (StopReplicaRequest) request;
+            for (final TopicPartition tp : stop.partitions()) {
+                replicas.remove(tp);
+                if (stop.delete()) {
+                    metadata.remove(tp);
+                }
+            }
+            return ControlResponse.ok();
+        }
+    }
+
+    private ControlResponse applyLeaderAndIsr(final LeaderAndIsrRequest request) {
+        final Map<TopicPartition, ControlRequestRefusedException> errors = new HashMap<>();
+        for (final Map.Entry<TopicPartition, PartitionStateInfo> e : request.partitions().entrySet()) {
+            final PartitionStateInfo current = replicas.get(e.getKey());
+            final int requested = e.getValue().leaderAndIsr().leaderEpoch();
+            if (current != null && requested <= current.leaderAndIsr().leaderEpoch()) {
+                refused.incrementAndGet();
+                errors.put(e.getKey(), new StaleLeaderEpochException("broker.id=" + brokerId + " refuses "
+                    + e.getKey() + " leader=" + e.getValue().leaderAndIsr().leader(), requested,
+                    current.leaderAndIsr().leaderEpoch()));
+                continue;
+            }
+            replicas.put(e.getKey(), e.getValue());
+            metadata.put(e.getKey(), e.getValue());
+        }
+        if (!errors.isEmpty()) {
+            LOG.debug("broker.id={} refused {} partitions of a LeaderAndIsr", brokerId, errors.size());
+        }
+        return new ControlResponse(errors);
+    }
+}

@@ -1,0 +1,124 @@
+package io.seglog.replication.controller;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.LinkedBlockingDeque;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One thread that takes {@link ControllerEvent}s from a queue and hands them, with the time, to a processor;
+ * between events it runs the processor's timed work when due (Kafka's {@code ControllerEventManager} plus its
+ * scheduler in one thread, so that timed work never races event work).
+ *
+ * <p>Thread-safe: any thread may {@link #put} events; only the loop's thread processes them.
+ */
+final class ControllerEventLoop implements AutoCloseable {
+    /** Longest wait for an event, so that an injected clock that jumps is noticed promptly. */
+    private static final long MAX_WAIT_MS = 100;
+    private static final Logger LOG = LoggerFactory.getLogger(ControllerEventLoop.class);
+
+    /** What the loop drives. */
+    interface Processor {
+        void process(ControllerEvent event, long nowMs);
+
+        /** @return when {@link #tick} is next due, in the clock's milliseconds */
+        long nextTickMs();
+
+        void tick(long nowMs);
+
+        void preempt(ControllerEvent event);
+    }
+
+    private final LinkedBlockingDeque<ControllerEvent> queue = new LinkedBlockingDeque<>();
+    private final Processor processor;
+    private final LongSupplier clockMs;
+    private final Thread thread;
+    private volatile boolean running = true;
+    private boolean started;
+
+    ControllerEventLoop(final ThreadFactory threadFactory, final LongSupplier clockMs, final Processor processor) {
+        this.processor = processor;
+        this.clockMs = clockMs;
+        this.thread = threadFactory.newThread(this::run);
+    }
+
+    synchronized void start() {
+        if (!started) {
+            started = true;
+            thread.start();
+        }
+    }
+
+    void put(final ControllerEvent event) {
+        queue.add(event);
+    }
+
+    /** Drops every queued event (preempting it) and queues this one: used on session expiry. */
+    void clearAndPut(final ControllerEvent event) {
+        final List<ControllerEvent> dropped = new ArrayList<>();
+        synchronized (queue) {
+            queue.drainTo(dropped);
+            queue.add(event);
+            dropped.removeIf(e -> {
+                if (e.survivesExpiry()) {
+                    queue.add(e);
+                    return true;
+                }
+                return false;
+            });
+        }
+        dropped.forEach(processor::preempt);
+    }
+
+    boolean isEventThread() {
+        return Thread.currentThread() == thread;
+    }
+
+    private void run() {
+        while (running) {
+            try {
+                final long now = clockMs.getAsLong();
+                final long due = processor.nextTickMs();
+                if (now >= due) {
+                    processor.tick(now);
+                    continue;
+                }
+                final ControllerEvent event = queue.poll(Math.min(due - now, MAX_WAIT_MS), TimeUnit.MILLISECONDS);
+                if (event != null && running) {
+                    processor.process(event, clockMs.getAsLong());
+                }
+            } catch (final InterruptedException e) {
+                if (running) {
+                    LOG.warn("Controller event thread interrupted; stopping");
+                }
+                break;
+            } catch (final RuntimeException e) {
+                LOG.error("Controller event failed", e);
+            }
+        }
+        final List<ControllerEvent> dropped = new ArrayList<>();
+        queue.drainTo(dropped);
+        dropped.forEach(processor::preempt);
+    }
+
+    /** Stops the thread and waits for it; queued events are preempted. Idempotent. */
+    @Override
+    public void close() {
+        running = false;
+        synchronized (this) {
+            if (!started) {
+                return;
+            }
+        }
+        thread.interrupt();
+        try {
+            thread.join(TimeUnit.SECONDS.toMillis(30));
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,179 @@
+package io.seglog.replication.controller;
+
+import io.seglog.replication.election.ReplicaAssignment;
+import io.seglog.replication.zk.BrokerInfo;
+import io.seglog.replication.zk.KafkaZkStore;
+import io.seglog.replication.zk.TopicAssignmentZnode;
+import io.seglog.replication.zk.Versioned;
+import io.seglog.replication.zk.ZkError;
+import io.seglog.replication.zk.ZkException;
+import io.seglog.storage.TopicPartition;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.random.RandomGenerator;
+
+/**
+ * Topic administration as Kafka's {@code AdminZkClient} does it: requests are validated here and written to
+ * ZooKeeper; the active controller, watching those znodes, creates partitions, elects leaders and deletes.
+ * Any broker (or a tool with a ZooKeeper session) can use it.
+ *
+ * <p>Thread-safe if the random generator is.
+ */
+public final class TopicAdmin {
+    private final KafkaZkStore store;
+    private final RandomGenerator random;
+
+    /**
+     * Creates an admin client.
+     *
+     * @param store  the ZooKeeper store
+     * @param random picks the start broker of round-robin assignments, as Kafka does
+     */
+    public TopicAdmin(final KafkaZkStore store, final RandomGenerator random) {
+        this.store = store;
+        this.random = random;
+    }
+
+    /**
+     * Creates a topic with replicas spread over the live brokers (round-robin, rack-aware when every broker has a
+     * rack; Kafka's {@code assignReplicasToBrokers}).
+     *
+     * @param topic             the name
+     * @param partitions        the number of partitions, at least 1
+     * @param replicationFactor replicas per partition, at least 1 and at most the live brokers
+     * @return partition to replicas, preferred leader first
+     * @throws IllegalArgumentException naming the value and the limit: invalid name, bad counts, too few brokers
+     * @throws TopicExistsException     when the topic exists
+     * @throws ZkException              when ZooKeeper fails
+     */
+    public Map<Integer, List<Integer>> createTopic(final String topic, final int partitions,
+                                                   final int replicationFactor) {
+        TopicPartition.validateTopic(topic);
+        if (partitions <= 0) {
+            throw new IllegalArgumentException("partitions=" + partitions + " for topic=" + topic + " must be >= 1");
+        }
+        if (replicationFactor <= 0) {
+            throw new IllegalArgumentException("replicationFactor=" + replicationFactor + " for topic=" + topic
+                + " must be >= 1");
+        }
+        final Map<Integer, Optional<String>> racks = brokerRacks();
+        if (replicationFactor > racks.size()) {
+            throw new IllegalArgumentException("replicationFactor=" + replicationFactor + " for topic=" + topic
+                + " exceeds the live brokers=" + racks.size());
+        }
+        final Map<Integer, List<Integer>> assignment =
+            ReplicaAssignment.assign(racks, partitions, replicationFactor, -1, 0, random);
+        createTopic(topic, assignment);
+        return assignment;
+    }
+
+    /**
+     * Creates a topic with an explicit assignment.
+     *
+     * @param topic      the name
+     * @param assignment partition (0..n-1) to replicas, preferred leader first
+     * @throws IllegalArgumentException for an invalid name or assignment
+     * @throws TopicExistsException     when the topic exists
+     * @throws ZkException              when ZooKeeper fails
+     */
+    public void createTopic(final String topic, final Map<Integer, List<Integer>> assignment) {
+        TopicPartition.validateTopic(topic);
+        if (assignment.isEmpty()) {
+            throw new IllegalArgumentException("assignment for topic=" + topic + " must have >= 1 partition");
+        }
+        for (int p = 0; p < assignment.size(); p++) {
+            if (!assignment.containsKey(p)) {
+                throw new IllegalArgumentException("assignment for topic=" + topic + " lacks partition=" + p
+                    + " (partitions must be 0.." + (assignment.size() - 1) + ")");
+            }
+        }
+        if (store.topicDeletions(null).contains(topic)) {
+            throw new TopicExistsException(topic + " (deletion pending)");
+        }
+        try {
+            store.createTopic(topic, new TreeMap<>(assignment));
+        } catch (final ZkException e) {
+            if (e.error() == ZkError.NODE_EXISTS) {
+                throw new TopicExistsException(topic);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Adds partitions to a topic (existing partitions keep their replicas).
+     *
+     * @param topic           the topic
+     * @param totalPartitions the new total, more than the current count
+     * @return the new partitions' assignment
+     * @throws UnknownTopicException    when the topic does not exist
+     * @throws IllegalArgumentException when the total is not larger
+     * @throws ZkException              when ZooKeeper fails or the topic changed meanwhile
+     */
+    public Map<Integer, List<Integer>> addPartitions(final String topic, final int totalPartitions) {
+        TopicPartition.validateTopic(topic);
+        final Versioned<TopicAssignmentZnode> current =
+            store.topicAssignment(topic, null).orElseThrow(() -> new UnknownTopicException(topic));
+        final Map<Integer, List<Integer>> existing = current.value().partitions();
+        if (totalPartitions <= existing.size()) {
+            throw new IllegalArgumentException("totalPartitions=" + totalPartitions + " for topic=" + topic
+                + " must exceed the current count=" + existing.size());
+        }
+        final int rf = existing.get(0).size();
+        final Map<Integer, Optional<String>> racks = brokerRacks();
+        if (rf > racks.size()) {
+            throw new IllegalArgumentException("replicationFactor=" + rf + " of topic=" + topic
+                + " exceeds the live brokers=" + racks.size());
+        }
+        final Map<Integer, List<Integer>> added = ReplicaAssignment.addPartitions(racks, existing, totalPartitions);
+        final Map<Integer, List<Integer>> all = new TreeMap<>(existing);
+        all.putAll(added);
+        store.setTopicAssignment(topic, new TopicAssignmentZnode(all, current.value().addingReplicas(),
+            current.value().removingReplicas(), current.value().topicId()), current.version());
+        return added;
+    }
+
+    /**
+     * Requests a topic's deletion; the controller stops its replicas and removes its znodes.
+     *
+     * @param topic the topic
+     * @throws UnknownTopicException when the topic does not exist
+     * @throws ZkException           when ZooKeeper fails
+     */
+    public void deleteTopic(final String topic) {
+        TopicPartition.validateTopic(topic);
+        if (store.topicAssignment(topic, null).isEmpty()) {
+            throw new UnknownTopicException(topic);
+        }
+        store.requestTopicDeletion(topic);
+    }
+
+    /**
+     * Asks the controller to move these partitions' leadership to their preferred replicas.
+     *
+     * @param partitions the partitions
+     * @throws IllegalStateException when an earlier request is still pending
+     * @throws ZkException           when ZooKeeper fails
+     */
+    public void preferredLeaderElection(final Set<TopicPartition> partitions) {
+        try {
+            store.requestPreferredElection(partitions);
+        } catch (final ZkException e) {
+            if (e.error() == ZkError.NODE_EXISTS) {
+                throw new IllegalStateException("a preferred replica election is already pending", e);
+            }
+            throw e;
+        }
+    }
+
+    private Map<Integer, Optional<String>> brokerRacks() {
+        final Map<Integer, Optional<String>> racks = new TreeMap<>();
+        for (final BrokerInfo b : store.brokers(null).values()) {
+            racks.put(b.id(), b.registration().rack());
+        }
+        return racks;
+    }
+}

@@ -1,0 +1,154 @@
+package io.seglog.replication.zk;
+
+import io.seglog.replication.Await;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingCluster;
+import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooKeeper;
+
+/**
+ * Real ZooKeeper servers for the tests (Curator's {@code TestingServer}/{@code TestingCluster}), kept in this
+ * package so that ZooKeeper and Curator imports stay here, and the session-expiry trick of ZooKeeper's own tests.
+ */
+public final class ZkTestSupport implements AutoCloseable {
+    /** Server tick: sessions may then be as short as 2 ticks, so expiry tests stay fast. */
+    public static final int TICK_MS = 200;
+
+    private final TestingServer server;
+    private final TestingCluster cluster;
+
+    private ZkTestSupport(final TestingServer server, final TestingCluster cluster) {
+        this.server = server;
+        this.cluster = cluster;
+    }
+
+    /**
+     * Starts one server on a free port.
+     *
+     * @return the running server
+     * @throws Exception when it cannot start
+     */
+    public static ZkTestSupport server() throws Exception {
+        final InstanceSpec spec = new InstanceSpec(null, -1, -1, -1, true, -1, TICK_MS, -1);
+        return new ZkTestSupport(new TestingServer(spec, true), null);
+    }
+
+    /**
+     * Starts an ensemble of three.
+     *
+     * @return the running ensemble
+     * @throws Exception when it cannot start
+     */
+    public static ZkTestSupport ensembleOfThree() throws Exception {
+        final List<InstanceSpec> specs = new ArrayList<>();
+        for (int id = 1; id <= 3; id++) {
+            // A longer tick than the single server's: sessions up to 20 ticks = 8 s outlive a short outage.
+            specs.add(new InstanceSpec(null, -1, -1, -1, true, id, 2 * TICK_MS, -1));
+        }
+        final TestingCluster cluster = new TestingCluster(specs);
+        cluster.start();
+        return new ZkTestSupport(null, cluster);
+    }
+
+    /**
+     * The connection string.
+     *
+     * @return {@code host:port[,...]}
+     */
+    public String connectString() {
+        return server != null ? server.getConnectString() : cluster.getConnectString();
+    }
+
+    /**
+     * Stops one server of the ensemble.
+     *
+     * @param index 0..2
+     * @throws Exception on failure
+     */
+    public void killServer(final int index) throws Exception {
+        cluster.killServer(new ArrayList<>(cluster.getInstances()).get(index));
+    }
+
+    /**
+     * Restarts one server of the ensemble.
+     *
+     * @param index 0..2
+     * @throws Exception on failure
+     */
+    public void restartServer(final int index) throws Exception {
+        cluster.restartServer(new ArrayList<>(cluster.getInstances()).get(index));
+    }
+
+    /**
+     * Stops the single server (restart it with {@link #restart()}).
+     *
+     * @throws Exception on failure
+     */
+    public void stop() throws Exception {
+        server.stop();
+    }
+
+    /**
+     * Restarts the single server (its data survives).
+     *
+     * @throws Exception on failure
+     */
+    public void restart() throws Exception {
+        server.restart();
+    }
+
+    /**
+     * Ends a session on the server as a long pause would: a second handle attaches to the same session id and
+     * password, then closes it (the technique of ZooKeeper's and Curator's own tests).
+     *
+     * @param connectString the servers (no chroot)
+     * @param credentials   the session to end
+     * @throws Exception on failure
+     */
+    public static void expireSession(final String connectString, final ZkClient.SessionCredentials credentials)
+        throws Exception {
+        final CountDownLatch connected = new CountDownLatch(1);
+        final ZooKeeper clone = new ZooKeeper(connectString, 10_000, event -> {
+            if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                connected.countDown();
+            }
+        }, credentials.sessionId(), credentials.password());
+        try {
+            if (!connected.await(10, TimeUnit.SECONDS)) {
+                throw new AssertionError("clone of session 0x" + Long.toHexString(credentials.sessionId())
+                    + " did not connect");
+            }
+        } finally {
+            clone.close();
+        }
+    }
+
+    /**
+     * Waits until a client's session differs from the given one (it noticed the expiry and has a new session).
+     *
+     * @param client    the client
+     * @param sessionId the old session
+     * @param timeout   the deadline
+     */
+    public static void awaitNewSession(final ZkClient client, final long sessionId, final Duration timeout) {
+        Await.until(timeout, () -> client.sessionId() != 0 && client.sessionId() != sessionId,
+            () -> "a new session replacing 0x" + Long.toHexString(sessionId));
+    }
+
+    @Override
+    public void close() throws IOException {
+        if (server != null) {
+            server.close();
+        }
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+}

@@ -1,0 +1,642 @@
+package io.seglog.storage;
+
+import io.seglog.storage.checkpoint.CleanShutdownFile;
+import io.seglog.storage.checkpoint.CorruptCheckpointException;
+import io.seglog.storage.checkpoint.OffsetCheckpointFile;
+import io.seglog.storage.dir.LogDirLock;
+import io.seglog.storage.io.FileIO;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The partitions of one broker (or embedder) over one or more log directories, in Kafka's layout: each log
+ * directory holds a {@code .lock}, the three offset checkpoints ({@code recovery-point-offset-checkpoint},
+ * {@code log-start-offset-checkpoint}, {@code replication-offset-checkpoint}), the clean-shutdown marker
+ * {@code .kafka_cleanshutdown}, and one {@code <topic>-<partition>} directory per partition.
+ *
+ * <p>Lifecycle: {@link #open} locks every directory, consumes the clean-shutdown markers, reads the checkpoints
+ * (a malformed one falls back to empty: recovery point 0, log start from the segments, high watermark at the
+ * log start), removes leftover {@code -delete} directories and opens every partition (in parallel on a short-
+ * lived bounded pool when there are several). Background work runs on the {@link Scheduler}: retention, the
+ * {@code flush.ms} policy, the checkpoints, delayed unlinks. {@link #close()} stops that work, closes (flushes)
+ * every partition, writes the checkpoints and then the clean-shutdown marker of every directory still online,
+ * and releases the locks.
+ *
+ * <p>Failures: a failed write or fsync in a directory (segment, index, checkpoint, rename) takes that directory
+ * offline: every call on its partitions then throws a {@link StorageException} naming the directory and the
+ * first failure, pending durable waits fail, nothing is retried, and no clean-shutdown marker is written for
+ * it. Partitions in other directories keep working.
+ *
+ * <p>Thread-safe: partitions are created and deleted under a lock; lookups are lock-free.
+ */
+public final class LogManager implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(LogManager.class);
+    /** Suffix of a partition directory renamed for deletion: {@code <topic>-<partition>.<uuid>-delete}. */
+    public static final String DELETE_DIR_SUFFIX = "-delete";
+
+    /** One log directory. */
+    private static final class Dir {
+        final Path path;
+        final LogDirLock lock;
+        final LogDirFailure failure;
+        final OffsetCheckpointFile recoveryPoints;
+        final OffsetCheckpointFile logStarts;
+        final OffsetCheckpointFile highWatermarks;
+        final CleanShutdownFile cleanShutdown;
+        boolean hadCleanShutdown;
+
+        Dir(final FileIO io, final Path path, final LogDirLock lock) {
+            this.path = path;
+            this.lock = lock;
+            this.failure = new LogDirFailure(path);
+            this.recoveryPoints = new OffsetCheckpointFile(io, path.resolve(OffsetCheckpointFile.RECOVERY_POINT_FILE));
+            this.logStarts = new OffsetCheckpointFile(io, path.resolve(OffsetCheckpointFile.LOG_START_FILE));
+            this.highWatermarks = new OffsetCheckpointFile(io, path.resolve(OffsetCheckpointFile.REPLICATION_FILE));
+            this.cleanShutdown = new CleanShutdownFile(io, path);
+        }
+    }
+
+    /** A partition and its directory. */
+    private record Entry(PartitionLog log, Dir dir) {
+    }
+
+    private final LogManagerConfig config;
+    private final FileIO io;
+    private final InstantSource time;
+    private final Scheduler scheduler;
+    private final boolean ownsScheduler;
+    private final List<Dir> dirs;
+    private final Map<TopicPartition, Entry> logs = new ConcurrentHashMap<>();
+    /** Partitions found at open in a directory that could not start: never re-created elsewhere. */
+    private final Map<TopicPartition, Dir> offlineAtStart = new ConcurrentHashMap<>();
+    private final List<Scheduler.Cancellable> tasks = new ArrayList<>();
+    private final Object lifecycleLock = new Object();
+    private volatile boolean closed;
+
+    private LogManager(final LogManagerConfig config, final FileIO io, final InstantSource time,
+                       final Scheduler scheduler, final boolean ownsScheduler, final List<Dir> dirs) {
+        this.config = config;
+        this.io = io;
+        this.time = time;
+        this.scheduler = scheduler;
+        this.ownsScheduler = ownsScheduler;
+        this.dirs = dirs;
+    }
+
+    /**
+     * Opens a log manager with the system file layer and clock and a default single-thread scheduler.
+     *
+     * @param config the configuration
+     * @return the open manager, owned by the caller
+     * @throws StorageException if a directory is locked by another owner, or cannot be opened or read
+     */
+    public static LogManager open(final LogManagerConfig config) {
+        return open(config, FileIO.system(), null, InstantSource.system());
+    }
+
+    /**
+     * Opens a log manager.
+     *
+     * @param config    the configuration
+     * @param io        the file layer
+     * @param scheduler the scheduler for background work, or {@code null} for a default single-thread one
+     *                  that this manager starts and closes; a supplied one is not closed by {@link #close()},
+     *                  which cancels the manager's periodic tasks and pending partition removals (one-shot
+     *                  group-commit and segment-unlink tasks of closed logs may still run and do nothing)
+     * @param time      the clock
+     * @return the open manager, owned by the caller
+     * @throws StorageException if a directory is locked by another owner (the message says which), or a
+     *     directory, checkpoint or partition cannot be opened or read
+     */
+    public static LogManager open(final LogManagerConfig config, final FileIO io, final Scheduler scheduler,
+                                  final InstantSource time) {
+        Objects.requireNonNull(config, "config");
+        Objects.requireNonNull(io, "io");
+        Objects.requireNonNull(time, "time");
+        final List<Dir> dirs = new ArrayList<>();
+        Scheduler sched = scheduler;
+        LogManager manager = null;
+        try {
+            for (final Path path : config.logDirs()) {
+                dirs.add(openDir(io, path));
+            }
+            if (sched == null) {
+                sched = Scheduler.singleThread("seglog-log-manager");
+            }
+            manager = new LogManager(config, io, time, sched, scheduler == null, dirs);
+            manager.loadAll();
+            manager.scheduleTasks();
+            return manager;
+        } catch (final RuntimeException e) {
+            if (manager != null) {
+                manager.abortOpen(e);
+            } else {
+                if (scheduler == null && sched != null) {
+                    sched.close();
+                }
+                releaseLocks(dirs, e);
+            }
+            throw e;
+        }
+    }
+
+    private static Dir openDir(final FileIO io, final Path path) {
+        try {
+            io.createDirectories(path);
+        } catch (final IOException e) {
+            throw new StorageException("cannot create the log directory: " + e, path, e);
+        }
+        final LogDirLock lock;
+        try {
+            lock = LogDirLock.acquire(io, path);
+        } catch (final IOException e) {
+            throw new StorageException("cannot lock the log directory (is another process or LogManager using it?): "
+                + e.getMessage(), path, e);
+        }
+        final Dir dir = new Dir(io, path, lock);
+        try {
+            dir.hadCleanShutdown = dir.cleanShutdown.consume().present();
+        } catch (final IOException | RuntimeException e) {
+            final StorageException failure = new StorageException("cannot read the clean-shutdown marker: " + e,
+                dir.cleanShutdown.file(), e);
+            try {
+                lock.close();
+            } catch (final IOException suppressed) {
+                failure.addSuppressed(suppressed);
+            }
+            throw failure;
+        }
+        return dir;
+    }
+
+    private static void releaseLocks(final List<Dir> dirs, final Throwable primary) {
+        for (int i = dirs.size() - 1; i >= 0; i--) {
+            try {
+                dirs.get(i).lock.close();
+            } catch (final IOException | RuntimeException e) {
+                primary.addSuppressed(e);
+            }
+        }
+    }
+
+    private void abortOpen(final RuntimeException primary) {
+        closed = true;
+        for (final Entry entry : logs.values()) {
+            try {
+                entry.log.close();
+            } catch (final RuntimeException e) {
+                primary.addSuppressed(e);
+            }
+        }
+        logs.clear();
+        if (ownsScheduler) {
+            scheduler.close();
+        }
+        releaseLocks(dirs, primary);
+    }
+
+    private void loadAll() {
+        final List<PartitionOpener.Task> toOpen = new ArrayList<>();
+        final Map<TopicPartition, Path> seen = new HashMap<>();
+        for (final Dir dir : dirs) {
+            final Map<TopicPartition, Long> recoveryPoints = readCheckpoint(dir.recoveryPoints);
+            final Map<TopicPartition, Long> logStarts = readCheckpoint(dir.logStarts);
+            final Map<TopicPartition, Long> highWatermarks = readCheckpoint(dir.highWatermarks);
+            for (final Path child : PartitionDirs.list(dir.path)) {
+                final String name = child.getFileName().toString();
+                if (name.endsWith(DELETE_DIR_SUFFIX)) {
+                    PartitionDirs.deleteRecursively(io, child);
+                    continue;
+                }
+                final TopicPartition tp = PartitionDirs.parse(child);
+                if (tp == null) {
+                    continue; // not a partition directory; never touched (AP-06)
+                }
+                final Path previous = seen.putIfAbsent(tp, child);
+                if (previous != null) {
+                    throw new StorageException("partition " + tp + " exists in two log directories: " + previous
+                        + " and " + child, child, null);
+                }
+                toOpen.add(new PartitionOpener.Task(tp, child, recoveryPoints.getOrDefault(tp, 0L),
+                    logStarts.getOrDefault(tp, 0L), highWatermarks.getOrDefault(tp, 0L), dir.hadCleanShutdown,
+                    dirs.indexOf(dir)));
+            }
+        }
+        final List<PartitionOpener.Result> results = PartitionOpener.openAll(toOpen, config, io, time,
+            config.openThreadsPerDir() * dirs.size());
+        RuntimeException unexpected = null;
+        for (final PartitionOpener.Result result : results) {
+            final RuntimeException failure = result.failure();
+            if (failure instanceof StorageException) {
+                // Kafka's rule: a partition that cannot be opened for an I/O or corruption reason takes its log
+                // directory offline; the other directories start.
+                LOG.error("cannot open {}; log directory {} goes offline: {}", result.task().dir(),
+                    dirs.get(result.task().dirIndex()).path, failure.getMessage());
+                dirs.get(result.task().dirIndex()).failure.markOffline("opening partition " + result.task().tp(),
+                    failure);
+                offlineAtStart.put(result.task().tp(), dirs.get(result.task().dirIndex()));
+            } else if (failure != null) {
+                unexpected = (RuntimeException) add(unexpected, failure);
+            }
+        }
+        for (final PartitionOpener.Result result : results) {
+            final PartitionLog log = result.log();
+            if (log == null) {
+                continue;
+            }
+            final Dir dir = dirs.get(result.task().dirIndex());
+            log.attach(dir.failure, scheduler);
+            if (unexpected != null || dir.failure.isOffline()) {
+                offlineAtStart.put(result.task().tp(), dir);
+                try {
+                    log.close(); // abandons its segments when the directory is offline
+                } catch (final RuntimeException e) {
+                    LOG.warn("closing {} after a failed start: {}", log.dir(), e.getMessage());
+                }
+                continue;
+            }
+            log.restoreOffsets(result.task().logStartOffset(), result.task().highWatermark());
+            logs.put(result.task().tp(), new Entry(log, dir));
+        }
+        if (unexpected != null) {
+            throw unexpected;
+        }
+        if (dirs.stream().allMatch(d -> d.failure.isOffline())) {
+            throw new StorageException("every log directory is offline after opening; first: "
+                + dirs.get(0).failure.failure().getMessage(), null, dirs.get(0).failure.failure());
+        }
+    }
+
+    private static Map<TopicPartition, Long> readCheckpoint(final OffsetCheckpointFile file) {
+        try {
+            return file.read();
+        } catch (final CorruptCheckpointException e) {
+            // The documented safe fallback: an empty map (recovery point 0 = full recovery; log start from the
+            // segments; high watermark at the log start, re-learned from the leader).
+            LOG.warn("ignoring malformed checkpoint " + e.getMessage(), e);
+            return Map.of();
+        } catch (final IOException e) {
+            throw new StorageException("cannot read checkpoint: " + e, file.file(), e);
+        }
+    }
+
+    private void scheduleTasks() {
+        tasks.add(scheduler.schedule("log-retention", this::runRetention, config.retentionCheckIntervalMs(),
+            config.retentionCheckIntervalMs()));
+        tasks.add(scheduler.schedule("log-flusher", this::runFlushPolicy, config.flushCheckIntervalMs(),
+            config.flushCheckIntervalMs()));
+        tasks.add(scheduler.schedule("recovery-point-checkpoint", this::checkpointRecoveryPoints,
+            config.recoveryPointCheckpointIntervalMs(), config.recoveryPointCheckpointIntervalMs()));
+        tasks.add(scheduler.schedule("log-start-offset-checkpoint", this::checkpointLogStartOffsets,
+            config.logStartCheckpointIntervalMs(), config.logStartCheckpointIntervalMs()));
+        tasks.add(scheduler.schedule("high-watermark-checkpoint", this::checkpointHighWatermarks,
+            config.highWatermarkCheckpointIntervalMs(), config.highWatermarkCheckpointIntervalMs()));
+    }
+
+    /**
+     * The partition's log, creating its directory (in the log directory with the fewest partitions among those
+     * online) and an empty log if it does not exist.
+     *
+     * @param tp the partition; its topic name was validated when it was constructed
+     * @return the log, owned by this manager (do not close it; use {@link #delete})
+     * @throws StorageException if no log directory is online, the directory cannot be created, or the
+     *     partition exists in a log directory that is offline
+     * @throws IllegalStateException if the manager is closed
+     */
+    public PartitionLog getOrCreate(final TopicPartition tp) {
+        Objects.requireNonNull(tp, "tp");
+        final Entry existing = logs.get(tp);
+        if (existing != null) {
+            return existing.log;
+        }
+        synchronized (lifecycleLock) {
+            ensureOpen();
+            final Entry again = logs.get(tp);
+            if (again != null) {
+                return again.log;
+            }
+            final Dir home = offlineAtStart.get(tp);
+            if (home != null) {
+                // Its data lives in an offline directory: a new empty copy elsewhere would diverge from it.
+                home.failure.ensureOnline();
+            }
+            final Dir dir = leastLoadedOnlineDir();
+            final Path partitionDir = PartitionDirs.resolveInside(dir.path, tp);
+            final PartitionLog log;
+            try {
+                log = PartitionLog.open(partitionDir, config.logConfig(tp.topic()), io, time);
+            } catch (final StorageException e) {
+                throw dir.failure.markOffline("creating partition " + tp, e);
+            }
+            log.attach(dir.failure, scheduler);
+            logs.put(tp, new Entry(log, dir));
+            return log;
+        }
+    }
+
+    private Dir leastLoadedOnlineDir() {
+        Dir best = null;
+        int bestCount = Integer.MAX_VALUE;
+        for (final Dir dir : dirs) {
+            if (dir.failure.isOffline()) {
+                continue;
+            }
+            int count = 0;
+            for (final Entry e : logs.values()) {
+                if (e.dir == dir) {
+                    count++;
+                }
+            }
+            if (count < bestCount) {
+                best = dir;
+                bestCount = count;
+            }
+        }
+        if (best == null) {
+            throw new StorageException("every log directory is offline; first: " + dirs.get(0).failure.failure()
+                .getMessage(), null, dirs.get(0).failure.failure());
+        }
+        return best;
+    }
+
+    /**
+     * The partition's log if it exists.
+     *
+     * @param tp the partition
+     * @return the log, or empty
+     */
+    public Optional<PartitionLog> log(final TopicPartition tp) {
+        final Entry entry = logs.get(tp);
+        return entry == null ? Optional.empty() : Optional.of(entry.log);
+    }
+
+    /**
+     * The partitions, in no particular order.
+     *
+     * @return an immutable snapshot
+     */
+    public Set<TopicPartition> partitions() {
+        return Set.copyOf(logs.keySet());
+    }
+
+    /**
+     * The log directory that holds a partition.
+     *
+     * @param tp the partition
+     * @return the log directory, or empty when the partition does not exist
+     */
+    public Optional<Path> logDir(final TopicPartition tp) {
+        final Entry entry = logs.get(tp);
+        return entry == null ? Optional.empty() : Optional.of(entry.dir.path);
+    }
+
+    /**
+     * Whether a log directory is offline after a failed write or fsync.
+     *
+     * @param logDir one of the configured log directories
+     * @return true when offline
+     * @throws IllegalArgumentException if it is not one of this manager's directories
+     */
+    public boolean isOffline(final Path logDir) {
+        final Path n = logDir.toAbsolutePath().normalize();
+        for (final Dir dir : dirs) {
+            if (dir.path.equals(n)) {
+                return dir.failure.isOffline();
+            }
+        }
+        throw new IllegalArgumentException("logDir=" + logDir + " is not one of " + config.logDirs());
+    }
+
+    /**
+     * Deletes a partition: its log is closed, its directory renamed to {@code <topic>-<partition>.<uuid>-delete}
+     * (and the log directory fsynced), and the renamed directory is removed after {@code file.delete.delay.ms}
+     * on the scheduler (or at the next open if the process stops first).
+     *
+     * @param tp the partition
+     * @return whether it existed
+     * @throws StorageException if the rename fails (the log directory goes offline)
+     * @throws IllegalStateException if the manager is closed
+     */
+    public boolean delete(final TopicPartition tp) {
+        final Entry entry;
+        final Path renamed;
+        synchronized (lifecycleLock) {
+            ensureOpen();
+            entry = logs.get(tp);
+            if (entry == null) {
+                return false;
+            }
+            entry.dir.failure.ensureOnline();
+            logs.remove(tp);
+            entry.log.close();
+            renamed = entry.dir.path.resolve(tp.directoryName() + "." + UUID.randomUUID().toString().replace("-", "")
+                + DELETE_DIR_SUFFIX);
+            try {
+                io.atomicMove(entry.log.dir(), renamed);
+                io.fsyncDirectory(entry.dir.path);
+            } catch (final IOException | RuntimeException e) {
+                throw entry.dir.failure.markOffline("rename of " + entry.log.dir() + " for deletion", e);
+            }
+        }
+        final Scheduler.Cancellable removal = scheduler.schedule("delete-partition " + renamed.getFileName(),
+            () -> PartitionDirs.deleteRecursively(io, renamed), entry.log.config().fileDeleteDelayMs(), 0);
+        synchronized (tasks) {
+            tasks.add(removal); // cancelled by close; the next open removes the directory instead
+        }
+        return true;
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("the LogManager is closed");
+        }
+    }
+
+    // ---- background work (runs on the scheduler) ----
+
+    void runRetention() {
+        for (final Entry entry : logs.values()) {
+            if (entry.dir.failure.isOffline() || entry.log.isClosed()) {
+                continue;
+            }
+            try {
+                entry.log.deleteOldSegments();
+            } catch (final StorageException e) {
+                LOG.error("retention failed for {}: {}", entry.log.dir(), e.getMessage());
+            } catch (final IllegalStateException e) {
+                // closed concurrently by delete(): nothing to do
+            }
+        }
+    }
+
+    void runFlushPolicy() {
+        final long nowMs = time.millis();
+        for (final Entry entry : logs.values()) {
+            final PartitionLog log = entry.log;
+            if (entry.dir.failure.isOffline() || log.isClosed()) {
+                continue;
+            }
+            try {
+                if (log.groupCommit().isFlushDue(nowMs, log.config().flushMs())) {
+                    log.flush();
+                }
+            } catch (final StorageException e) {
+                LOG.error("scheduled flush failed for {}: {}", log.dir(), e.getMessage());
+            }
+        }
+    }
+
+    void checkpointRecoveryPoints() {
+        writeCheckpoints(d -> d.recoveryPoints, PartitionLog::flushedOffset);
+    }
+
+    void checkpointLogStartOffsets() {
+        writeCheckpoints(d -> d.logStarts, PartitionLog::logStartOffset);
+    }
+
+    void checkpointHighWatermarks() {
+        writeCheckpoints(d -> d.highWatermarks, PartitionLog::highWatermark);
+    }
+
+    private void writeCheckpoints(final java.util.function.Function<Dir, OffsetCheckpointFile> file,
+                                  final java.util.function.ToLongFunction<PartitionLog> offset) {
+        for (final Dir dir : dirs) {
+            try {
+                writeCheckpoint(dir, file.apply(dir), offset);
+            } catch (final StorageException e) {
+                LOG.error("checkpoint write failed in {}: {}", dir.path, e.getMessage());
+            }
+        }
+    }
+
+    /** Writes one checkpoint of one directory; a failure takes the directory offline. */
+    private void writeCheckpoint(final Dir dir, final OffsetCheckpointFile file,
+                                 final java.util.function.ToLongFunction<PartitionLog> offset) {
+        if (dir.failure.isOffline()) {
+            return;
+        }
+        final Map<TopicPartition, Long> offsets = new HashMap<>();
+        for (final Map.Entry<TopicPartition, Entry> e : logs.entrySet()) {
+            if (e.getValue().dir == dir) {
+                offsets.put(e.getKey(), offset.applyAsLong(e.getValue().log));
+            }
+        }
+        try {
+            file.write(offsets);
+        } catch (final IOException | RuntimeException e) {
+            throw dir.failure.markOffline("write of " + file.file().getFileName(), e);
+        }
+    }
+
+    /**
+     * Closes the manager: cancels its scheduled tasks (and closes its own default scheduler, waiting for a
+     * running task), closes every partition (which flushes it), writes the three checkpoints and then the
+     * clean-shutdown marker of every directory that is still online, and releases the locks. Keeps every
+     * failure (suppressed on the first). Idempotent.
+     *
+     * @throws StorageException if any step failed; the directories concerned get no clean-shutdown marker
+     */
+    @Override
+    public void close() {
+        synchronized (lifecycleLock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        synchronized (tasks) {
+            for (final Scheduler.Cancellable task : tasks) {
+                task.cancel();
+            }
+        }
+        if (ownsScheduler) {
+            scheduler.close();
+        }
+        Throwable failure = null;
+        final Map<Dir, Boolean> dirClean = new HashMap<>();
+        for (final Entry entry : logs.values()) {
+            try {
+                entry.log.close();
+            } catch (final RuntimeException e) {
+                dirClean.put(entry.dir, false);
+                failure = add(failure, e);
+            }
+        }
+        for (final Dir dir : dirs) {
+            if (dir.failure.isOffline() || Boolean.FALSE.equals(dirClean.get(dir))) {
+                continue;
+            }
+            try {
+                writeCheckpoint(dir, dir.recoveryPoints, PartitionLog::flushedOffset);
+                writeCheckpoint(dir, dir.logStarts, PartitionLog::logStartOffset);
+                writeCheckpoint(dir, dir.highWatermarks, PartitionLog::highWatermark);
+                // Last: the marker promises that everything before it is on disk (ST-10).
+                dir.cleanShutdown.write(config.brokerEpoch());
+            } catch (final IOException | RuntimeException e) {
+                dir.failure.markOffline("clean shutdown", e);
+                failure = add(failure, e);
+                try {
+                    // A marker whose directory entry may not be durable must not vouch for this directory.
+                    io.deleteIfExists(dir.cleanShutdown.file());
+                } catch (final IOException | RuntimeException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+            }
+        }
+        logs.clear();
+        for (int i = dirs.size() - 1; i >= 0; i--) {
+            try {
+                dirs.get(i).lock.close();
+            } catch (final IOException | RuntimeException e) {
+                failure = add(failure, e);
+            }
+        }
+        if (failure != null) {
+            throw failure instanceof StorageException se ? se
+                : new StorageException("closing the LogManager failed: " + failure, null, failure);
+        }
+    }
+
+    private static Throwable add(final Throwable first, final Throwable next) {
+        if (first == null) {
+            return next;
+        }
+        first.addSuppressed(next);
+        return first;
+    }
+
+    /**
+     * Whether the previous shutdown of a log directory was clean (its marker was present at open).
+     *
+     * @param logDir one of the configured log directories
+     * @return true when the marker was present
+     * @throws IllegalArgumentException if it is not one of this manager's directories
+     */
+    public boolean hadCleanShutdown(final Path logDir) {
+        final Path n = logDir.toAbsolutePath().normalize();
+        for (final Dir dir : dirs) {
+            if (dir.path.equals(n)) {
+                return dir.hadCleanShutdown;
+            }
+        }
+        throw new IllegalArgumentException("logDir=" + logDir + " is not one of " + config.logDirs());
+    }
+
+    @Override
+    public String toString() {
+        return "LogManager{logDirs=" + config.logDirs() + ", partitions=" + logs.size() + ", closed=" + closed + "}";
+    }
+}

@@ -1,0 +1,327 @@
+package io.seglog.storage;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Configuration of a {@link LogManager}: its log directories, the default and per-topic {@link LogConfig}, and
+ * the cadence of its background work (Kafka's broker settings, named in each method). Immutable; built by
+ * {@link #builder()}, validated once by {@link Builder#build()} with messages naming the setting and value.
+ */
+public final class LogManagerConfig {
+    /** Kafka's {@code log.retention.check.interval.ms} default: 5 minutes. */
+    public static final long DEFAULT_RETENTION_CHECK_INTERVAL_MS = 300_000;
+    /**
+     * How often {@code flush.ms} is checked. Kafka's {@code log.flush.scheduler.interval.ms} defaults to never,
+     * which makes {@code flush.ms} inert; Seglog checks every second so a configured {@code flush.ms} works.
+     */
+    public static final long DEFAULT_FLUSH_CHECK_INTERVAL_MS = 1_000;
+    /** Kafka's {@code log.flush.offset.checkpoint.interval.ms} default: 1 minute. */
+    public static final long DEFAULT_RECOVERY_POINT_CHECKPOINT_INTERVAL_MS = 60_000;
+    /** Kafka's {@code log.flush.start.offset.checkpoint.interval.ms} default: 1 minute. */
+    public static final long DEFAULT_LOG_START_CHECKPOINT_INTERVAL_MS = 60_000;
+    /** Kafka's {@code replica.high.watermark.checkpoint.interval.ms} default: 5 seconds. */
+    public static final long DEFAULT_HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS = 5_000;
+    /** Kafka's {@code num.recovery.threads.per.data.dir} default: 2. */
+    public static final int DEFAULT_OPEN_THREADS_PER_DIR = 2;
+
+    private final List<Path> logDirs;
+    private final LogConfig logConfig;
+    private final Map<String, LogConfig> topicConfigs;
+    private final long retentionCheckIntervalMs;
+    private final long flushCheckIntervalMs;
+    private final long recoveryPointCheckpointIntervalMs;
+    private final long logStartCheckpointIntervalMs;
+    private final long highWatermarkCheckpointIntervalMs;
+    private final int openThreadsPerDir;
+    private final long brokerEpoch;
+
+    private LogManagerConfig(final Builder b) {
+        this.logDirs = List.copyOf(b.logDirs);
+        this.logConfig = b.logConfig;
+        this.topicConfigs = Map.copyOf(b.topicConfigs);
+        this.retentionCheckIntervalMs = b.retentionCheckIntervalMs;
+        this.flushCheckIntervalMs = b.flushCheckIntervalMs;
+        this.recoveryPointCheckpointIntervalMs = b.recoveryPointCheckpointIntervalMs;
+        this.logStartCheckpointIntervalMs = b.logStartCheckpointIntervalMs;
+        this.highWatermarkCheckpointIntervalMs = b.highWatermarkCheckpointIntervalMs;
+        this.openThreadsPerDir = b.openThreadsPerDir;
+        this.brokerEpoch = b.brokerEpoch;
+    }
+
+    /**
+     * A builder with Kafka's defaults and no log directory yet.
+     *
+     * @return a new builder
+     */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * The log directories, absolute and normalised ({@code log.dirs}).
+     *
+     * @return an immutable list, at least one
+     */
+    public List<Path> logDirs() {
+        return logDirs;
+    }
+
+    /**
+     * The default log configuration.
+     *
+     * @return the configuration used for topics without their own
+     */
+    public LogConfig logConfig() {
+        return logConfig;
+    }
+
+    /**
+     * The log configuration of a topic: its own if one was given, else the default.
+     *
+     * @param topic a topic name
+     * @return the configuration
+     */
+    public LogConfig logConfig(final String topic) {
+        return topicConfigs.getOrDefault(topic, logConfig);
+    }
+
+    /**
+     * How often retention runs ({@code log.retention.check.interval.ms}).
+     *
+     * @return milliseconds
+     */
+    public long retentionCheckIntervalMs() {
+        return retentionCheckIntervalMs;
+    }
+
+    /**
+     * How often {@code flush.ms} is checked ({@code log.flush.scheduler.interval.ms}).
+     *
+     * @return milliseconds
+     */
+    public long flushCheckIntervalMs() {
+        return flushCheckIntervalMs;
+    }
+
+    /**
+     * How often {@code recovery-point-offset-checkpoint} is written ({@code log.flush.offset.checkpoint.interval.ms}).
+     *
+     * @return milliseconds
+     */
+    public long recoveryPointCheckpointIntervalMs() {
+        return recoveryPointCheckpointIntervalMs;
+    }
+
+    /**
+     * How often {@code log-start-offset-checkpoint} is written ({@code log.flush.start.offset.checkpoint.interval.ms}).
+     *
+     * @return milliseconds
+     */
+    public long logStartCheckpointIntervalMs() {
+        return logStartCheckpointIntervalMs;
+    }
+
+    /**
+     * How often {@code replication-offset-checkpoint} is written ({@code replica.high.watermark.checkpoint.interval.ms}).
+     *
+     * @return milliseconds
+     */
+    public long highWatermarkCheckpointIntervalMs() {
+        return highWatermarkCheckpointIntervalMs;
+    }
+
+    /**
+     * Threads per log directory that open partitions at start ({@code num.recovery.threads.per.data.dir}); they
+     * exist only during {@link LogManager#open} and only when there is more than one partition to open.
+     *
+     * @return at least 1
+     */
+    public int openThreadsPerDir() {
+        return openThreadsPerDir;
+    }
+
+    /**
+     * The broker epoch written into the clean-shutdown marker, -1 when there is none.
+     *
+     * @return the broker epoch
+     */
+    public long brokerEpoch() {
+        return brokerEpoch;
+    }
+
+    @Override
+    public String toString() {
+        return "LogManagerConfig{logDirs=" + logDirs + ", logConfig=" + logConfig + ", topicConfigs="
+            + topicConfigs.keySet() + ", retentionCheckIntervalMs=" + retentionCheckIntervalMs
+            + ", flushCheckIntervalMs=" + flushCheckIntervalMs + ", recoveryPointCheckpointIntervalMs="
+            + recoveryPointCheckpointIntervalMs + ", logStartCheckpointIntervalMs=" + logStartCheckpointIntervalMs
+            + ", highWatermarkCheckpointIntervalMs=" + highWatermarkCheckpointIntervalMs + ", openThreadsPerDir="
+            + openThreadsPerDir + ", brokerEpoch=" + brokerEpoch + "}";
+    }
+
+    /** Builds a {@link LogManagerConfig}. Not thread-safe. */
+    public static final class Builder {
+        private final List<Path> logDirs = new ArrayList<>();
+        private LogConfig logConfig = LogConfig.defaults();
+        private final Map<String, LogConfig> topicConfigs = new HashMap<>();
+        private long retentionCheckIntervalMs = DEFAULT_RETENTION_CHECK_INTERVAL_MS;
+        private long flushCheckIntervalMs = DEFAULT_FLUSH_CHECK_INTERVAL_MS;
+        private long recoveryPointCheckpointIntervalMs = DEFAULT_RECOVERY_POINT_CHECKPOINT_INTERVAL_MS;
+        private long logStartCheckpointIntervalMs = DEFAULT_LOG_START_CHECKPOINT_INTERVAL_MS;
+        private long highWatermarkCheckpointIntervalMs = DEFAULT_HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS;
+        private int openThreadsPerDir = DEFAULT_OPEN_THREADS_PER_DIR;
+        private long brokerEpoch = -1;
+
+        private Builder() {
+        }
+
+        /**
+         * Adds log directories.
+         *
+         * @param dirs the directories; created if missing
+         * @return this
+         */
+        public Builder logDirs(final Path... dirs) {
+            for (final Path dir : dirs) {
+                logDirs.add(Objects.requireNonNull(dir, "logDir"));
+            }
+            return this;
+        }
+
+        /**
+         * Sets the default log configuration.
+         *
+         * @param config the configuration
+         * @return this
+         */
+        public Builder logConfig(final LogConfig config) {
+            this.logConfig = Objects.requireNonNull(config, "logConfig");
+            return this;
+        }
+
+        /**
+         * Sets one topic's log configuration.
+         *
+         * @param topic  the topic, validated as a Kafka topic name
+         * @param config its configuration
+         * @return this
+         */
+        public Builder topicConfig(final String topic, final LogConfig config) {
+            TopicPartition.validateTopic(topic);
+            topicConfigs.put(topic, Objects.requireNonNull(config, "config"));
+            return this;
+        }
+
+        /**
+         * Sets {@code log.retention.check.interval.ms}.
+         *
+         * @param ms at least 1
+         * @return this
+         */
+        public Builder retentionCheckIntervalMs(final long ms) {
+            this.retentionCheckIntervalMs = positive("retentionCheckIntervalMs", ms);
+            return this;
+        }
+
+        /**
+         * Sets how often {@code flush.ms} is checked.
+         *
+         * @param ms at least 1
+         * @return this
+         */
+        public Builder flushCheckIntervalMs(final long ms) {
+            this.flushCheckIntervalMs = positive("flushCheckIntervalMs", ms);
+            return this;
+        }
+
+        /**
+         * Sets {@code log.flush.offset.checkpoint.interval.ms}.
+         *
+         * @param ms at least 1
+         * @return this
+         */
+        public Builder recoveryPointCheckpointIntervalMs(final long ms) {
+            this.recoveryPointCheckpointIntervalMs = positive("recoveryPointCheckpointIntervalMs", ms);
+            return this;
+        }
+
+        /**
+         * Sets {@code log.flush.start.offset.checkpoint.interval.ms}.
+         *
+         * @param ms at least 1
+         * @return this
+         */
+        public Builder logStartCheckpointIntervalMs(final long ms) {
+            this.logStartCheckpointIntervalMs = positive("logStartCheckpointIntervalMs", ms);
+            return this;
+        }
+
+        /**
+         * Sets {@code replica.high.watermark.checkpoint.interval.ms}.
+         *
+         * @param ms at least 1
+         * @return this
+         */
+        public Builder highWatermarkCheckpointIntervalMs(final long ms) {
+            this.highWatermarkCheckpointIntervalMs = positive("highWatermarkCheckpointIntervalMs", ms);
+            return this;
+        }
+
+        /**
+         * Sets the number of threads per log directory that open partitions at start.
+         *
+         * @param threads at least 1
+         * @return this
+         */
+        public Builder openThreadsPerDir(final int threads) {
+            this.openThreadsPerDir = (int) positive("openThreadsPerDir", threads);
+            return this;
+        }
+
+        /**
+         * Sets the broker epoch recorded in the clean-shutdown marker.
+         *
+         * @param epoch the epoch, or -1
+         * @return this
+         */
+        public Builder brokerEpoch(final long epoch) {
+            this.brokerEpoch = epoch;
+            return this;
+        }
+
+        /**
+         * Validates and builds.
+         *
+         * @return the configuration
+         * @throws IllegalArgumentException if no log directory was given, or one is given twice
+         */
+        public LogManagerConfig build() {
+            if (logDirs.isEmpty()) {
+                throw new IllegalArgumentException("logDirs must name at least one directory");
+            }
+            final List<Path> normalised = new ArrayList<>();
+            for (final Path dir : logDirs) {
+                final Path n = dir.toAbsolutePath().normalize();
+                if (normalised.contains(n)) {
+                    throw new IllegalArgumentException("logDirs lists " + n + " twice");
+                }
+                normalised.add(n);
+            }
+            logDirs.clear();
+            logDirs.addAll(normalised);
+            return new LogManagerConfig(this);
+        }
+
+        private static long positive(final String name, final long value) {
+            if (value < 1) {
+                throw new IllegalArgumentException(name + "=" + value + " must be >= 1");
+            }
+            return value;
+        }
+    }
+}

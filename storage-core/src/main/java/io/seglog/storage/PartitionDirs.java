@@ -1,0 +1,104 @@
+package io.seglog.storage;
+
+import io.seglog.storage.io.FileIO;
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Names and paths of partition directories inside a log directory: {@code <topic>-<partition>}, the topic
+ * validated by Kafka's rules before any file-system call and the resolved path checked to stay a direct child
+ * of its log directory. Entries that are not partition directories (files, symbolic links, other names) are
+ * left alone (AP-06). Stateless.
+ */
+final class PartitionDirs {
+    private static final Logger LOG = LoggerFactory.getLogger(PartitionDirs.class);
+
+    private PartitionDirs() {
+    }
+
+    /** The direct child directories of a log directory, symbolic links excluded, sorted by name. */
+    static List<Path> list(final Path logDir) {
+        final List<Path> children = new ArrayList<>();
+        try (DirectoryStream<Path> stream = Files.newDirectoryStream(logDir)) {
+            for (final Path child : stream) {
+                if (Files.isSymbolicLink(child)) {
+                    LOG.warn("ignoring symbolic link in log directory: " + child);
+                } else if (Files.isDirectory(child, LinkOption.NOFOLLOW_LINKS)) {
+                    children.add(child);
+                }
+            }
+        } catch (final IOException e) {
+            throw new StorageException("cannot list the log directory: " + e, logDir, e);
+        }
+        children.sort(null);
+        return children;
+    }
+
+    /**
+     * Parses {@code <topic>-<partition>}.
+     *
+     * @return the partition, or null (with a warning) when the name is not a valid partition directory name
+     */
+    static TopicPartition parse(final Path partitionDir) {
+        final String name = partitionDir.getFileName().toString();
+        final int dash = name.lastIndexOf('-');
+        if (dash <= 0 || dash == name.length() - 1) {
+            LOG.warn("ignoring directory that is not <topic>-<partition>: " + partitionDir);
+            return null;
+        }
+        final String digits = name.substring(dash + 1);
+        for (int i = 0; i < digits.length(); i++) {
+            if (digits.charAt(i) < '0' || digits.charAt(i) > '9') {
+                LOG.warn("ignoring directory with a non-numeric partition: " + partitionDir);
+                return null;
+            }
+        }
+        try {
+            return new TopicPartition(name.substring(0, dash), Integer.parseInt(digits));
+        } catch (final IllegalArgumentException e) {
+            LOG.warn("ignoring directory " + partitionDir + ": " + e.getMessage());
+            return null;
+        }
+    }
+
+    /**
+     * The partition's directory inside {@code logDir}; refuses a path that would leave it.
+     *
+     * @throws IllegalArgumentException naming both paths if the resolved directory is not a direct child
+     */
+    static Path resolveInside(final Path logDir, final TopicPartition tp) {
+        final Path base = logDir.toAbsolutePath().normalize();
+        final Path resolved = base.resolve(tp.directoryName()).normalize();
+        if (!base.equals(resolved.getParent())) {
+            throw new IllegalArgumentException("partition directory=" + resolved + " of " + tp
+                + " is not a direct child of logDir=" + base);
+        }
+        return resolved;
+    }
+
+    /** Deletes a directory tree (regular files and directories only, never following links). */
+    static void deleteRecursively(final FileIO io, final Path dir) {
+        try {
+            if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+                return;
+            }
+            if (Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+                try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir)) {
+                    for (final Path child : stream) {
+                        deleteRecursively(io, child);
+                    }
+                }
+            }
+            io.deleteIfExists(dir);
+        } catch (final IOException e) {
+            LOG.error("cannot delete " + dir + " (retried at the next open)", e);
+        }
+    }
+}

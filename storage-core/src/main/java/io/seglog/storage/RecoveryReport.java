@@ -1,0 +1,92 @@
+package io.seglog.storage;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What opening a partition log repaired: whether a recovery scan ran, which data was truncated (torn tails,
+ * or corruption under {@link LogConfig.CorruptionPolicy#TRUNCATE}), which segments were deleted after a
+ * truncation, which index files were rebuilt and which stray files were removed. Immutable.
+ *
+ * @param recovered         whether the log was scanned (no clean shutdown)
+ * @param segmentsScanned   segments CRC-checked by the scan
+ * @param bytesScanned      bytes CRC-checked by the scan
+ * @param truncations       data cut off, in file order
+ * @param deletedSegments   data files deleted because an earlier segment was truncated
+ * @param rebuiltIndexes    data files whose indexes were rebuilt (missing, corrupt, or scanned)
+ * @param removedFiles      stray files removed ({@code .deleted}, {@code .cleaned}, {@code .tmp}, orphan indexes,
+ *                          incomplete {@code .swap})
+ * @param epochsRebuilt     whether the leader-epoch cache was rebuilt from the batches (checkpoint missing or
+ *                          corrupt)
+ */
+public record RecoveryReport(boolean recovered, int segmentsScanned, long bytesScanned, List<Truncation> truncations,
+                             List<Path> deletedSegments, List<Path> rebuiltIndexes, List<Path> removedFiles,
+                             boolean epochsRebuilt) {
+    /**
+     * Copies the lists.
+     *
+     * @param recovered       whether the log was scanned
+     * @param segmentsScanned segments scanned
+     * @param bytesScanned    bytes scanned
+     * @param truncations     data cut off
+     * @param deletedSegments data files deleted after a truncation
+     * @param rebuiltIndexes  data files whose indexes were rebuilt
+     * @param removedFiles    stray files removed
+     * @param epochsRebuilt   whether the epoch cache was rebuilt
+     */
+    public RecoveryReport {
+        truncations = List.copyOf(truncations);
+        deletedSegments = List.copyOf(deletedSegments);
+        rebuiltIndexes = List.copyOf(rebuiltIndexes);
+        removedFiles = List.copyOf(removedFiles);
+    }
+
+    /**
+     * Whether any data was dropped (a truncation or a deleted segment).
+     *
+     * @return true when records or bytes past a torn tail were removed
+     */
+    public boolean droppedData() {
+        return !truncations.isEmpty() || !deletedSegments.isEmpty();
+    }
+
+    /**
+     * Why bytes were cut off.
+     */
+    public enum Reason {
+        /** Invalid bytes at the end with nothing valid after them, above the recovery point: a crash. */
+        TORN_TAIL,
+        /** Corruption that was not a torn tail, truncated because the policy says {@code truncate}. */
+        CORRUPTION
+    }
+
+    /**
+     * One cut: the data file was truncated from {@code position}, dropping {@code bytesDropped} bytes.
+     *
+     * @param file          the data file
+     * @param position      the new length of the file
+     * @param offset        the new end offset of the segment (the first offset dropped)
+     * @param bytesDropped  bytes removed from the file
+     * @param reason        torn tail or corruption
+     * @param detail        what was invalid there (field, expected, found)
+     */
+    public record Truncation(Path file, long position, long offset, long bytesDropped, Reason reason,
+                             String detail) {
+        /**
+         * Checks the arguments.
+         *
+         * @param file         the data file
+         * @param position     the new length
+         * @param offset       the first offset dropped
+         * @param bytesDropped bytes removed
+         * @param reason       why
+         * @param detail       what was invalid
+         */
+        public Truncation {
+            Objects.requireNonNull(file, "file");
+            Objects.requireNonNull(reason, "reason");
+            Objects.requireNonNull(detail, "detail");
+        }
+    }
+}

@@ -1,0 +1,203 @@
+package io.seglog.storage.segment;
+
+import static io.seglog.storage.format.RecordBatchDescriptor.BASE_OFFSET_OFFSET;
+import static io.seglog.storage.format.RecordBatchDescriptor.BATCH_HEADER_LENGTH;
+import static io.seglog.storage.format.RecordBatchDescriptor.LAST_OFFSET_DELTA_OFFSET;
+import static io.seglog.storage.format.RecordBatchDescriptor.LENGTH_OFFSET;
+import static io.seglog.storage.format.RecordBatchDescriptor.LOG_OVERHEAD;
+import static io.seglog.storage.format.RecordBatchDescriptor.MAGIC_OFFSET;
+import static io.seglog.storage.format.RecordBatchDescriptor.MAGIC_V2;
+import static io.seglog.storage.format.RecordBatchDescriptor.MAX_TIMESTAMP_OFFSET;
+import static io.seglog.storage.format.RecordBatchDescriptor.PARTITION_LEADER_EPOCH_OFFSET;
+import static java.nio.ByteOrder.BIG_ENDIAN;
+
+import io.seglog.storage.epoch.LeaderEpochCache;
+import io.seglog.storage.format.RecordBatchValidator;
+import java.io.IOException;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import org.agrona.IoUtil;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * The crash-recovery scan of one segment's data file: every batch is checked with
+ * {@link RecordBatchValidator#checkBatch} (lengths, magic, CRC-32C, header and record structure) and against the
+ * log (its base offset continues the previous batch, its last offset fits the segment's 32-bit relative
+ * indexes, its leader epoch never decreases and agrees with the leader-epoch checkpoint); valid batches
+ * rebuild the segment's indexes with the append rule and the leader epochs. The scan stops at the first batch
+ * that fails and classifies it:
+ * <ul>
+ *   <li><b>torn tail</b>: the batch fails its format check, starts at or above the recovery point and no valid
+ *       batch starts anywhere after it in the file: what a crash leaves behind (a partial batch, zeros from a
+ *       file length persisted before its data, garbage);</li>
+ *   <li><b>corruption</b>: anything else: a valid batch follows it (found by trying every later byte position
+ *       as a batch start: the magic byte and length are filtered first, then the CRC decides), it lies below
+ *       the recovery point (those bytes were fsynced), or its checksum is right but its offset or epoch
+ *       contradicts the log (fields the CRC does not cover; a crash cannot produce them).</li>
+ * </ul>
+ * The file is mapped read-only for the scan and unmapped before anything is truncated; the validator's
+ * {@code maxBatchBytes} is unbounded (a batch on disk was accepted under whatever limit held then), so a
+ * length is bounded only by the file: nothing is allocated from it.
+ *
+ * <p>Not thread-safe: one per loading thread; the segment is not yet visible to readers.
+ */
+final class SegmentRecovery {
+    private final RecordBatchValidator validator =
+        new RecordBatchValidator(Integer.MAX_VALUE, RecordBatchValidator.Origin.REPLICATION);
+    private final UnsafeBuffer view = new UnsafeBuffer(0, 0);
+
+    /**
+     * Where and why a scan stopped early.
+     *
+     * @param position the byte position of the offending batch
+     * @param offset   the offset it should have started at
+     * @param field    the field that failed
+     * @param expected what the field should hold (CRC in hex)
+     * @param found    what it held (CRC in hex)
+     * @param detail   the explanation
+     * @param tornTail whether a crash explains it (otherwise it is corruption)
+     */
+    record Problem(int position, long offset, String field, String expected, String found, String detail,
+                   boolean tornTail) {
+    }
+
+    /**
+     * The result of a scan.
+     *
+     * @param validBytes bytes of valid batches from the start of the file
+     * @param nextOffset the offset after the last valid batch (the base offset when none)
+     * @param lastEpoch  the leader epoch of the last valid batch that had one, or the epoch passed in
+     * @param problem    why the scan stopped before the end of the file, or null when it reached it
+     */
+    record Outcome(int validBytes, long nextOffset, int lastEpoch, Problem problem) {
+    }
+
+    /**
+     * Scans a segment opened with {@link LogSegment#openForRecovery}, rebuilding its indexes.
+     *
+     * @param segment       the segment; its published size is the file length
+     * @param recoveryPoint offsets below it were durable: an invalid batch there is corruption
+     * @param previousEpoch the leader epoch of the last batch before this segment, or -1
+     * @param knownEpochs   the leader-epoch checkpoint to check batches against, or null when it is being rebuilt
+     * @param epochs        receives every batch's (epoch, base offset)
+     * @return the outcome
+     * @throws IOException if the file cannot be mapped
+     */
+    Outcome scan(final LogSegment segment, final long recoveryPoint, final int previousEpoch,
+                 final LeaderEpochCache knownEpochs, final LeaderEpochCache epochs) throws IOException {
+        final int size = segment.sizeInBytes();
+        if (size == 0) {
+            return new Outcome(0, segment.baseOffset(), previousEpoch, null);
+        }
+        final MappedByteBuffer mapped = segment.channel().map(FileChannel.MapMode.READ_ONLY, 0, size);
+        try {
+            view.wrap(mapped, 0, size);
+            return scanMapped(segment, size, recoveryPoint, previousEpoch, knownEpochs, epochs);
+        } finally {
+            view.wrap(0, 0);
+            IoUtil.unmap(mapped);
+        }
+    }
+
+    private Outcome scanMapped(final LogSegment segment, final int size, final long recoveryPoint,
+                               final int previousEpoch, final LeaderEpochCache knownEpochs,
+                               final LeaderEpochCache epochs) throws IOException {
+        int position = 0;
+        long expected = segment.baseOffset();
+        int lastEpoch = previousEpoch;
+        while (position < size) {
+            final int status = validator.checkBatch(view, position, size - position);
+            if (status < 0) {
+                return new Outcome(position, expected, lastEpoch, invalidBatch(position, expected, size, recoveryPoint));
+            }
+            final long base = view.getLong(position + BASE_OFFSET_OFFSET, BIG_ENDIAN);
+            final long last = base + view.getInt(position + LAST_OFFSET_DELTA_OFFSET, BIG_ENDIAN);
+            final int epoch = view.getInt(position + PARTITION_LEADER_EPOCH_OFFSET, BIG_ENDIAN);
+            final Problem contradiction = contradiction(segment, position, expected, base, last, epoch, lastEpoch,
+                knownEpochs);
+            if (contradiction != null) {
+                return new Outcome(position, expected, lastEpoch, contradiction);
+            }
+            segment.recoverBatch(last, view.getLong(position + MAX_TIMESTAMP_OFFSET, BIG_ENDIAN), position, status);
+            if (epoch >= 0) {
+                epochs.assign(epoch, base);
+                lastEpoch = epoch;
+            }
+            expected = last + 1;
+            position += status;
+        }
+        return new Outcome(position, expected, lastEpoch, null);
+    }
+
+    /** A batch whose CRC is right but whose uncovered fields contradict the log: always corruption. */
+    private static Problem contradiction(final LogSegment segment, final int position, final long expected,
+                                         final long base, final long last, final int epoch, final int lastEpoch,
+                                         final LeaderEpochCache knownEpochs) {
+        if (base != expected) {
+            return new Problem(position, expected, "baseOffset", Long.toString(expected), Long.toString(base),
+                "the batch's offsets do not continue the log (the base offset is not covered by the CRC)", false);
+        }
+        if (!segment.canConvertToRelativeOffset(last)) {
+            return new Problem(position, expected, "lastOffset", "at most " + (segment.baseOffset() + Integer.MAX_VALUE),
+                Long.toString(last), "the batch does not fit the segment's 32-bit relative offsets", false);
+        }
+        if (epoch < -1) {
+            return new Problem(position, expected, "partitionLeaderEpoch", "-1 or more", Integer.toString(epoch),
+                "negative leader epoch", false);
+        }
+        if (epoch >= 0 && epoch < lastEpoch) {
+            return new Problem(position, expected, "partitionLeaderEpoch", "at least " + lastEpoch,
+                Integer.toString(epoch), "leader epochs never decrease along a log", false);
+        }
+        if (epoch >= 0 && knownEpochs != null) {
+            final int known = knownEpochs.epochForOffset(base);
+            if (known != LeaderEpochCache.UNDEFINED_EPOCH && known != epoch) {
+                return new Problem(position, expected, "partitionLeaderEpoch", Integer.toString(known),
+                    Integer.toString(epoch), "the leader-epoch checkpoint assigns offset " + base + " to epoch " + known,
+                    false);
+            }
+        }
+        return null;
+    }
+
+    /** Classifies a batch that failed its format check; uses the validator's last-failure fields first. */
+    private Problem invalidBatch(final int position, final long expected, final int size, final long recoveryPoint) {
+        final String field = validator.lastField();
+        final boolean crc = "crc".equals(field);
+        final String expectedText = crc ? "0x" + Long.toHexString(validator.lastExpected())
+            : Long.toString(validator.lastExpected());
+        final String foundText = crc ? "0x" + Long.toHexString(validator.lastValue())
+            : Long.toString(validator.lastValue());
+        final String detail = validator.lastDetail();
+        if (expected < recoveryPoint) {
+            return new Problem(position, expected, field, expectedText, foundText, detail
+                + "; the batch lies below the recovery point " + recoveryPoint + ", so it was durable", false);
+        }
+        final int next = findValidBatchAfter(position + 1, size);
+        if (next >= 0) {
+            return new Problem(position, expected, field, expectedText, foundText, detail
+                + "; a valid batch follows at position " + next + ", so this is not a torn tail", false);
+        }
+        return new Problem(position, expected, field, expectedText, foundText, detail, true);
+    }
+
+    /**
+     * The first position after {@code from} where a complete valid batch starts, or -1. Cheap filters first
+     * (magic byte, a length that fits the file), then the full check with its CRC.
+     */
+    private int findValidBatchAfter(final int from, final int size) {
+        for (int q = from; q <= size - BATCH_HEADER_LENGTH; q++) {
+            if (view.getByte(q + MAGIC_OFFSET) != MAGIC_V2) {
+                continue;
+            }
+            final int length = view.getInt(q + LENGTH_OFFSET, BIG_ENDIAN);
+            if (length < BATCH_HEADER_LENGTH - LOG_OVERHEAD || length > size - q - LOG_OVERHEAD) {
+                continue;
+            }
+            if (validator.checkBatch(view, q, size - q) > 0) {
+                return q;
+            }
+        }
+        return -1;
+    }
+}
