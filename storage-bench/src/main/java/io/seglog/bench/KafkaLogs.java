@@ -47,11 +47,19 @@ final class KafkaLogs {
         return scheduler;
     }
 
-    /** @return a new UnifiedLog for partition bench-0 under {@code parent} */
+    /** @return a new (or cleanly reopened) UnifiedLog for partition bench-0 under {@code parent} */
     static UnifiedLog createLog(Path parent, KafkaScheduler scheduler) throws IOException {
+        return openLog(parent, scheduler, true);
+    }
+
+    /**
+     * Opens partition bench-0 under {@code parent}; after an unclean shutdown (recovery point 0) Kafka's
+     * LogLoader recovers every segment: CRC check of every batch, index and producer-state rebuild.
+     */
+    static UnifiedLog openLog(Path parent, KafkaScheduler scheduler, boolean lastShutdownClean) throws IOException {
         return UnifiedLog.create(new File(parent.toFile(), "bench-0"), defaultConfig(), 0L, 0L, scheduler,
             new BrokerTopicStats(), Time.SYSTEM, 300_000, new ProducerStateManagerConfig(86_400_000, false),
-            600_000, new LogDirFailureChannel(10), true, Optional.empty());
+            600_000, new LogDirFailureChannel(10), lastShutdownClean, Optional.empty());
     }
 
     /** Closes the log the way a broker shuts down, trimming preallocated index files. */

@@ -15,6 +15,7 @@ final class Catalog {
     static final String KAFKA_ITERATE = "Kafka read + iterate (consumer-style)";
     static final String KAFKA_RANDOM_READ = "Kafka UnifiedLog.read";
     static final String KAFKA_OFFSET_FOR_TIMESTAMP = "Kafka fetchOffsetByTimestamp";
+    static final String KAFKA_RECOVERY = "Kafka UnifiedLog.create after unclean shutdown";
 
     /** A catalog entry: the workload and the system's display name. */
     record Entry(Workload workload, String system, int order) {
@@ -45,6 +46,9 @@ final class Catalog {
 
         add("KafkaReadBench.offsetForTimestamp", Workload.OFFSET_FOR_TIMESTAMP, KAFKA_OFFSET_FOR_TIMESTAMP);
         add("SeglogReadBench.offsetForTimestamp", Workload.OFFSET_FOR_TIMESTAMP, "Seglog offsetForTimestamp");
+
+        add("RecoveryBench.kafka", Workload.RECOVERY, KAFKA_RECOVERY);
+        add("RecoveryBench.seglog", Workload.RECOVERY, "Seglog PartitionLog.open after crash");
     }
 
     private Catalog() {

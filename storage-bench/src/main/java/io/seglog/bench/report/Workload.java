@@ -14,6 +14,8 @@ enum Workload {
     RANDOM_READ("random-offset read", false, Catalog.KAFKA_RANDOM_READ),
     /** Offset-for-timestamp latency; baseline Kafka. */
     OFFSET_FOR_TIMESTAMP("offset for timestamp", false, Catalog.KAFKA_OFFSET_FOR_TIMESTAMP),
+    /** Open after a crash with a full recovery scan, then close; baseline Kafka. */
+    RECOVERY("recovery scan", true, Catalog.KAFKA_RECOVERY),
     /** Anything not in the catalog. */
     OTHER("other", true, "");
 

@@ -56,6 +56,7 @@ class TargetsTest {
         assertEquals("MISSED", outcomes.named("append 100 B x100 >= 10 M").verdict());
         assertEquals("met", outcomes.named("random-offset read median").verdict());
         assertEquals("not measured", outcomes.named("iteration at 100 B").measured());
+        assertEquals("not measured", outcomes.named("recovery scan >= 5x Kafka").measured());
     }
 
     @Test
