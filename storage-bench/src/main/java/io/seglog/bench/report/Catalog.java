@@ -15,6 +15,7 @@ final class Catalog {
     static final String KAFKA_ITERATE = "Kafka read + iterate (consumer-style)";
     static final String KAFKA_RANDOM_READ = "Kafka UnifiedLog.read";
     static final String KAFKA_OFFSET_FOR_TIMESTAMP = "Kafka fetchOffsetByTimestamp";
+    static final String RAW_SYNC = "raw write 256 KiB + fdatasync";
     static final String KAFKA_RECOVERY = "Kafka UnifiedLog.create after unclean shutdown";
 
     /** A catalog entry: the workload and the system's display name. */
@@ -49,6 +50,10 @@ final class Catalog {
 
         add("RecoveryBench.kafka", Workload.RECOVERY, KAFKA_RECOVERY);
         add("RecoveryBench.seglog", Workload.RECOVERY, "Seglog PartitionLog.open after crash");
+
+        add("DurableAppendBench.rawWriteAndSync256KiB", Workload.DURABLE, RAW_SYNC);
+        add("DurableAppendBench.seglog1Thread", Workload.DURABLE, "Seglog append + awaitDurable, 1 thread");
+        add("DurableAppendBench.seglog8Threads", Workload.DURABLE, "Seglog append + awaitDurable, 8 threads");
     }
 
     private Catalog() {

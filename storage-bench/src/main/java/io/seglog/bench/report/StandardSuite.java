@@ -49,13 +49,16 @@ public final class StandardSuite {
 
     private static final List<String> RECOVERY = List.of("\\.RecoveryBench\\.");
 
+    private static final List<String> DURABLE = List.of("\\.DurableAppendBench\\.");
+
     /** The standard suite's steps, in run order. */
     static final List<Step> STEPS = List.of(
         new Step("append 1 KiB x 100", APPEND, Map.of("valueSize", new String[] {"1024"}, "recordsPerBatch", new String[] {"100"})),
         new Step("append 100 B x 100 and x 1", APPEND, Map.of("valueSize", new String[] {"100"}, "recordsPerBatch", new String[] {"100", "1"})),
         new Step("sequential read", SEQUENTIAL_READ, Map.of("valueSize", new String[] {"1024", "100"}, "recordsPerBatch", new String[] {"100"})),
         new Step("read latency", LATENCY, Map.of("valueSize", new String[] {"100"}, "recordsPerBatch", new String[] {"100"})),
-        new Step("recovery scan", RECOVERY, Map.of("valueSize", new String[] {"100"}, "recordsPerBatch", new String[] {"100"})));
+        new Step("recovery scan", RECOVERY, Map.of("valueSize", new String[] {"100"}, "recordsPerBatch", new String[] {"100"})),
+        new Step("durable append", DURABLE, Map.of("valueSize", new String[] {"1024"}, "recordsPerBatch", new String[] {"10"})));
 
     private StandardSuite() {
     }

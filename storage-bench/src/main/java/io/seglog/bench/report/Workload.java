@@ -16,6 +16,8 @@ enum Workload {
     OFFSET_FOR_TIMESTAMP("offset for timestamp", false, Catalog.KAFKA_OFFSET_FOR_TIMESTAMP),
     /** Open after a crash with a full recovery scan, then close; baseline Kafka. */
     RECOVERY("recovery scan", true, Catalog.KAFKA_RECOVERY),
+    /** Append and wait until durable; baseline the device (256 KiB write + fdatasync). */
+    DURABLE("durable append", true, Catalog.RAW_SYNC),
     /** Anything not in the catalog. */
     OTHER("other", true, "");
 
