@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Seglog's standard benchmark suite: builds storage-bench/target/benchmarks.jar when it is missing or older
-# than the sources, runs the standard suite (about 7 minutes on 2 cores), and writes
+# than the sources, runs the standard suite (about 9 minutes on 2 cores), and writes
 #   storage-bench/target/bench-results.json  (JMH)
 #   storage-bench/target/bench-summary.csv   (workload,system,metric,value,error,unit)
 #   storage-bench/target/bench-summary.md    (the comparison table)

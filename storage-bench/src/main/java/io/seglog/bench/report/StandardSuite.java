@@ -22,7 +22,7 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
 
 /**
- * The standard suite: the headline workloads of every system, sized to finish in about 7 minutes on
+ * The standard suite: the headline workloads of every system, sized to finish in about 9 minutes on
  * 2 cores (one fork per benchmark and parameter set, 2 x 1 s warm-up, 5 x 1 s measurement, {@code -prof gc}
  * for B/op), then JMH's JSON ({@code bench-results.json}) and the summary files of {@link SummaryFiles}.
  *
