@@ -1,0 +1,196 @@
+package io.seglog.bench;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+
+import io.seglog.storage.LogSlice;
+import io.seglog.storage.PartitionLog;
+import io.seglog.storage.format.Record;
+import io.seglog.storage.format.RecordBatch;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.Blackhole;
+
+/**
+ * Seglog's read paths on a 256 MiB log of the same bytes {@link KafkaReadBench} reads: a fetch
+ * ({@code read} into a reused {@link LogSlice} + {@code transferTo} a loopback socket), iteration
+ * ({@code readInto} a buffer, then every record through the {@link RecordBatch}/{@link Record} flyweights),
+ * random-offset read latency (index lookup + slice, no bytes copied) and {@code offsetForTimestamp} latency.
+ */
+@Warmup(iterations = 2, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 1, jvmArgsAppend = {JvmFlags.XMS, JvmFlags.XMX})
+@State(Scope.Thread)
+public class SeglogReadBench {
+
+    /** Random targets cycled through by the latency benchmarks. */
+    private static final int TARGETS = 1 << 16;
+
+    /** Value bytes per record. */
+    @Param({"100", "1024"})
+    public int valueSize;
+
+    /** Records per v2 batch. */
+    @Param({"1", "10", "100"})
+    public int recordsPerBatch;
+
+    private FetchPlan plan;
+    private ReadLog readLog;
+    private Path dir;
+    private PartitionLog log;
+    private LoopbackSink sink;
+    private final LogSlice slice = new LogSlice();
+    private ByteBuffer consumerBuffer;
+    private final UnsafeBuffer consumerView = new UnsafeBuffer(0, 0);
+    private final RecordBatch batch = new RecordBatch();
+    private final Record record = new Record();
+    private final long[] randomOffsets = new long[TARGETS];
+    private final long[] randomTimestamps = new long[TARGETS];
+    private int nextFetch;
+    private int nextTarget;
+
+    /**
+     * Fills the log (follower appends of the stamped batches) and connects the socket.
+     *
+     * @throws IOException from the socket
+     */
+    @Setup(Level.Trial)
+    public void setUpTrial() throws IOException {
+        BenchData data = new BenchData(valueSize, recordsPerBatch, System.currentTimeMillis());
+        readLog = new ReadLog(data);
+        plan = new FetchPlan(data, readLog.logBytes);
+        dir = BenchFiles.newDirectory("seglog-read");
+        log = SeglogLogs.open(dir);
+        for (int copy = 0; copy < readLog.copies; copy++) {
+            readLog.prepareCopy(copy);
+            log.appendAsFollower(data.batches.duplicate());
+        }
+        if (log.logEndOffset() != readLog.recordCount) {
+            throw new IllegalStateException("log end offset " + log.logEndOffset() + ", expected " + readLog.recordCount);
+        }
+        sink = new LoopbackSink();
+        consumerBuffer = ByteBuffer.allocateDirect(FetchPlan.FETCH_BYTES);
+        SplittableRandom random = new SplittableRandom(7);
+        for (int i = 0; i < TARGETS; i++) {
+            randomOffsets[i] = random.nextLong(readLog.recordCount);
+            randomTimestamps[i] = readLog.firstTimestampMs() + random.nextLong(readLog.recordCount);
+        }
+    }
+
+    /**
+     * Closes everything and deletes the log.
+     *
+     * @throws IOException from closing the socket
+     */
+    @TearDown(Level.Trial)
+    public void tearDownTrial() throws IOException {
+        try {
+            sink.close();
+        } finally {
+            try {
+                SeglogLogs.close(log);
+            } finally {
+                BenchFiles.deleteRecursively(dir);
+            }
+        }
+    }
+
+    private LogSlice nextFetch() {
+        int fetch = nextFetch;
+        nextFetch = fetch + 1 == plan.fetches ? 0 : fetch + 1;
+        return log.read(plan.firstOffset(fetch), FetchPlan.FETCH_BYTES, Long.MAX_VALUE, true, slice);
+    }
+
+    /**
+     * One fetch of at most 1 MiB of whole batches, sent with zero copy.
+     *
+     * @param counters records and bytes sent
+     * @return bytes sent
+     * @throws IOException from the log or the socket
+     */
+    @Benchmark
+    @BenchmarkMode(Mode.Throughput)
+    @OutputTimeUnit(TimeUnit.SECONDS)
+    public long transferTo(ReadCounters counters) throws IOException {
+        LogSlice fetched = nextFetch();
+        long sent = fetched.transferTo(sink.sender());
+        if (sent != fetched.sizeInBytes()) {
+            throw new IllegalStateException("sent " + sent + " of " + fetched);
+        }
+        counters.records += (long) (fetched.sizeInBytes() / plan.batchBytes) * recordsPerBatch;
+        counters.bytes += sent;
+        return sent;
+    }
+
+    /**
+     * One consumer-style fetch: the bytes copied into a buffer, then every record visited.
+     *
+     * @param counters records and bytes read
+     * @param blackhole sink for the record fields
+     * @throws IOException from the log
+     */
+    @Benchmark
+    @BenchmarkMode(Mode.Throughput)
+    @OutputTimeUnit(TimeUnit.SECONDS)
+    public void iterate(ReadCounters counters, Blackhole blackhole) throws IOException {
+        LogSlice fetched = nextFetch();
+        consumerBuffer.clear();
+        fetched.readInto(consumerBuffer);
+        int size = fetched.sizeInBytes();
+        consumerView.wrap(consumerBuffer, 0, size);
+        long records = 0;
+        for (int position = 0; position < size; position += batch.sizeInBytes()) {
+            batch.wrap(consumerView, position);
+            while (batch.nextRecord(record)) {
+                blackhole.consume(record.offset());
+                blackhole.consume(consumerView.getByte(record.valueOffset() + record.valueLength() - 1));
+                records++;
+            }
+        }
+        counters.records += records;
+        counters.bytes += size;
+    }
+
+    /**
+     * Index lookup and slice at a random offset, no bytes read.
+     *
+     * @return the slice size
+     */
+    @Benchmark
+    @BenchmarkMode(Mode.SampleTime)
+    @OutputTimeUnit(TimeUnit.MICROSECONDS)
+    public int randomRead() {
+        int t = nextTarget;
+        nextTarget = (t + 1) & (TARGETS - 1);
+        return log.read(randomOffsets[t], FetchPlan.FETCH_BYTES, Long.MAX_VALUE, true, slice).sizeInBytes();
+    }
+
+    /**
+     * The first offset whose timestamp is at least a random target.
+     *
+     * @return the offset found
+     */
+    @Benchmark
+    @BenchmarkMode(Mode.SampleTime)
+    @OutputTimeUnit(TimeUnit.MICROSECONDS)
+    public long offsetForTimestamp() {
+        int t = nextTarget;
+        nextTarget = (t + 1) & (TARGETS - 1);
+        return log.offsetForTimestamp(randomTimestamps[t]);
+    }
+}

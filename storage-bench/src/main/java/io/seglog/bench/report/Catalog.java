@@ -1,0 +1,71 @@
+package io.seglog.bench.report;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Which workload and system each benchmark method measures, in the order systems are listed.
+ *
+ * <p>Immutable.
+ */
+final class Catalog {
+
+    static final String RAW_FRESH = "raw FileChannel.write, fresh file";
+    static final String RAW_TRANSFER_TO = "raw FileChannel.transferTo";
+    static final String KAFKA_ITERATE = "Kafka read + iterate (consumer-style)";
+    static final String KAFKA_RANDOM_READ = "Kafka UnifiedLog.read";
+    static final String KAFKA_OFFSET_FOR_TIMESTAMP = "Kafka fetchOffsetByTimestamp";
+    static final String RAW_SYNC = "raw write 256 KiB + fdatasync";
+    static final String KAFKA_RECOVERY = "Kafka UnifiedLog.create after unclean shutdown";
+
+    /** A catalog entry: the workload and the system's display name. */
+    record Entry(Workload workload, String system, int order) {
+    }
+
+    private static final Map<String, Entry> ENTRIES = new LinkedHashMap<>();
+
+    static {
+        add("RawFileChannelAppendBench.freshFile", Workload.APPEND, RAW_FRESH);
+        add("RawFileChannelAppendBench.recycledFile", Workload.APPEND, "raw FileChannel.write, recycled file");
+        add("RawMappedAppendBench.append", Workload.APPEND, "raw mmap (Chronicle Bytes), fresh file");
+        add("SeglogAppendBench.appendAsLeader", Workload.APPEND, "Seglog appendAsLeader");
+        add("SeglogAppendBench.appendAsFollower", Workload.APPEND, "Seglog appendAsFollower");
+        add("KafkaUnifiedLogAppendBench.appendAsLeader", Workload.APPEND, "Kafka UnifiedLog.appendAsLeader");
+        add("KafkaUnifiedLogAppendBench.appendAsFollower", Workload.APPEND, "Kafka UnifiedLog.appendAsFollower");
+        add("KafkaLogSegmentAppendBench.append", Workload.APPEND, "Kafka LogSegment.append");
+        add("ChronicleQueueAppendBench.append", Workload.APPEND, "Chronicle Queue, per message");
+
+        add("RawTransferToBench.transferTo", Workload.FETCH, RAW_TRANSFER_TO);
+        add("SeglogReadBench.transferTo", Workload.FETCH, "Seglog read + LogSlice.transferTo");
+        add("KafkaReadBench.transferTo", Workload.FETCH, "Kafka read + FileRecords.writeTo");
+
+        add("KafkaReadBench.iterate", Workload.ITERATE, KAFKA_ITERATE);
+        add("SeglogReadBench.iterate", Workload.ITERATE, "Seglog read + iterate");
+
+        add("KafkaReadBench.randomRead", Workload.RANDOM_READ, KAFKA_RANDOM_READ);
+        add("SeglogReadBench.randomRead", Workload.RANDOM_READ, "Seglog PartitionLog.read");
+
+        add("KafkaReadBench.offsetForTimestamp", Workload.OFFSET_FOR_TIMESTAMP, KAFKA_OFFSET_FOR_TIMESTAMP);
+        add("SeglogReadBench.offsetForTimestamp", Workload.OFFSET_FOR_TIMESTAMP, "Seglog offsetForTimestamp");
+
+        add("RecoveryBench.kafka", Workload.RECOVERY, KAFKA_RECOVERY);
+        add("RecoveryBench.seglog", Workload.RECOVERY, "Seglog PartitionLog.open after crash");
+
+        add("DurableAppendBench.rawWriteAndSync256KiB", Workload.DURABLE, RAW_SYNC);
+        add("DurableAppendBench.seglog1Thread", Workload.DURABLE, "Seglog append + awaitDurable, 1 thread");
+        add("DurableAppendBench.seglog8Threads", Workload.DURABLE, "Seglog append + awaitDurable, 8 threads");
+    }
+
+    private Catalog() {
+    }
+
+    private static void add(String shortName, Workload workload, String system) {
+        ENTRIES.put(shortName, new Entry(workload, system, ENTRIES.size()));
+    }
+
+    /** @return the entry for a result, or an OTHER entry named after the benchmark */
+    static Entry lookup(BenchResult result) {
+        Entry entry = ENTRIES.get(result.shortName());
+        return entry != null ? entry : new Entry(Workload.OTHER, result.shortName(), Integer.MAX_VALUE);
+    }
+}
