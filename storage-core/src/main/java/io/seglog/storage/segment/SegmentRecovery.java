@@ -21,7 +21,8 @@ import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * The crash-recovery scan of one segment's data file: every batch is checked with
- * {@link RecordBatchValidator#checkBatch} (lengths, magic, CRC-32C, header and record structure) and against the
+ * {@link RecordBatchValidator#checkBatch} (lengths, magic, CRC-32C and header rules; records are covered by the CRC,
+ * see {@code Origin.RECOVERY}) and against the
  * log (its base offset continues the previous batch, its last offset fits the segment's 32-bit relative
  * indexes, its leader epoch never decreases and agrees with the leader-epoch checkpoint); valid batches
  * rebuild the segment's indexes with the append rule and the leader epochs. The scan stops at the first batch
@@ -43,7 +44,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  */
 final class SegmentRecovery {
     private final RecordBatchValidator validator =
-        new RecordBatchValidator(Integer.MAX_VALUE, RecordBatchValidator.Origin.REPLICATION);
+        new RecordBatchValidator(Integer.MAX_VALUE, RecordBatchValidator.Origin.RECOVERY);
     private final UnsafeBuffer view = new UnsafeBuffer(0, 0);
 
     /**

@@ -248,6 +248,27 @@ class RecordBatchValidatorTest {
     }
 
     @Test
+    void recoveryChecksTheCrcAndHeaderButDoesNotWalkRecords() {
+        final RecordBatchValidator recovery = new RecordBatchValidator(MAX_BATCH_BYTES, Origin.RECOVERY);
+        final int size = build(0, 3, false);
+        assertEquals(size, recovery.checkBatch(buffer, 0, size), recovery.lastDetail());
+        // A record-structure error that a CRC would not catch (the CRC is rewritten to match): the record
+        // walk of REPLICATION finds it; RECOVERY trusts the CRC, as Kafka's LogSegment.recover does.
+        buffer.putByte(record(1) + 3, (byte) (7 << 1));
+        fixCrc(0);
+        assertEquals(RecordBatchValidator.BAD_RECORDS, replication.checkBatch(buffer, 0, size));
+        assertEquals(size, recovery.checkBatch(buffer, 0, size), recovery.lastDetail());
+        // Any byte changed behind the CRC is caught, as are header rules and a torn tail.
+        buffer.putByte(record(2) + 5, (byte) (buffer.getByte(record(2) + 5) ^ 0x40));
+        assertEquals(RecordBatchValidator.BAD_CRC, recovery.checkBatch(buffer, 0, size));
+        assertEquals(RecordBatchValidator.INCOMPLETE, recovery.checkBatch(buffer, 0, size - 1));
+        fixCrc(0);
+        buffer.putInt(RECORDS_COUNT_OFFSET, -1, BIG_ENDIAN);
+        fixCrc(0);
+        assertEquals(RecordBatchValidator.BAD_HEADER, recovery.checkBatch(buffer, 0, size));
+    }
+
+    @Test
     void replicationAcceptsCompactedBatchButNotDisorderedOrExcessDeltas() {
         final int size = build(0, 3, false);
         // As compaction leaves it: records at deltas 0, 2, 5 of a batch whose lastOffsetDelta stays 5.
