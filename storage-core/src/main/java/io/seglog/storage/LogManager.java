@@ -258,8 +258,8 @@ public final class LogManager implements AutoCloseable {
                 continue;
             }
             final Dir dir = dirs.get(result.task().dirIndex());
-            log.attach(dir.failure, scheduler);
-            log.onRecoveryPointLowered(() -> writeCheckpoint(dir, dir.recoveryPoints, PartitionLog::flushedOffset));
+            log.managerHooks.attach(dir.failure, scheduler);
+            log.managerHooks.onRecoveryPointLowered(() -> writeCheckpoint(dir, dir.recoveryPoints, PartitionLog::flushedOffset));
             if (unexpected != null || dir.failure.isOffline()) {
                 offlineAtStart.put(result.task().tp(), dir);
                 try {
@@ -269,7 +269,7 @@ public final class LogManager implements AutoCloseable {
                 }
                 continue;
             }
-            log.restoreOffsets(result.task().logStartOffset(), result.task().highWatermark());
+            log.managerHooks.restoreOffsets(result.task().logStartOffset(), result.task().highWatermark());
             logs.put(result.task().tp(), new Entry(log, dir));
         }
         if (unexpected != null) {
@@ -342,8 +342,8 @@ public final class LogManager implements AutoCloseable {
             } catch (final StorageException e) {
                 throw dir.failure.markOffline("creating partition " + tp, e);
             }
-            log.attach(dir.failure, scheduler);
-            log.onRecoveryPointLowered(() -> writeCheckpoint(dir, dir.recoveryPoints, PartitionLog::flushedOffset));
+            log.managerHooks.attach(dir.failure, scheduler);
+            log.managerHooks.onRecoveryPointLowered(() -> writeCheckpoint(dir, dir.recoveryPoints, PartitionLog::flushedOffset));
             logs.put(tp, new Entry(log, dir));
             return log;
         }
@@ -530,7 +530,7 @@ public final class LogManager implements AutoCloseable {
         if (dir.failure.isOffline()) {
             return;
         }
-        // A truncating thread writes the recovery points too (PartitionLog.onRecoveryPointLowered): one writer
+        // A truncating thread writes the recovery points too (LogManagerHooks.onRecoveryPointLowered): one writer
         // per file at a time, and offsets read under the lock, so a later write never carries older values.
         synchronized (file) {
             final Map<TopicPartition, Long> offsets = new HashMap<>();

@@ -15,8 +15,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.SplittableRandom;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.random.RandomGenerator;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The log of one partition: an ordered set of segments in one directory, byte-compatible with Kafka's
@@ -56,8 +54,6 @@ public final class PartitionLog implements AutoCloseable {
     /** Kafka's {@code ListOffsetsRequest.EARLIEST_TIMESTAMP}: {@link #offsetForTimestamp} answers the log start. */
     public static final long EARLIEST_TIMESTAMP = -2L;
 
-    private static final Logger LOG = LoggerFactory.getLogger(PartitionLog.class);
-
     final Path dir;
     final LogConfig config;
     final FileIO io;
@@ -88,11 +84,8 @@ public final class PartitionLog implements AutoCloseable {
     private final RetiredSegments retired = new RetiredSegments();
     /** The high watermark as last set; read through {@link #highWatermark()}, which clamps it. */
     volatile long highWatermark;
-    /** The log directory's shared state when a LogManager opened this log; null for a standalone log. */
-    private volatile LogDirFailure dirFailure;
-    private volatile Scheduler scheduler;
-    /** Persists the lowered recovery point (a LogManager's checkpoint write); null for a standalone log. */
-    private volatile Runnable recoveryPointLowered;
+    /** The directory state, scheduler and checkpoint hook a LogManager attaches; empty for a standalone log. */
+    final LogManagerHooks managerHooks = new LogManagerHooks(this);
 
     /** Counts truncations, raised before any file shrinks, so a read that ran into one can retry. */
     volatile int truncations;
@@ -405,23 +398,7 @@ public final class PartitionLog implements AutoCloseable {
      */
     public void flush() {
         ensureWritable();
-        synchronized (flushLock) {
-            final long end = endOffset;
-            final LogSegment[] segs = segments;
-            try {
-                for (final LogSegment segment : segs) {
-                    if (segment.baseOffset() >= flushedSegmentBase) {
-                        segment.flush();
-                    }
-                }
-            } catch (final IOException | RuntimeException e) {
-                throw goOffline("flush failed", e);
-            }
-            flushedSegmentBase = segs[segs.length - 1].baseOffset();
-            flushedOffset = Math.max(flushedOffset, end);
-        }
-        groupCommit.markFlushed(time.millis());
-        groupCommit.onFlushed(flushedOffset);
+        FlushAndClose.flush(this);
     }
 
     /**
@@ -506,73 +483,13 @@ public final class PartitionLog implements AutoCloseable {
     public int deleteOldSegments() {
         ensureWritable();
         final long nowMs = time.millis();
-        if (scheduler == null) {
+        if (managerHooks.scheduler() == null) {
             retired.unlinkExpired(io, nowMs, this);
         }
         return SegmentRetention.deleteOldSegments(this, nowMs, false);
     }
 
     // ---- package-private hooks for LogManager, SegmentRetention and GroupCommit (the logic lives there) ----
-
-    /** Joins a LogManager's directory state and scheduler; called once right after open. */
-    void attach(final LogDirFailure failure, final Scheduler sched) {
-        this.dirFailure = failure;
-        this.scheduler = sched;
-        groupCommit.attachScheduler(sched);
-        failure.onOffline(e -> groupCommit.failAll(e, true));
-    }
-
-    /** Sets what persists a lowered recovery point; called once right after open by a LogManager. */
-    void onRecoveryPointLowered(final Runnable persist) {
-        this.recoveryPointLowered = persist;
-    }
-
-    /**
-     * A truncation below the recovery point must lower the checkpointed one before anything is appended again
-     * (Kafka's LogManager.truncateTo checkpoints the recovery points too): otherwise a crash that tears a batch
-     * appended after the truncation, below the old recovery point, reads as corruption instead of a torn tail.
-     * Runs under the append lock, so no append slips in between.
-     */
-    void persistLoweredRecoveryPoint() {
-        final Runnable persist = recoveryPointLowered;
-        if (persist != null) {
-            persist.run();
-        }
-    }
-
-    /** Restores the log start offset and high watermark read from the log directory's checkpoints. */
-    void restoreOffsets(final long checkpointedLogStart, final long checkpointedHighWatermark) {
-        appendLock.lock();
-        try {
-            final long first = segments[0].baseOffset();
-            if (checkpointedLogStart > first) {
-                logStartOffset = Math.min(checkpointedLogStart, endOffset);
-            }
-            highWatermark = Math.max(logStartOffset, Math.min(checkpointedHighWatermark, endOffset));
-            if (checkpointedHighWatermark > endOffset || checkpointedLogStart > endOffset) {
-                LOG.warn("Checkpointed offsets of {} lie beyond its log end {} (highWatermark={}, logStartOffset={});"
-                    + " clamped to the log end", dir, endOffset, checkpointedHighWatermark, checkpointedLogStart);
-            }
-        } finally {
-            appendLock.unlock();
-        }
-    }
-
-    /**
-     * After an unclean shutdown, recovered data may still be only in the page cache: treat everything from
-     * the checkpointed recovery point on as unflushed (Kafka keeps {@code min(checkpoint, LEO)}), so the next
-     * flush fsyncs it and the recovery-point checkpoint never claims more than is on disk.
-     */
-    void markUnflushedFrom(final long recoveryPoint) {
-        synchronized (flushLock) {
-            final LogSegment[] segs = segments;
-            final long point = Math.max(0, Math.min(recoveryPoint, endOffset));
-            if (point < flushedOffset) {
-                flushedOffset = point;
-                flushedSegmentBase = Math.min(flushedSegmentBase, segs[floorIndex(segs, point)].baseOffset());
-            }
-        }
-    }
 
     /** Held while a flush iterates the segments; unlinking a retired segment takes it so no flush touches it. */
     Object flushLock() {
@@ -611,7 +528,7 @@ public final class PartitionLog implements AutoCloseable {
     }
 
     Scheduler scheduler() {
-        return scheduler;
+        return managerHooks.scheduler();
     }
 
     FileIO io() {
@@ -817,49 +734,7 @@ public final class PartitionLog implements AutoCloseable {
                 return;
             }
             closed = true;
-            Throwable failure = null;
-            final LogSegment[] segs = segments;
-            final LogDirFailure shared = dirFailure;
-            if (offlineCause == null && (shared == null || !shared.isOffline())) {
-                try {
-                    segs[segs.length - 1].onBecomeInactive();
-                    synchronized (flushLock) {
-                        for (final LogSegment segment : segs) {
-                            if (segment.baseOffset() >= flushedSegmentBase) {
-                                segment.flush();
-                            }
-                        }
-                        flushedOffset = endOffset;
-                    }
-                    groupCommit.onFlushed(flushedOffset);
-                } catch (final IOException | RuntimeException e) {
-                    failure = goOffline("flush on close failed", e);
-                }
-            }
-            groupCommit.failAll(new StorageException("the log was closed", dir, null), true);
-            synchronized (flushLock) {
-                failure = retired.unlinkAll(io, failure);
-            }
-            // Offline: close without trimming or syncing anything, so no fsync is issued after a failed one.
-            final boolean offline = offlineCause != null || (shared != null && shared.isOffline());
-            for (int i = segs.length - 1; i >= 0; i--) {
-                try {
-                    if (offline) {
-                        segs[i].abandon();
-                        continue;
-                    }
-                    segs[i].close();
-                } catch (final IOException | RuntimeException e) {
-                    if (failure == null) {
-                        failure = e;
-                    } else {
-                        failure.addSuppressed(e);
-                    }
-                }
-            }
-            if (failure != null) {
-                throw new StorageException("closing the log failed: " + failure.getMessage(), dir, failure);
-            }
+            FlushAndClose.close(this);
         } finally {
             appendLock.unlock();
         }
@@ -869,7 +744,7 @@ public final class PartitionLog implements AutoCloseable {
         if (closed) {
             throw new StorageException("the log is closed", dir, null);
         }
-        final LogDirFailure shared = dirFailure;
+        final LogDirFailure shared = managerHooks.dirFailure();
         if (shared != null) {
             shared.ensureOnline();
         }
@@ -887,7 +762,7 @@ public final class PartitionLog implements AutoCloseable {
         if (offlineCause == null) {
             offlineCause = cause;
         }
-        final LogDirFailure shared = dirFailure;
+        final LogDirFailure shared = managerHooks.dirFailure();
         final StorageException offline = shared != null
             ? shared.markOffline(dir.getFileName() + ": " + what, cause)
             : new StorageException("the log is offline after a failed write or fsync (" + what + ")", dir, cause);
@@ -896,6 +771,12 @@ public final class PartitionLog implements AutoCloseable {
             return (StorageException) cause;
         }
         return new StorageException(what + ": " + cause.getMessage(), dir, cause);
+    }
+
+    /** True once this log, or the log directory it shares, went offline after an I/O failure. */
+    boolean isOffline() {
+        final LogDirFailure shared = managerHooks.dirFailure();
+        return offlineCause != null || (shared != null && shared.isOffline());
     }
 
     StorageException readFailure(final IOException e) {

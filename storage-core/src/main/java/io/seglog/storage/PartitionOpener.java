@@ -91,7 +91,7 @@ final class PartitionOpener {
             final PartitionLog log = PartitionLog.open(task.dir(), config.logConfig(task.tp().topic()), io, time,
                 task.recoveryPoint(), task.hadCleanShutdown());
             if (!task.hadCleanShutdown()) {
-                log.markUnflushedFrom(task.recoveryPoint());
+                log.managerHooks.markUnflushedFrom(task.recoveryPoint());
             }
             return new Result(task, log, null);
         } catch (final RuntimeException e) {

@@ -57,7 +57,7 @@ final class Truncation {
             log.highWatermark = Math.min(log.highWatermark, newEnd);
             log.groupCommit.onTruncated(newEnd);
             if (lowered) {
-                log.persistLoweredRecoveryPoint();
+                log.managerHooks.persistLoweredRecoveryPoint();
             }
             LOG.info("Truncated {} to offset {}: {} bytes of {} and {} later segments removed", log.dir, newEnd,
                 dropped, segment.logFile().getFileName(), segs.length - keep - 1);
@@ -102,7 +102,7 @@ final class Truncation {
                     log.highWatermark = offset;
                     log.groupCommit.onTruncated(offset);
                     if (lowered) {
-                        log.persistLoweredRecoveryPoint();
+                        log.managerHooks.persistLoweredRecoveryPoint();
                     }
                 } catch (final IOException | RuntimeException e) {
                     throw log.goOffline("truncateFullyAndStartAt(" + offset + ") failed", e);

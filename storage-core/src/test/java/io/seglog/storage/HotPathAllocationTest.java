@@ -1,10 +1,12 @@
 package io.seglog.storage;
 
+import static io.seglog.storage.AllocationTesting.allocatedBytes;
+import static io.seglog.storage.AllocationTesting.directConcat;
+import static io.seglog.storage.AllocationTesting.smallBatches;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.seglog.storage.io.FileIO;
-import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -25,24 +27,10 @@ class HotPathAllocationTest {
     @TempDir
     Path dir;
 
-    private static long allocatedBytes() {
-        return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean())
-            .getThreadAllocatedBytes(Thread.currentThread().getId());
-    }
-
     @Test
     void appendAndReadAllocateNothingInSteadyState() {
-        final ByteBuffer[] batches = new ByteBuffer[BATCHES_PER_APPEND];
-        for (int b = 0; b < BATCHES_PER_APPEND; b++) {
-            final SimpleRecord[] records = new SimpleRecord[RECORDS_PER_BATCH];
-            for (int r = 0; r < RECORDS_PER_BATCH; r++) {
-                records[r] = new SimpleRecord(1_000L + r, null, new byte[] {(byte) r});
-            }
-            batches[b] = KafkaBatches.batch(0, records);
-        }
-        final ByteBuffer heap = KafkaBatches.concat(batches);
         // A direct buffer is what a network layer hands over; the leader re-stamps its offsets on every append.
-        final ByteBuffer append = ByteBuffer.allocateDirect(heap.remaining()).put(heap).flip();
+        final ByteBuffer append = directConcat(smallBatches(BATCHES_PER_APPEND, RECORDS_PER_BATCH));
         final LogConfig config = LogConfig.builder().messageTimestampType(LogConfig.TimestampType.LOG_APPEND_TIME).build();
         try (PartitionLog log = PartitionLog.open(dir.resolve("alloc-0"), config, FileIO.system(), Clock.systemUTC())) {
             final LogSlice slice = new LogSlice();

@@ -1,5 +1,6 @@
 package io.seglog.storage;
 
+import static io.seglog.storage.AllocationTesting.allocatedBytes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,7 +9,6 @@ import io.seglog.storage.format.RecordBatchBuilder;
 import io.seglog.storage.format.RecordBatchDescriptor;
 import io.seglog.storage.io.FileIO;
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
@@ -27,11 +27,6 @@ class TimestampSearchAllocationTest {
 
     @TempDir
     Path dir;
-
-    private static long allocatedBytes() {
-        return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean())
-            .getThreadAllocatedBytes(Thread.currentThread().getId());
-    }
 
     @Test
     void searchingALargeBatchAllocatesNothingWithAReusedSlice() {

@@ -7,36 +7,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.seglog.replication.Await;
 import io.seglog.replication.broker.ReplicationBroker;
 import io.seglog.replication.zk.ZkTestSupport;
-import java.time.Duration;
 import java.util.Arrays;
-import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** RP-08/RP-09 basics: one controller among three brokers; session expiry hands over with the epoch one higher. */
 @Timeout(120)
-class ControllerElectionIT {
+class ControllerElectionIT extends ClusterFixture {
     private static final int TRIALS = 20;
 
-    private Set<Thread> threadsBefore;
-    private ZkTestSupport zk;
-    private TestCluster cluster;
-
-    @BeforeEach
-    void start() throws Exception {
-        threadsBefore = Await.threads();
-        zk = ZkTestSupport.server();
-        cluster = new TestCluster(zk.connectString() + "/election", b -> b);
-        cluster.startAll(1, 2, 3);
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        cluster.close();
-        zk.close();
-        Await.noThreadsLeakedSince(threadsBefore, Duration.ofSeconds(20));
+    ControllerElectionIT() {
+        super("/election", b -> b, 1, 2, 3);
     }
 
     @Test

@@ -10,39 +10,20 @@ import io.seglog.replication.election.LeaderAndIsr;
 import io.seglog.replication.zk.PartitionStateZnode;
 import io.seglog.replication.zk.ZkTestSupport;
 import io.seglog.storage.TopicPartition;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** 1,000 partitions over 5 brokers: how long until every partition a lost broker led has a new leader. */
 @Timeout(120)
-class LargeClusterIT {
+class LargeClusterIT extends ClusterFixture {
     private static final int PARTITIONS = 1000;
 
-    private Set<Thread> threadsBefore;
-    private ZkTestSupport zk;
-    private TestCluster cluster;
-
-    @BeforeEach
-    void start() throws Exception {
-        threadsBefore = Await.threads();
-        zk = ZkTestSupport.server();
-        cluster = new TestCluster(zk.connectString() + "/large", b -> b);
-        cluster.startAll(1, 2, 3, 4, 5);
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        cluster.close();
-        zk.close();
-        Await.noThreadsLeakedSince(threadsBefore, Duration.ofSeconds(20));
+    LargeClusterIT() {
+        super("/large", b -> b, 1, 2, 3, 4, 5);
     }
 
     @Test

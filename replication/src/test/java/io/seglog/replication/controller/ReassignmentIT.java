@@ -13,34 +13,17 @@ import io.seglog.replication.zk.TopicAssignmentZnode;
 import io.seglog.replication.zk.ZkPaths;
 import io.seglog.replication.zk.ZkTestSupport;
 import io.seglog.storage.TopicPartition;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** Partition reassignment through {@code /admin/reassign_partitions} (Kafka's ZooKeeper-mode flow). */
 @Timeout(60)
-class ReassignmentIT {
-    private Set<Thread> threadsBefore;
-    private ZkTestSupport zk;
-    private TestCluster cluster;
-
-    @BeforeEach
-    void start() throws Exception {
-        threadsBefore = Await.threads();
-        zk = ZkTestSupport.server();
-        cluster = new TestCluster(zk.connectString() + "/reassign", b -> b);
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        cluster.close();
-        zk.close();
-        Await.noThreadsLeakedSince(threadsBefore, Duration.ofSeconds(20));
+class ReassignmentIT extends ClusterFixture {
+    ReassignmentIT() {
+        super("/reassign", b -> b);
     }
 
     private TopicAssignmentZnode assignment(final String topic) {

@@ -12,54 +12,23 @@ import io.seglog.replication.zk.ZkClient;
 import io.seglog.replication.zk.ZkError;
 import io.seglog.replication.zk.ZkException;
 import io.seglog.replication.zk.ZkPaths;
-import io.seglog.replication.zk.ZkSessionListener;
-import io.seglog.replication.zk.ZkTestSupport;
 import io.seglog.storage.TopicPartition;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** SE-01: with digest ACLs the brokers run the cluster; other clients may read but not change anything. */
 @Timeout(60)
-class SecureClusterIT {
-    private static final ZkSessionListener QUIET = new ZkSessionListener() {
-        @Override
-        public void onSessionExpired(final long sessionId) {
-        }
-
-        @Override
-        public void onNewSession(final long sessionId) {
-        }
-    };
-
-    private Set<Thread> threadsBefore;
-    private ZkTestSupport zk;
-    private TestCluster cluster;
-
-    @BeforeEach
-    void start() throws Exception {
-        threadsBefore = Await.threads();
-        zk = ZkTestSupport.server();
-        cluster = new TestCluster(zk.connectString() + "/secure",
-            b -> b.zookeeperSetAcl(true).zookeeperDigest("seglog-broker:s3cret"));
-        cluster.startAll(1, 2, 3);
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        cluster.close();
-        zk.close();
-        Await.noThreadsLeakedSince(threadsBefore, Duration.ofSeconds(20));
+class SecureClusterIT extends ClusterFixture {
+    SecureClusterIT() {
+        super("/secure", b -> b.zookeeperSetAcl(true).zookeeperDigest("seglog-broker:s3cret"), 1, 2, 3);
     }
 
     private ZkClient outsider(final ReplicationConfig.Builder config) {
-        final ZkClient client = ZkClient.open(config.brokerId(50).build(), cluster.threads("outsider"), QUIET);
+        final ZkClient client = ZkClient.open(config.brokerId(50).build(), cluster.threads("outsider"),
+            TestCluster.QUIET);
         client.awaitConnected(10_000);
         return client;
     }
@@ -74,9 +43,9 @@ class SecureClusterIT {
         Await.until(TestCluster.WAIT, () -> cluster.leaderAndIsr(p0).leader() == 2, () -> "leader moved under ACLs");
 
         final ReplicationConfig.Builder anonymous = ReplicationConfig.builder()
-            .zookeeperConnect(zk.connectString() + "/secure").zookeeperRequestTimeoutMs(3000);
+            .zookeeperConnect(connectString()).zookeeperRequestTimeoutMs(3000);
         final ReplicationConfig.Builder wrongPassword = ReplicationConfig.builder()
-            .zookeeperConnect(zk.connectString() + "/secure").zookeeperRequestTimeoutMs(3000)
+            .zookeeperConnect(connectString()).zookeeperRequestTimeoutMs(3000)
             .zookeeperSetAcl(true).zookeeperDigest("seglog-broker:guess");
         for (final ReplicationConfig.Builder config : List.of(anonymous, wrongPassword)) {
             try (ZkClient client = outsider(config)) {

@@ -25,7 +25,8 @@ import java.util.function.UnaryOperator;
 /** Brokers in one JVM over one ZooKeeper, plus an observer session for reading and forging znodes. */
 final class TestCluster implements AutoCloseable {
     static final Duration WAIT = Duration.ofSeconds(30);
-    private static final ZkSessionListener QUIET = new ZkSessionListener() {
+    /** A session listener that ignores session events, for observer and outsider clients. */
+    static final ZkSessionListener QUIET = new ZkSessionListener() {
         @Override
         public void onSessionExpired(final long sessionId) {
         }

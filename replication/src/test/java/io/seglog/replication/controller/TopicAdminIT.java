@@ -12,36 +12,19 @@ import io.seglog.replication.zk.ZkPaths;
 import io.seglog.replication.zk.ZkTestSupport;
 import io.seglog.storage.TopicPartition;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** Topic creation, validation errors, partition addition and deletion, carried out by the controller. */
 @Timeout(60)
-class TopicAdminIT {
-    private Set<Thread> threadsBefore;
-    private ZkTestSupport zk;
-    private TestCluster cluster;
-
-    @BeforeEach
-    void start() throws Exception {
-        threadsBefore = Await.threads();
-        zk = ZkTestSupport.server();
-        cluster = new TestCluster(zk.connectString() + "/admin", b -> b);
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        cluster.close();
-        zk.close();
-        Await.noThreadsLeakedSince(threadsBefore, Duration.ofSeconds(20));
+class TopicAdminIT extends ClusterFixture {
+    TopicAdminIT() {
+        super("/admin", b -> b);
     }
 
     private static List<TopicPartition> partitions(final String topic, final int count) {

@@ -13,7 +13,6 @@ import io.seglog.replication.zk.PartitionStateZnode;
 import io.seglog.replication.zk.ZkException;
 import io.seglog.replication.zk.ZkTestSupport;
 import io.seglog.storage.TopicPartition;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -23,8 +22,6 @@ import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -33,24 +30,9 @@ import org.junit.jupiter.api.Timeout;
  * ZooKeeper and every broker refuses its messages.
  */
 @Timeout(90)
-class ZombieControllerIT {
-    private Set<Thread> threadsBefore;
-    private ZkTestSupport zk;
-    private TestCluster cluster;
-
-    @BeforeEach
-    void start() throws Exception {
-        threadsBefore = Await.threads();
-        zk = ZkTestSupport.server();
-        cluster = new TestCluster(zk.connectString() + "/zombie", b -> b);
-        cluster.startAll(1, 2, 3);
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        cluster.close();
-        zk.close();
-        Await.noThreadsLeakedSince(threadsBefore, Duration.ofSeconds(20));
+class ZombieControllerIT extends ClusterFixture {
+    ZombieControllerIT() {
+        super("/zombie", b -> b, 1, 2, 3);
     }
 
     @Test

@@ -1,8 +1,12 @@
 package io.seglog.storage.segment;
 
+import static io.seglog.storage.format.RecordBatchDescriptor.BASE_OFFSET_OFFSET;
+import static io.seglog.storage.format.RecordBatchDescriptor.PARTITION_LEADER_EPOCH_OFFSET;
+
 import io.seglog.storage.CorruptLogException;
 import io.seglog.storage.LogConfig;
 import io.seglog.storage.RecoveryReport;
+import io.seglog.storage.StorageException;
 import io.seglog.storage.epoch.LeaderEpochCache;
 import io.seglog.storage.io.FileIO;
 import java.io.IOException;
@@ -108,7 +112,7 @@ public final class LogLoader {
                     recovery.rebuiltIndexes.add(segment.logFile());
                 }
                 if (options.knownEpochs() == null) {
-                    segment.collectEpochs(epochs, scratch);
+                    collectEpochs(segment, epochs, scratch);
                 }
             }
             recovery.recoverFrom(bases, firstScanned, segments, nowMs, jitter);
@@ -120,6 +124,26 @@ public final class LogLoader {
             recovery.bytesScanned, recovery.truncations, recovery.deletedSegments, recovery.rebuiltIndexes, removed,
             options.knownEpochs() == null);
         return new Loaded(segments, report, epochs);
+    }
+
+    /**
+     * Walks the batch headers of {@code segment} and assigns each batch's leader epoch (when it has one) to
+     * {@code epochs}: the rebuild of a missing or corrupt leader-epoch checkpoint for segments the recovery scan
+     * does not cover.
+     *
+     * @throws StorageException if a batch length does not fit the file
+     */
+    private static void collectEpochs(final LogSegment segment, final LeaderEpochCache epochs,
+                                      final ByteBuffer scratch) throws IOException {
+        final int size = segment.sizeInBytes();
+        for (int position = 0; position < size; ) {
+            final int batchSize = segment.readHeader(scratch, position, size, LogSegment.OFFSET_HEADER_BYTES);
+            final int epoch = scratch.getInt(PARTITION_LEADER_EPOCH_OFFSET);
+            if (epoch >= 0) {
+                epochs.assign(epoch, scratch.getLong(BASE_OFFSET_OFFSET));
+            }
+            position += batchSize;
+        }
     }
 
     private static void closeAll(final List<LogSegment> segments, final Throwable primary) {

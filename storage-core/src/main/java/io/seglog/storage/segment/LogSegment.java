@@ -6,21 +6,16 @@ import static io.seglog.storage.format.RecordBatchDescriptor.LAST_OFFSET_DELTA_O
 import static io.seglog.storage.format.RecordBatchDescriptor.MAX_TIMESTAMP_LENGTH;
 import static io.seglog.storage.format.RecordBatchDescriptor.MAX_TIMESTAMP_OFFSET;
 import static io.seglog.storage.format.RecordBatchDescriptor.NO_TIMESTAMP;
-import static io.seglog.storage.format.RecordBatchDescriptor.PARTITION_LEADER_EPOCH_OFFSET;
 
 import io.seglog.storage.LogConfig;
 import io.seglog.storage.StorageException;
-import io.seglog.storage.epoch.LeaderEpochCache;
 import io.seglog.storage.index.OffsetIndex;
 import io.seglog.storage.index.TimeIndex;
 import io.seglog.storage.io.FileIO;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.util.EnumSet;
 import org.agrona.DirectBuffer;
 
 /**
@@ -69,18 +64,18 @@ public final class LogSegment implements AutoCloseable {
     /** Published size: bytes below it are whole batches with their index entries written. */
     private volatile int sizeInBytes;
     /** Largest batch timestamp so far and the last offset of the first batch that reached it (Kafka's rule). */
-    private volatile long maxTimestampSoFar = NO_TIMESTAMP;
-    private volatile long offsetOfMaxTimestampSoFar;
+    volatile long maxTimestampSoFar = NO_TIMESTAMP;
+    volatile long offsetOfMaxTimestampSoFar;
     // Writer-only state.
     private int bytesSinceLastIndexEntry;
-    private long rollingBasedTimestampMs = UNKNOWN;
+    long rollingBasedTimestampMs = UNKNOWN;
     private boolean closed;
     /** Whether {@link #open} had to rebuild the indexes (missing or failing their sanity check). */
-    private boolean indexesRebuiltOnOpen;
+    boolean indexesRebuiltOnOpen;
 
-    private LogSegment(final Path logFile, final long baseOffset, final FileChannel channel,
-                       final OffsetIndex offsetIndex, final TimeIndex timeIndex, final int sizeInBytes,
-                       final LogConfig config, final long rollJitterMs, final long createdMs) {
+    LogSegment(final Path logFile, final long baseOffset, final FileChannel channel,
+               final OffsetIndex offsetIndex, final TimeIndex timeIndex, final int sizeInBytes,
+               final LogConfig config, final long rollJitterMs, final long createdMs) {
         this.logFile = logFile;
         this.baseOffset = baseOffset;
         this.channel = channel;
@@ -112,28 +107,7 @@ public final class LogSegment implements AutoCloseable {
      */
     public static LogSegment create(final FileIO io, final Path dir, final long baseOffset, final LogConfig config,
                                     final long nowMs, final long rollJitterMs) throws IOException {
-        final Path logFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.LOG_SUFFIX));
-        final Path indexFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.INDEX_SUFFIX));
-        final Path timeIndexFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.TIME_INDEX_SUFFIX));
-        io.deleteIfExists(indexFile);
-        io.deleteIfExists(timeIndexFile);
-        final FileChannel channel = io.open(logFile,
-            EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE));
-        try {
-            return withIndexes(io, channel, logFile, indexFile, timeIndexFile, baseOffset, 0, config, rollJitterMs,
-                nowMs);
-        } catch (final IOException | RuntimeException e) {
-            // withIndexes closed what it opened; remove the files this call created, so that a failed creation
-            // leaves no empty .log behind (it would be loaded as a segment on the next open).
-            for (final Path created : new Path[] {timeIndexFile, indexFile, logFile}) {
-                try {
-                    io.deleteIfExists(created);
-                } catch (final IOException | RuntimeException suppressed) {
-                    e.addSuppressed(suppressed);
-                }
-            }
-            throw e;
-        }
+        return SegmentFactory.create(io, dir, baseOffset, config, nowMs, rollJitterMs);
     }
 
     /**
@@ -159,60 +133,7 @@ public final class LogSegment implements AutoCloseable {
     public static LogSegment open(final FileIO io, final Path dir, final long baseOffset, final LogConfig config,
                                   final long nowMs, final long rollJitterMs, final ByteBuffer scratch)
         throws IOException {
-        final Path logFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.LOG_SUFFIX));
-        final Path indexFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.INDEX_SUFFIX));
-        final Path timeIndexFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.TIME_INDEX_SUFFIX));
-        // Existence is metadata, not file access; FileIO has no call for it.
-        final boolean rebuild = !Files.exists(indexFile) || !Files.exists(timeIndexFile);
-        if (rebuild) {
-            io.deleteIfExists(indexFile);
-            io.deleteIfExists(timeIndexFile);
-        }
-        final FileChannel channel = io.open(logFile, EnumSet.of(StandardOpenOption.READ, StandardOpenOption.WRITE));
-        final long length;
-        try {
-            length = channel.size();
-        } catch (final IOException | RuntimeException e) {
-            closeQuietly(channel, e);
-            throw e;
-        }
-        if (length > Integer.MAX_VALUE) {
-            closeQuietly(channel, null);
-            throw new StorageException("segment file length=" + length + " exceeds the limit " + Integer.MAX_VALUE,
-                logFile, null);
-        }
-        final LogSegment segment = withIndexes(io, channel, logFile, indexFile, timeIndexFile, baseOffset,
-            (int) length, config, rollJitterMs, nowMs);
-        try {
-            boolean indexesOk = !rebuild;
-            if (indexesOk) {
-                try {
-                    segment.offsetIndex.sanityCheck();
-                    segment.timeIndex.sanityCheck();
-                } catch (final RuntimeException corrupt) {
-                    indexesOk = false;
-                }
-            }
-            if (length > 0) {
-                // Kafka's loadFirstBatchTimestamp: time-based rolls keep counting in record time after a reopen.
-                segment.readHeader(scratch, 0, (int) length, TIMESTAMP_HEADER_BYTES);
-                segment.rollingBasedTimestampMs = scratch.getLong(MAX_TIMESTAMP_OFFSET);
-            }
-            if (indexesOk) {
-                segment.maxTimestampSoFar = segment.timeIndex.lastTimestamp();
-                segment.offsetOfMaxTimestampSoFar = segment.timeIndex.lastEntryOffset();
-            } else {
-                segment.indexesRebuiltOnOpen = true;
-                segment.rebuildIndexes(scratch);
-                // Rebuilt as a closed segment would be; the log grows the active one back to full size.
-                segment.offsetIndex.trimToValidSize();
-                segment.timeIndex.trimToValidSize();
-            }
-        } catch (final IOException | RuntimeException e) {
-            segment.closeAfterFailure(e);
-            throw e;
-        }
-        return segment;
+        return SegmentFactory.open(io, dir, baseOffset, config, nowMs, rollJitterMs, scratch);
     }
 
     /**
@@ -232,26 +153,7 @@ public final class LogSegment implements AutoCloseable {
      */
     static LogSegment openForRecovery(final FileIO io, final Path dir, final long baseOffset, final LogConfig config,
                                       final long nowMs, final long rollJitterMs) throws IOException {
-        final Path logFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.LOG_SUFFIX));
-        final Path indexFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.INDEX_SUFFIX));
-        final Path timeIndexFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.TIME_INDEX_SUFFIX));
-        io.deleteIfExists(indexFile);
-        io.deleteIfExists(timeIndexFile);
-        final FileChannel channel = io.open(logFile, EnumSet.of(StandardOpenOption.READ, StandardOpenOption.WRITE));
-        final long length;
-        try {
-            length = channel.size();
-        } catch (final IOException | RuntimeException e) {
-            closeQuietly(channel, e);
-            throw e;
-        }
-        if (length > Integer.MAX_VALUE) {
-            closeQuietly(channel, null);
-            throw new StorageException("segment file length=" + length + " exceeds the limit " + Integer.MAX_VALUE,
-                logFile, null);
-        }
-        return withIndexes(io, channel, logFile, indexFile, timeIndexFile, baseOffset, (int) length, config,
-            rollJitterMs, nowMs);
+        return SegmentFactory.openForRecovery(io, dir, baseOffset, config, nowMs, rollJitterMs);
     }
 
     /**
@@ -353,27 +255,6 @@ public final class LogSegment implements AutoCloseable {
     }
 
     /**
-     * Walks the batch headers and assigns each batch's leader epoch (when it has one) to {@code epochs}: the
-     * rebuild of a missing or corrupt leader-epoch checkpoint for segments the recovery scan does not cover.
-     *
-     * @param epochs  receives (epoch, base offset) per batch
-     * @param scratch a heap buffer of at least 64 bytes
-     * @throws IOException if a read fails
-     * @throws StorageException if a batch length does not fit the file
-     */
-    void collectEpochs(final LeaderEpochCache epochs, final ByteBuffer scratch) throws IOException {
-        final int size = sizeInBytes;
-        for (int position = 0; position < size; ) {
-            final int batchSize = readHeader(scratch, position, size, OFFSET_HEADER_BYTES);
-            final int epoch = scratch.getInt(PARTITION_LEADER_EPOCH_OFFSET);
-            if (epoch >= 0) {
-                epochs.assign(epoch, scratch.getLong(BASE_OFFSET_OFFSET));
-            }
-            position += batchSize;
-        }
-    }
-
-    /**
      * Closes the files without trimming or syncing anything: for a log directory that went offline after a
      * failed write or fsync, where no further fsync may be issued. Idempotent with {@link #close()}.
      *
@@ -384,31 +265,10 @@ public final class LogSegment implements AutoCloseable {
             return;
         }
         closed = true;
-        Throwable failure = null;
         if (mappedTail != null) {
             mappedTail.release();
         }
-        try {
-            offsetIndex.abandon();
-        } catch (final IOException | RuntimeException e) {
-            failure = e;
-        }
-        try {
-            timeIndex.abandon();
-        } catch (final IOException | RuntimeException e) {
-            failure = addTo(failure, e);
-        }
-        try {
-            channel.close();
-        } catch (final IOException | RuntimeException e) {
-            failure = addTo(failure, e);
-        }
-        if (failure instanceof IOException) {
-            throw (IOException) failure;
-        }
-        if (failure instanceof RuntimeException) {
-            throw (RuntimeException) failure;
-        }
+        closeFiles(false, null);
     }
 
     /**
@@ -423,39 +283,6 @@ public final class LogSegment implements AutoCloseable {
         io.deleteIfExists(logFile);
         io.deleteIfExists(dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.INDEX_SUFFIX)));
         io.deleteIfExists(dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.TIME_INDEX_SUFFIX)));
-    }
-
-    private static LogSegment withIndexes(final FileIO io, final FileChannel channel, final Path logFile,
-                                          final Path indexFile, final Path timeIndexFile, final long baseOffset,
-                                          final int size, final LogConfig config, final long rollJitterMs,
-                                          final long nowMs) throws IOException {
-        OffsetIndex offsetIndex = null;
-        try {
-            offsetIndex = OffsetIndex.open(io, indexFile, baseOffset, config.segmentIndexBytes());
-            final TimeIndex timeIndex = TimeIndex.open(io, timeIndexFile, baseOffset, config.segmentIndexBytes());
-            return new LogSegment(logFile, baseOffset, channel, offsetIndex, timeIndex, size, config, rollJitterMs,
-                nowMs);
-        } catch (final IOException | RuntimeException e) {
-            if (offsetIndex != null) {
-                try {
-                    offsetIndex.close();
-                } catch (final IOException | RuntimeException suppressed) {
-                    e.addSuppressed(suppressed);
-                }
-            }
-            closeQuietly(channel, e);
-            throw e;
-        }
-    }
-
-    private static void closeQuietly(final FileChannel channel, final Throwable primary) {
-        try {
-            channel.close();
-        } catch (final IOException e) {
-            if (primary != null) {
-                primary.addSuppressed(e);
-            }
-        }
     }
 
     /**
@@ -711,7 +538,7 @@ public final class LogSegment implements AutoCloseable {
         appendFinalTimeIndexEntry();
     }
 
-    private int readHeader(final ByteBuffer scratch, final int position, final int limit, final int bytes)
+    int readHeader(final ByteBuffer scratch, final int position, final int limit, final int bytes)
         throws IOException {
         return reader.readHeader(scratch, position, limit, bytes);
     }
@@ -892,13 +719,30 @@ public final class LogSegment implements AutoCloseable {
         } catch (final IOException | RuntimeException e) {
             failure = e;
         }
+        closeFiles(true, failure);
+    }
+
+    /**
+     * Closes both indexes (trimmed when {@code trim}, else abandoned as they are) and the data file, adding each
+     * failure to {@code failure}, then throws the first failure with the others suppressed.
+     */
+    private void closeFiles(final boolean trim, final Throwable earlier) throws IOException {
+        Throwable failure = earlier;
         try {
-            offsetIndex.close();
+            if (trim) {
+                offsetIndex.close();
+            } else {
+                offsetIndex.abandon();
+            }
         } catch (final IOException | RuntimeException e) {
             failure = addTo(failure, e);
         }
         try {
-            timeIndex.close();
+            if (trim) {
+                timeIndex.close();
+            } else {
+                timeIndex.abandon();
+            }
         } catch (final IOException | RuntimeException e) {
             failure = addTo(failure, e);
         }
@@ -915,7 +759,7 @@ public final class LogSegment implements AutoCloseable {
         }
     }
 
-    private void closeAfterFailure(final Throwable primary) {
+    void closeAfterFailure(final Throwable primary) {
         try {
             close();
         } catch (final IOException | RuntimeException e) {

@@ -17,11 +17,8 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * ST-03/ST-05: every byte of a small three-segment log's {@code .log}, {@code .index} and {@code .timeindex}
@@ -32,24 +29,12 @@ import org.junit.jupiter.api.io.TempDir;
  * the original bytes. Silent wrong reads and silent truncations are counted and must be zero. The same sweep
  * under {@code seglog.corruption.policy=truncate} must truncate exactly at the damaged batch and report it.
  */
-class CorruptionSweepTest {
-    /** Record timestamps here are arbitrary test values, not near the clock: no message.timestamp.after.max.ms. */
-    private static final long NO_BOUND = Long.MAX_VALUE;
+class CorruptionSweepTest extends ScratchDirTest {
     private static final LogConfig CONFIG = LogConfig.builder().messageTimestampAfterMaxMs(NO_BOUND).segmentBytes(300).indexIntervalBytes(90)
         .segmentIndexBytes(1024).build();
 
-    @TempDir
-    Path fallback;
-    private Path tmp;
-
-    @BeforeEach
-    void createDir() throws IOException {
-        tmp = FastDirs.create(fallback, "sweep");
-    }
-
-    @AfterEach
-    void deleteDir() throws IOException {
-        FastDirs.deleteTree(tmp);
+    CorruptionSweepTest() {
+        super("sweep");
     }
 
     private LogImage smallLog() throws IOException {

@@ -17,11 +17,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * ST-01/ST-02/ST-16: synthesised crash images. Seeded logs of several segments are cut at a byte beyond the
@@ -32,30 +29,18 @@ import org.junit.jupiter.api.io.TempDir;
  * back byte-identical, nothing past it is visible, the leader epochs are those of the surviving batches, and
  * no exception is thrown. {@code -Dseglog.crash.images=N} runs N images (default 1,200).
  */
-class CrashImageTest {
-    /** Record timestamps here are arbitrary test values, not near the clock: no message.timestamp.after.max.ms. */
-    private static final long NO_BOUND = Long.MAX_VALUE;
+class CrashImageTest extends ScratchDirTest {
     private static final long SEED = 0x5E610CL;
     private static final int IMAGES = Integer.getInteger("seglog.crash.images", 1_200);
     /** Three layouts: tiny segments with dense indexes, medium, and a sparse index. */
     private static final LogConfig[] LAYOUTS = {
-        LogConfig.builder().messageTimestampAfterMaxMs(NO_BOUND).segmentBytes(1_500).indexIntervalBytes(100).segmentIndexBytes(4096).build(),
+        SMALL_SEGMENTS,
         LogConfig.builder().messageTimestampAfterMaxMs(NO_BOUND).segmentBytes(4_000).indexIntervalBytes(300).segmentIndexBytes(8192).build(),
         LogConfig.builder().messageTimestampAfterMaxMs(NO_BOUND).segmentBytes(3_000).indexIntervalBytes(4096).segmentIndexBytes(1024).build(),
     };
 
-    @TempDir
-    Path fallback;
-    private Path tmp;
-
-    @BeforeEach
-    void createDir() throws IOException {
-        tmp = FastDirs.create(fallback, "crash-images");
-    }
-
-    @AfterEach
-    void deleteDir() throws IOException {
-        FastDirs.deleteTree(tmp);
+    CrashImageTest() {
+        super("crash-images");
     }
 
     @Test

@@ -1,17 +1,17 @@
 package io.seglog.storage.recovery;
 
+import static io.seglog.storage.AllocationTesting.allocatedBytes;
+import static io.seglog.storage.AllocationTesting.directConcat;
+import static io.seglog.storage.AllocationTesting.smallBatches;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.seglog.storage.KafkaBatches;
 import io.seglog.storage.LogConfig;
 import io.seglog.storage.PartitionLog;
 import io.seglog.storage.io.FileIO;
-import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Clock;
-import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,23 +26,10 @@ class FollowerAppendAllocationTest {
     @TempDir
     Path dir;
 
-    private static long allocatedBytes() {
-        return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean())
-            .getThreadAllocatedBytes(Thread.currentThread().getId());
-    }
-
     @Test
     void followerAppendsAllocateNothingInSteadyState() {
-        final ByteBuffer[] batches = new ByteBuffer[BATCHES];
-        for (int b = 0; b < BATCHES; b++) {
-            final SimpleRecord[] records = new SimpleRecord[RECORDS];
-            for (int r = 0; r < RECORDS; r++) {
-                records[r] = new SimpleRecord(1_000L + r, null, new byte[] {(byte) r});
-            }
-            batches[b] = KafkaBatches.batch(0, records);
-        }
-        final ByteBuffer heap = KafkaBatches.concat(batches);
-        final ByteBuffer append = ByteBuffer.allocateDirect(heap.remaining()).put(heap).flip();
+        final ByteBuffer[] batches = smallBatches(BATCHES, RECORDS);
+        final ByteBuffer append = directConcat(batches);
         final int batchSize = batches[0].remaining();
         try (PartitionLog log = PartitionLog.open(dir.resolve("follower-0"), LogConfig.defaults(), FileIO.system(),
             Clock.systemUTC())) {

@@ -20,47 +20,29 @@ import java.util.Arrays;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The loader's rules beside the crash images: no scan after a clean shutdown, the recovery point's meaning,
  * stray files (ST-06), missing and corrupt leader-epoch checkpoints (RP-05), the corruption policy setting.
  */
-class LoaderTest {
-    /** Record timestamps here are arbitrary test values, not near the clock: no message.timestamp.after.max.ms. */
-    private static final long NO_BOUND = Long.MAX_VALUE;
-    private static final LogConfig CONFIG = LogConfig.builder().messageTimestampAfterMaxMs(NO_BOUND).segmentBytes(1_500).indexIntervalBytes(100)
-        .segmentIndexBytes(4096).build();
-
-    @TempDir
-    Path fallback;
-    private Path tmp;
-
-    @BeforeEach
-    void createDir() throws IOException {
-        tmp = FastDirs.create(fallback, "recovery");
-    }
-
-    @AfterEach
-    void deleteDir() throws IOException {
-        FastDirs.deleteTree(tmp);
+class LoaderTest extends ScratchDirTest {
+    LoaderTest() {
+        super("recovery");
     }
 
     private LogImage image;
 
     private LogImage image() throws IOException {
         if (image == null) {
-            image = LogImage.build(tmp.resolve("original"), CONFIG, 7L, 30);
+            image = LogImage.build(tmp.resolve("original"), SMALL_SEGMENTS, 7L, 30);
             assertTrue(image.segmentBases.size() >= 3, "segments: " + image.segmentBases);
         }
         return image;
     }
 
     private static PartitionLog open(final Path dir, final RecoveryOptions options) {
-        return open(dir, CONFIG, options);
+        return open(dir, SMALL_SEGMENTS, options);
     }
 
     private static PartitionLog open(final Path dir, final LogConfig config, final RecoveryOptions options) {

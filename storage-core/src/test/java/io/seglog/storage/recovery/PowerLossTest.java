@@ -22,11 +22,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import org.apache.kafka.common.record.internal.SimpleRecord;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * ST-16: the power-loss model of {@link FaultInjectingFileIO}. A log appends seeded batches through it, rolling
@@ -36,22 +33,12 @@ import org.junit.jupiter.api.io.TempDir;
  * that offset reads back byte-identical, the log end is at or above it, and no corruption is reported.
  * Several power losses hit the same directory in a row.
  */
-class PowerLossTest {
+class PowerLossTest extends ScratchDirTest {
     private static final LogConfig CONFIG = LogConfig.builder().segmentBytes(2_000).indexIntervalBytes(150)
         .segmentIndexBytes(2048).build();
 
-    @TempDir
-    Path fallback;
-    private Path tmp;
-
-    @BeforeEach
-    void createDir() throws IOException {
-        tmp = FastDirs.create(fallback, "power-loss");
-    }
-
-    @AfterEach
-    void deleteDir() throws IOException {
-        FastDirs.deleteTree(tmp);
+    PowerLossTest() {
+        super("power-loss");
     }
 
     private record Appended(long baseOffset, byte[] bytes) {

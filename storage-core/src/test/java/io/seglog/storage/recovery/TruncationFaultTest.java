@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.seglog.storage.LogConfig;
 import io.seglog.storage.ManualClock;
 import io.seglog.storage.PartitionLog;
 import io.seglog.storage.RecoveryOptions;
@@ -14,11 +13,8 @@ import io.seglog.storage.io.FileIO;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.SplittableRandom;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * ST-07 for truncation: truncateTo and truncateFullyAndStartAt fail at every file operation they make in turn
@@ -26,30 +22,15 @@ import org.junit.jupiter.api.io.TempDir;
  * crash it holds a prefix of the original batches that ends at or after the truncation target (the operation
  * happened or it did not, or it stopped between whole steps), byte-identical, with matching leader epochs.
  */
-class TruncationFaultTest {
-    /** Record timestamps here are arbitrary test values, not near the clock: no message.timestamp.after.max.ms. */
-    private static final long NO_BOUND = Long.MAX_VALUE;
-    private static final LogConfig CONFIG = LogConfig.builder().messageTimestampAfterMaxMs(NO_BOUND).segmentBytes(1_500).indexIntervalBytes(100)
-        .segmentIndexBytes(4096).build();
-
-    @TempDir
-    Path fallback;
-    private Path tmp;
-
-    @BeforeEach
-    void createDir() throws IOException {
-        tmp = FastDirs.create(fallback, "truncation-faults");
-    }
-
-    @AfterEach
-    void deleteDir() throws IOException {
-        FastDirs.deleteTree(tmp);
+class TruncationFaultTest extends ScratchDirTest {
+    TruncationFaultTest() {
+        super("truncation-faults");
     }
 
     @Test
     @Timeout(120)
     void aTruncationInterruptedAtAnyStepLeavesAConsistentPrefix() throws IOException {
-        final LogImage original = LogImage.build(tmp.resolve("original"), CONFIG, 21L, 40);
+        final LogImage original = LogImage.build(tmp.resolve("original"), SMALL_SEGMENTS, 21L, 40);
         final SplittableRandom random = new SplittableRandom(8);
         int failures = 0;
         int cases = 0;
@@ -61,7 +42,7 @@ class TruncationFaultTest {
                 final Path dir = tmp.resolve(op + "-" + nth);
                 LogImage.write(original.files, dir);
                 final FaultInjectingFileIO io = new FaultInjectingFileIO();
-                final PartitionLog log = PartitionLog.open(dir, CONFIG, io, new ManualClock(0), new SplittableRandom(1),
+                final PartitionLog log = PartitionLog.open(dir, SMALL_SEGMENTS, io, new ManualClock(0), new SplittableRandom(1),
                     RecoveryOptions.clean());
                 io.failOnCall(op, io.count(op) + nth);
                 final String context = (full ? "truncateFullyAndStartAt(" : "truncateTo(") + target + ") failing " + op
@@ -83,7 +64,7 @@ class TruncationFaultTest {
                 } catch (final StorageException ignored) {
                     // An offline log may fail to close its files cleanly; the crash is what is tested.
                 }
-                try (PartitionLog reopened = PartitionLog.open(dir, CONFIG, FileIO.system(), new ManualClock(0),
+                try (PartitionLog reopened = PartitionLog.open(dir, SMALL_SEGMENTS, FileIO.system(), new ManualClock(0),
                     new SplittableRandom(1), RecoveryOptions.afterCrash(0))) {
                     final long end = reopened.logEndOffset();
                     if (full && end == target) {

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.seglog.storage.KafkaBatches;
-import io.seglog.storage.LogConfig;
 import io.seglog.storage.ManualClock;
 import io.seglog.storage.PartitionLog;
 import io.seglog.storage.RecoveryOptions;
@@ -18,40 +17,22 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.SplittableRandom;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** truncateTo and truncateFullyAndStartAt: exact log end, files, epochs, appends after, reopen after (AP-07). */
-class TruncationTest {
-    /** Record timestamps here are arbitrary test values, not near the clock: no message.timestamp.after.max.ms. */
-    private static final long NO_BOUND = Long.MAX_VALUE;
-    private static final LogConfig CONFIG = LogConfig.builder().messageTimestampAfterMaxMs(NO_BOUND).segmentBytes(1_500).indexIntervalBytes(100)
-        .segmentIndexBytes(4096).build();
-
-    @TempDir
-    Path fallback;
-    private Path tmp;
-
-    @BeforeEach
-    void createDir() throws IOException {
-        tmp = FastDirs.create(fallback, "recovery");
-    }
-
-    @AfterEach
-    void deleteDir() throws IOException {
-        FastDirs.deleteTree(tmp);
+class TruncationTest extends ScratchDirTest {
+    TruncationTest() {
+        super("recovery");
     }
 
     private LogImage seeded(final Path dir) throws IOException {
-        final LogImage image = LogImage.build(dir, CONFIG, 99L, 40);
+        final LogImage image = LogImage.build(dir, SMALL_SEGMENTS, 99L, 40);
         assertTrue(image.segmentBases.size() >= 4, "segments: " + image.segmentBases);
         return image;
     }
 
     private static PartitionLog open(final Path dir) {
-        return PartitionLog.open(dir, CONFIG, FileIO.system(), new ManualClock(1_000));
+        return PartitionLog.open(dir, SMALL_SEGMENTS, FileIO.system(), new ManualClock(1_000));
     }
 
     @Test
@@ -80,7 +61,7 @@ class TruncationTest {
                 }
             }
             for (final RecoveryOptions options : List.of(RecoveryOptions.clean(), RecoveryOptions.afterCrash(0))) {
-                try (PartitionLog log = PartitionLog.open(dir, CONFIG, FileIO.system(), new ManualClock(1_000),
+                try (PartitionLog log = PartitionLog.open(dir, SMALL_SEGMENTS, FileIO.system(), new ManualClock(1_000),
                     new SplittableRandom(1), options)) {
                     assertEquals(cut.baseOffset() + 2, log.logEndOffset(), context + " reopened " + options);
                     assertEquals(cut.baseOffset(), log.read(cut.baseOffset(), 1, Long.MAX_VALUE, true).firstOffset());

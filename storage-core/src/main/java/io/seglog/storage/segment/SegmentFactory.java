@@ -1,0 +1,167 @@
+package io.seglog.storage.segment;
+
+import static io.seglog.storage.format.RecordBatchDescriptor.MAX_TIMESTAMP_OFFSET;
+
+import io.seglog.storage.LogConfig;
+import io.seglog.storage.StorageException;
+import io.seglog.storage.index.OffsetIndex;
+import io.seglog.storage.index.TimeIndex;
+import io.seglog.storage.io.FileIO;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.EnumSet;
+
+/**
+ * How a {@link LogSegment} comes to be: created empty ({@link LogSegment#create}), opened after a clean shutdown
+ * ({@link LogSegment#open}) or opened for a crash-recovery scan ({@link LogSegment#openForRecovery}). Each
+ * closes (and for a creation, deletes) what it opened when it fails.
+ *
+ * <p>Thread-safety: stateless; the segment it returns is not yet shared.
+ */
+final class SegmentFactory {
+    private SegmentFactory() {
+    }
+
+    /** {@link LogSegment#create}. */
+    static LogSegment create(final FileIO io, final Path dir, final long baseOffset, final LogConfig config,
+                             final long nowMs, final long rollJitterMs) throws IOException {
+        final Path logFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.LOG_SUFFIX));
+        final Path indexFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.INDEX_SUFFIX));
+        final Path timeIndexFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.TIME_INDEX_SUFFIX));
+        io.deleteIfExists(indexFile);
+        io.deleteIfExists(timeIndexFile);
+        final FileChannel channel = io.open(logFile,
+            EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE));
+        try {
+            return withIndexes(io, channel, logFile, indexFile, timeIndexFile, baseOffset, 0, config, rollJitterMs,
+                nowMs);
+        } catch (final IOException | RuntimeException e) {
+            // withIndexes closed what it opened; remove the files this call created, so that a failed creation
+            // leaves no empty .log behind (it would be loaded as a segment on the next open).
+            for (final Path created : new Path[] {timeIndexFile, indexFile, logFile}) {
+                try {
+                    io.deleteIfExists(created);
+                } catch (final IOException | RuntimeException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+            }
+            throw e;
+        }
+    }
+
+    /** {@link LogSegment#open}. */
+    static LogSegment open(final FileIO io, final Path dir, final long baseOffset, final LogConfig config,
+                           final long nowMs, final long rollJitterMs, final ByteBuffer scratch) throws IOException {
+        final Path logFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.LOG_SUFFIX));
+        final Path indexFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.INDEX_SUFFIX));
+        final Path timeIndexFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.TIME_INDEX_SUFFIX));
+        // Existence is metadata, not file access; FileIO has no call for it.
+        final boolean rebuild = !Files.exists(indexFile) || !Files.exists(timeIndexFile);
+        if (rebuild) {
+            io.deleteIfExists(indexFile);
+            io.deleteIfExists(timeIndexFile);
+        }
+        final FileChannel channel = io.open(logFile, EnumSet.of(StandardOpenOption.READ, StandardOpenOption.WRITE));
+        final int length = checkedLength(channel, logFile);
+        final LogSegment segment = withIndexes(io, channel, logFile, indexFile, timeIndexFile, baseOffset,
+            length, config, rollJitterMs, nowMs);
+        try {
+            boolean indexesOk = !rebuild;
+            if (indexesOk) {
+                try {
+                    segment.offsetIndex().sanityCheck();
+                    segment.timeIndex().sanityCheck();
+                } catch (final RuntimeException corrupt) {
+                    indexesOk = false;
+                }
+            }
+            if (length > 0) {
+                // Kafka's loadFirstBatchTimestamp: time-based rolls keep counting in record time after a reopen.
+                segment.readHeader(scratch, 0, length, LogSegment.TIMESTAMP_HEADER_BYTES);
+                segment.rollingBasedTimestampMs = scratch.getLong(MAX_TIMESTAMP_OFFSET);
+            }
+            if (indexesOk) {
+                segment.maxTimestampSoFar = segment.timeIndex().lastTimestamp();
+                segment.offsetOfMaxTimestampSoFar = segment.timeIndex().lastEntryOffset();
+            } else {
+                segment.indexesRebuiltOnOpen = true;
+                segment.rebuildIndexes(scratch);
+                // Rebuilt as a closed segment would be; the log grows the active one back to full size.
+                segment.offsetIndex().trimToValidSize();
+                segment.timeIndex().trimToValidSize();
+            }
+        } catch (final IOException | RuntimeException e) {
+            segment.closeAfterFailure(e);
+            throw e;
+        }
+        return segment;
+    }
+
+    /** {@link LogSegment#openForRecovery}. */
+    static LogSegment openForRecovery(final FileIO io, final Path dir, final long baseOffset, final LogConfig config,
+                                      final long nowMs, final long rollJitterMs) throws IOException {
+        final Path logFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.LOG_SUFFIX));
+        final Path indexFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.INDEX_SUFFIX));
+        final Path timeIndexFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.TIME_INDEX_SUFFIX));
+        io.deleteIfExists(indexFile);
+        io.deleteIfExists(timeIndexFile);
+        final FileChannel channel = io.open(logFile, EnumSet.of(StandardOpenOption.READ, StandardOpenOption.WRITE));
+        final int length = checkedLength(channel, logFile);
+        return withIndexes(io, channel, logFile, indexFile, timeIndexFile, baseOffset, length, config,
+            rollJitterMs, nowMs);
+    }
+
+    /** The data file's length, which must fit a segment's int positions; closes the channel if it fails. */
+    private static int checkedLength(final FileChannel channel, final Path logFile) throws IOException {
+        final long length;
+        try {
+            length = channel.size();
+        } catch (final IOException | RuntimeException e) {
+            closeQuietly(channel, e);
+            throw e;
+        }
+        if (length > Integer.MAX_VALUE) {
+            closeQuietly(channel, null);
+            throw new StorageException("segment file length=" + length + " exceeds the limit " + Integer.MAX_VALUE,
+                logFile, null);
+        }
+        return (int) length;
+    }
+
+    private static LogSegment withIndexes(final FileIO io, final FileChannel channel, final Path logFile,
+                                          final Path indexFile, final Path timeIndexFile, final long baseOffset,
+                                          final int size, final LogConfig config, final long rollJitterMs,
+                                          final long nowMs) throws IOException {
+        OffsetIndex offsetIndex = null;
+        try {
+            offsetIndex = OffsetIndex.open(io, indexFile, baseOffset, config.segmentIndexBytes());
+            final TimeIndex timeIndex = TimeIndex.open(io, timeIndexFile, baseOffset, config.segmentIndexBytes());
+            return new LogSegment(logFile, baseOffset, channel, offsetIndex, timeIndex, size, config, rollJitterMs,
+                nowMs);
+        } catch (final IOException | RuntimeException e) {
+            if (offsetIndex != null) {
+                try {
+                    offsetIndex.close();
+                } catch (final IOException | RuntimeException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+            }
+            closeQuietly(channel, e);
+            throw e;
+        }
+    }
+
+    private static void closeQuietly(final FileChannel channel, final Throwable primary) {
+        try {
+            channel.close();
+        } catch (final IOException e) {
+            if (primary != null) {
+                primary.addSuppressed(e);
+            }
+        }
+    }
+}
