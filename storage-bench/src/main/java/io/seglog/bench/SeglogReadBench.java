@@ -191,6 +191,7 @@ public class SeglogReadBench {
     public long offsetForTimestamp() {
         int t = nextTarget;
         nextTarget = (t + 1) & (TARGETS - 1);
-        return log.offsetForTimestamp(randomTimestamps[t]);
+        // The allocation-free form an embedder uses on a hot path: a reused LogSlice carries the scan scratch.
+        return log.offsetForTimestamp(randomTimestamps[t], Long.MAX_VALUE, slice);
     }
 }
