@@ -120,7 +120,10 @@ public final class StandardSuite {
             try {
                 results.addAll(new Runner(options.build()).run());
             } catch (RunnerException e) {
-                if (e.getMessage() != null && e.getMessage().contains("No matching benchmarks")) {
+                // JMH says "No matching benchmarks" when the jar lacks a class, and "No benchmarks to run"
+                // when --only leaves a step with nothing: either way this step has nothing to measure.
+                String message = e.getMessage() == null ? "" : e.getMessage();
+                if (message.contains("No matching benchmarks") || message.contains("No benchmarks to run")) {
                     System.out.println("(no benchmark of this step is built: " + includes + ")");
                     continue;
                 }
