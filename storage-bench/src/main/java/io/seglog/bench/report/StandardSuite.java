@@ -15,6 +15,7 @@ import org.openjdk.jmh.profile.GCProfiler;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.results.format.ResultFormatFactory;
 import org.openjdk.jmh.results.format.ResultFormatType;
+import org.openjdk.jmh.runner.NoBenchmarksException;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.RunnerException;
 import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
@@ -120,10 +121,10 @@ public final class StandardSuite {
             try {
                 results.addAll(new Runner(options.build()).run());
             } catch (RunnerException e) {
-                // JMH says "No matching benchmarks" when the jar lacks a class, and "No benchmarks to run"
-                // when --only leaves a step with nothing: either way this step has nothing to measure.
+                // JMH says "No matching benchmarks" when the jar lacks a class, and throws NoBenchmarksException
+                // (no message) when --only leaves a step with nothing: either way this step has nothing to measure.
                 String message = e.getMessage() == null ? "" : e.getMessage();
-                if (message.contains("No matching benchmarks") || message.contains("No benchmarks to run")) {
+                if (e instanceof NoBenchmarksException || message.contains("No matching benchmarks")) {
                     System.out.println("(no benchmark of this step is built: " + includes + ")");
                     continue;
                 }
