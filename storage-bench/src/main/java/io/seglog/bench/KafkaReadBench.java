@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Optional;
-import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.common.record.internal.FileRecords;
@@ -43,9 +42,6 @@ import org.openjdk.jmh.infra.Blackhole;
 @State(Scope.Thread)
 public class KafkaReadBench {
 
-    /** Random targets cycled through by the latency benchmarks. */
-    private static final int TARGETS = 1 << 16;
-
     /** Value bytes per record. */
     @Param({"100", "1024"})
     public int valueSize;
@@ -62,10 +58,7 @@ public class KafkaReadBench {
     private LoopbackSink sink;
     private SocketTransferableChannel channel;
     private ByteBuffer consumerBuffer;
-    private final long[] randomOffsets = new long[TARGETS];
-    private final long[] randomTimestamps = new long[TARGETS];
-    private int nextFetch;
-    private int nextTarget;
+    private ReadTargets targets;
 
     /**
      * Fills the log (follower appends of the stamped batches), sets HW = LEO, connects the socket.
@@ -91,11 +84,7 @@ public class KafkaReadBench {
         sink = new LoopbackSink();
         channel = new SocketTransferableChannel(sink.sender());
         consumerBuffer = ByteBuffer.allocateDirect(FetchPlan.FETCH_BYTES);
-        SplittableRandom random = new SplittableRandom(7);
-        for (int i = 0; i < TARGETS; i++) {
-            randomOffsets[i] = random.nextLong(readLog.recordCount);
-            randomTimestamps[i] = readLog.firstTimestampMs() + random.nextLong(readLog.recordCount);
-        }
+        targets = new ReadTargets(readLog, plan);
     }
 
     /**
@@ -114,12 +103,6 @@ public class KafkaReadBench {
         }
     }
 
-    private long nextFetchOffset() {
-        int fetch = nextFetch;
-        nextFetch = fetch + 1 == plan.fetches ? 0 : fetch + 1;
-        return plan.firstOffset(fetch);
-    }
-
     /**
      * One broker fetch of at most 1 MiB sent with zero copy.
      *
@@ -131,7 +114,7 @@ public class KafkaReadBench {
     @BenchmarkMode(Mode.Throughput)
     @OutputTimeUnit(TimeUnit.SECONDS)
     public long transferTo(ReadCounters counters) throws IOException {
-        FetchDataInfo info = log.read(nextFetchOffset(), FetchPlan.FETCH_BYTES, FetchIsolation.HIGH_WATERMARK, true);
+        FetchDataInfo info = log.read(targets.nextFetchOffset(), FetchPlan.FETCH_BYTES, FetchIsolation.HIGH_WATERMARK, true);
         FileRecords records = (FileRecords) info.records;
         int size = records.sizeInBytes();
         int sent = 0;
@@ -155,7 +138,7 @@ public class KafkaReadBench {
     @BenchmarkMode(Mode.Throughput)
     @OutputTimeUnit(TimeUnit.SECONDS)
     public void iterate(ReadCounters counters, Blackhole blackhole) throws IOException {
-        FetchDataInfo info = log.read(nextFetchOffset(), FetchPlan.FETCH_BYTES, FetchIsolation.HIGH_WATERMARK, true);
+        FetchDataInfo info = log.read(targets.nextFetchOffset(), FetchPlan.FETCH_BYTES, FetchIsolation.HIGH_WATERMARK, true);
         consumerBuffer.clear();
         ((FileRecords) info.records).readInto(consumerBuffer, 0);
         long records = 0;
@@ -180,9 +163,7 @@ public class KafkaReadBench {
     @BenchmarkMode(Mode.SampleTime)
     @OutputTimeUnit(TimeUnit.MICROSECONDS)
     public int randomRead() throws IOException {
-        int t = nextTarget;
-        nextTarget = (t + 1) & (TARGETS - 1);
-        return log.read(randomOffsets[t], FetchPlan.FETCH_BYTES, FetchIsolation.HIGH_WATERMARK, true).records.sizeInBytes();
+        return log.read(targets.nextRandomOffset(), FetchPlan.FETCH_BYTES, FetchIsolation.HIGH_WATERMARK, true).records.sizeInBytes();
     }
 
     /**
@@ -194,9 +175,7 @@ public class KafkaReadBench {
     @BenchmarkMode(Mode.SampleTime)
     @OutputTimeUnit(TimeUnit.MICROSECONDS)
     public long offsetForTimestamp() {
-        int t = nextTarget;
-        nextTarget = (t + 1) & (TARGETS - 1);
-        return log.fetchOffsetByTimestamp(randomTimestamps[t], Optional.empty())
+        return log.fetchOffsetByTimestamp(targets.nextRandomTimestamp(), Optional.empty())
             .timestampAndOffsetOpt().map(found -> found.offset).orElse(-1L);
     }
 }

@@ -3,7 +3,6 @@ package io.seglog.bench;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
 import io.seglog.storage.LogSlice;
@@ -38,9 +37,6 @@ import org.openjdk.jmh.infra.Blackhole;
 @State(Scope.Thread)
 public class SeglogReadBench {
 
-    /** Random targets cycled through by the latency benchmarks. */
-    private static final int TARGETS = 1 << 16;
-
     /** Value bytes per record. */
     @Param({"100", "1024"})
     public int valueSize;
@@ -59,10 +55,7 @@ public class SeglogReadBench {
     private final UnsafeBuffer consumerView = new UnsafeBuffer(0, 0);
     private final RecordBatch batch = new RecordBatch();
     private final Record record = new Record();
-    private final long[] randomOffsets = new long[TARGETS];
-    private final long[] randomTimestamps = new long[TARGETS];
-    private int nextFetch;
-    private int nextTarget;
+    private ReadTargets targets;
 
     /**
      * Fills the log (follower appends of the stamped batches) and connects the socket.
@@ -85,11 +78,7 @@ public class SeglogReadBench {
         }
         sink = new LoopbackSink();
         consumerBuffer = ByteBuffer.allocateDirect(FetchPlan.FETCH_BYTES);
-        SplittableRandom random = new SplittableRandom(7);
-        for (int i = 0; i < TARGETS; i++) {
-            randomOffsets[i] = random.nextLong(readLog.recordCount);
-            randomTimestamps[i] = readLog.firstTimestampMs() + random.nextLong(readLog.recordCount);
-        }
+        targets = new ReadTargets(readLog, plan);
     }
 
     /**
@@ -111,9 +100,7 @@ public class SeglogReadBench {
     }
 
     private LogSlice nextFetch() {
-        int fetch = nextFetch;
-        nextFetch = fetch + 1 == plan.fetches ? 0 : fetch + 1;
-        return log.read(plan.firstOffset(fetch), FetchPlan.FETCH_BYTES, Long.MAX_VALUE, true, slice);
+        return log.read(targets.nextFetchOffset(), FetchPlan.FETCH_BYTES, Long.MAX_VALUE, true, slice);
     }
 
     /**
@@ -175,9 +162,7 @@ public class SeglogReadBench {
     @BenchmarkMode(Mode.SampleTime)
     @OutputTimeUnit(TimeUnit.MICROSECONDS)
     public int randomRead() {
-        int t = nextTarget;
-        nextTarget = (t + 1) & (TARGETS - 1);
-        return log.read(randomOffsets[t], FetchPlan.FETCH_BYTES, Long.MAX_VALUE, true, slice).sizeInBytes();
+        return log.read(targets.nextRandomOffset(), FetchPlan.FETCH_BYTES, Long.MAX_VALUE, true, slice).sizeInBytes();
     }
 
     /**
@@ -189,9 +174,7 @@ public class SeglogReadBench {
     @BenchmarkMode(Mode.SampleTime)
     @OutputTimeUnit(TimeUnit.MICROSECONDS)
     public long offsetForTimestamp() {
-        int t = nextTarget;
-        nextTarget = (t + 1) & (TARGETS - 1);
         // The allocation-free form an embedder uses on a hot path: a reused LogSlice carries the scan scratch.
-        return log.offsetForTimestamp(randomTimestamps[t], Long.MAX_VALUE, slice);
+        return log.offsetForTimestamp(targets.nextRandomTimestamp(), Long.MAX_VALUE, slice);
     }
 }
