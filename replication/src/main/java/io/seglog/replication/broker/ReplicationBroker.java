@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
 import java.util.random.RandomGenerator;
+import org.agrona.CloseHelper;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -233,24 +234,8 @@ public final class ReplicationBroker implements AutoCloseable {
             return;
         }
         closed = true;
-        RuntimeException failure = null;
-        try {
-            controller.close();
-        } catch (final RuntimeException e) {
-            failure = e;
-        }
-        registry.unregister(brokerId());
-        try {
-            zk.close();
-        } catch (final RuntimeException e) {
-            if (failure == null) {
-                failure = e;
-            } else {
-                failure.addSuppressed(e);
-            }
-        }
-        if (failure != null) {
-            throw failure;
-        }
+        // Every step runs even when an earlier one fails (the session must close whatever else failed); the
+        // first failure is rethrown with the others suppressed.
+        CloseHelper.closeAll(controller, () -> registry.unregister(brokerId()), zk);
     }
 }

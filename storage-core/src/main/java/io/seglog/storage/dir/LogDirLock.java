@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Objects;
 import java.util.Set;
+import org.agrona.CloseHelper;
 
 /**
  * Exclusive ownership of a log directory: an OS lock ({@link FileChannel#tryLock()}) on {@value #LOCK_FILE_NAME}
@@ -102,24 +103,9 @@ public final class LogDirLock implements AutoCloseable {
             return;
         }
         closed = true;
-        IOException failure = null;
-        try {
-            lock.release();
-        } catch (final IOException e) {
-            failure = e;
-        }
-        try {
-            channel.close();
-        } catch (final IOException e) {
-            if (failure == null) {
-                failure = e;
-            } else {
-                failure.addSuppressed(e);
-            }
-        }
-        if (failure != null) {
-            throw failure;
-        }
+        // Releases the lock, then closes the channel even if the release failed; the first failure is thrown
+        // (an IOException, rethrown as it is) with the other suppressed.
+        CloseHelper.closeAll(lock, channel);
     }
 
     @Override
