@@ -548,21 +548,41 @@ public final class ZkClient implements AutoCloseable {
     }
 
     /**
-     * One Curator watcher per (path, callback): ZooKeeper keeps a set of watchers per path, so re-arming a watch
-     * with the same callback does not pile up duplicate notifications.
+     * One Curator watcher per (path, callback) while it is armed: ZooKeeper keeps a set of watchers per path, so
+     * re-arming a watch with the same callback does not pile up duplicate notifications. A ZooKeeper watch fires
+     * once, so a watcher leaves the map when it fires (and all leave when the session expires, which drops every
+     * watch): the map holds only armed watches, not every path ever watched.
      */
     private CuratorWatcher watcher(final String path, final ZkWatch watch) {
-        return watchers.computeIfAbsent(new WatchKey(path, watch), k -> newWatcher(path, watch));
+        return watchers.computeIfAbsent(new WatchKey(path, watch), this::newWatcher);
+    }
+
+    /**
+     * The number of watchers the client holds as armed (for tests: it must not grow with every path ever watched).
+     *
+     * @return armed watchers
+     */
+    int armedWatcherCount() {
+        return watchers.size();
     }
 
     private record WatchKey(String path, ZkWatch watch) {
     }
 
-    private CuratorWatcher newWatcher(final String path, final ZkWatch watch) {
-        return (WatchedEvent event) -> {
-            // State-only events (disconnect, expiry) reach every watcher; sessions are handled by the listener.
-            if (event.getType() != Watcher.Event.EventType.None && !closed) {
-                watch.onChange(path);
+    private CuratorWatcher newWatcher(final WatchKey key) {
+        return new CuratorWatcher() {
+            @Override
+            public void process(final WatchedEvent event) {
+                // State-only events (disconnect, expiry) reach every watcher; sessions are handled by the listener.
+                if (event.getType() == Watcher.Event.EventType.None) {
+                    return;
+                }
+                // Fired, so no longer armed. Removed only if still this watcher: a re-arm racing with the firing
+                // may re-register this object (then it fires once more, harmlessly) or map a new one.
+                watchers.remove(key, this);
+                if (!closed) {
+                    key.watch().onChange(key.path());
+                }
             }
         };
     }
@@ -625,6 +645,8 @@ public final class ZkClient implements AutoCloseable {
                 sid = currentSessionId;
             }
             LOG.warn("ZooKeeper session 0x{} expired or lost", Long.toHexString(sid));
+            // An expired session's watches are gone on the server; the listener re-arms what it still needs.
+            watchers.clear();
             sessionListener.onSessionExpired(sid);
         }
     }
@@ -662,6 +684,7 @@ public final class ZkClient implements AutoCloseable {
         }
         closed = true;
         curator.close();
+        watchers.clear();
     }
 
     /**

@@ -129,6 +129,41 @@ class ZkClientIT {
     }
 
     @Test
+    void firedWatchesAreForgottenSoTheClientHoldsOnlyArmedOnes() {
+        final ZkClient client = open(config(zk.connectString()).build(), NO_LISTENER);
+        final java.util.concurrent.atomic.AtomicInteger fired = new java.util.concurrent.atomic.AtomicInteger();
+        final ZkWatch watch = path -> fired.incrementAndGet();
+        client.create("/w", new byte[] {0}, false);
+        // Re-armed before it fired: one watcher, one notification (ZooKeeper dedups by watcher object).
+        client.getData("/w", watch);
+        client.getData("/w", watch);
+        assertEquals(1, client.armedWatcherCount());
+        client.setData("/w", new byte[] {1}, -1);
+        Await.until(Duration.ofSeconds(10), () -> fired.get() == 1, () -> "first notification");
+        Await.until(Duration.ofSeconds(10), () -> client.armedWatcherCount() == 0, () -> "fired watch forgotten");
+        // Re-arm after every firing, as the controller does: the count stays at one armed watcher, never grows.
+        for (int i = 2; i <= 30; i++) {
+            client.getData("/w", watch);
+            assertEquals(1, client.armedWatcherCount());
+            client.setData("/w", new byte[] {(byte) i}, -1);
+            final int expected = i;
+            Await.until(Duration.ofSeconds(10), () -> fired.get() == expected, () -> "notification " + expected);
+        }
+        // Many distinct paths watched once, then deleted: every watch fires and none is kept.
+        for (int i = 0; i < 50; i++) {
+            client.create("/w" + i, new byte[0], false);
+            client.getData("/w" + i, watch);
+        }
+        Await.until(Duration.ofSeconds(10), () -> client.armedWatcherCount() == 50, () -> "50 armed");
+        for (int i = 0; i < 50; i++) {
+            client.delete("/w" + i, -1);
+        }
+        Await.until(Duration.ofSeconds(10), () -> fired.get() == 80, () -> "50 deletions seen");
+        Await.until(Duration.ofSeconds(10), () -> client.armedWatcherCount() == 0, () -> "all fired watches forgotten");
+        assertEquals(80, fired.get(), "no duplicate notifications");
+    }
+
+    @Test
     void malformedZnodesAreSkippedNotFatal() {
         final ZkClient client = open(config(zk.connectString()).build(), NO_LISTENER);
         final KafkaZkStore store = new KafkaZkStore(client);
