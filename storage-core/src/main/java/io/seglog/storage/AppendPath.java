@@ -162,12 +162,17 @@ final class AppendPath {
             long maxTimestamp = -1;
             int index = 0;
             int epoch = log.epochs.latestEpoch();
+            final boolean gapsAllowed = log.config.cleanupPolicy().compact();
             for (int p = offset, end = offset + length; p < end; index++) {
                 final long base = BatchHeaders.baseOffset(appendView, p);
-                if (base != expected) {
-                    throw new InvalidRecordException("baseOffset", base, expected, index, p,
-                        (base < expected ? "batch overlaps" : "batch leaves a gap after")
-                            + " the log (logEndOffset=" + firstOffset + "); a follower append must continue it");
+                // Kafka's follower rule: offsets only grow. An overlap is refused (the follower must truncate or
+                // fetch from its log end); a gap only where compaction makes them (cleanup.policy=compact).
+                if (base < expected || base > expected && !gapsAllowed) {
+                    throw new InvalidRecordException("baseOffset", base, expected, index, p, (base < expected
+                        ? "batch overlaps " + (index == 0 ? "the log" : "the previous batch of the append")
+                        : "batch leaves a gap after " + (index == 0 ? "the log" : "the previous batch of the append")
+                            + ", legal only with " + LogConfig.CLEANUP_POLICY_CONFIG + "=compact")
+                        + " (logEndOffset=" + firstOffset + ")");
                 }
                 final int batchEpoch = BatchHeaders.partitionLeaderEpoch(appendView, p);
                 if (batchEpoch >= 0 && batchEpoch < epoch) {
@@ -185,7 +190,9 @@ final class AppendPath {
                     assignEpoch(batchEpoch, BatchHeaders.baseOffset(appendView, p));
                 }
             }
-            appendWithEpochs(batches, offset, length, firstOffset, expected - 1, maxTimestamp);
+            // A new segment, if one is rolled, starts at the first batch (as Kafka's), not in a gap before it.
+            appendWithEpochs(batches, offset, length, BatchHeaders.baseOffset(appendView, offset), expected - 1,
+                maxTimestamp);
             return expected - 1;
         } finally {
             log.appendLock.unlock();

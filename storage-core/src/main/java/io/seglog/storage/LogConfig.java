@@ -67,6 +67,11 @@ public final class LogConfig {
      * tail, {@code fail} (the default) or {@code truncate}. See {@link CorruptionPolicy}.
      */
     public static final String CORRUPTION_POLICY_CONFIG = "seglog.corruption.policy";
+    /**
+     * Kafka's {@code cleanup.policy}: {@code delete} (the default), {@code compact} or both. Seglog has no log
+     * cleaner; the policy decides what the log accepts and keeps (see {@link CleanupPolicy}).
+     */
+    public static final String CLEANUP_POLICY_CONFIG = "cleanup.policy";
 
     /** Kafka's default {@code segment.bytes}: 1 GiB. */
     public static final int DEFAULT_SEGMENT_BYTES = 1024 * 1024 * 1024;
@@ -102,6 +107,85 @@ public final class LogConfig {
     public static final int DEFAULT_MAPPED_APPEND_MAX_BYTES = 0;
     /** Kafka's default {@code file.delete.delay.ms}: 1 minute. */
     public static final long DEFAULT_FILE_DELETE_DELAY_MS = 60_000;
+
+    /**
+     * Kafka's {@code cleanup.policy}. With {@code delete}, retention by time and size deletes old segments and
+     * the log's offsets are contiguous, so a follower append or a recovered batch that leaves a gap is refused
+     * (the base offset is outside the CRC: contiguity is what catches a flipped bit there). With
+     * {@code compact}, offset gaps between batches are legal (Kafka's cleaner drops whole batches, and a
+     * follower keeps the gaps it replicates) and retention by time and size does not delete (Kafka's rule);
+     * Seglog does not compact logs itself.
+     */
+    public enum CleanupPolicy {
+        /** Retention deletes old segments; offsets are contiguous. */
+        DELETE("delete", false, true),
+        /** Compacted (by Kafka, or a leader's cleaner): offset gaps are legal; retention does not delete. */
+        COMPACT("compact", true, false),
+        /** Both: offset gaps are legal and retention deletes. */
+        COMPACT_DELETE("compact,delete", true, true);
+
+        private final String kafkaName;
+        private final boolean compact;
+        private final boolean delete;
+
+        CleanupPolicy(final String kafkaName, final boolean compact, final boolean delete) {
+            this.kafkaName = kafkaName;
+            this.compact = compact;
+            this.delete = delete;
+        }
+
+        /**
+         * The value as Kafka writes it.
+         *
+         * @return {@code delete}, {@code compact} or {@code compact,delete}
+         */
+        public String kafkaName() {
+            return kafkaName;
+        }
+
+        /**
+         * Whether the log may be compacted, so offset gaps between batches are legal.
+         *
+         * @return true for {@code compact} and {@code compact,delete}
+         */
+        public boolean compact() {
+            return compact;
+        }
+
+        /**
+         * Whether retention by time and size deletes old segments.
+         *
+         * @return true for {@code delete} and {@code compact,delete}
+         */
+        public boolean delete() {
+            return delete;
+        }
+
+        /**
+         * Parses Kafka's value: a comma-separated list of {@code delete} and {@code compact}, in any order,
+         * ignoring case and spaces.
+         *
+         * @param value the configured value
+         * @return the policy
+         * @throws IllegalArgumentException naming the key and value when it holds anything else or nothing
+         */
+        public static CleanupPolicy fromKafkaName(final String value) {
+            boolean compact = false;
+            boolean delete = false;
+            for (final String part : value.split(",", -1)) {
+                final String name = part.trim();
+                if (name.equalsIgnoreCase("compact")) {
+                    compact = true;
+                } else if (name.equalsIgnoreCase("delete")) {
+                    delete = true;
+                } else {
+                    throw new IllegalArgumentException(CLEANUP_POLICY_CONFIG + "=" + value
+                        + " must be a list of delete and compact");
+                }
+            }
+            return compact ? (delete ? COMPACT_DELETE : COMPACT) : DELETE;
+        }
+    }
 
     /** Which timestamp the log keeps in a batch: the producer's or the broker's at append. */
     public enum TimestampType {
@@ -202,6 +286,7 @@ public final class LogConfig {
     private final long fileDeleteDelayMs;
     private final CorruptionPolicy corruptionPolicy;
     private final int mappedAppendMaxBytes;
+    private final CleanupPolicy cleanupPolicy;
 
     private LogConfig(final Builder b) {
         this.segmentBytes = b.segmentBytes;
@@ -220,6 +305,7 @@ public final class LogConfig {
         this.fileDeleteDelayMs = b.fileDeleteDelayMs;
         this.corruptionPolicy = b.corruptionPolicy;
         this.mappedAppendMaxBytes = b.mappedAppendMaxBytes;
+        this.cleanupPolicy = b.cleanupPolicy;
     }
 
     /**
@@ -408,6 +494,15 @@ public final class LogConfig {
     }
 
     /**
+     * Kafka's {@code cleanup.policy} ({@value #CLEANUP_POLICY_CONFIG}).
+     *
+     * @return the policy, {@link CleanupPolicy#DELETE} by default
+     */
+    public CleanupPolicy cleanupPolicy() {
+        return cleanupPolicy;
+    }
+
+    /**
      * A builder starting from this configuration's values.
      *
      * @return a new builder
@@ -419,7 +514,7 @@ public final class LogConfig {
             .messageTimestampBeforeMaxMs(messageTimestampBeforeMaxMs).messageTimestampAfterMaxMs(messageTimestampAfterMaxMs)
             .retentionMs(retentionMs).retentionBytes(retentionBytes).flushMessages(flushMessages)
             .flushMs(flushMs).fileDeleteDelayMs(fileDeleteDelayMs).corruptionPolicy(corruptionPolicy)
-            .mappedAppendMaxBytes(mappedAppendMaxBytes);
+            .mappedAppendMaxBytes(mappedAppendMaxBytes).cleanupPolicy(cleanupPolicy);
     }
 
     @Override
@@ -439,7 +534,8 @@ public final class LogConfig {
             && messageTimestampAfterMaxMs == that.messageTimestampAfterMaxMs && retentionMs == that.retentionMs
             && retentionBytes == that.retentionBytes && flushMessages == that.flushMessages
             && flushMs == that.flushMs && fileDeleteDelayMs == that.fileDeleteDelayMs
-            && corruptionPolicy == that.corruptionPolicy && mappedAppendMaxBytes == that.mappedAppendMaxBytes;
+            && corruptionPolicy == that.corruptionPolicy && mappedAppendMaxBytes == that.mappedAppendMaxBytes
+            && cleanupPolicy == that.cleanupPolicy;
     }
 
     @Override
@@ -447,7 +543,7 @@ public final class LogConfig {
         return Objects.hash(segmentBytes, segmentMs, segmentJitterMs, segmentIndexBytes, indexIntervalBytes,
             maxMessageBytes, messageTimestampType, messageTimestampBeforeMaxMs, messageTimestampAfterMaxMs,
             retentionMs, retentionBytes, flushMessages, flushMs, fileDeleteDelayMs, corruptionPolicy,
-            mappedAppendMaxBytes);
+            mappedAppendMaxBytes, cleanupPolicy);
     }
 
     @Override
@@ -462,7 +558,8 @@ public final class LogConfig {
             + RETENTION_BYTES_CONFIG + "=" + retentionBytes + ", " + FLUSH_MESSAGES_CONFIG + "=" + flushMessages
             + ", " + FLUSH_MS_CONFIG + "=" + flushMs + ", " + FILE_DELETE_DELAY_MS_CONFIG + "=" + fileDeleteDelayMs
             + ", " + CORRUPTION_POLICY_CONFIG + "=" + corruptionPolicy.configName() + ", "
-            + MAPPED_APPEND_MAX_BYTES_CONFIG + "=" + mappedAppendMaxBytes + "}";
+            + MAPPED_APPEND_MAX_BYTES_CONFIG + "=" + mappedAppendMaxBytes + ", " + CLEANUP_POLICY_CONFIG + "="
+            + cleanupPolicy.kafkaName() + "}";
     }
 
     /**
@@ -485,8 +582,20 @@ public final class LogConfig {
         private long fileDeleteDelayMs = DEFAULT_FILE_DELETE_DELAY_MS;
         private CorruptionPolicy corruptionPolicy = CorruptionPolicy.FAIL;
         private int mappedAppendMaxBytes = DEFAULT_MAPPED_APPEND_MAX_BYTES;
+        private CleanupPolicy cleanupPolicy = CleanupPolicy.DELETE;
 
         private Builder() {
+        }
+
+        /**
+         * Sets Kafka's {@code cleanup.policy}.
+         *
+         * @param cleanupPolicy the policy
+         * @return this builder
+         */
+        public Builder cleanupPolicy(final CleanupPolicy cleanupPolicy) {
+            this.cleanupPolicy = Objects.requireNonNull(cleanupPolicy, "cleanupPolicy");
+            return this;
         }
 
         /**

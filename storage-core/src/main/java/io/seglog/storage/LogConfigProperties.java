@@ -1,5 +1,6 @@
 package io.seglog.storage;
 
+import static io.seglog.storage.LogConfig.CLEANUP_POLICY_CONFIG;
 import static io.seglog.storage.LogConfig.CORRUPTION_POLICY_CONFIG;
 import static io.seglog.storage.LogConfig.FILE_DELETE_DELAY_MS_CONFIG;
 import static io.seglog.storage.LogConfig.FLUSH_MESSAGES_CONFIG;
@@ -89,6 +90,9 @@ final class LogConfigProperties {
         }
         if (properties.containsKey(MAPPED_APPEND_MAX_BYTES_CONFIG)) {
             b.mappedAppendMaxBytes(intValue(properties, MAPPED_APPEND_MAX_BYTES_CONFIG));
+        }
+        if (properties.containsKey(CLEANUP_POLICY_CONFIG)) {
+            b.cleanupPolicy(LogConfig.CleanupPolicy.fromKafkaName(String.valueOf(properties.get(CLEANUP_POLICY_CONFIG))));
         }
         if (properties.containsKey(CORRUPTION_POLICY_CONFIG)) {
             b.corruptionPolicy(CorruptionPolicy.fromConfigName(

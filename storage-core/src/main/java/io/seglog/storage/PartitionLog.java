@@ -23,9 +23,10 @@ import java.util.random.RandomGenerator;
  *
  * <p>Appends: {@link #appendAsLeader} validates the batches as a producer's (Kafka's client rules), assigns
  * offsets in place from the log end offset, stamps the leader epoch and, with {@code LogAppendTime}, the
- * broker's time. {@link #appendAsFollower} keeps the leader's offsets and accepts only batches that continue
- * the log exactly. Either call is all-or-nothing: every batch is checked before the first byte is written,
- * and all batches go to one segment in one positional write.
+ * broker's time. {@link #appendAsFollower} keeps the leader's offsets and accepts batches that continue
+ * the log, with or without a gap (compaction), never overlapping it. Either call is all-or-nothing: every
+ * batch is checked before the first byte is written, and all batches go to one segment in one positional
+ * write.
  *
  * <p>Reads: {@link #read} returns a {@link LogSlice} of whole batches starting at the batch that contains the
  * requested offset and ending before an upper bound (the log end, or a high watermark the caller keeps).
@@ -239,14 +240,16 @@ public final class PartitionLog implements AutoCloseable {
     /**
      * Appends batches replicated from the leader, keeping their offsets, epochs and timestamps. They are
      * validated with the replication rules (CRC, lengths, record structure; compacted batches with offset
-     * gaps inside them are legal), and must continue the log exactly: the first batch's base offset equals
-     * the log end offset and each further batch starts right after the previous one's last offset. A gap or
-     * an overlap is refused (the follower must truncate or fetch from the right offset). All-or-nothing.
+     * gaps inside them are legal), and must not go back: the first batch's base offset is at least the log
+     * end offset and each further batch starts after the previous one's last offset. Gaps between batches are
+     * legal, as in Kafka (a compacted leader log has them; a segment rolled for the append starts at its first
+     * batch); an overlap is refused (the follower must truncate or fetch from its log end). All-or-nothing.
      *
      * @param batches the batches, not modified
      * @return the last offset appended
-     * @throws InvalidRecordException for a malformed batch, or a batch that does not continue the log
-     *                                ({@code field=baseOffset}, {@code limit} = the offset expected)
+     * @throws InvalidRecordException for a malformed batch, or a batch that overlaps the log or the batch
+     *                                before it ({@code field=baseOffset}, {@code limit} = the lowest offset
+     *                                allowed)
      * @throws IllegalArgumentException if {@code batches} is empty or read-only
      * @throws StorageException if the write fails (the log goes offline) or the log is closed or offline
      */

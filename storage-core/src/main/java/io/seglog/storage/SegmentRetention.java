@@ -50,8 +50,10 @@ final class SegmentRetention {
         deleteOldSegments(log, nowMs, true);
     }
 
-    static int deleteOldSegments(final PartitionLog log, final long nowMs, final boolean logStartOnly) {
+    static int deleteOldSegments(final PartitionLog log, final long nowMs, final boolean startOffsetOnly) {
         final LogConfig config = log.config();
+        // Kafka's rule: retention by time and size only under cleanup.policy=delete; the log start always.
+        final boolean logStartOnly = startOffsetOnly || !config.cleanupPolicy().delete();
         final LogSegment[] removed;
         log.appendLock().lock();
         try {

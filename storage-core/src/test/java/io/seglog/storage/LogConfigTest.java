@@ -43,7 +43,7 @@ class LogConfigTest {
         props.put("flush.messages", "10");
         props.put("flush.ms", "500");
         props.put("file.delete.delay.ms", "0");
-        props.put("cleanup.policy", "delete"); // a key the log does not use is ignored
+        props.put("cleanup.policy", "delete");
         final LogConfig ours = LogConfig.fromProperties(props);
         final org.apache.kafka.storage.internals.log.LogConfig kafka =
             new org.apache.kafka.storage.internals.log.LogConfig(props);
@@ -59,7 +59,25 @@ class LogConfigTest {
         assertEquals(kafka.flushInterval, ours.flushMessages());
         assertEquals(kafka.flushMs, ours.flushMs());
         assertEquals(kafka.fileDeleteDelayMs, ours.fileDeleteDelayMs());
+        assertEquals(LogConfig.CleanupPolicy.DELETE, ours.cleanupPolicy());
         assertEquals(ours, ours.toBuilder().build());
+    }
+
+    @Test
+    void readsCleanupPolicyAsKafkaDoes() {
+        for (final String value : new String[] {"delete", "compact", "compact,delete", "delete,compact",
+            "delete, compact"}) {
+            final LogConfig ours = LogConfig.fromProperties(Map.of("cleanup.policy", value));
+            final org.apache.kafka.storage.internals.log.LogConfig kafka =
+                new org.apache.kafka.storage.internals.log.LogConfig(Map.of("cleanup.policy", value));
+            assertEquals(kafka.compact, ours.cleanupPolicy().compact(), value);
+            assertEquals(kafka.delete, ours.cleanupPolicy().delete(), value);
+            assertEquals(ours, ours.toBuilder().build());
+            assertEquals(ours.cleanupPolicy(), LogConfig.CleanupPolicy.fromKafkaName(ours.cleanupPolicy().kafkaName()));
+        }
+        final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> LogConfig.fromProperties(Map.of("cleanup.policy", "compact,shred")));
+        assertTrue(e.getMessage().contains("cleanup.policy=compact,shred"), e.getMessage());
     }
 
     @Test

@@ -67,6 +67,31 @@ class RetentionTest {
     }
 
     @Test
+    void compactOnlyPolicyKeepsOldSegmentsButHonoursTheLogStart() {
+        try (PartitionLog log = open(oneBatchPerSegment().retentionMs(10_000).retentionBytes(batchBytes)
+            .cleanupPolicy(LogConfig.CleanupPolicy.COMPACT).build())) {
+            appendFive(log);
+            log.updateHighWatermark(log.logEndOffset());
+            clock.advanceMs(60_000);
+            // Kafka's rule: retention by time and size only under cleanup.policy=delete.
+            assertEquals(0, log.deleteOldSegments());
+            assertArrayEquals(new long[] {0, 1, 2, 3, 4}, log.segmentBaseOffsets());
+            log.deleteRecordsBefore(2);
+            assertArrayEquals(new long[] {2, 3, 4}, log.segmentBaseOffsets());
+        }
+        // compact,delete: retention deletes again.
+        try (PartitionLog log = PartitionLog.open(dir.resolve("t-1"), oneBatchPerSegment().retentionMs(10_000)
+            .cleanupPolicy(LogConfig.CleanupPolicy.COMPACT_DELETE).build(), FileIO.system(), clock)) {
+            log.appendAsLeader(batch(0, clock.millis()), 0);
+            log.appendAsLeader(batch(0, clock.millis()), 0);
+            log.updateHighWatermark(log.logEndOffset());
+            clock.advanceMs(60_000);
+            assertTrue(log.deleteOldSegments() > 0, "retention deletes under compact,delete");
+            assertEquals(2, log.logStartOffset());
+        }
+    }
+
+    @Test
     void deletesOldestSegmentsWhileTheLogExceedsRetentionBytes() {
         try (PartitionLog log = open(oneBatchPerSegment().retentionBytes(2L * batchBytes + 1).build())) {
             appendFive(log);

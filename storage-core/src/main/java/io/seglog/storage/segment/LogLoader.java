@@ -163,7 +163,7 @@ public final class LogLoader {
         private final LogConfig config;
         private final Options options;
         private final LeaderEpochCache epochs;
-        private final SegmentRecovery scanner = new SegmentRecovery();
+        private final SegmentRecovery scanner;
         private final List<RecoveryReport.Truncation> truncations = new ArrayList<>();
         private final List<Path> deletedSegments = new ArrayList<>();
         private final List<Path> rebuiltIndexes = new ArrayList<>();
@@ -177,6 +177,7 @@ public final class LogLoader {
             this.config = config;
             this.options = options;
             this.epochs = epochs;
+            this.scanner = new SegmentRecovery(config.cleanupPolicy().compact());
         }
 
         void recoverFrom(final long[] bases, final int first, final List<LogSegment> segments, final long nowMs,
@@ -189,9 +190,14 @@ public final class LogLoader {
             int lastEpoch = epochs.latestEpoch();
             boolean changedDirectory = false;
             for (int i = first; i < bases.length; i++) {
-                if (expected >= 0 && bases[i] != expected) {
-                    // A segment that does not start where the previous one ended: the previous one lost its
-                    // tail (above the recovery point a crash can do that) or the files contradict each other.
+                final boolean legalGap = config.cleanupPolicy().compact() && bases[i] > expected
+                    && expected <= options.recoveryPoint();
+                if (expected >= 0 && bases[i] != expected && !legalGap) {
+                    // A segment that does not start where the previous one ended. In a compacted log, later is a
+                    // legal gap (Kafka's cleaner, a replicated gap) when the previous segment ended at or below the
+                    // recovery point: it was wholly durable, so the crash cannot have cut its tail. Otherwise the
+                    // previous one lost its tail (above the recovery point a crash can do that) or the files
+                    // contradict each other.
                     final Path file = dir.resolve(SegmentFiles.fileName(bases[i], SegmentFiles.LOG_SUFFIX));
                     final String detail = "the segment does not start at the end offset of the previous segment";
                     if (expected < options.recoveryPoint()

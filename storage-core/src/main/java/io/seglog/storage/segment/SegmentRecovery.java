@@ -46,6 +46,17 @@ final class SegmentRecovery {
     private final RecordBatchValidator validator =
         new RecordBatchValidator(Integer.MAX_VALUE, RecordBatchValidator.Origin.RECOVERY);
     private final UnsafeBuffer view = new UnsafeBuffer(0, 0);
+    /** Whether offset gaps between batches are legal (cleanup.policy=compact). */
+    private final boolean gapsAllowed;
+
+    /**
+     * A scanner for one log.
+     *
+     * @param gapsAllowed whether offset gaps between batches are legal (a compacted log)
+     */
+    SegmentRecovery(final boolean gapsAllowed) {
+        this.gapsAllowed = gapsAllowed;
+    }
 
     /**
      * Where and why a scan stopped early.
@@ -131,12 +142,18 @@ final class SegmentRecovery {
     }
 
     /** A batch whose CRC is right but whose uncovered fields contradict the log: always corruption. */
-    private static Problem contradiction(final LogSegment segment, final int position, final long expected,
+    private Problem contradiction(final LogSegment segment, final int position, final long expected,
                                          final long base, final long last, final int epoch, final int lastEpoch,
                                          final LeaderEpochCache knownEpochs) {
-        if (base != expected) {
-            return new Problem(position, expected, "baseOffset", Long.toString(expected), Long.toString(base),
-                "the batch's offsets do not continue the log (the base offset is not covered by the CRC)", false);
+        // Offsets only grow. A gap is legal in a compacted log (Kafka's cleaner drops whole batches, and a
+        // follower keeps the gaps it replicates; a crash cannot make one inside a file, since lost bytes fail the
+        // CRC instead). Elsewhere offsets are contiguous, which is what catches a flipped bit in the base offset.
+        if (base < expected || base > expected && !gapsAllowed) {
+            return new Problem(position, expected, "baseOffset", (gapsAllowed ? "at least " : "") + expected,
+                Long.toString(base), base < expected
+                    ? "the batch's offsets go back into the log (the base offset is not covered by the CRC)"
+                    : "the batch's offsets do not continue the log (the base offset is not covered by the CRC)",
+                false);
         }
         if (!segment.canConvertToRelativeOffset(last)) {
             return new Problem(position, expected, "lastOffset", "at most " + (segment.baseOffset() + Integer.MAX_VALUE),
