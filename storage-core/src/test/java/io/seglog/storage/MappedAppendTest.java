@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.seglog.storage.io.FaultInjectingFileIO;
 import io.seglog.storage.io.FileIO;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -139,6 +140,50 @@ class MappedAppendTest {
             assertReadsBack(log);
         }
         assertEquals(writtenBytes(), logFileBytes(image));
+    }
+
+    @Test
+    void theWindowIsFilledWithZerosByWriteCallsBeforeItIsMapped() throws IOException {
+        final FaultInjectingFileIO io = new FaultInjectingFileIO();
+        final Path logDir = dir.resolve("fill-0");
+        try (PartitionLog log = PartitionLog.open(logDir, LogConfig.defaults(), io, new ManualClock(0))) {
+            final int journalAtOpen = io.journal().size();
+            log.appendAsLeader(KafkaBatches.batch(0, 1_000L), 1);
+            final String logFile = logDir.resolve("00000000000000000000.log").toAbsolutePath().toString();
+            final List<String> calls = io.journal().subList(journalAtOpen, io.journal().size()).stream()
+                .filter(l -> l.contains(logFile)).toList();
+            // Blocks are reserved (a full disk fails a write call, not a page fault with SIGBUS) before the map.
+            final int firstMap = calls.indexOf(calls.stream().filter(l -> l.startsWith("MAP ")).findFirst()
+                .orElseThrow());
+            long zeroBytes = 0;
+            for (final String call : calls.subList(0, firstMap)) {
+                assertTrue(call.startsWith("WRITE "), call);
+                zeroBytes += Long.parseLong(call.substring(call.lastIndexOf(' ') + 1));
+            }
+            assertEquals(calls.get(firstMap), "MAP " + logFile + " 0+" + (4 << 20));
+            assertEquals(4 << 20, zeroBytes, "the whole window past the data (position 0) is written: " + calls);
+            assertEquals(4 << 20, Files.size(logDir.resolve("00000000000000000000.log")));
+            assertEquals(0, calls.subList(firstMap + 1, calls.size()).size(), "the append itself is a copy");
+        }
+    }
+
+    @Test
+    void aFailedZeroFillTakesTheLogOfflineAndPublishesNothing() {
+        final FaultInjectingFileIO io = new FaultInjectingFileIO();
+        final Path logDir = dir.resolve("fill-1");
+        final PartitionLog log = PartitionLog.open(logDir, LogConfig.defaults(), io, new ManualClock(0));
+        io.failNext(FaultInjectingFileIO.Op.WRITE); // the first chunk of the window's zero fill
+        final StorageException e = assertThrows(StorageException.class,
+            () -> log.appendAsLeader(KafkaBatches.batch(0, 1_000L), 1));
+        assertTrue(e.getMessage().contains("injected fault: WRITE"), e.getMessage());
+        assertEquals(0, log.logEndOffset());
+        assertEquals(0, io.count(FaultInjectingFileIO.Op.MAP) - mapsOfIndexes(io), "never mapped");
+        assertThrows(StorageException.class, () -> log.appendAsLeader(KafkaBatches.batch(0, 1_001L), 1));
+        log.close();
+    }
+
+    private static long mapsOfIndexes(final FaultInjectingFileIO io) {
+        return io.journal().stream().filter(l -> l.startsWith("MAP ") && l.contains("index")).count();
     }
 
     @Test
