@@ -30,11 +30,12 @@ import org.agrona.concurrent.UnsafeBuffer;
  * HotSpot reports as an {@link InternalError} at some later point of the thread, not from the faulting copy, so
  * it cannot be caught where it happens. Two causes exist, and both are excluded. A page past the end of the file:
  * the window is released (unmapped) before the segment truncates the file, and only the segment's writer
- * truncates it. A hole that cannot get a block (disk full) or a failing read of it: before mapping, the window
- * past the data is filled with zeros by {@code write} calls, so its blocks are reserved (or the {@code write}
- * fails with an {@link IOException}: the log goes offline) and its pages are in the page cache, which also turns
- * the page faults of the copies into minor ones. The copy still turns an {@link InternalError} it sees into an
- * {@link IOException} (the interpreter raises it synchronously).
+ * truncates it. A hole that cannot get a block (disk full) or a failing read of it: the copy never touches a page
+ * of the window past the data before it was filled with zeros by a {@code write} call ({@code fillAhead}, a
+ * chunk ahead of the copies), so its blocks are reserved (or the {@code write} fails with an
+ * {@link IOException}: the log goes offline). The fill also puts the pages in the page cache, which turns the
+ * copies' page faults into one per 64 KiB (fault-around) instead of one per page. The copy still turns an
+ * {@link InternalError} it sees into an {@link IOException} (the interpreter raises it synchronously).
  *
  * <p>Faults: the mapping and the zero fill go through the segment's channel, which the {@code FileIO} seam
  * supplies, so a fault-injecting file layer can fail either.
@@ -46,8 +47,8 @@ final class MappedTail {
     static final int WINDOW_BYTES = 4 << 20;
     private static final long PAGE_BYTES = 4096;
     private static final long PAGE_MASK = ~(PAGE_BYTES - 1);
-    /** Zero-fill chunk: 64 write calls per window, a few percent of the fill's copy time. */
-    private static final int ZERO_CHUNK_BYTES = 64 << 10;
+    /** Zero-fill chunk: the kernel's fault-around size; one write call per 64 KiB, a few percent of its copy. */
+    private static final int FILL_CHUNK_BYTES = 64 << 10;
 
     private final FileChannel channel;
     private final long maxFileBytes;
@@ -56,6 +57,8 @@ final class MappedTail {
     private long windowStart;
     /** Bytes in the window; 0 while unmapped, so the one range check in {@link #write} also catches that. */
     private long windowBytes;
+    /** Bytes below this file position are data or zero-filled; the copy never touches a page above it. */
+    private long filledEnd;
     /** Zeros for the fill; allocated on the first remap, freed by {@link #release} (roll, close, truncation). */
     private ByteBuffer zeros;
 
@@ -85,6 +88,10 @@ final class MappedTail {
         if (at < 0 || at + length > windowBytes) {
             remap(filePosition, length);
         }
+        final long end = filePosition + length;
+        if (end > filledEnd) {
+            fillAhead(filePosition, end);
+        }
         try {
             view.putBytes((int) (filePosition - windowStart), source, offset, length);
         } catch (final InternalError e) {
@@ -100,21 +107,37 @@ final class MappedTail {
         final long needed = filePosition + length - start;
         final long capped = Math.min(WINDOW_BYTES, ((maxFileBytes + PAGE_BYTES - 1) & PAGE_MASK) - start);
         final long size = Math.max(needed, capped);
-        fillWithZeros(filePosition, start + size);
         final MappedByteBuffer mapped = channel.map(FileChannel.MapMode.READ_WRITE, start, size);
         window = mapped;
         view.wrap(mapped);
         windowStart = start;
         windowBytes = size;
+        // Nothing of the new window past the data is known to be filled (the map may have extended the file
+        // sparsely, another writer may have extended it).
+        filledEnd = filePosition;
+    }
+
+    /**
+     * Fills the window with zeros from the data end to the next 64 KiB-aligned boundary at least
+     * one chunk past {@code end}: the pages the copy touches next are in the page cache, block-reserved, and their
+     * lines still in the CPU cache (a fill of the whole window at map time left them in memory, 4 MiB ago), and a
+     * page fault maps the whole aligned chunk at once (the kernel's fault-around), not one page.
+     */
+    private void fillAhead(final long filePosition, final long end) throws IOException {
+        final long from = Math.max(filledEnd, filePosition);
+        final long target = ((end + FILL_CHUNK_BYTES - 1) & -(long) FILL_CHUNK_BYTES) + FILL_CHUNK_BYTES;
+        final long to = Math.max(end, Math.min(windowStart + windowBytes, target));
+        fillWithZeros(from, to);
+        filledEnd = to;
     }
 
     /** Writes zeros over {@code [from, to)}, which lies past the data: blocks reserved, pages cached. */
     private void fillWithZeros(final long from, final long to) throws IOException {
         if (zeros == null) {
-            zeros = ByteBuffer.allocateDirect(ZERO_CHUNK_BYTES);
+            zeros = ByteBuffer.allocateDirect(FILL_CHUNK_BYTES);
         }
         for (long at = from; at < to; ) {
-            zeros.clear().limit((int) Math.min(ZERO_CHUNK_BYTES, to - at));
+            zeros.clear().limit((int) Math.min(FILL_CHUNK_BYTES, to - at));
             while (zeros.hasRemaining()) {
                 at += channel.write(zeros, at);
             }
@@ -148,6 +171,7 @@ final class MappedTail {
             window = null;
             windowStart = 0;
             windowBytes = 0;
+            filledEnd = 0;
             view.wrap(0, 0);
             IoUtil.unmap(mapped);
         }
