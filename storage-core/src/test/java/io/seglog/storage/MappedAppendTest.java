@@ -196,6 +196,67 @@ class MappedAppendTest {
 
 
     @Test
+    void flushAndAwaitDurableForceTheMappedPagesAndSurviveAPowerLoss() throws IOException {
+        final FaultInjectingFileIO io = new FaultInjectingFileIO();
+        final Path logDir = dir.resolve("durable-0");
+        final SplittableRandom random = new SplittableRandom(11);
+        final PartitionLog log = PartitionLog.open(logDir, MAPPED, io, new ManualClock(0));
+        appendRandom(log, random, 50);
+        final long forcesBefore = dataFileForces(io);
+        final long end = log.logEndOffset();
+        // A standalone log runs the group-commit fsync in the waiter's thread.
+        assertEquals(end, log.awaitDurable(end - 1).join());
+        assertEquals(end, log.flushedOffset());
+        assertTrue(dataFileForces(io) > forcesBefore, "the data file written through the mapping was fsynced");
+        appendRandom(log, random, 20);
+        log.flush();
+        assertEquals(log.logEndOffset(), log.flushedOffset());
+        // The power loss: the process dies (files closed without a clean shutdown), unsynced bytes are lost.
+        log.appendAsLeader(KafkaBatches.batch(0, 5_000L), 1); // not flushed
+        final long flushedEnd = log.flushedOffset();
+        io.failFromCall(FaultInjectingFileIO.Op.FORCE, io.count(FaultInjectingFileIO.Op.FORCE) + 1);
+        assertThrows(StorageException.class, log::flush); // the crash: no further fsync reaches the disk
+        log.close();
+        io.loseUnsyncedData();
+        written.remove(written.size() - 1); // the unflushed batch may or may not survive; compare the flushed ones
+        try (PartitionLog reopened = PartitionLog.open(logDir, MAPPED, FileIO.system(), new ManualClock(0), 0,
+            false)) {
+            assertTrue(reopened.logEndOffset() >= flushedEnd, "every flushed offset survives: "
+                + reopened.logEndOffset() + " < " + flushedEnd);
+            final LogSlice slice = reopened.read(reopened.logStartOffset(), Integer.MAX_VALUE, flushedEnd, true);
+            final ByteBuffer bytes = KafkaBatches.bytesOf(slice);
+            for (final byte[] expected : written) {
+                final byte[] actual = new byte[expected.length];
+                bytes.get(actual);
+                assertArrayEquals(expected, actual);
+            }
+        }
+    }
+
+    @Test
+    void truncationReleasesTheWindowAndCutsTheFileToTheData() throws IOException {
+        final Path logDir = dir.resolve("truncate-0");
+        final Path file = logDir.resolve("00000000000000000000.log");
+        try (PartitionLog log = open(logDir)) {
+            for (int i = 0; i < 5; i++) {
+                log.appendAsLeader(KafkaBatches.batch(0, 1_000L + i), 1);
+            }
+            assertTrue(Files.size(file) > log.segmentArray()[0].sizeInBytes(), "mapped: the file runs past the data");
+            assertEquals(2, log.truncateTo(2));
+            assertEquals(log.segmentArray()[0].sizeInBytes(), Files.size(file), "unmapped and cut to the data");
+            assertEquals(2, log.appendAsLeader(KafkaBatches.batch(0, 2_000L), 1));
+            assertTrue(Files.size(file) > log.segmentArray()[0].sizeInBytes(), "a new window after the cut");
+            assertEquals(3, log.read(0, 1 << 20, Long.MAX_VALUE, true).sizeInBytes()
+                / KafkaBatches.batch(0, 1_000L).remaining());
+        }
+        assertEquals(3L * KafkaBatches.batch(0, 1_000L).remaining(), Files.size(file));
+    }
+
+    private static long dataFileForces(final FaultInjectingFileIO io) {
+        return io.journal().stream().filter(l -> l.startsWith("FORCE ") && l.endsWith(".log")).count();
+    }
+
+    @Test
     void rejectsNegativeLimit() {
         final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
             () -> LogConfig.builder().mappedAppendMaxBytes(-1).build());
