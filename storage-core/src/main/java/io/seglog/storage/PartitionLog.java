@@ -5,8 +5,6 @@ import io.seglog.storage.epoch.LeaderEpochCache;
 import io.seglog.storage.io.FileIO;
 import io.seglog.storage.segment.LogSegment;
 import java.io.IOException;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.InstantSource;
@@ -55,23 +53,6 @@ public final class PartitionLog implements AutoCloseable {
     public static final long LATEST_TIMESTAMP = -1L;
     /** Kafka's {@code ListOffsetsRequest.EARLIEST_TIMESTAMP}: {@link #offsetForTimestamp} answers the log start. */
     public static final long EARLIEST_TIMESTAMP = -2L;
-
-    private static final VarHandle END_SEQ;
-    private static final VarHandle END_OFFSET;
-    private static final VarHandle END_SEGMENT;
-    private static final VarHandle END_POSITION;
-
-    static {
-        try {
-            final MethodHandles.Lookup lookup = MethodHandles.lookup();
-            END_SEQ = lookup.findVarHandle(PartitionLog.class, "endSeq", int.class);
-            END_OFFSET = lookup.findVarHandle(PartitionLog.class, "endOffset", long.class);
-            END_SEGMENT = lookup.findVarHandle(PartitionLog.class, "endSegment", LogSegment.class);
-            END_POSITION = lookup.findVarHandle(PartitionLog.class, "endPosition", int.class);
-        } catch (final ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
 
     final Path dir;
     final LogConfig config;
@@ -295,21 +276,9 @@ public final class PartitionLog implements AutoCloseable {
         return created;
     }
 
-    /**
-     * Publishes the log end under the sequence lock. Release stores, not volatile ones: on x86 a volatile store
-     * costs a full fence each (five per append here), a release store none. Still no reader sees a torn triple:
-     * each release store orders every earlier store before it, so the odd sequence is visible before any field of
-     * the new triple and the fields before the even one; the readers ({@code ReadPath}) load the sequence, the
-     * fields and the sequence again with volatile (acquire) loads, so a field from a newer triple makes the second
-     * sequence load see that triple's odd (or a later) value, and the reader retries.
-     */
+    /** Publishes the log end under the sequence lock ({@link EndPublisher}: release stores, no fences). */
     void publishEnd(final long offset, final LogSegment segment, final int position) {
-        final int seq = endSeq;
-        END_SEQ.setRelease(this, seq + 1);
-        END_OFFSET.setRelease(this, offset);
-        END_SEGMENT.setRelease(this, segment);
-        END_POSITION.setRelease(this, position);
-        END_SEQ.setRelease(this, seq + 2);
+        EndPublisher.publish(this, offset, segment, position);
     }
 
     /**

@@ -489,8 +489,7 @@ public final class LogSegment implements AutoCloseable {
             filePosition += size;
             p += size;
         }
-        // Release, not volatile: no full fence per append; readers load it with acquire (volatile) semantics and
-        // the copy and index entries above are ordered before it.
+        // Release, not volatile (no full fence): readers' volatile loads still see the copy and index entries.
         SIZE_IN_BYTES.setRelease(this, filePosition);
     }
 
