@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
+import io.seglog.storage.LogConfig;
 import io.seglog.storage.PartitionLog;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -43,6 +44,13 @@ public class SeglogAppendBench {
     @Param({"1", "10", "100"})
     public int recordsPerBatch;
 
+    /**
+     * {@code seglog.mapped.append.max.bytes} for the A/B of the mapped tail: "default" keeps the engine's default,
+     * a number sets it (0 writes every append with a write call, the path before the mapped tail).
+     */
+    @Param({"default"})
+    public String mappedAppendMaxBytes;
+
     private BenchData data;
     private ByteBuffer[] views;
     /** One buffer over all batches whose window moves, like an embedder's reused receive buffer. */
@@ -77,7 +85,9 @@ public class SeglogAppendBench {
     @Setup(Level.Iteration)
     public void setUpIteration() {
         dir = BenchFiles.newDirectory("seglog-append");
-        log = SeglogLogs.open(dir);
+        log = "default".equals(mappedAppendMaxBytes) ? SeglogLogs.open(dir)
+            : SeglogLogs.open(dir, LogConfig.builder().mappedAppendMaxBytes(Integer.parseInt(mappedAppendMaxBytes))
+                .build());
         nextOffset = 0;
     }
 

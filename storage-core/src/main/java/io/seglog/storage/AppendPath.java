@@ -26,12 +26,12 @@ final class AppendPath {
     private final RecordBatchValidator leaderValidator;
     private final RecordBatchValidator followerValidator;
     /**
-     * The leader epoch that the last successful leader append found (or made) the cache's latest; -1 when not
-     * known. While it holds, appends in that epoch skip the cache's two read-lock round trips (the fencing check
-     * and the no-op assign), about a fifth of a single-record append's CPU. Guarded by appendLock; every other
+     * The cache's latest leader epoch as the last successful append found (or made) it; -1 when not known. While
+     * it holds, appends in that epoch skip the cache's read-lock round trips (the fencing check, the latest-epoch
+     * read and the no-op assign), about a fifth of a single-record append's CPU. Guarded by appendLock; every other
      * change to the cache resets it ({@link #forgetConfirmedEpoch}).
      */
-    private int confirmedLeaderEpoch = -1;
+    private int confirmedEpoch = -1;
     /** The records' largest timestamp per batch of the leader append being validated; grows, never shrinks. */
     private long[] recordMaxTimestamps = new long[8];
 
@@ -52,10 +52,11 @@ final class AppendPath {
             final int offset = batches.position();
             final int length = wrapForAppend(batches);
             final boolean logAppendTime = log.config.messageTimestampType() == LogConfig.TimestampType.LOG_APPEND_TIME;
+            // One clock read per append: the timestamp bounds, LogAppendTime and the roll check all use it.
             final long nowMs = log.time.millis();
-            validateLeaderBatches(offset, length, logAppendTime, nowMs);
-            checkBatchSizes(offset, length);
-            final boolean epochConfirmed = leaderEpoch == confirmedLeaderEpoch;
+            // One walk: Kafka's validation, the segment-size guard and the record count for the offset span.
+            final long records = validateLeaderBatches(offset, length, logAppendTime, nowMs);
+            final boolean epochConfirmed = leaderEpoch == confirmedEpoch;
             if (!epochConfirmed) {
                 final int latestEpoch = log.epochs.latestEpoch();
                 if (leaderEpoch < latestEpoch) {
@@ -64,10 +65,6 @@ final class AppendPath {
                 }
             }
             final long firstOffset = log.endOffset;
-            long records = 0;
-            for (int p = offset, end = offset + length; p < end; p += BatchHeaders.sizeInBytes(appendView, p)) {
-                records += BatchHeaders.lastOffsetDelta(appendView, p) + 1L;
-            }
             // Every check comes before the first stamp, so a rejected append leaves the caller's buffer as it was.
             checkOffsetSpan(firstOffset, firstOffset + records - 1, offset);
             long next = firstOffset;
@@ -92,8 +89,8 @@ final class AppendPath {
                 // Unconfirmed: assign (a no-op in the current epoch); confirmed, the cache's latest is this epoch.
                 assignEpoch(leaderEpoch, firstOffset);
             }
-            appendWithEpochs(batches, offset, length, firstOffset, next - 1, maxTimestamp);
-            confirmedLeaderEpoch = leaderEpoch;
+            appendWithEpochs(batches, offset, length, firstOffset, next - 1, maxTimestamp, nowMs);
+            confirmedEpoch = leaderEpoch;
             return next - 1;
         } finally {
             log.appendLock.unlock();
@@ -104,10 +101,14 @@ final class AppendPath {
      * Validates a leader append batch by batch, noting each batch's largest record timestamp (the validator
      * collects it while it walks the records) and, with {@code CreateTime}, checking Kafka's record timestamp
      * bounds {@code [nowMs - message.timestamp.before.max.ms, nowMs + message.timestamp.after.max.ms]} (records
-     * without a timestamp, -1, are exempt, as in Kafka). A violating batch rejects the whole append.
+     * without a timestamp, -1, are exempt, as in Kafka), and that each batch fits a segment. A violating batch
+     * rejects the whole append.
+     *
+     * @return the number of records (offsets) the batches take
      */
-    private void validateLeaderBatches(final int offset, final int length, final boolean logAppendTime,
+    private long validateLeaderBatches(final int offset, final int length, final boolean logAppendTime,
                                        final long nowMs) {
+        long records = 0;
         final long before = log.config.messageTimestampBeforeMaxMs();
         final long after = log.config.messageTimestampAfterMaxMs();
         // Saturating: the defaults (Long.MAX_VALUE before) must not overflow into a bound that rejects everything.
@@ -139,8 +140,11 @@ final class AppendPath {
                 recordMaxTimestamps = Arrays.copyOf(recordMaxTimestamps, index * 2);
             }
             recordMaxTimestamps[index] = leaderValidator.lastBatchMaxTimestamp();
+            checkBatchSize(size, index, p);
+            records += BatchHeaders.lastOffsetDelta(appendView, p) + 1L;
             p += size;
         }
+        return records;
     }
 
     private static void checkOffsetSpan(final long firstOffset, final long lastOffset, final int position) {
@@ -156,14 +160,16 @@ final class AppendPath {
             final int offset = batches.position();
             final int length = wrapForAppend(batches);
             followerValidator.validate(appendView, offset, length);
-            checkBatchSizes(offset, length);
             final long firstOffset = log.endOffset;
             long expected = firstOffset;
             long maxTimestamp = -1;
             int index = 0;
-            int epoch = log.epochs.latestEpoch();
+            final int latestEpoch = confirmedEpoch >= 0 ? confirmedEpoch : log.epochs.latestEpoch();
+            int epoch = latestEpoch;
             final boolean gapsAllowed = log.config.cleanupPolicy().compact();
             for (int p = offset, end = offset + length; p < end; index++) {
+                final int size = BatchHeaders.sizeInBytes(appendView, p);
+                checkBatchSize(size, index, p);
                 final long base = BatchHeaders.baseOffset(appendView, p);
                 // Kafka's follower rule: offsets only grow. An overlap is refused (the follower must truncate or
                 // fetch from its log end); a gap only where compaction makes them (cleanup.policy=compact).
@@ -182,17 +188,23 @@ final class AppendPath {
                 epoch = Math.max(epoch, batchEpoch);
                 expected = BatchHeaders.lastOffset(appendView, p) + 1;
                 maxTimestamp = Math.max(maxTimestamp, BatchHeaders.maxTimestamp(appendView, p));
-                p += BatchHeaders.sizeInBytes(appendView, p);
+                p += size;
             }
-            for (int p = offset, end = offset + length; p < end; p += BatchHeaders.sizeInBytes(appendView, p)) {
-                final int batchEpoch = BatchHeaders.partitionLeaderEpoch(appendView, p);
-                if (batchEpoch >= 0) {
-                    assignEpoch(batchEpoch, BatchHeaders.baseOffset(appendView, p));
+            if (epoch != latestEpoch || confirmedEpoch < 0) {
+                // A new epoch (or an unknown cache state): assign each batch's epoch. Otherwise every batch is in
+                // the cache's latest epoch, where assign is a no-op.
+                for (int p = offset, end = offset + length; p < end; p += BatchHeaders.sizeInBytes(appendView, p)) {
+                    final int batchEpoch = BatchHeaders.partitionLeaderEpoch(appendView, p);
+                    if (batchEpoch >= 0) {
+                        assignEpoch(batchEpoch, BatchHeaders.baseOffset(appendView, p));
+                    }
                 }
             }
             // A new segment, if one is rolled, starts at the first batch (as Kafka's), not in a gap before it.
             appendWithEpochs(batches, offset, length, BatchHeaders.baseOffset(appendView, offset), expected - 1,
-                maxTimestamp);
+                maxTimestamp, log.time.millis());
+            // The cache's latest epoch is now the largest one appended (or the one it had): known without asking.
+            confirmedEpoch = epoch >= 0 ? epoch : -1;
             return expected - 1;
         } finally {
             log.appendLock.unlock();
@@ -205,7 +217,7 @@ final class AppendPath {
      */
     /** Any change to the epoch cache other than a confirmed leader append's forgets the confirmed epoch. */
     void forgetConfirmedEpoch() {
-        confirmedLeaderEpoch = -1;
+        confirmedEpoch = -1;
     }
 
     private void assignEpoch(final int epoch, final long startOffset) {
@@ -222,9 +234,9 @@ final class AppendPath {
      * the epochs assigned for it are taken back, so the cache never holds an epoch the log does not.
      */
     private void appendWithEpochs(final ByteBuffer batches, final int offset, final int length, final long firstOffset,
-                                  final long lastOffset, final long maxTimestamp) {
+                                  final long lastOffset, final long maxTimestamp, final long nowMs) {
         try {
-            appendToActiveSegment(batches, offset, length, firstOffset, lastOffset, maxTimestamp);
+            appendToActiveSegment(batches, offset, length, firstOffset, lastOffset, maxTimestamp, nowMs);
         } catch (final InvalidRecordException refused) {
             forgetConfirmedEpoch();
             if (log.epochs.truncateFromEnd(firstOffset)) {
@@ -253,25 +265,21 @@ final class AppendPath {
         return length;
     }
 
-    /** Kafka's per-batch size guards, beyond the validator's max.message.bytes: a batch must fit a segment. */
-    private void checkBatchSizes(final int offset, final int length) {
-        int index = 0;
-        for (int p = offset, end = offset + length; p < end; index++) {
-            final int size = BatchHeaders.sizeInBytes(appendView, p);
-            if (size > log.config.segmentBytes()) {
-                throw new InvalidRecordException("batchSize", size, log.config.segmentBytes(), index, p,
-                    "batch is larger than " + LogConfig.SEGMENT_BYTES_CONFIG);
-            }
-            p += size;
+    /** Kafka's per-batch size guard, beyond the validator's max.message.bytes: a batch must fit a segment. */
+    private void checkBatchSize(final int size, final int index, final int position) {
+        if (size > log.config.segmentBytes()) {
+            throw new InvalidRecordException("batchSize", size, log.config.segmentBytes(), index, position,
+                "batch is larger than " + LogConfig.SEGMENT_BYTES_CONFIG);
         }
     }
 
     private void appendToActiveSegment(final ByteBuffer source, final int offset, final int length,
-                                       final long firstOffset, final long lastOffset, final long maxTimestamp) {
+                                       final long firstOffset, final long lastOffset, final long maxTimestamp,
+                                       final long nowMs) {
         checkOffsetSpan(firstOffset, lastOffset, offset);
-        LogSegment active = log.segments[log.segments.length - 1];
+        final LogSegment[] segments = log.segments;
+        LogSegment active = segments[segments.length - 1];
         try {
-            final long nowMs = log.time.millis();
             final int newEntries = active.indexEntriesFor(appendView, offset, length);
             if (active.sizeInBytes() > 0
                 && active.shouldRoll(log.config, length, maxTimestamp, lastOffset, newEntries, nowMs)) {

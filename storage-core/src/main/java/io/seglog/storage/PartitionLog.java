@@ -279,13 +279,9 @@ public final class PartitionLog implements AutoCloseable {
         return created;
     }
 
+    /** Publishes the log end under the sequence lock ({@link EndPublisher}: release stores, no fences). */
     void publishEnd(final long offset, final LogSegment segment, final int position) {
-        final int seq = endSeq;
-        endSeq = seq + 1;
-        endOffset = offset;
-        endSegment = segment;
-        endPosition = position;
-        endSeq = seq + 2;
+        EndPublisher.publish(this, offset, segment, position);
     }
 
     /**

@@ -32,14 +32,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Fault injection at every write, fsync, directory fsync and rename that a LogManager scenario makes in one of
+ * Fault injection at every write, fsync, directory fsync, rename and map (segment tails, indexes) that a LogManager scenario makes in one of
  * two log directories (sweeping N over every such call): the directory goes offline, nothing is acknowledged
  * durable after the failure, every later call on its partition fails naming the directory, the failed fsync is
  * not retried, the other directory keeps working, and only it gets a clean-shutdown marker.
  */
 class LogDirOfflineFaultTest {
     private static final long T0 = 1_700_000_000_000L;
-    private static final Op[] SWEPT = {Op.WRITE, Op.FORCE, Op.FSYNC_DIRECTORY, Op.ATOMIC_MOVE};
+    private static final Op[] SWEPT = {Op.WRITE, Op.FORCE, Op.FSYNC_DIRECTORY, Op.ATOMIC_MOVE, Op.MAP};
 
     @TempDir
     Path fallback;

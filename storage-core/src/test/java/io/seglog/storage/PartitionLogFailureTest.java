@@ -8,7 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.seglog.storage.io.FaultInjectingFileIO;
 import io.seglog.storage.io.FaultInjectingFileIO.Op;
 import io.seglog.storage.io.FileIO;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,10 +26,13 @@ class PartitionLogFailureTest {
         final FaultInjectingFileIO io = new FaultInjectingFileIO().tornWrites(true);
         final Path logDir = dir.resolve("fail-0");
         final PartitionLog log = PartitionLog.open(logDir, LogConfig.defaults(), io, clock);
-        log.appendAsLeader(batch(0, 1, 2), 0);
+        log.appendAsLeader(batch(0, 1, 2), 0); // small: copied through the mapped tail
         io.failNext(Op.WRITE);
+        // Larger than seglog.mapped.append.max.bytes, so it is a write call (the one that fails, torn).
+        final ByteBuffer large = largeBatch(3);
+        assertTrue(large.remaining() > LogConfig.DEFAULT_MAPPED_APPEND_MAX_BYTES, "written, not mapped");
         final StorageException failed = assertThrows(StorageException.class,
-            () -> log.appendAsLeader(batch(0, 3, 4, 5), 0));
+            () -> log.appendAsLeader(large, 0));
         assertEquals(logDir, failed.path());
         assertEquals(2, log.logEndOffset(), "nothing published");
         final StorageException offline = assertThrows(StorageException.class, () -> log.appendAsLeader(batch(0, 6), 0));
@@ -43,6 +48,59 @@ class PartitionLogFailureTest {
             assertEquals(2, reopened.logEndOffset());
             assertEquals(batch(0, 1, 2).remaining(), reopened.read(0, 1 << 20, Long.MAX_VALUE, true).sizeInBytes());
         }
+    }
+
+    @Test
+    void aFailedMapOfTheTailTakesTheLogOfflineAndPublishesNothing() {
+        final FaultInjectingFileIO io = new FaultInjectingFileIO();
+        final Path logDir = dir.resolve("map-0");
+        final PartitionLog log = PartitionLog.open(logDir, LogConfig.defaults(), io, clock);
+        io.failNext(Op.MAP); // the first small append maps the tail window
+        final StorageException failed = assertThrows(StorageException.class,
+            () -> log.appendAsLeader(batch(0, 1, 2), 0));
+        assertEquals(logDir, failed.path());
+        assertTrue(failed.getMessage().contains("injected fault: MAP"), failed.getMessage());
+        assertEquals(0, log.logEndOffset(), "nothing published");
+        final StorageException offline = assertThrows(StorageException.class, () -> log.appendAsLeader(batch(0, 6), 0));
+        assertTrue(offline.getMessage().contains("offline"), offline.getMessage());
+        assertThrows(StorageException.class, () -> log.read(0, 100, Long.MAX_VALUE, true));
+        log.close();
+        try (PartitionLog reopened = PartitionLog.open(logDir, LogConfig.defaults(), FileIO.system(), clock, 0,
+            false)) {
+            assertEquals(0, reopened.logEndOffset());
+            assertEquals(1, reopened.appendAsLeader(batch(0, 1, 2), 0));
+        }
+    }
+
+    @Test
+    void aFailedRemapAfterATruncationTakesTheLogOfflineAndKeepsTheTruncatedLog() {
+        final FaultInjectingFileIO io = new FaultInjectingFileIO();
+        final Path logDir = dir.resolve("remap-0");
+        final PartitionLog log = PartitionLog.open(logDir, LogConfig.defaults(), io, clock);
+        for (int i = 0; i < 3; i++) {
+            log.appendAsLeader(batch(0, 1), 0);
+        }
+        final int mapsBefore = io.count(Op.MAP);
+        assertEquals(1, log.truncateTo(1)); // releases the window before cutting the file
+        io.failNext(Op.MAP);
+        assertThrows(StorageException.class, () -> log.appendAsLeader(batch(0, 2), 0));
+        assertEquals(mapsBefore + 1, io.count(Op.MAP), "the append after the truncation mapped a new window");
+        assertEquals(1, log.logEndOffset());
+        log.close();
+        try (PartitionLog reopened = PartitionLog.open(logDir, LogConfig.defaults(), FileIO.system(), clock, 0,
+            false)) {
+            assertEquals(1, reopened.logEndOffset());
+            assertEquals(batch(0, 1).remaining(), reopened.read(0, 1 << 20, Long.MAX_VALUE, true).sizeInBytes());
+        }
+    }
+
+    /** A leader batch of {@code records} records of 2000 bytes each (above the mapped-append limit). */
+    private static ByteBuffer largeBatch(final int records) {
+        final SimpleRecord[] rs = new SimpleRecord[records];
+        for (int i = 0; i < records; i++) {
+            rs[i] = new SimpleRecord(3 + i, null, new byte[2000]);
+        }
+        return batch(0, rs);
     }
 
     @Test

@@ -52,10 +52,16 @@ class SegmentRollTest {
                 log.appendAsLeader(batch(0, 1), 0);
             }
             assertArrayEquals(new long[] {0, 3, 6}, log.segmentBaseOffsets());
+            // Rolled segments are trimmed to their data; the active one's file may run past it (the mapped tail),
+            // so its data is its published size.
             assertEquals(3L * batchSize, Files.size(log.dir().resolve("00000000000000000000.log")));
             assertEquals(3L * batchSize, Files.size(log.dir().resolve("00000000000000000003.log")));
-            assertEquals(batchSize, Files.size(log.dir().resolve("00000000000000000006.log")));
+            assertEquals(3 * batchSize, log.segmentArray()[0].sizeInBytes());
+            assertEquals(3 * batchSize, log.segmentArray()[1].sizeInBytes());
+            assertEquals(batchSize, log.segmentArray()[2].sizeInBytes());
         }
+        assertEquals(batchSize, Files.size(dir.resolve("roll-0").resolve("00000000000000000006.log")),
+            "close trims the active segment to its data");
     }
 
     @Test

@@ -35,6 +35,7 @@ class TruncationRecoveryPointTest {
         final Path image = root.resolve("image");
         final TopicPartition tp = new TopicPartition("t", 0);
         final LogManagerConfig config = LogManagerConfig.builder().logDirs(logs).build();
+        final long dataBytes;
         try (LogManager m = LogManager.open(config, FileIO.system(), new ManualScheduler(clock), clock)) {
             final PartitionLog log = m.getOrCreate(tp);
             for (int i = 0; i < 6; i++) {
@@ -47,12 +48,14 @@ class TruncationRecoveryPointTest {
             for (int i = 0; i < 3; i++) {
                 log.appendAsLeader(batch(0, T0 + 10 + i), 0); // offsets 2, 3, 4, not flushed
             }
+            dataBytes = log.segmentArray()[0].sizeInBytes();
             copyTree(logs, image); // the crash: the files as they are, no clean-shutdown marker
         }
-        // The last batch (offset 4) was torn by the crash.
+        // The last batch (offset 4) was torn by the crash (cut within its data: the file may run past the data,
+        // zeros of the mapped tail).
         final Path segment = image.resolve("t-0").resolve("00000000000000000000.log");
         try (FileChannel channel = FileChannel.open(segment, StandardOpenOption.WRITE)) {
-            channel.truncate(channel.size() - 5);
+            channel.truncate(dataBytes - 5);
         }
         final LogManagerConfig crashed = LogManagerConfig.builder().logDirs(image).build();
         try (LogManager m = LogManager.open(crashed, FileIO.system(), new ManualScheduler(clock), clock)) {

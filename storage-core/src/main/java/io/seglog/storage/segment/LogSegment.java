@@ -13,6 +13,8 @@ import io.seglog.storage.index.OffsetIndex;
 import io.seglog.storage.index.TimeIndex;
 import io.seglog.storage.io.FileIO;
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
@@ -46,6 +48,22 @@ public final class LogSegment implements AutoCloseable {
     static final int TIMESTAMP_HEADER_BYTES = MAX_TIMESTAMP_OFFSET + MAX_TIMESTAMP_LENGTH;
     /** Marks {@link #rollingBasedTimestampMs} as not read yet. */
     private static final long UNKNOWN = Long.MIN_VALUE;
+
+    private static final VarHandle SIZE_IN_BYTES;
+    private static final VarHandle MAX_TIMESTAMP_SO_FAR;
+    private static final VarHandle OFFSET_OF_MAX_TIMESTAMP_SO_FAR;
+
+    static {
+        try {
+            final MethodHandles.Lookup lookup = MethodHandles.lookup();
+            SIZE_IN_BYTES = lookup.findVarHandle(LogSegment.class, "sizeInBytes", int.class);
+            MAX_TIMESTAMP_SO_FAR = lookup.findVarHandle(LogSegment.class, "maxTimestampSoFar", long.class);
+            OFFSET_OF_MAX_TIMESTAMP_SO_FAR = lookup.findVarHandle(LogSegment.class, "offsetOfMaxTimestampSoFar",
+                long.class);
+        } catch (final ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private final Path logFile;
     private final long baseOffset;
@@ -87,7 +105,7 @@ public final class LogSegment implements AutoCloseable {
         this.createdMs = createdMs;
         this.offsetOfMaxTimestampSoFar = baseOffset;
         this.mappedAppendMaxBytes = config.mappedAppendMaxBytes();
-        this.mappedTail = mappedAppendMaxBytes > 0 ? new MappedTail(channel) : null;
+        this.mappedTail = mappedAppendMaxBytes > 0 ? new MappedTail(channel, config.segmentBytes()) : null;
         this.reader = new SegmentReader(logFile, baseOffset, channel, offsetIndex, timeIndex);
     }
 
@@ -471,13 +489,15 @@ public final class LogSegment implements AutoCloseable {
             filePosition += size;
             p += size;
         }
-        sizeInBytes = filePosition;
+        // Release, not volatile (no full fence): readers' volatile loads still see the copy and index entries.
+        SIZE_IN_BYTES.setRelease(this, filePosition);
     }
 
     private void accountBatch(final long lastOffset, final long maxTimestamp, final int filePosition, final int size) {
         if (maxTimestamp > maxTimestampSoFar) {
-            offsetOfMaxTimestampSoFar = lastOffset;
-            maxTimestampSoFar = maxTimestamp;
+            // Release stores (no fence per batch); readers read each with a volatile load, as before.
+            OFFSET_OF_MAX_TIMESTAMP_SO_FAR.setRelease(this, lastOffset);
+            MAX_TIMESTAMP_SO_FAR.setRelease(this, maxTimestamp);
         }
         if (bytesSinceLastIndexEntry > indexIntervalBytes) {
             // The guard in shouldRoll makes these full checks dead in practice; they keep an index that is

@@ -3,8 +3,8 @@
  * {@code .index} and {@code .timeindex}, named by the 20-digit base offset exactly as Kafka names them) and
  * {@link io.seglog.storage.segment.LogLoader} (the set of segments found in a partition directory, opened after a
  * clean shutdown or recovered after a crash: {@code SegmentRecovery} scans one segment, {@code StrayFiles} tidies
- * the directory first). With {@code seglog.mapped.append.max.bytes} set, {@code MappedTail} copies small appends
- * into a shared mapping of the active segment's tail instead of one {@code write} call each.
+ * the directory first). {@code MappedTail} copies appends of up to {@code seglog.mapped.append.max.bytes} (default
+ * 4 KiB) into a shared mapping of the active segment's tail instead of one {@code write} call each.
  *
  * <p>Internal to the storage core: the public API is {@link io.seglog.storage.PartitionLog}. Classes here are
  * public only because that class, in another package, uses them.

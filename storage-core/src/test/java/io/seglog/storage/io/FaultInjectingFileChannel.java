@@ -146,7 +146,9 @@ final class FaultInjectingFileChannel extends FileChannel {
 
     @Override
     public MappedByteBuffer map(final MapMode mode, final long position, final long size) throws IOException {
-        // Writes through a mapping and MappedByteBuffer.force() bypass the channel and are not counted.
+        // The map call is counted and can fail; writes through the mapping and MappedByteBuffer.force() bypass
+        // the channel and are not counted.
+        io.beforeMap(path, position, size);
         return delegate.map(mode, position, size);
     }
 

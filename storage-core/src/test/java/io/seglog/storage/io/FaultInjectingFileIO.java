@@ -27,7 +27,8 @@ import java.util.Set;
  *       every file written through it back to that length, as a power loss may.</li>
  * </ul>
  * Writes counted: {@code write} in all its forms, {@code transferFrom}, and a {@code transferTo} whose target
- * is one of our channels. Not counted: writes through a {@code map}ped buffer and {@code MappedByteBuffer.force}.
+ * is one of our channels. Not counted: writes through a {@code map}ped buffer and {@code MappedByteBuffer.force};
+ * the {@code map} call itself is counted (and can fail) as {@link Op#MAP}.
  *
  * <p>Power-loss model: a file keeps the bytes it had at its last successful {@code force}; a file that existed
  * before it was first opened here counts as synced at its length then; a file created here and never forced
@@ -50,7 +51,9 @@ public final class FaultInjectingFileIO implements FileIO {
         /** {@link FileIO#atomicMove}. */
         ATOMIC_MOVE,
         /** {@link FileIO#deleteIfExists}. */
-        DELETE
+        DELETE,
+        /** {@link FileChannel#map} on a channel returned by {@link FileIO#open} (segment tails, indexes). */
+        MAP
     }
 
     private final FileIO delegate;
@@ -264,6 +267,11 @@ public final class FaultInjectingFileIO implements FileIO {
         } catch (final IOException e) {
             return e;
         }
+    }
+
+    /** Counts a {@code map} call; throws when it is armed to fail. */
+    synchronized void beforeMap(final Path file, final long position, final long size) throws IOException {
+        record(Op.MAP, file + " " + position + "+" + size);
     }
 
     synchronized boolean tornWrites() {

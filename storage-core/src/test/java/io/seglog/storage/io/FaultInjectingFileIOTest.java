@@ -135,6 +135,12 @@ class FaultInjectingFileIOTest {
 
             final MappedByteBuffer mapped = channel.map(FileChannel.MapMode.READ_ONLY, 0, 4);
             assertEquals('3', mapped.get(3));
+            assertEquals(1, io.count(Op.MAP), "a map call is counted");
+            io.failNext(Op.MAP);
+            final IOException mapFault = assertThrows(IOException.class,
+                () -> channel.map(FileChannel.MapMode.READ_WRITE, 0, 8192));
+            assertTrue(mapFault.getMessage().contains("MAP call #2"), mapFault.getMessage());
+            assertEquals(12, channel.size(), "a failed map does not extend the file");
 
             final int writesBefore = io.count(Op.WRITE);
             assertEquals(12, channel.transferTo(0, 12, target), "transferTo into one of our channels");
