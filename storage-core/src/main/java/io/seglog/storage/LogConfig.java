@@ -67,6 +67,13 @@ public final class LogConfig {
      * tail, {@code fail} (the default) or {@code truncate}. See {@link CorruptionPolicy}.
      */
     public static final String CORRUPTION_POLICY_CONFIG = "seglog.corruption.policy";
+    /**
+     * Seglog-specific (Kafka has no such key): readers read batch headers (offset lookups, slice ends, timestamp
+     * searches) through a read-only mapping of each segment's data file instead of a {@code pread} each;
+     * {@code true} by default. The mapping costs address space only (it never extends a file); {@code false}
+     * reads every header with a positional read.
+     */
+    public static final String READ_MAPPED_CONFIG = "seglog.read.mapped";
 
     /** Kafka's default {@code segment.bytes}: 1 GiB. */
     public static final int DEFAULT_SEGMENT_BYTES = 1024 * 1024 * 1024;
@@ -100,6 +107,8 @@ public final class LogConfig {
     public static final long DEFAULT_FLUSH_MS = Long.MAX_VALUE;
     /** Default {@value #MAPPED_APPEND_MAX_BYTES_CONFIG}: off, every append is a {@code write} call. */
     public static final int DEFAULT_MAPPED_APPEND_MAX_BYTES = 0;
+    /** Default {@value #READ_MAPPED_CONFIG}: on. */
+    public static final boolean DEFAULT_READ_MAPPED = true;
     /** Kafka's default {@code file.delete.delay.ms}: 1 minute. */
     public static final long DEFAULT_FILE_DELETE_DELAY_MS = 60_000;
 
@@ -202,6 +211,7 @@ public final class LogConfig {
     private final long fileDeleteDelayMs;
     private final CorruptionPolicy corruptionPolicy;
     private final int mappedAppendMaxBytes;
+    private final boolean readMapped;
 
     private LogConfig(final Builder b) {
         this.segmentBytes = b.segmentBytes;
@@ -220,6 +230,7 @@ public final class LogConfig {
         this.fileDeleteDelayMs = b.fileDeleteDelayMs;
         this.corruptionPolicy = b.corruptionPolicy;
         this.mappedAppendMaxBytes = b.mappedAppendMaxBytes;
+        this.readMapped = b.readMapped;
     }
 
     /**
@@ -408,6 +419,16 @@ public final class LogConfig {
     }
 
     /**
+     * Whether readers read batch headers through a mapping of each segment ({@value #READ_MAPPED_CONFIG},
+     * Seglog-specific).
+     *
+     * @return true when mapped (the default), false for a positional read per header
+     */
+    public boolean readMapped() {
+        return readMapped;
+    }
+
+    /**
      * A builder starting from this configuration's values.
      *
      * @return a new builder
@@ -419,7 +440,7 @@ public final class LogConfig {
             .messageTimestampBeforeMaxMs(messageTimestampBeforeMaxMs).messageTimestampAfterMaxMs(messageTimestampAfterMaxMs)
             .retentionMs(retentionMs).retentionBytes(retentionBytes).flushMessages(flushMessages)
             .flushMs(flushMs).fileDeleteDelayMs(fileDeleteDelayMs).corruptionPolicy(corruptionPolicy)
-            .mappedAppendMaxBytes(mappedAppendMaxBytes);
+            .mappedAppendMaxBytes(mappedAppendMaxBytes).readMapped(readMapped);
     }
 
     @Override
@@ -439,7 +460,8 @@ public final class LogConfig {
             && messageTimestampAfterMaxMs == that.messageTimestampAfterMaxMs && retentionMs == that.retentionMs
             && retentionBytes == that.retentionBytes && flushMessages == that.flushMessages
             && flushMs == that.flushMs && fileDeleteDelayMs == that.fileDeleteDelayMs
-            && corruptionPolicy == that.corruptionPolicy && mappedAppendMaxBytes == that.mappedAppendMaxBytes;
+            && corruptionPolicy == that.corruptionPolicy && mappedAppendMaxBytes == that.mappedAppendMaxBytes
+            && readMapped == that.readMapped;
     }
 
     @Override
@@ -447,7 +469,7 @@ public final class LogConfig {
         return Objects.hash(segmentBytes, segmentMs, segmentJitterMs, segmentIndexBytes, indexIntervalBytes,
             maxMessageBytes, messageTimestampType, messageTimestampBeforeMaxMs, messageTimestampAfterMaxMs,
             retentionMs, retentionBytes, flushMessages, flushMs, fileDeleteDelayMs, corruptionPolicy,
-            mappedAppendMaxBytes);
+            mappedAppendMaxBytes, readMapped);
     }
 
     @Override
@@ -462,7 +484,8 @@ public final class LogConfig {
             + RETENTION_BYTES_CONFIG + "=" + retentionBytes + ", " + FLUSH_MESSAGES_CONFIG + "=" + flushMessages
             + ", " + FLUSH_MS_CONFIG + "=" + flushMs + ", " + FILE_DELETE_DELAY_MS_CONFIG + "=" + fileDeleteDelayMs
             + ", " + CORRUPTION_POLICY_CONFIG + "=" + corruptionPolicy.configName() + ", "
-            + MAPPED_APPEND_MAX_BYTES_CONFIG + "=" + mappedAppendMaxBytes + "}";
+            + MAPPED_APPEND_MAX_BYTES_CONFIG + "=" + mappedAppendMaxBytes + ", " + READ_MAPPED_CONFIG + "="
+            + readMapped + "}";
     }
 
     /**
@@ -485,6 +508,7 @@ public final class LogConfig {
         private long fileDeleteDelayMs = DEFAULT_FILE_DELETE_DELAY_MS;
         private CorruptionPolicy corruptionPolicy = CorruptionPolicy.FAIL;
         private int mappedAppendMaxBytes = DEFAULT_MAPPED_APPEND_MAX_BYTES;
+        private boolean readMapped = DEFAULT_READ_MAPPED;
 
         private Builder() {
         }
@@ -619,6 +643,17 @@ public final class LogConfig {
          */
         public Builder mappedAppendMaxBytes(final int mappedAppendMaxBytes) {
             this.mappedAppendMaxBytes = mappedAppendMaxBytes;
+            return this;
+        }
+
+        /**
+         * Sets {@value #READ_MAPPED_CONFIG}.
+         *
+         * @param readMapped read batch headers through a mapping of each segment (true) or with positional reads
+         * @return this builder
+         */
+        public Builder readMapped(final boolean readMapped) {
+            this.readMapped = readMapped;
             return this;
         }
 

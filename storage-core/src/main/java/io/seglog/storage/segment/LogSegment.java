@@ -88,7 +88,7 @@ public final class LogSegment implements AutoCloseable {
         this.offsetOfMaxTimestampSoFar = baseOffset;
         this.mappedAppendMaxBytes = config.mappedAppendMaxBytes();
         this.mappedTail = mappedAppendMaxBytes > 0 ? new MappedTail(channel) : null;
-        this.reader = new SegmentReader(logFile, baseOffset, channel, offsetIndex, timeIndex);
+        this.reader = new SegmentReader(logFile, baseOffset, channel, offsetIndex, timeIndex, config.readMapped());
     }
 
     /**
@@ -194,9 +194,22 @@ public final class LogSegment implements AutoCloseable {
             sizeInBytes = position;
         }
         releaseMappedTail();
-        channel.truncate(position);
+        shrinkDataFile(position);
         channel.force(true);
         sizeInBytes = position;
+    }
+
+    /**
+     * Cuts the data file, with the readers' mapping retired (and drained) first: a mapped page past the new end
+     * of the file raises SIGBUS when touched. Readers map again afterwards, below the new size.
+     */
+    private void shrinkDataFile(final int position) throws IOException {
+        reader.suspendMapping();
+        try {
+            channel.truncate(position);
+        } finally {
+            reader.resumeMapping();
+        }
     }
 
     /**
@@ -221,7 +234,7 @@ public final class LogSegment implements AutoCloseable {
         offsetIndex.truncateTo(offset);
         timeIndex.truncateTo(offset);
         releaseMappedTail();
-        channel.truncate(position);
+        shrinkDataFile(position);
         channel.force(true);
         offsetIndex.resize(maxIndexBytes);
         timeIndex.resize(maxIndexBytes);
@@ -268,6 +281,7 @@ public final class LogSegment implements AutoCloseable {
         if (mappedTail != null) {
             mappedTail.release();
         }
+        reader.closeMapping();
         closeFiles(false, null);
     }
 
@@ -328,6 +342,15 @@ public final class LogSegment implements AutoCloseable {
      */
     public FileChannel channel() {
         return channel;
+    }
+
+    /**
+     * How many bytes of the data file the readers' header mapping covers (tests).
+     *
+     * @return the mapped length, or -1 when nothing is mapped
+     */
+    int readMappedBytes() {
+        return reader.mappedBytes();
     }
 
     /**
@@ -655,6 +678,7 @@ public final class LogSegment implements AutoCloseable {
      * @throws IOException if an index cannot be resized
      */
     public void onBecomeInactive() throws IOException {
+        reader.seal();
         trimMappedTail();
         appendFinalTimeIndexEntry();
         offsetIndex.trimToValidSize();
@@ -686,6 +710,7 @@ public final class LogSegment implements AutoCloseable {
      * @throws IOException if an index cannot be resized
      */
     public void resizeIndexes(final int maxIndexBytes) throws IOException {
+        reader.unseal();
         offsetIndex.resize(maxIndexBytes);
         timeIndex.resize(maxIndexBytes);
     }
@@ -713,6 +738,7 @@ public final class LogSegment implements AutoCloseable {
             return;
         }
         closed = true;
+        reader.closeMapping();
         Throwable failure = null;
         try {
             trimMappedTail();
