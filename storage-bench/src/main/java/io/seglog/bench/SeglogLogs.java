@@ -23,6 +23,11 @@ final class SeglogLogs {
         return PartitionLog.open(parent.resolve("bench-0"), LogConfig.defaults(), FileIO.system(), InstantSource.system());
     }
 
+    /** @return a new log for partition bench-0 under {@code parent} with {@code config} */
+    static PartitionLog open(Path parent, LogConfig config) {
+        return PartitionLog.open(parent.resolve("bench-0"), config, FileIO.system(), InstantSource.system());
+    }
+
     /** Closes a log; null is ignored. */
     static void close(PartitionLog log) {
         if (log != null) {
