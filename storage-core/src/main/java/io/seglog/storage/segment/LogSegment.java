@@ -194,22 +194,9 @@ public final class LogSegment implements AutoCloseable {
             sizeInBytes = position;
         }
         releaseMappedTail();
-        shrinkDataFile(position);
+        reader.shrinkDataFile(position); // drains the readers' mapping first
         channel.force(true);
         sizeInBytes = position;
-    }
-
-    /**
-     * Cuts the data file, with the readers' mapping retired (and drained) first: a mapped page past the new end
-     * of the file raises SIGBUS when touched. Readers map again afterwards, below the new size.
-     */
-    private void shrinkDataFile(final int position) throws IOException {
-        reader.suspendMapping();
-        try {
-            channel.truncate(position);
-        } finally {
-            reader.resumeMapping();
-        }
     }
 
     /**
@@ -234,7 +221,7 @@ public final class LogSegment implements AutoCloseable {
         offsetIndex.truncateTo(offset);
         timeIndex.truncateTo(offset);
         releaseMappedTail();
-        shrinkDataFile(position);
+        reader.shrinkDataFile(position); // drains the readers' mapping first
         channel.force(true);
         offsetIndex.resize(maxIndexBytes);
         timeIndex.resize(maxIndexBytes);

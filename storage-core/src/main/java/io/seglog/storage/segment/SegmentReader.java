@@ -33,9 +33,9 @@ import java.nio.file.Path;
  * sealed} (rolled) the next reader maps it whole, and it stays mapped until close.
  *
  * <p>Lifetime of the mapping: each lookup acquires it and releases it when done, so it is never unmapped under a
- * reader. A remap retires the old mapping (its last user unmaps it). Before the data file shrinks (truncation)
- * the writer calls {@link #suspendMapping()}, which retires the mapping and waits until its users are gone, so no
- * page past the new end of the file is ever touched through it; {@link #resumeMapping()} allows mapping again.
+ * reader. A remap retires the old mapping (its last user unmaps it). The data file shrinks (truncation) only
+ * through {@link #shrinkDataFile}, which retires the mapping and waits until its users are gone, so no page past
+ * the new end of the file is ever touched through it, then allows mapping again.
  * {@link #closeMapping()} (segment close) retires it for good.
  *
  * <p>Thread-safety: any number of concurrent readers, positional reads only, each with its own scratch buffer;
@@ -140,11 +140,25 @@ final class SegmentReader {
     }
 
     /**
-     * Retires the mapping and waits until no reader uses it, then blocks new mappings until
-     * {@link #resumeMapping()}: called by the writer before the data file shrinks. A reader holds the mapping
-     * only for the few header reads of one lookup, so the wait is short. Writer only.
+     * Cuts the data file to {@code position} with the readers' mapping retired and drained first (a mapped page
+     * past the new end of the file raises SIGBUS when touched); readers map again afterwards, below the new size.
+     * Writer only.
      */
-    void suspendMapping() {
+    void shrinkDataFile(final int position) throws IOException {
+        suspendMapping();
+        try {
+            channel.truncate(position);
+        } finally {
+            resumeMapping();
+        }
+    }
+
+    /**
+     * Retires the mapping and waits until no reader uses it, then blocks new mappings until
+     * {@link #resumeMapping()}. A reader holds the mapping only for the few header reads of one lookup, so the
+     * wait is short.
+     */
+    private void suspendMapping() {
         final ReadMap old;
         synchronized (mapLock) {
             suspended = true;
@@ -154,8 +168,8 @@ final class SegmentReader {
         awaitUnmapped(old);
     }
 
-    /** Allows mapping again after a shrink; the segment is the active one again, so it grows. Writer only. */
-    void resumeMapping() {
+    /** Allows mapping again after a shrink; the segment is the active one again, so it grows. */
+    private void resumeMapping() {
         synchronized (mapLock) {
             suspended = false;
             sealed = false;
