@@ -331,11 +331,7 @@ public final class LogSegment implements AutoCloseable {
         return channel;
     }
 
-    /**
-     * How many bytes of the data file the readers' header mapping covers (tests).
-     *
-     * @return the mapped length, or -1 when nothing is mapped
-     */
+    /** How many bytes of the data file the readers' mapping covers, -1 when none (tests). */
     int readMappedBytes() {
         return reader.mappedBytes();
     }
@@ -567,6 +563,18 @@ public final class LogSegment implements AutoCloseable {
     public long translateOffset(final long offset, final int maxPosition, final ByteBuffer scratch)
         throws IOException {
         return reader.translateOffset(offset, maxPosition, scratch);
+    }
+
+    /**
+     * Copies {@code [position, position + length)} into {@code target} at its position (which advances) through
+     * the readers' mapping, when it covers the range. Thread-safe, allocation-free.
+     * @param position file position of a range below a published size
+     * @param target   a buffer with at least {@code length} bytes remaining
+     * @param length   bytes to copy
+     * @return true when copied; false when the range is not mapped (the caller reads it with positional reads)
+     */
+    public boolean copyMapped(final int position, final ByteBuffer target, final int length) {
+        return reader.copyMapped(position, target, length);
     }
 
     /**

@@ -258,6 +258,23 @@ final class SegmentReader {
         }
     }
 
+    boolean copyMapped(final int position, final ByteBuffer target, final int length) {
+        final ReadMap mapped = acquireMap(position + length);
+        if (mapped == null) {
+            return false;
+        }
+        try {
+            if (!mapped.covers(position, length)) {
+                return false;
+            }
+            mapped.view().getBytes(position, target, target.position(), length);
+            target.position(target.position() + length);
+            return true;
+        } finally {
+            mapped.release();
+        }
+    }
+
     long translateOffset(final long offset, final int maxPosition, final ByteBuffer scratch)
         throws IOException {
         int position = offset < baseOffset ? 0 : offsetIndex.lookupPosition(offset);
