@@ -36,8 +36,8 @@ import org.agrona.DirectBuffer;
  * any number of concurrent readers ({@link #translateOffset}, {@link #batchStartAtOrAfter},
  * {@link #lastBatchEndWithin}, {@link #findOffsetByTimestamp}), which take no lock. The writer writes the
  * bytes, then the index entries, then publishes the new size through a volatile field; a reader bounds every
- * scan by a size it read, so it never sees a partial batch. Readers use positional reads only, so they do not
- * disturb each other or the writer.
+ * scan by a size it read, so it never sees a partial batch. Readers use positional reads or a read-only mapping
+ * ({@code SegmentReader}), never the channel's position, so they do not disturb each other or the writer.
  */
 public final class LogSegment implements AutoCloseable {
     /** Header bytes read to step over a batch and know its offsets: everything up to {@code lastOffsetDelta}. */
