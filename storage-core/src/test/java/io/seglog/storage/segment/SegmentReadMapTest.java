@@ -240,4 +240,64 @@ class SegmentReadMapTest {
             assertTrue(reads.get() >= 100, "reads=" + reads.get());
         }
     }
+
+    /**
+     * A segment closed (a retired segment's delayed unlink, a truncation dropping later segments) while readers are
+     * inside lookups through its mapping: the mapping is unmapped only by its last user, so the readers end with a
+     * clean failure of the closed files (never a crash from reading unmapped memory), and nothing stays mapped.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void closingWhileReadersUseTheMappingNeverUnmapsUnderThem() throws Exception {
+        final SplittableRandom random = new SplittableRandom(SEED);
+        for (int round = 0; round < 10; round++) {
+            final LogSegment segment = create("closing-" + round, MAPPED);
+            for (long offset = 0; offset < 400; offset += 2) {
+                append(segment, batch(random, offset, 2));
+            }
+            segment.onBecomeInactive();
+            final int size = segment.sizeInBytes();
+            final AtomicLong reads = new AtomicLong();
+            final AtomicReference<Throwable> unexpected = new AtomicReference<>();
+            final Thread[] readers = new Thread[2];
+            for (int t = 0; t < readers.length; t++) {
+                final SplittableRandom own = new SplittableRandom(SEED + round * 10L + t);
+                readers[t] = new Thread(() -> {
+                    final ByteBuffer scratch = ByteBuffer.allocate(4096);
+                    final ByteBuffer copy = ByteBuffer.allocateDirect(size);
+                    try {
+                        for (;;) {
+                            final long offset = own.nextLong(400);
+                            final long found = segment.translateOffset(offset, size, scratch);
+                            if (found < 0 || LogSegment.scannedBaseOffset(scratch) != (offset & ~1L)) {
+                                throw new AssertionError("offset " + offset + " found " + found);
+                            }
+                            copy.clear();
+                            segment.copyMapped(0, copy, size);
+                            reads.incrementAndGet();
+                        }
+                    } catch (final IOException | IllegalStateException closed) {
+                        // the closed channel or index: how a lookup of a closed segment ends
+                    } catch (final Throwable e) {
+                        unexpected.compareAndSet(null, e);
+                    }
+                }, "closing-reader-" + t);
+                readers[t].start();
+            }
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (reads.get() < 50 && unexpected.get() == null && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            segment.close();
+            for (final Thread reader : readers) {
+                reader.join(TimeUnit.SECONDS.toMillis(10));
+                assertFalse(reader.isAlive(), reader.getName() + " did not end after close");
+            }
+            if (unexpected.get() != null) {
+                throw new AssertionError("round " + round, unexpected.get());
+            }
+            assertTrue(reads.get() >= 50, "round " + round + " reads=" + reads.get());
+            assertEquals(-1, segment.readMappedBytes());
+        }
+    }
 }
