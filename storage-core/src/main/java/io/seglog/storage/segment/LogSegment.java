@@ -214,7 +214,7 @@ public final class LogSegment implements AutoCloseable {
      */
     public int truncateTo(final long offset, final int maxIndexBytes, final ByteBuffer scratch) throws IOException {
         final int oldSize = sizeInBytes;
-        final long found = translateOffset(offset, oldSize, scratch);
+        final long found = truncationPoint(offset, scratch);
         final int position = found < 0 ? oldSize : (int) (found >>> 32);
         sizeInBytes = position;
         // Entries below the cut stay untouched, so a concurrent lookup sees a whole old entry or none.
@@ -575,6 +575,19 @@ public final class LogSegment implements AutoCloseable {
      */
     public boolean copyMapped(final int position, final ByteBuffer target, final int length) {
         return reader.copyMapped(position, target, length);
+    }
+
+    /**
+     * {@link #translateOffset} below the published size for a truncation: uses the readers' mapping if there is
+     * one but makes none, since the truncation drops it before cutting the file. Writer only.
+     *
+     * @param offset  the first offset to remove
+     * @param scratch the caller's header buffer
+     * @return as {@link #translateOffset}
+     * @throws IOException if a read fails
+     */
+    public long truncationPoint(final long offset, final ByteBuffer scratch) throws IOException {
+        return reader.translateOffset(offset, sizeInBytes, scratch, false);
     }
 
     /**

@@ -91,6 +91,11 @@ final class SegmentReader {
         return remap(limit);
     }
 
+    private ReadMap acquireExisting() {
+        final ReadMap current = map;
+        return current != null && current.acquire() ? current : null;
+    }
+
     private boolean worthRemapping(final ReadMap current, final int limit) {
         final int missing = limit - current.bytes();
         return missing > 0 && (sealed || (missing >= MIN_REMAP_GROWTH_BYTES && missing >= current.bytes() >>> 2));
@@ -277,11 +282,17 @@ final class SegmentReader {
 
     long translateOffset(final long offset, final int maxPosition, final ByteBuffer scratch)
         throws IOException {
+        return translateOffset(offset, maxPosition, scratch, true);
+    }
+
+    /** With {@code mayMap} false (the writer's lookup before it cuts the file) an existing mapping is used, none made. */
+    long translateOffset(final long offset, final int maxPosition, final ByteBuffer scratch, final boolean mayMap)
+        throws IOException {
         int position = offset < baseOffset ? 0 : offsetIndex.lookupPosition(offset);
         if (position >= maxPosition) {
             return -1;
         }
-        final ReadMap mapped = acquireMap(maxPosition);
+        final ReadMap mapped = mayMap ? acquireMap(maxPosition) : acquireExisting();
         try {
             while (position < maxPosition) {
                 final int size = readHeader(mapped, scratch, position, maxPosition, LogSegment.OFFSET_HEADER_BYTES);

@@ -138,6 +138,24 @@ class SegmentReadMapTest {
         }
     }
 
+    @Test
+    void aTruncationMakesNoMappingOfItsOwn() throws IOException {
+        final SplittableRandom random = new SplittableRandom(SEED);
+        try (LogSegment segment = create("no-map", MAPPED)) {
+            for (long offset = 0; offset < 40; offset += 2) {
+                append(segment, batch(random, offset, 2));
+            }
+            final ByteBuffer scratch = ByteBuffer.allocate(64);
+            assertTrue(segment.truncationPoint(21, scratch) >= 0);
+            assertEquals(20, LogSegment.scannedBaseOffset(scratch), "the batch holding offset 21");
+            assertEquals(-1, segment.readMappedBytes(), "the writer's lookup maps nothing");
+            segment.truncateTo(20, 8192, scratch);
+            assertEquals(-1, segment.readMappedBytes(), "a mapping made for the cut would only be dropped again");
+            assertEquals(18, readBase(segment, 19, scratch), "readers map again after the truncation");
+            assertEquals(segment.sizeInBytes(), segment.readMappedBytes());
+        }
+    }
+
     private static long readBase(final LogSegment segment, final long offset, final ByteBuffer scratch)
         throws IOException {
         final long found = segment.translateOffset(offset, segment.sizeInBytes(), scratch);
