@@ -20,6 +20,7 @@ import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
@@ -177,5 +178,48 @@ public class KafkaReadBench {
     public long offsetForTimestamp() {
         return log.fetchOffsetByTimestamp(targets.nextRandomTimestamp(), Optional.empty())
             .timestampAndOffsetOpt().map(found -> found.offset).orElse(-1L);
+    }
+
+    /**
+     * {@link #randomRead()}'s call, {@value ReadTargets#ALLOCATION_CALLS} times per invocation, for its allocation
+     * only, measured as for Seglog ({@link ThreadAllocation}).
+     *
+     * @param allocation the per-thread counter
+     * @return the sum of the slice sizes
+     * @throws IOException from the log
+     */
+    @Benchmark
+    @BenchmarkMode(Mode.AverageTime)
+    @OutputTimeUnit(TimeUnit.MICROSECONDS)
+    @OperationsPerInvocation(ReadTargets.ALLOCATION_CALLS)
+    public long randomReadAllocation(ThreadAllocation allocation) throws IOException {
+        long start = allocation.start();
+        long sum = 0;
+        for (int i = 0; i < ReadTargets.ALLOCATION_CALLS; i++) {
+            sum += randomRead();
+        }
+        allocation.add(start, ReadTargets.ALLOCATION_CALLS);
+        return sum;
+    }
+
+    /**
+     * {@link #offsetForTimestamp()}'s call, {@value ReadTargets#ALLOCATION_CALLS} times per invocation, for its
+     * allocation only.
+     *
+     * @param allocation the per-thread counter
+     * @return the sum of the offsets found
+     */
+    @Benchmark
+    @BenchmarkMode(Mode.AverageTime)
+    @OutputTimeUnit(TimeUnit.MICROSECONDS)
+    @OperationsPerInvocation(ReadTargets.ALLOCATION_CALLS)
+    public long offsetForTimestampAllocation(ThreadAllocation allocation) {
+        long start = allocation.start();
+        long sum = 0;
+        for (int i = 0; i < ReadTargets.ALLOCATION_CALLS; i++) {
+            sum += offsetForTimestamp();
+        }
+        allocation.add(start, ReadTargets.ALLOCATION_CALLS);
+        return sum;
     }
 }

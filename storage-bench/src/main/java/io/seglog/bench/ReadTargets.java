@@ -11,6 +11,8 @@ import java.util.SplittableRandom;
 final class ReadTargets {
     /** Random targets per sequence; a power of two so that the cursor wraps with a mask. */
     private static final int TARGETS = 1 << 16;
+    /** Calls per invocation of the allocation benchmarks: enough that reading the thread counter costs nothing. */
+    static final int ALLOCATION_CALLS = 256;
     /** The same seed for every system, so every system is asked for the same targets. */
     private static final long SEED = 7;
 

@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
+import io.seglog.storage.LogConfig;
 import io.seglog.storage.LogSlice;
 import io.seglog.storage.PartitionLog;
 import io.seglog.storage.format.Record;
@@ -16,6 +17,7 @@ import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
@@ -45,6 +47,13 @@ public class SeglogReadBench {
     @Param({"1", "10", "100"})
     public int recordsPerBatch;
 
+    /**
+     * {@code seglog.read.mapped}: batch headers read through a mapping of the segment (the default) or with a
+     * {@code pread} each; {@code -p readMapped=true,false} compares both in one run.
+     */
+    @Param({"true"})
+    public boolean readMapped;
+
     private FetchPlan plan;
     private ReadLog readLog;
     private Path dir;
@@ -68,7 +77,7 @@ public class SeglogReadBench {
         readLog = new ReadLog(data);
         plan = new FetchPlan(data, readLog.logBytes);
         dir = BenchFiles.newDirectory("seglog-read");
-        log = SeglogLogs.open(dir);
+        log = SeglogLogs.open(dir, LogConfig.defaults().toBuilder().readMapped(readMapped).build());
         for (int copy = 0; copy < readLog.copies; copy++) {
             readLog.prepareCopy(copy);
             log.appendAsFollower(data.batches.duplicate());
@@ -176,5 +185,48 @@ public class SeglogReadBench {
     public long offsetForTimestamp() {
         // The allocation-free form an embedder uses on a hot path: a reused LogSlice carries the scan scratch.
         return log.offsetForTimestamp(targets.nextRandomTimestamp(), Long.MAX_VALUE, slice);
+    }
+
+    /**
+     * {@link #randomRead()}'s call, {@value ReadTargets#ALLOCATION_CALLS} times per invocation, for its allocation
+     * only: the benchmark thread's own allocation counter around the calls ({@link ThreadAllocation}); the
+     * latency figure comes from {@link #randomRead()}.
+     *
+     * @param allocation the per-thread counter
+     * @return the sum of the slice sizes
+     */
+    @Benchmark
+    @BenchmarkMode(Mode.AverageTime)
+    @OutputTimeUnit(TimeUnit.MICROSECONDS)
+    @OperationsPerInvocation(ReadTargets.ALLOCATION_CALLS)
+    public long randomReadAllocation(ThreadAllocation allocation) {
+        long start = allocation.start();
+        long sum = 0;
+        for (int i = 0; i < ReadTargets.ALLOCATION_CALLS; i++) {
+            sum += randomRead();
+        }
+        allocation.add(start, ReadTargets.ALLOCATION_CALLS);
+        return sum;
+    }
+
+    /**
+     * {@link #offsetForTimestamp()}'s call, {@value ReadTargets#ALLOCATION_CALLS} times per invocation, for its
+     * allocation only (see {@link #randomReadAllocation}).
+     *
+     * @param allocation the per-thread counter
+     * @return the sum of the offsets found
+     */
+    @Benchmark
+    @BenchmarkMode(Mode.AverageTime)
+    @OutputTimeUnit(TimeUnit.MICROSECONDS)
+    @OperationsPerInvocation(ReadTargets.ALLOCATION_CALLS)
+    public long offsetForTimestampAllocation(ThreadAllocation allocation) {
+        long start = allocation.start();
+        long sum = 0;
+        for (int i = 0; i < ReadTargets.ALLOCATION_CALLS; i++) {
+            sum += offsetForTimestamp();
+        }
+        allocation.add(start, ReadTargets.ALLOCATION_CALLS);
+        return sum;
     }
 }

@@ -73,6 +73,13 @@ public final class LogConfig {
      * cleaner; the policy decides what the log accepts and keeps (see {@link CleanupPolicy}).
      */
     public static final String CLEANUP_POLICY_CONFIG = "cleanup.policy";
+    /**
+     * Seglog-specific (Kafka has no such key): readers read batch headers (offset lookups, slice ends, timestamp
+     * searches) through a read-only mapping of each segment's data file instead of a {@code pread} each;
+     * {@code true} by default. The mapping costs address space only (it never extends a file); {@code false}
+     * reads every header with a positional read.
+     */
+    public static final String READ_MAPPED_CONFIG = "seglog.read.mapped";
 
     /** Kafka's default {@code segment.bytes}: 1 GiB. */
     public static final int DEFAULT_SEGMENT_BYTES = 1024 * 1024 * 1024;
@@ -109,6 +116,8 @@ public final class LogConfig {
      * costs less than a {@code write} call (measured in storage-bench's SeglogAppendBench); larger ones are written.
      */
     public static final int DEFAULT_MAPPED_APPEND_MAX_BYTES = 4096;
+    /** Default {@value #READ_MAPPED_CONFIG}: on. */
+    public static final boolean DEFAULT_READ_MAPPED = true;
     /** Kafka's default {@code file.delete.delay.ms}: 1 minute. */
     public static final long DEFAULT_FILE_DELETE_DELAY_MS = 60_000;
 
@@ -291,6 +300,7 @@ public final class LogConfig {
     private final CorruptionPolicy corruptionPolicy;
     private final int mappedAppendMaxBytes;
     private final CleanupPolicy cleanupPolicy;
+    private final boolean readMapped;
 
     private LogConfig(final Builder b) {
         this.segmentBytes = b.segmentBytes;
@@ -310,6 +320,7 @@ public final class LogConfig {
         this.corruptionPolicy = b.corruptionPolicy;
         this.mappedAppendMaxBytes = b.mappedAppendMaxBytes;
         this.cleanupPolicy = b.cleanupPolicy;
+        this.readMapped = b.readMapped;
     }
 
     /**
@@ -507,6 +518,16 @@ public final class LogConfig {
     }
 
     /**
+     * Whether readers read batch headers through a mapping of each segment ({@value #READ_MAPPED_CONFIG},
+     * Seglog-specific).
+     *
+     * @return true when mapped (the default), false for a positional read per header
+     */
+    public boolean readMapped() {
+        return readMapped;
+    }
+
+    /**
      * A builder starting from this configuration's values.
      *
      * @return a new builder
@@ -518,7 +539,7 @@ public final class LogConfig {
             .messageTimestampBeforeMaxMs(messageTimestampBeforeMaxMs).messageTimestampAfterMaxMs(messageTimestampAfterMaxMs)
             .retentionMs(retentionMs).retentionBytes(retentionBytes).flushMessages(flushMessages)
             .flushMs(flushMs).fileDeleteDelayMs(fileDeleteDelayMs).corruptionPolicy(corruptionPolicy)
-            .mappedAppendMaxBytes(mappedAppendMaxBytes).cleanupPolicy(cleanupPolicy);
+            .mappedAppendMaxBytes(mappedAppendMaxBytes).cleanupPolicy(cleanupPolicy).readMapped(readMapped);
     }
 
     @Override
@@ -539,7 +560,7 @@ public final class LogConfig {
             && retentionBytes == that.retentionBytes && flushMessages == that.flushMessages
             && flushMs == that.flushMs && fileDeleteDelayMs == that.fileDeleteDelayMs
             && corruptionPolicy == that.corruptionPolicy && mappedAppendMaxBytes == that.mappedAppendMaxBytes
-            && cleanupPolicy == that.cleanupPolicy;
+            && cleanupPolicy == that.cleanupPolicy && readMapped == that.readMapped;
     }
 
     @Override
@@ -547,7 +568,7 @@ public final class LogConfig {
         return Objects.hash(segmentBytes, segmentMs, segmentJitterMs, segmentIndexBytes, indexIntervalBytes,
             maxMessageBytes, messageTimestampType, messageTimestampBeforeMaxMs, messageTimestampAfterMaxMs,
             retentionMs, retentionBytes, flushMessages, flushMs, fileDeleteDelayMs, corruptionPolicy,
-            mappedAppendMaxBytes, cleanupPolicy);
+            mappedAppendMaxBytes, cleanupPolicy, readMapped);
     }
 
     @Override
@@ -563,7 +584,7 @@ public final class LogConfig {
             + ", " + FLUSH_MS_CONFIG + "=" + flushMs + ", " + FILE_DELETE_DELAY_MS_CONFIG + "=" + fileDeleteDelayMs
             + ", " + CORRUPTION_POLICY_CONFIG + "=" + corruptionPolicy.configName() + ", "
             + MAPPED_APPEND_MAX_BYTES_CONFIG + "=" + mappedAppendMaxBytes + ", " + CLEANUP_POLICY_CONFIG + "="
-            + cleanupPolicy.kafkaName() + "}";
+            + cleanupPolicy.kafkaName() + ", " + READ_MAPPED_CONFIG + "=" + readMapped + "}";
     }
 
     /**
@@ -587,6 +608,7 @@ public final class LogConfig {
         private CorruptionPolicy corruptionPolicy = CorruptionPolicy.FAIL;
         private int mappedAppendMaxBytes = DEFAULT_MAPPED_APPEND_MAX_BYTES;
         private CleanupPolicy cleanupPolicy = CleanupPolicy.DELETE;
+        private boolean readMapped = DEFAULT_READ_MAPPED;
 
         private Builder() {
         }
@@ -732,6 +754,17 @@ public final class LogConfig {
          */
         public Builder mappedAppendMaxBytes(final int mappedAppendMaxBytes) {
             this.mappedAppendMaxBytes = mappedAppendMaxBytes;
+            return this;
+        }
+
+        /**
+         * Sets {@value #READ_MAPPED_CONFIG}.
+         *
+         * @param readMapped read batch headers through a mapping of each segment (true) or with positional reads
+         * @return this builder
+         */
+        public Builder readMapped(final boolean readMapped) {
+            this.readMapped = readMapped;
             return this;
         }
 

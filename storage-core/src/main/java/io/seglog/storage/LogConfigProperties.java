@@ -13,6 +13,7 @@ import static io.seglog.storage.LogConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG;
 import static io.seglog.storage.LogConfig.MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG;
 import static io.seglog.storage.LogConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG;
 import static io.seglog.storage.LogConfig.MIN_KAFKA_SEGMENT_BYTES;
+import static io.seglog.storage.LogConfig.READ_MAPPED_CONFIG;
 import static io.seglog.storage.LogConfig.RETENTION_BYTES_CONFIG;
 import static io.seglog.storage.LogConfig.RETENTION_MS_CONFIG;
 import static io.seglog.storage.LogConfig.SEGMENT_BYTES_CONFIG;
@@ -94,6 +95,9 @@ final class LogConfigProperties {
         if (properties.containsKey(CLEANUP_POLICY_CONFIG)) {
             b.cleanupPolicy(LogConfig.CleanupPolicy.fromKafkaName(String.valueOf(properties.get(CLEANUP_POLICY_CONFIG))));
         }
+        if (properties.containsKey(READ_MAPPED_CONFIG)) {
+            b.readMapped(booleanValue(properties, READ_MAPPED_CONFIG));
+        }
         if (properties.containsKey(CORRUPTION_POLICY_CONFIG)) {
             b.corruptionPolicy(CorruptionPolicy.fromConfigName(
                 String.valueOf(properties.get(CORRUPTION_POLICY_CONFIG)).trim()));
@@ -114,6 +118,18 @@ final class LogConfigProperties {
             }
         }
         throw new IllegalArgumentException(key + "=" + value + " is not a long");
+    }
+
+    private static boolean booleanValue(final Map<String, ?> properties, final String key) {
+        final Object value = properties.get(key);
+        if (value instanceof Boolean) {
+            return (Boolean) value;
+        }
+        final String text = String.valueOf(value).trim();
+        if ("true".equalsIgnoreCase(text) || "false".equalsIgnoreCase(text)) {
+            return Boolean.parseBoolean(text);
+        }
+        throw new IllegalArgumentException(key + "=" + value + " is not a boolean (true or false)");
     }
 
     private static int intValue(final Map<String, ?> properties, final String key) {

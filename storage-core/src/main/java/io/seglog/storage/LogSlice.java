@@ -1,5 +1,6 @@
 package io.seglog.storage;
 
+import io.seglog.storage.segment.LogSegment;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -39,6 +40,8 @@ public final class LogSlice {
     private ByteBuffer searchScratch;
 
     private FileChannel channel;
+    /** The segment, for copies through its read mapping ({@link #readInto}); null when empty. */
+    private LogSegment segment;
     private int position;
     private int sizeInBytes;
     private long requestedOffset = -1;
@@ -51,10 +54,11 @@ public final class LogSlice {
     public LogSlice() {
     }
 
-    void set(final FileChannel channel, final long segmentBaseOffset, final int position, final int sizeInBytes,
-             final long requestedOffset, final long firstOffset) {
-        this.channel = channel;
-        this.segmentBaseOffset = segmentBaseOffset;
+    void set(final LogSegment segment, final int position, final int sizeInBytes, final long requestedOffset,
+             final long firstOffset) {
+        this.segment = segment;
+        this.channel = segment == null ? null : segment.channel();
+        this.segmentBaseOffset = segment == null ? -1 : segment.baseOffset();
         this.position = position;
         this.sizeInBytes = sizeInBytes;
         this.requestedOffset = requestedOffset;
@@ -69,7 +73,7 @@ public final class LogSlice {
     }
 
     void setEmpty(final long requestedOffset) {
-        set(null, -1, 0, 0, requestedOffset, -1);
+        set(null, 0, 0, requestedOffset, -1);
     }
 
     /**
@@ -189,8 +193,10 @@ public final class LogSlice {
     }
 
     /**
-     * Copies the slice into {@code target} (for embedders that want the bytes on the heap; the zero-copy path
-     * is {@link #transferTo(WritableByteChannel)}).
+     * Copies the slice into {@code target} (for embedders that want the bytes in their own buffer; the zero-copy
+     * path is {@link #transferTo(WritableByteChannel)}). The copy comes from the segment's read mapping when it
+     * covers the slice ({@code seglog.read.mapped}), which spares the kernel-to-user copy of a {@code pread}, else
+     * from positional reads.
      *
      * @param target the buffer to fill from its position; must have {@link #sizeInBytes()} bytes remaining
      * @throws IOException if the read fails or the file ends early
@@ -200,6 +206,9 @@ public final class LogSlice {
         if (target.remaining() < sizeInBytes) {
             throw new IllegalArgumentException("target.remaining=" + target.remaining() + " < sizeInBytes="
                 + sizeInBytes);
+        }
+        if (sizeInBytes == 0 || (!target.isReadOnly() && segment.copyMapped(position, target, sizeInBytes))) {
+            return;
         }
         int done = 0;
         while (done < sizeInBytes) {

@@ -79,7 +79,7 @@ final class ReadPath {
                 if (length == 0) {
                     into.setEmpty(startOffset);
                 } else {
-                    into.set(segment.channel(), segment.baseOffset(), position, length, startOffset, firstOffset);
+                    into.set(segment, position, length, startOffset, firstOffset);
                 }
                 return into;
             }

@@ -31,7 +31,7 @@ final class Truncation {
         final LogSegment segment = segs[keep];
         final ByteBuffer scratch = ByteBuffer.allocate(LogSlice.SCRATCH_BYTES);
         try {
-            final long found = segment.translateOffset(offset, segment.sizeInBytes(), scratch);
+            final long found = segment.truncationPoint(offset, scratch);
             final int position = found < 0 ? segment.sizeInBytes() : (int) (found >>> 32);
             final long newEnd = found < 0 ? offset : Math.min(offset, LogSegment.scannedBaseOffset(scratch));
             // Publish first: no reader that starts from now on looks past the new end.

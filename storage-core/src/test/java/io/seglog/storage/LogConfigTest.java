@@ -108,6 +108,19 @@ class LogConfigTest {
             "segment.index.bytes=99999999999");
     }
 
+    @Test
+    void readMappedIsOnByDefaultAndReadFromItsKey() {
+        assertTrue(LogConfig.defaults().readMapped());
+        assertEquals(false, LogConfig.fromProperties(Map.of("seglog.read.mapped", "false")).readMapped());
+        assertEquals(false, LogConfig.fromProperties(Map.of("seglog.read.mapped", Boolean.FALSE)).readMapped());
+        assertEquals(true, LogConfig.fromProperties(Map.of("seglog.read.mapped", " TRUE ")).readMapped());
+        final LogConfig off = LogConfig.builder().readMapped(false).build();
+        assertEquals(off, off.toBuilder().build());
+        assertTrue(!off.equals(LogConfig.defaults()), "the key takes part in equals");
+        assertTrue(off.toString().contains("seglog.read.mapped=false"), off.toString());
+        assertMessage(() -> LogConfig.fromProperties(Map.of("seglog.read.mapped", "yes")), "seglog.read.mapped=yes");
+    }
+
     private static void assertMessage(final org.junit.jupiter.api.function.Executable call, final String expected) {
         final IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call);
         assertTrue(e.getMessage().contains(expected), () -> "'" + e.getMessage() + "' should contain " + expected);

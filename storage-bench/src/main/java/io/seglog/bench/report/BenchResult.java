@@ -32,8 +32,21 @@ public record BenchResult(String benchmark, String mode, Map<String, String> par
      * @param error       JMH's 99.9% confidence half-width, NaN when JMH had too few samples
      * @param unit        JMH's unit string, e.g. {@code ops/s}, {@code us/op}, {@code B/op}
      * @param percentiles sample-mode percentiles keyed by percentile ({@code 50.0}); empty otherwise
+     * @param raw         JMH's per-iteration values ({@code rawData}, every fork in order); empty when absent
      */
-    public record Metric(double score, double error, String unit, Map<Double, Double> percentiles) {
+    public record Metric(double score, double error, String unit, Map<Double, Double> percentiles, List<Double> raw) {
+
+        /**
+         * A metric without per-iteration values.
+         *
+         * @param score       the score
+         * @param error       the error
+         * @param unit        the unit
+         * @param percentiles the percentiles
+         */
+        public Metric(double score, double error, String unit, Map<Double, Double> percentiles) {
+            this(score, error, unit, percentiles, List.of());
+        }
     }
 
     /** @return the class name without package */
@@ -93,8 +106,14 @@ public record BenchResult(String benchmark, String mode, Map<String, String> par
         for (Map.Entry<String, JsonNode> e : node.path("scorePercentiles").properties()) {
             percentiles.put(Double.parseDouble(e.getKey()), number(e.getValue()));
         }
+        List<Double> raw = new ArrayList<>();
+        for (JsonNode fork : node.path("rawData")) {
+            for (JsonNode value : fork) {
+                raw.add(number(value));
+            }
+        }
         return new Metric(number(node.path("score")), number(node.path("scoreError")),
-            node.path("scoreUnit").asText(""), Collections.unmodifiableMap(percentiles));
+            node.path("scoreUnit").asText(""), Collections.unmodifiableMap(percentiles), List.copyOf(raw));
     }
 
     /** JMH writes NaN and infinities as strings. */

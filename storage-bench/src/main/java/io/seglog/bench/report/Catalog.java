@@ -18,8 +18,11 @@ final class Catalog {
     static final String RAW_SYNC = "raw write 256 KiB + fdatasync";
     static final String KAFKA_RECOVERY = "Kafka UnifiedLog.create after unclean shutdown";
 
-    /** A catalog entry: the workload and the system's display name. */
-    record Entry(Workload workload, String system, int order) {
+    /**
+     * A catalog entry: the workload and the system's display name; {@code allocationOnly} for a benchmark that
+     * measures only the allocation of another's call (its B/op replaces the other's {@code -prof gc} figure).
+     */
+    record Entry(Workload workload, String system, int order, boolean allocationOnly) {
     }
 
     private static final Map<String, Entry> ENTRIES = new LinkedHashMap<>();
@@ -44,9 +47,13 @@ final class Catalog {
 
         add("KafkaReadBench.randomRead", Workload.RANDOM_READ, KAFKA_RANDOM_READ);
         add("SeglogReadBench.randomRead", Workload.RANDOM_READ, "Seglog PartitionLog.read");
+        addAllocation("KafkaReadBench.randomReadAllocation", "KafkaReadBench.randomRead");
+        addAllocation("SeglogReadBench.randomReadAllocation", "SeglogReadBench.randomRead");
 
         add("KafkaReadBench.offsetForTimestamp", Workload.OFFSET_FOR_TIMESTAMP, KAFKA_OFFSET_FOR_TIMESTAMP);
         add("SeglogReadBench.offsetForTimestamp", Workload.OFFSET_FOR_TIMESTAMP, "Seglog offsetForTimestamp");
+        addAllocation("KafkaReadBench.offsetForTimestampAllocation", "KafkaReadBench.offsetForTimestamp");
+        addAllocation("SeglogReadBench.offsetForTimestampAllocation", "SeglogReadBench.offsetForTimestamp");
 
         add("RecoveryBench.kafka", Workload.RECOVERY, KAFKA_RECOVERY);
         add("RecoveryBench.seglog", Workload.RECOVERY, "Seglog PartitionLog.open after crash");
@@ -60,12 +67,18 @@ final class Catalog {
     }
 
     private static void add(String shortName, Workload workload, String system) {
-        ENTRIES.put(shortName, new Entry(workload, system, ENTRIES.size()));
+        ENTRIES.put(shortName, new Entry(workload, system, ENTRIES.size(), false));
+    }
+
+    /** The allocation-only twin of {@code measured}: same workload, system and order. */
+    private static void addAllocation(String shortName, String measured) {
+        Entry of = ENTRIES.get(measured);
+        ENTRIES.put(shortName, new Entry(of.workload(), of.system(), of.order(), true));
     }
 
     /** @return the entry for a result, or an OTHER entry named after the benchmark */
     static Entry lookup(BenchResult result) {
         Entry entry = ENTRIES.get(result.shortName());
-        return entry != null ? entry : new Entry(Workload.OTHER, result.shortName(), Integer.MAX_VALUE);
+        return entry != null ? entry : new Entry(Workload.OTHER, result.shortName(), Integer.MAX_VALUE, false);
     }
 }

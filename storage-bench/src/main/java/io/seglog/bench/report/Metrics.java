@@ -11,8 +11,17 @@ final class Metrics {
     static final String US_PER_OP = "us/op";
     /** Median latency per operation. */
     static final String P50_US = "p50 us/op";
-    /** Bytes allocated per operation (JMH's gc.alloc.rate.norm); the operation is named in the README. */
+    /**
+     * Bytes allocated per operation: the benchmark thread's own counter where an allocation benchmark measured
+     * the call ({@code allocBytesPerCall}), else JMH's gc.alloc.rate.norm; the operation is named in the README.
+     */
     static final String B_PER_OP = "B/op";
+    /** JMH's gc.alloc.rate.norm where B/op comes from the thread's own counter: all threads of the fork. */
+    static final String B_PER_OP_GC = "B/op (-prof gc, all threads)";
+    /** JMH's gc.alloc.rate.norm of the allocation benchmark itself (average-time mode, all threads). */
+    static final String B_PER_OP_GC_ALLOCATION_RUN = "B/op (-prof gc, all threads, avgt allocation run)";
+    /** The secondary metric of {@code ThreadAllocation}. */
+    static final String THREAD_ALLOCATION = "allocBytesPerCall";
     /** The headline metric divided by the baseline's, same workload, same run. */
     static final String RATIO = "x baseline";
 
@@ -30,6 +39,8 @@ final class Metrics {
             case P50_US:
                 return "us/op";
             case B_PER_OP:
+            case B_PER_OP_GC:
+            case B_PER_OP_GC_ALLOCATION_RUN:
                 return "B/op";
             case RATIO:
                 return "ratio";

@@ -46,7 +46,8 @@ public final class StandardSuite {
         "\\.KafkaReadBench\\.(transferTo|iterate)$");
 
     private static final List<String> LATENCY = List.of(
-        "\\.SeglogReadBench\\.(randomRead|offsetForTimestamp)$", "\\.KafkaReadBench\\.(randomRead|offsetForTimestamp)$");
+        "\\.SeglogReadBench\\.(randomRead|offsetForTimestamp)(Allocation)?$",
+        "\\.KafkaReadBench\\.(randomRead|offsetForTimestamp)(Allocation)?$");
 
     private static final List<String> RECOVERY = List.of("\\.RecoveryBench\\.");
 

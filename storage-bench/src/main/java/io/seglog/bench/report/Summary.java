@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -16,6 +17,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 
+import org.openjdk.jmh.util.ListStatistics;
+
 /**
  * The summary of one benchmark run: rows per workload, system and metric, with ratios against the
  * workload's baseline measured in the same run, as CSV, a text table and markdown.
@@ -23,7 +26,11 @@ import java.util.TreeMap;
  * <p>Throughput is records/s: from the {@code records} AuxCounter when the benchmark has one, else the score
  * (append benchmarks count one op per record through {@code @OperationsPerInvocation}). MB/s counts payload
  * (records x value size, 1 MB = 1e6 B), as perf-anchors.md does. Latency is taken from sample mode (p50 and
- * mean). Allocation is JMH's {@code gc.alloc.rate.norm} when the run used {@code -prof gc}.
+ * mean). Allocation (B/op) is the benchmark thread's own allocation counter where an allocation benchmark
+ * measured the same call ({@link Metrics#THREAD_ALLOCATION}: JMH's {@code -prof gc} counts every thread of the
+ * fork, and in sample mode the worker's own latency histogram, about 1-2 B per microsecond-scale call), else JMH's
+ * {@code gc.alloc.rate.norm} when the run used {@code -prof gc}; the {@code -prof gc} figure of a thread-measured
+ * call stays in the CSV as {@link Metrics#B_PER_OP_GC}.
  *
  * <p>Immutable.
  */
@@ -108,6 +115,16 @@ public final class Summary {
             }
         }
 
+        // Workload and system pairs whose B/op the benchmark thread's own counter measured.
+        Set<String> threadMeasured = new HashSet<>();
+        for (BenchResult r : results) {
+            Catalog.Entry entry = Catalog.lookup(r);
+            if (entry.allocationOnly() && r.secondary().containsKey(Metrics.THREAD_ALLOCATION)) {
+                threadMeasured.add(workloadName(entry.workload(), r, r.params().get("valueSize"),
+                    r.params().get("recordsPerBatch")) + '|' + entry.system());
+            }
+        }
+
         List<Keyed> keyed = new ArrayList<>();
         for (BenchResult r : results) {
             Catalog.Entry entry = Catalog.lookup(r);
@@ -123,7 +140,8 @@ public final class Summary {
             for (String batchSize : batchSizes) {
                 String workload = workloadName(entry.workload(), r, valueSize, batchSize);
                 WorkloadKey key = new WorkloadKey(entry.workload().ordinal(), parse(valueSize), parse(batchSize), workload);
-                for (SummaryRow row : metricRows(r, workload, entry.system(), valueSize)) {
+                boolean byThread = threadMeasured.contains(workload + '|' + entry.system());
+                for (SummaryRow row : metricRows(r, entry, workload, valueSize, byThread)) {
                     keyed.add(new Keyed(key, entry.order(), row));
                 }
             }
@@ -200,8 +218,22 @@ public final class Summary {
         return name.toString();
     }
 
-    private static List<SummaryRow> metricRows(BenchResult r, String workload, String system, String valueSize) {
+    private static List<SummaryRow> metricRows(BenchResult r, Catalog.Entry entry, String workload, String valueSize,
+                                               boolean byThread) {
         List<SummaryRow> out = new ArrayList<>();
+        String system = entry.system();
+        BenchResult.Metric alloc = r.secondary().get("gc.alloc.rate.norm");
+        if (entry.allocationOnly()) {
+            // Only the allocation of the measured call; its time is not a latency figure (no percentiles).
+            BenchResult.Metric own = r.secondary().get(Metrics.THREAD_ALLOCATION);
+            if (own != null) {
+                out.add(threadAllocationRow(workload, system, own));
+            }
+            if (alloc != null) {
+                out.add(row(workload, system, Metrics.B_PER_OP_GC_ALLOCATION_RUN, alloc.score(), alloc.error()));
+            }
+            return out;
+        }
         BenchResult.Metric primary = r.primary();
         if ("thrpt".equals(r.mode())) {
             BenchResult.Metric records = r.secondary().getOrDefault("records", primary);
@@ -221,11 +253,24 @@ public final class Summary {
             }
             out.add(row(workload, system, Metrics.US_PER_OP, primary.score() * toUs, primary.error() * toUs));
         }
-        BenchResult.Metric alloc = r.secondary().get("gc.alloc.rate.norm");
         if (alloc != null) {
-            out.add(row(workload, system, Metrics.B_PER_OP, alloc.score(), alloc.error()));
+            out.add(row(workload, system, byThread ? Metrics.B_PER_OP_GC : Metrics.B_PER_OP, alloc.score(), alloc.error()));
         }
         return out;
+    }
+
+    /**
+     * B/op from the per-iteration bytes per call: JMH sums an EVENTS counter over the iterations (so its score is
+     * not the mean) and gives it no error; this is the mean and JMH's 99.9% half-width over the iterations.
+     */
+    private static SummaryRow threadAllocationRow(String workload, String system, BenchResult.Metric own) {
+        if (own.raw().isEmpty()) {
+            return row(workload, system, Metrics.B_PER_OP, own.score(), Double.NaN);
+        }
+        ListStatistics iterations = new ListStatistics();
+        own.raw().forEach(iterations::addValue);
+        double error = iterations.getN() > 2 ? iterations.getMeanErrorAt(0.999) : Double.NaN;
+        return row(workload, system, Metrics.B_PER_OP, iterations.getMean(), error);
     }
 
     private static SummaryRow row(String workload, String system, String metric, double value, double error) {
@@ -317,6 +362,14 @@ public final class Summary {
             }
             columns.add(Metrics.RATIO);
             columns.add(Metrics.B_PER_OP);
+            for (String gc : List.of(Metrics.B_PER_OP_GC, Metrics.B_PER_OP_GC_ALLOCATION_RUN)) {
+                // Shown beside the thread-measured B/op wherever it was replaced, so nothing is hidden.
+                for (String system : systems(workload)) {
+                    if (find(workload, system, gc) != null && !columns.contains(gc)) {
+                        columns.add(gc);
+                    }
+                }
+            }
             String baseline = baselines.get(workload);
             String title = workload + (baseline == null ? " (no baseline in this run)" : " (baseline: " + baseline + ")");
             List<List<String>> cells = new ArrayList<>();

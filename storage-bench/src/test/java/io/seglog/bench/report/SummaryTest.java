@@ -134,4 +134,32 @@ class SummaryTest {
         IOException e = assertThrows(IOException.class, () -> BenchResult.read(bogus));
         assertTrue(e.getMessage().contains("bogus.json"), e.getMessage());
     }
+
+    /**
+     * A real run of the random-read latency benchmarks (sample mode, {@code -prof gc}) with their allocation twins
+     * (average time, the worker thread's own allocation counter): B/op comes from the thread counter, as the mean and
+     * 99.9% half-width over the iterations, and the {@code -prof gc} figures stay beside it.
+     */
+    @Test
+    void allocationOfALatencyCallComesFromTheThreadCounterWithGcBeside() throws Exception {
+        Path sample = Paths.get(SummaryTest.class.getResource("/jmh-sample-allocation.json").toURI());
+        Summary summary = Summary.of(BenchResult.read(sample));
+        String workload = "random-offset read 100B x100";
+        String seglog = "Seglog PartitionLog.read";
+        String kafka = "Kafka UnifiedLog.read";
+        assertEquals(List.of(kafka, seglog), summary.systems(workload), "the allocation twins add no system");
+        SummaryRow seglogAlloc = summary.find(workload, seglog, "B/op");
+        assertEquals(0.0, seglogAlloc.value(), 0.0, "every iteration counted 0 bytes on the benchmark thread");
+        assertEquals(0.0, seglogAlloc.error(), 0.0);
+        assertEquals(2.964879278887419, summary.find(workload, seglog, "B/op (-prof gc, all threads)").value(), 1e-9,
+            "the sample run's -prof gc figure is kept");
+        assertNotNull(summary.find(workload, seglog, "B/op (-prof gc, all threads, avgt allocation run)"));
+        double kafkaMean = (1001.3075 + 830.1339054404145 + 791.7464689265537 + 789.5383029513889
+            + 789.5267168209876) / 5;
+        SummaryRow kafkaAlloc = summary.find(workload, kafka, "B/op");
+        assertEquals(kafkaMean, kafkaAlloc.value(), 1e-9, "the mean of the iterations, not JMH's sum of them");
+        assertTrue(kafkaAlloc.error() > 0, "an error from the iterations: " + kafkaAlloc);
+        assertEquals(1.09, summary.find(workload, seglog, "p50 us/op").value(), 0.01, "latency from the sample run");
+        assertTrue(summary.markdown().contains("B/op (-prof gc, all threads)"), summary.markdown());
+    }
 }

@@ -38,8 +38,8 @@ import org.agrona.DirectBuffer;
  * any number of concurrent readers ({@link #translateOffset}, {@link #batchStartAtOrAfter},
  * {@link #lastBatchEndWithin}, {@link #findOffsetByTimestamp}), which take no lock. The writer writes the
  * bytes, then the index entries, then publishes the new size through a volatile field; a reader bounds every
- * scan by a size it read, so it never sees a partial batch. Readers use positional reads only, so they do not
- * disturb each other or the writer.
+ * scan by a size it read, so it never sees a partial batch. Readers use positional reads or a read-only mapping
+ * ({@code SegmentReader}), never the channel's position, so they do not disturb each other or the writer.
  */
 public final class LogSegment implements AutoCloseable {
     /** Header bytes read to step over a batch and know its offsets: everything up to {@code lastOffsetDelta}. */
@@ -106,7 +106,7 @@ public final class LogSegment implements AutoCloseable {
         this.offsetOfMaxTimestampSoFar = baseOffset;
         this.mappedAppendMaxBytes = config.mappedAppendMaxBytes();
         this.mappedTail = mappedAppendMaxBytes > 0 ? new MappedTail(channel, config.segmentBytes()) : null;
-        this.reader = new SegmentReader(logFile, baseOffset, channel, offsetIndex, timeIndex);
+        this.reader = new SegmentReader(logFile, baseOffset, channel, offsetIndex, timeIndex, config.readMapped());
     }
 
     /**
@@ -212,7 +212,7 @@ public final class LogSegment implements AutoCloseable {
             sizeInBytes = position;
         }
         releaseMappedTail();
-        channel.truncate(position);
+        reader.shrinkDataFile(position); // drains the readers' mapping first
         channel.force(true);
         sizeInBytes = position;
     }
@@ -232,14 +232,14 @@ public final class LogSegment implements AutoCloseable {
      */
     public int truncateTo(final long offset, final int maxIndexBytes, final ByteBuffer scratch) throws IOException {
         final int oldSize = sizeInBytes;
-        final long found = translateOffset(offset, oldSize, scratch);
+        final long found = truncationPoint(offset, scratch);
         final int position = found < 0 ? oldSize : (int) (found >>> 32);
         sizeInBytes = position;
         // Entries below the cut stay untouched, so a concurrent lookup sees a whole old entry or none.
         offsetIndex.truncateTo(offset);
         timeIndex.truncateTo(offset);
         releaseMappedTail();
-        channel.truncate(position);
+        reader.shrinkDataFile(position); // drains the readers' mapping first
         channel.force(true);
         offsetIndex.resize(maxIndexBytes);
         timeIndex.resize(maxIndexBytes);
@@ -286,6 +286,7 @@ public final class LogSegment implements AutoCloseable {
         if (mappedTail != null) {
             mappedTail.release();
         }
+        reader.closeMapping();
         closeFiles(false, null);
     }
 
@@ -346,6 +347,11 @@ public final class LogSegment implements AutoCloseable {
      */
     public FileChannel channel() {
         return channel;
+    }
+
+    /** How many bytes of the data file the readers' mapping covers, -1 when none (tests). */
+    int readMappedBytes() {
+        return reader.mappedBytes();
     }
 
     /**
@@ -580,6 +586,31 @@ public final class LogSegment implements AutoCloseable {
     }
 
     /**
+     * Copies {@code [position, position + length)} into {@code target} at its position (which advances) through
+     * the readers' mapping, when it covers the range. Thread-safe, allocation-free.
+     * @param position file position of a range below a published size
+     * @param target   a buffer with at least {@code length} bytes remaining
+     * @param length   bytes to copy
+     * @return true when copied; false when the range is not mapped (the caller reads it with positional reads)
+     */
+    public boolean copyMapped(final int position, final ByteBuffer target, final int length) {
+        return reader.copyMapped(position, target, length);
+    }
+
+    /**
+     * {@link #translateOffset} below the published size for a truncation: uses the readers' mapping if there is
+     * one but makes none, since the truncation drops it before cutting the file. Writer only.
+     *
+     * @param offset  the first offset to remove
+     * @param scratch the caller's header buffer
+     * @return as {@link #translateOffset}
+     * @throws IOException if a read fails
+     */
+    public long truncationPoint(final long offset, final ByteBuffer scratch) throws IOException {
+        return reader.translateOffset(offset, sizeInBytes, scratch, false);
+    }
+
+    /**
      * The base offset of the batch whose header {@link #translateOffset} left in {@code scratch}.
      *
      * @param scratch the buffer passed to the last {@code translateOffset} that found a batch
@@ -675,6 +706,7 @@ public final class LogSegment implements AutoCloseable {
      * @throws IOException if an index cannot be resized
      */
     public void onBecomeInactive() throws IOException {
+        reader.seal();
         trimMappedTail();
         appendFinalTimeIndexEntry();
         offsetIndex.trimToValidSize();
@@ -706,6 +738,7 @@ public final class LogSegment implements AutoCloseable {
      * @throws IOException if an index cannot be resized
      */
     public void resizeIndexes(final int maxIndexBytes) throws IOException {
+        reader.unseal();
         offsetIndex.resize(maxIndexBytes);
         timeIndex.resize(maxIndexBytes);
     }
@@ -733,6 +766,7 @@ public final class LogSegment implements AutoCloseable {
             return;
         }
         closed = true;
+        reader.closeMapping();
         Throwable failure = null;
         try {
             trimMappedTail();

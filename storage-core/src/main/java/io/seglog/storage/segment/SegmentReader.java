@@ -12,6 +12,7 @@ import io.seglog.storage.index.OffsetIndex;
 import io.seglog.storage.index.TimeIndex;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 
@@ -21,23 +22,196 @@ import java.nio.file.Path;
  * disk is checked against the limit before it is used. Split out of LogSegment to keep files to one concern;
  * the contracts are documented on LogSegment's methods of the same names.
  *
- * <p>Thread-safety: stateless apart from the segment's files and indexes; any number of concurrent readers,
- * positional reads only, each with its own scratch buffer.
+ * <p>Header reads: through a read-only mapping of the data file ({@link ReadMap}, {@code seglog.read.mapped},
+ * on by default) when the bytes lie inside it, else with a positional read. A {@code pread} costs about 1 us on
+ * a VM and a random-offset read needs two or three of them (the first batch, then the end of the slice), which
+ * was the whole latency of a read; a mapped header costs a few nanoseconds once its page is mapped. The mapping
+ * is made lazily by the first reader that needs it, covers the file up to that reader's published size, and is
+ * remapped only when the segment has grown by a quarter (at least {@link #MIN_REMAP_GROWTH_BYTES}) since: an
+ * active segment's newest bytes are read with {@code pread} in between, which bounds the remaps (and the page
+ * faults of touching a new mapping) to a few per doubling of the segment. Once the segment is {@link #seal()
+ * sealed} (rolled) the next reader maps it whole, and it stays mapped until close.
+ *
+ * <p>Lifetime of the mapping: each lookup acquires it and releases it when done, so it is never unmapped under a
+ * reader. A remap retires the old mapping (its last user unmaps it). The data file shrinks (truncation) only
+ * through {@link #shrinkDataFile}, which retires the mapping and waits until its users are gone, so no page past
+ * the new end of the file is ever touched through it, then allows mapping again.
+ * {@link #closeMapping()} (segment close) retires it for good.
+ *
+ * <p>Thread-safety: any number of concurrent readers, positional reads only, each with its own scratch buffer;
+ * mapping and unmapping are guarded by {@code mapLock}, which only the slow path (a new mapping) and the writer
+ * take.
  */
 final class SegmentReader {
+    /** A remap happens only after at least this much growth, so small appends never cost a remap each. */
+    static final int MIN_REMAP_GROWTH_BYTES = 1 << 20;
+    private static final ByteOrder ORDER = ByteOrder.BIG_ENDIAN;
+
     private final Path logFile;
     private final long baseOffset;
     private final FileChannel channel;
     private final OffsetIndex offsetIndex;
     private final TimeIndex timeIndex;
+    private final boolean mappingEnabled;
+
+    /** Guards creating, retiring and blocking the mapping; never taken by a reader that finds one. */
+    private final Object mapLock = new Object();
+    /** The current mapping, or null when there is none (yet, or while suspended, or after close). */
+    private volatile ReadMap map;
+    /** Guarded by mapLock: no new mapping while the file shrinks (suspended) or after close (closed). */
+    private boolean suspended;
+    private boolean closed;
+    /** Set when the segment stops growing (roll, close): a partial mapping is then extended to the whole file. */
+    private volatile boolean sealed;
+    /** Guarded by mapLock: mapping failed once (e.g. no address space); positional reads from then on. */
+    private boolean mappingFailed;
 
     SegmentReader(final Path logFile, final long baseOffset, final FileChannel channel, final OffsetIndex offsetIndex,
-                  final TimeIndex timeIndex) {
+                  final TimeIndex timeIndex, final boolean mappingEnabled) {
         this.logFile = logFile;
         this.baseOffset = baseOffset;
         this.channel = channel;
         this.offsetIndex = offsetIndex;
         this.timeIndex = timeIndex;
+        this.mappingEnabled = mappingEnabled;
+    }
+
+    /**
+     * The mapping to read below {@code limit} with, acquired (the caller releases it), or null: mapping is off,
+     * suspended or closed, or failed. Maps or remaps when there is no mapping or the file grew enough past it.
+     */
+    private ReadMap acquireMap(final int limit) {
+        if (!mappingEnabled) {
+            return null;
+        }
+        final ReadMap current = map;
+        if (current != null && !worthRemapping(current, limit) && current.acquire()) {
+            return current;
+        }
+        return remap(limit);
+    }
+
+    private ReadMap acquireExisting() {
+        final ReadMap current = map;
+        return current != null && current.acquire() ? current : null;
+    }
+
+    private boolean worthRemapping(final ReadMap current, final int limit) {
+        final int missing = limit - current.bytes();
+        return missing > 0 && (sealed || (missing >= MIN_REMAP_GROWTH_BYTES && missing >= current.bytes() >>> 2));
+    }
+
+    /** The segment stopped growing (it rolled or closes): the next reader maps whatever is still unmapped. */
+    void seal() {
+        sealed = true;
+    }
+
+    /** The segment grows again (it became the active one after a reopen or a truncation). */
+    void unseal() {
+        sealed = false;
+    }
+
+    private ReadMap remap(final int limit) {
+        synchronized (mapLock) {
+            if (suspended || closed || mappingFailed) {
+                return null;
+            }
+            final ReadMap current = map;
+            if (current != null && !worthRemapping(current, limit) && current.acquire()) {
+                return current; // another reader remapped meanwhile
+            }
+            try {
+                // Never beyond the file's length now: mapping past it would extend the file, and a page past the
+                // end raises SIGBUS. The writer cannot shrink the file meanwhile: it must take mapLock first.
+                final long fileBytes = channel.size();
+                final int bytes = (int) Math.min(limit, fileBytes);
+                if (bytes <= 0 || (current != null && bytes <= current.bytes())) {
+                    return current != null && current.acquire() ? current : null;
+                }
+                final ReadMap fresh = new ReadMap(channel.map(FileChannel.MapMode.READ_ONLY, 0, bytes));
+                fresh.acquire();
+                map = fresh;
+                if (current != null) {
+                    current.retire();
+                }
+                return fresh;
+            } catch (final IOException | RuntimeException e) {
+                // Out of address space or map count: correct without, just slower. Not retried per read, since a
+                // failing mmap may first run a full GC (the JDK's retry) and costs far more than the pread it saves.
+                mappingFailed = true;
+                return null;
+            }
+        }
+    }
+
+    /**
+     * Cuts the data file to {@code position} with the readers' mapping retired and drained first (a mapped page
+     * past the new end of the file raises SIGBUS when touched); readers map again afterwards, below the new size.
+     * Writer only.
+     */
+    void shrinkDataFile(final int position) throws IOException {
+        suspendMapping();
+        try {
+            channel.truncate(position);
+        } finally {
+            resumeMapping();
+        }
+    }
+
+    /**
+     * Retires the mapping and waits until no reader uses it, then blocks new mappings until
+     * {@link #resumeMapping()}. A reader holds the mapping only for the few header reads of one lookup, so the
+     * wait is short.
+     */
+    private void suspendMapping() {
+        final ReadMap old;
+        synchronized (mapLock) {
+            suspended = true;
+            old = map;
+            map = null;
+        }
+        awaitUnmapped(old);
+    }
+
+    /** Allows mapping again after a shrink; the segment is the active one again, so it grows. */
+    private void resumeMapping() {
+        synchronized (mapLock) {
+            suspended = false;
+            sealed = false;
+        }
+    }
+
+    /** Retires the mapping for good (segment close); its last reader unmaps it. Idempotent. */
+    void closeMapping() {
+        final ReadMap old;
+        synchronized (mapLock) {
+            closed = true;
+            old = map;
+            map = null;
+        }
+        if (old != null) {
+            old.retire();
+        }
+    }
+
+    private static void awaitUnmapped(final ReadMap old) {
+        if (old == null) {
+            return;
+        }
+        old.retire();
+        while (!old.isUnmapped()) {
+            Thread.yield(); // a reader is inside one lookup (a few header reads); it unmaps when it leaves
+        }
+    }
+
+    /**
+     * Whether a mapping is in place (tests).
+     *
+     * @return the mapped length, or -1 when none
+     */
+    int mappedBytes() {
+        final ReadMap current = map;
+        return current == null ? -1 : current.bytes();
     }
 
     /**
@@ -48,9 +222,34 @@ final class SegmentReader {
      */
     int readHeader(final ByteBuffer scratch, final int position, final int limit, final int bytes)
         throws IOException {
+        return readHeader(null, scratch, position, limit, bytes);
+    }
+
+    private int readHeader(final ReadMap mapped, final ByteBuffer scratch, final int position, final int limit,
+                           final int bytes) throws IOException {
         if (limit - position < BATCH_HEADER_LENGTH) {
             throw new StorageException("partial batch header at position=" + position + ": only "
                 + (limit - position) + " bytes before the end=" + limit + " (crash recovery needed)", logFile, null);
+        }
+        readFully(mapped, scratch, position, bytes, limit);
+        final int batchLength = scratch.getInt(LENGTH_OFFSET);
+        if (batchLength < BATCH_HEADER_LENGTH - LOG_OVERHEAD || batchLength > limit - position - LOG_OVERHEAD) {
+            throw new StorageException("batchLength=" + batchLength + " at position=" + position
+                + " does not fit between the header size " + (BATCH_HEADER_LENGTH - LOG_OVERHEAD) + " and the "
+                + (limit - position - LOG_OVERHEAD) + " bytes left before end=" + limit, logFile, null);
+        }
+        return batchLength + LOG_OVERHEAD;
+    }
+
+    /**
+     * Fills {@code scratch} with {@code [position, position + bytes)}: a copy from the mapping when it covers
+     * them and {@code scratch} is a heap buffer, else positional reads.
+     */
+    void readFully(final ReadMap mapped, final ByteBuffer scratch, final int position, final int bytes,
+                   final int limit) throws IOException {
+        if (mapped != null && mapped.covers(position, bytes) && scratch.hasArray()) {
+            mapped.copyTo(position, scratch, bytes);
+            return;
         }
         scratch.clear().limit(bytes);
         int read = 0;
@@ -62,27 +261,53 @@ final class SegmentReader {
             }
             read += n;
         }
-        final int batchLength = scratch.getInt(LENGTH_OFFSET);
-        if (batchLength < BATCH_HEADER_LENGTH - LOG_OVERHEAD || batchLength > limit - position - LOG_OVERHEAD) {
-            throw new StorageException("batchLength=" + batchLength + " at position=" + position
-                + " does not fit between the header size " + (BATCH_HEADER_LENGTH - LOG_OVERHEAD) + " and the "
-                + (limit - position - LOG_OVERHEAD) + " bytes left before end=" + limit, logFile, null);
+    }
+
+    boolean copyMapped(final int position, final ByteBuffer target, final int length) {
+        final ReadMap mapped = acquireMap(position + length);
+        if (mapped == null) {
+            return false;
         }
-        return batchLength + LOG_OVERHEAD;
+        try {
+            if (!mapped.covers(position, length)) {
+                return false;
+            }
+            mapped.view().getBytes(position, target, target.position(), length);
+            target.position(target.position() + length);
+            return true;
+        } finally {
+            mapped.release();
+        }
     }
 
     long translateOffset(final long offset, final int maxPosition, final ByteBuffer scratch)
         throws IOException {
+        return translateOffset(offset, maxPosition, scratch, true);
+    }
+
+    /** With {@code mayMap} false (the writer's lookup before it cuts the file) an existing mapping is used, none made. */
+    long translateOffset(final long offset, final int maxPosition, final ByteBuffer scratch, final boolean mayMap)
+        throws IOException {
         int position = offset < baseOffset ? 0 : offsetIndex.lookupPosition(offset);
-        while (position < maxPosition) {
-            final int size = readHeader(scratch, position, maxPosition, LogSegment.OFFSET_HEADER_BYTES);
-            final long lastOffset = scratch.getLong(BASE_OFFSET_OFFSET) + scratch.getInt(LAST_OFFSET_DELTA_OFFSET);
-            if (lastOffset >= offset) {
-                return ((long) position << 32) | size;
-            }
-            position += size;
+        if (position >= maxPosition) {
+            return -1;
         }
-        return -1;
+        final ReadMap mapped = mayMap ? acquireMap(maxPosition) : acquireExisting();
+        try {
+            while (position < maxPosition) {
+                final int size = readHeader(mapped, scratch, position, maxPosition, LogSegment.OFFSET_HEADER_BYTES);
+                final long lastOffset = scratch.getLong(BASE_OFFSET_OFFSET) + scratch.getInt(LAST_OFFSET_DELTA_OFFSET);
+                if (lastOffset >= offset) {
+                    return ((long) position << 32) | size;
+                }
+                position += size;
+            }
+            return -1;
+        } finally {
+            if (mapped != null) {
+                mapped.release();
+            }
+        }
     }
 
     int lastBatchEndWithin(final int fromPosition, final int limitPosition, final ByteBuffer scratch)
@@ -90,28 +315,34 @@ final class SegmentReader {
         // One lookup that reads the index's count once (a truncation cannot move it under the search) and tries
         // the warm tail first; an entry below fromPosition is no help, the scan starts at a batch boundary anyway.
         int position = Math.max(fromPosition, offsetIndex.lookupPositionAtMost(limitPosition));
-        while (limitPosition - position >= BATCH_HEADER_LENGTH) {
-            scratch.clear().limit(LOG_OVERHEAD);
-            int read = 0;
-            while (read < LOG_OVERHEAD) {
-                final int n = channel.read(scratch, position + (long) read);
-                if (n < 0) {
-                    throw new StorageException("data file ended at position=" + (position + read)
-                        + " below the published limit=" + limitPosition, logFile, null);
-                }
-                read += n;
-            }
-            final int batchLength = scratch.getInt(LENGTH_OFFSET);
-            if (batchLength < BATCH_HEADER_LENGTH - LOG_OVERHEAD) {
-                throw new StorageException("batchLength=" + batchLength + " at position=" + position
-                    + " is below the header size " + (BATCH_HEADER_LENGTH - LOG_OVERHEAD), logFile, null);
-            }
-            if (batchLength > limitPosition - position - LOG_OVERHEAD) {
-                break;
-            }
-            position += batchLength + LOG_OVERHEAD;
+        if (limitPosition - position < BATCH_HEADER_LENGTH) {
+            return position;
         }
-        return position;
+        final ReadMap mapped = acquireMap(limitPosition);
+        try {
+            while (limitPosition - position >= BATCH_HEADER_LENGTH) {
+                final int batchLength;
+                if (mapped != null && mapped.covers(position, LOG_OVERHEAD)) {
+                    batchLength = mapped.view().getInt(position + LENGTH_OFFSET, ORDER);
+                } else {
+                    readFully(null, scratch, position, LOG_OVERHEAD, limitPosition);
+                    batchLength = scratch.getInt(LENGTH_OFFSET);
+                }
+                if (batchLength < BATCH_HEADER_LENGTH - LOG_OVERHEAD) {
+                    throw new StorageException("batchLength=" + batchLength + " at position=" + position
+                        + " is below the header size " + (BATCH_HEADER_LENGTH - LOG_OVERHEAD), logFile, null);
+                }
+                if (batchLength > limitPosition - position - LOG_OVERHEAD) {
+                    break;
+                }
+                position += batchLength + LOG_OVERHEAD;
+            }
+            return position;
+        } finally {
+            if (mapped != null) {
+                mapped.release();
+            }
+        }
     }
 
     long findOffsetByTimestamp(final long timestampMs, final long startingOffset, final int maxPosition,
@@ -122,19 +353,29 @@ final class SegmentReader {
         }
         final long indexedOffset = timeIndex.lookupOffset(timestampMs);
         int position = offsetIndex.lookupPosition(Math.max(indexedOffset, startingOffset));
-        while (position < maxPosition) {
-            final int size = readHeader(scratch, position, maxPosition, LogSegment.TIMESTAMP_HEADER_BYTES);
-            final long lastOffset = scratch.getLong(BASE_OFFSET_OFFSET) + scratch.getInt(LAST_OFFSET_DELTA_OFFSET);
-            if (lastOffset >= startingOffset && scratch.getLong(MAX_TIMESTAMP_OFFSET) >= timestampMs) {
-                final long found = TimestampScan.firstRecordAtOrAfter(channel, logFile, scratch, position, size,
-                    timestampMs, startingOffset);
-                if (found >= 0) {
-                    return found;
-                }
-            }
-            position += size;
+        if (position >= maxPosition) {
+            return -1;
         }
-        return -1;
+        final ReadMap mapped = acquireMap(maxPosition);
+        try {
+            while (position < maxPosition) {
+                final int size = readHeader(mapped, scratch, position, maxPosition, LogSegment.TIMESTAMP_HEADER_BYTES);
+                final long lastOffset = scratch.getLong(BASE_OFFSET_OFFSET) + scratch.getInt(LAST_OFFSET_DELTA_OFFSET);
+                if (lastOffset >= startingOffset && scratch.getLong(MAX_TIMESTAMP_OFFSET) >= timestampMs) {
+                    final long found = TimestampScan.firstRecordAtOrAfter(channel, mapped, logFile, scratch, position,
+                        size, timestampMs, startingOffset);
+                    if (found >= 0) {
+                        return found;
+                    }
+                }
+                position += size;
+            }
+            return -1;
+        } finally {
+            if (mapped != null) {
+                mapped.release();
+            }
+        }
     }
 
     long readNextOffset(final int publishedSize, final ByteBuffer scratch) throws IOException {

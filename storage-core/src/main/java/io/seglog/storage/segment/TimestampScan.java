@@ -40,7 +40,8 @@ final class TimestampScan {
      * The first record of the batch at {@code batchPosition} with offset at least {@code startingOffset} and
      * timestamp at least {@code timestampMs} (a log-append-time batch gives every record its max timestamp).
      *
-     * @param channel        the data file, read with positional reads only
+     * @param channel        the data file, read with positional reads where {@code mapped} does not cover a chunk
+     * @param mapped         the segment's read mapping, acquired by the caller, or null
      * @param logFile        its path, for errors
      * @param scratch        a heap buffer of at least {@link #MIN_SCRATCH_BYTES}, confined to the calling thread;
      *                       its capacity is the chunk size
@@ -53,10 +54,11 @@ final class TimestampScan {
      * @throws StorageException if a record does not fit its batch or the file ends early
      * @throws UnsupportedOperationException if the batch is compressed (no codec is supported)
      */
-    static long firstRecordAtOrAfter(final FileChannel channel, final Path logFile, final ByteBuffer scratch,
+    static long firstRecordAtOrAfter(final FileChannel channel, final ReadMap mapped, final Path logFile,
+                                     final ByteBuffer scratch,
                                      final int batchPosition, final int batchSize, final long timestampMs,
                                      final long startingOffset) throws IOException {
-        readFully(channel, logFile, scratch, batchPosition, BATCH_HEADER_LENGTH);
+        readFully(channel, mapped, logFile, scratch, batchPosition, BATCH_HEADER_LENGTH);
         final int attributes = scratch.getShort(ATTRIBUTES_OFFSET);
         if ((attributes & COMPRESSION_CODEC_MASK) != 0) {
             throw new UnsupportedOperationException("reading the records of a "
@@ -82,7 +84,7 @@ final class TimestampScan {
             final int needed = Math.min(RECORD_PREFIX_MAX_BYTES, end - position);
             if (position < chunkStart || position + needed > chunkEnd) {
                 final int chunk = Math.min(scratch.capacity(), end - position);
-                readFully(channel, logFile, scratch, position, chunk);
+                readFully(channel, mapped, logFile, scratch, position, chunk);
                 chunkStart = position;
                 chunkEnd = position + chunk;
             }
@@ -136,8 +138,12 @@ final class TimestampScan {
         return (encoded >>> 1) ^ -(encoded & 1);
     }
 
-    private static void readFully(final FileChannel channel, final Path logFile, final ByteBuffer target,
-                                  final int position, final int size) throws IOException {
+    private static void readFully(final FileChannel channel, final ReadMap mapped, final Path logFile,
+                                  final ByteBuffer target, final int position, final int size) throws IOException {
+        if (mapped != null && mapped.covers(position, size)) {
+            mapped.copyTo(position, target, size); // target is a heap buffer (checked by the caller)
+            return;
+        }
         target.clear().limit(size);
         int read = 0;
         while (read < size) {
