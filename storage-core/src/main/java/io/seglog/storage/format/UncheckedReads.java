@@ -119,4 +119,50 @@ final class UncheckedReads {
         }
         return SLOW;
     }
+
+    /**
+     * Reads a varint of one or two bytes at {@code index} with no limit at all: the caller guarantees that
+     * {@code index + 1} lies inside a range accepted by {@link #rangeInside}, and checks afterwards, against
+     * the record, where the varint ended. Why no limit: the record walk reads its fields first and checks once
+     * per record that they ended exactly at the record's end, instead of one limit test per byte.
+     *
+     * @param array   {@code buffer.byteArray()}.
+     * @param address {@code buffer.addressOffset()}.
+     * @param index   position of the first byte.
+     * @return {@code (size << 16) | raw} with size 1 or 2 and the zig-zag-encoded {@code raw} in 14 bits
+     *     (decode with {@link #shortSize} and {@link #shortValue}), or -1 when the varint is longer.
+     */
+    static int shortVarint(final byte[] array, final long address, final int index) {
+        final int b0 = getByte(array, address, index);
+        if (b0 >= 0) {
+            return (1 << 16) | b0;
+        }
+        final int b1 = getByte(array, address, index + 1);
+        if (b1 < 0) {
+            return -1;
+        }
+        return (2 << 16) | (b0 & 0x7f) | (b1 << 7);
+    }
+
+    /**
+     * Size part of a {@link #shortVarint} result: 1 or 2, and 3 for the failure value -1, so that a caller
+     * may advance by it before testing the sign and still never move more than three bytes.
+     *
+     * @param packed the result.
+     * @return 1 or 2 on success, 3 for -1.
+     */
+    static int shortSize(final int packed) {
+        return (packed >>> 16) & 3;
+    }
+
+    /**
+     * Value part of a successful {@link #shortVarint} result.
+     *
+     * @param packed the result.
+     * @return the decoded (zig-zag) value.
+     */
+    static int shortValue(final int packed) {
+        final int raw = packed & 0xffff;
+        return (raw >>> 1) ^ -(raw & 1);
+    }
 }
