@@ -83,11 +83,6 @@ public final class RecordBatchValidator {
 
     /** Smallest legal {@code batchLength}: the header after the length field, with no records. */
     static final int MIN_BATCH_LENGTH = BATCH_HEADER_LENGTH - LOG_OVERHEAD;
-    /**
-     * Readable bytes the quick record walk needs after a record's end: it may read up to eight bytes past the
-     * end of a malformed record before that record's checks reject it (see quickRecordEnd).
-     */
-    static final int WALK_SLACK = 16;
     /** Highest codec id Kafka defines (zstd). */
     static final int MAX_CODEC = 4;
 
@@ -114,9 +109,6 @@ public final class RecordBatchValidator {
     // bytes, and a duplicate per new buffer would allocate on every append of a network buffer.
     private final Crc32cCalculator crc = new Crc32cCalculator(true);
     private final Record record = new Record();
-    // The quick record walk's second and third results (see quickRecordEnd).
-    private long quickTimestampDelta;
-    private int quickOffsetDelta;
 
     // The timestamps of the last batch checkBatch accepted (see the class comment).
     private long batchMaxTimestamp = NO_TIMESTAMP;
@@ -318,40 +310,21 @@ public final class RecordBatchValidator {
         final int count = buffer.getInt(offset + RECORDS_COUNT_OFFSET, BIG_ENDIAN);
         final int lastOffsetDelta = buffer.getInt(offset + LAST_OFFSET_DELTA_OFFSET, BIG_ENDIAN);
         final int end = offset + LOG_OVERHEAD + batchLength;
-        final long baseTimestamp = buffer.getLong(offset + BASE_TIMESTAMP_OFFSET, BIG_ENDIAN);
-        final boolean client = origin == Origin.CLIENT;
-        // checkRegion and the completeness check put [offset, end) inside the buffer. A record that ends at or
-        // before quickEnd has WALK_SLACK readable bytes after it, more than the quick walk can overrun its end
-        // by before its checks catch it (see quickRecordEnd).
-        final int quickEnd = buffer.capacity() - WALK_SLACK;
-        final byte[] array = buffer.byteArray();
-        final long address = buffer.addressOffset();
         int position = offset + RECORDS_OFFSET;
         int previousDelta = -1;
+        final long baseTimestamp = buffer.getLong(offset + BASE_TIMESTAMP_OFFSET, BIG_ENDIAN);
         // Kafka's LogValidator starts the maximum at NO_TIMESTAMP (-1) and keeps the first record that beats it.
         long maxTimestamp = NO_TIMESTAMP;
         int offsetDeltaOfMax = lastOffsetDelta;
         long minTimestamp = Long.MAX_VALUE;
         for (int i = 0; i < count; i++) {
-            int next = position <= quickEnd ? quickRecordEnd(array, address, position, end, quickEnd) : -1;
-            final long timestampDelta;
-            final int delta;
-            if (next >= 0) {
-                timestampDelta = quickTimestampDelta;
-                delta = quickOffsetDelta;
-            } else {
-                // Anything the quick walk does not take (long varints, headers, a record near the buffer's end,
-                // any broken rule) is parsed, and its error reported, exactly as before it existed.
-                final int size = record.parse(buffer, position, end);
-                if (size < 0) {
-                    return fail(BAD_RECORDS, record.errorField, record.errorValue, record.errorLimit,
-                        record.errorPosition, record.errorDetail);
-                }
-                next = position + size;
-                timestampDelta = record.timestampDelta();
-                delta = record.offsetDelta();
+            final int size = record.parse(buffer, position, end);
+            if (size < 0) {
+                return fail(BAD_RECORDS, record.errorField, record.errorValue, record.errorLimit, record.errorPosition,
+                    record.errorDetail);
             }
-            if (client) {
+            final int delta = record.offsetDelta();
+            if (origin == Origin.CLIENT) {
                 if (delta != i) {
                     return fail(BAD_RECORDS, "offsetDelta", delta, i, position,
                         "offset delta differs from the record's index in a client batch");
@@ -361,8 +334,8 @@ public final class RecordBatchValidator {
                     position, "offset delta not increasing or beyond lastOffsetDelta");
             }
             previousDelta = delta;
-            position = next;
-            final long timestamp = baseTimestamp + timestampDelta;
+            position += size;
+            final long timestamp = baseTimestamp + record.timestampDelta();
             if (timestamp > maxTimestamp) {
                 maxTimestamp = timestamp;
                 offsetDeltaOfMax = delta;
@@ -379,63 +352,6 @@ public final class RecordBatchValidator {
         batchOffsetDeltaOfMaxTimestamp = offsetDeltaOfMax;
         batchMinTimestamp = minTimestamp == Long.MAX_VALUE ? NO_TIMESTAMP : minTimestamp;
         return batchLength + LOG_OVERHEAD;
-    }
-
-    /**
-     * The quick walk of one record: the common shape only (every varint one or two bytes, no headers), and only
-     * a record that passes every rule of {@link Record#parseChecked}; it notes the timestamp and offset deltas in
-     * {@link #quickTimestampDelta} and {@link #quickOffsetDelta} and returns the record's end, or -1 for
-     * anything else, which the caller hands to {@link Record#parse}. Why: it reads each field with one load
-     * and one branch and tests the record's bounds once, where the general parse tests the limit at every byte
-     * and stores a flyweight's dozen fields; this is most of a leader append's CPU per small record.
-     *
-     * <p>Safety without a limit per byte: the caller passes only a record start at or before {@code quickEnd}
-     * (at least {@link #WALK_SLACK} bytes before the buffer's end), and the record's end is checked against
-     * the batch and {@code quickEnd} before any field after the length is read. The body is at least six bytes,
-     * so the timestamp, offset delta and key length varints (read before their check, each advancing at most
-     * three bytes) end at most four bytes past the record's end; a key or value length is followed only when
-     * it fits between the current position and the record's end (so a position past the end never jumps), and
-     * each later varint reads at most two bytes. No read reaches eight bytes past the record's end, inside
-     * {@link #WALK_SLACK}, so every read stays in the buffer whatever the bytes say.
-     */
-    private int quickRecordEnd(final byte[] array, final long address, final int position, final int batchEnd,
-                               final int quickEnd) {
-        int packed = UncheckedReads.shortVarint(array, address, position);
-        if (packed < 0) {
-            return -1;
-        }
-        final int bodyLength = UncheckedReads.shortValue(packed);
-        int p = position + UncheckedReads.shortSize(packed);
-        final int end = p + bodyLength; // |bodyLength| < 2^13: no overflow
-        if (bodyLength < Record.MIN_BODY_LENGTH || end > batchEnd || end > quickEnd) {
-            return -1;
-        }
-        p++; // attributes: any value is accepted, as Kafka does
-        final int timestampPacked = UncheckedReads.shortVarint(array, address, p);
-        p += UncheckedReads.shortSize(timestampPacked);
-        final int deltaPacked = UncheckedReads.shortVarint(array, address, p);
-        p += UncheckedReads.shortSize(deltaPacked);
-        final int keyPacked = UncheckedReads.shortVarint(array, address, p);
-        p += UncheckedReads.shortSize(keyPacked);
-        final int keyBytes = UncheckedReads.shortValue(keyPacked);
-        if ((timestampPacked | deltaPacked | keyPacked) < 0 || keyBytes < -1 || keyBytes > end - p) {
-            return -1;
-        }
-        p += Math.max(0, keyBytes);
-        final int valuePacked = UncheckedReads.shortVarint(array, address, p);
-        p += UncheckedReads.shortSize(valuePacked);
-        final int valueBytes = UncheckedReads.shortValue(valuePacked);
-        if (valuePacked < 0 || valueBytes < -1 || valueBytes > end - p) {
-            return -1;
-        }
-        p += Math.max(0, valueBytes);
-        // Header count 0 (one zero byte) ending the record exactly; records with headers take the general parse.
-        if (p + 1 != end || UncheckedReads.getByte(array, address, p) != 0) {
-            return -1;
-        }
-        quickTimestampDelta = UncheckedReads.shortValue(timestampPacked);
-        quickOffsetDelta = UncheckedReads.shortValue(deltaPacked);
-        return end;
     }
 
     /**
