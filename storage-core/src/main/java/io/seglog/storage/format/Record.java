@@ -31,8 +31,8 @@ public final class Record {
     /** Smallest record body: attributes and one byte each for the five varints that follow the length. */
     static final int MIN_BODY_LENGTH = 6;
     /**
-     * Readable bytes {@link #parseQuick} needs after a record's end: it may read up to eight bytes past the end
-     * of a malformed record before that record's checks reject it.
+     * Readable bytes {@link #parseQuick} needs after a record's end: it may read up to three bytes past the end
+     * of a malformed record before that record's checks reject it; the rest is margin.
      */
     static final int QUICK_SLACK = 16;
     /** Smallest encoded record: a one-byte length plus {@link #MIN_BODY_LENGTH}. */
@@ -107,17 +107,19 @@ public final class Record {
      *
      * <p>Safety without a limit per byte: {@code position} is at or before {@code quickEnd}, at least
      * {@link #QUICK_SLACK} bytes before the buffer's end, and the record's end is checked against {@code limit}
-     * and {@code quickEnd} before any field after the length is read. The body is at least six bytes, so the
-     * timestamp, offset delta and key length varints (read before their check, each advancing at most three
-     * bytes) end at most four bytes past the record's end; a key or value length is followed only when it fits
-     * between the current position and the record's end (so a position past the end never jumps), and each
-     * later varint reads at most two bytes. No read reaches eight bytes past the record's end, well inside
-     * {@link #QUICK_SLACK}, so every read stays in the buffer whatever the bytes say.
+     * and {@code quickEnd} before any field after the length is read. Every varint read covers two bytes and
+     * advances at most two. The body is at least six bytes, so the timestamp, offset delta and key length
+     * varints (read before their check) end at most one byte past the record's end; a key or value length is
+     * followed only when it fits between the current position and the record's end (so a position past the end
+     * never jumps). No read reaches four bytes past the record's end, well inside {@link #QUICK_SLACK}, so
+     * every read stays in the buffer whatever the bytes say.
+     *
+     * <p>Package-private so that tests can hold it against {@link #parseChecked} directly.
      *
      * @param quickEnd the last record end this path may take: the buffer's capacity minus {@link #QUICK_SLACK}.
      * @return the record's size, or 0 to take a slower path.
      */
-    private int parseQuick(final byte[] array, final long address, final int position, final int limit,
+    int parseQuick(final byte[] array, final long address, final int position, final int limit,
                            final int quickEnd) {
         int packed = UncheckedReads.shortVarint(array, address, position);
         if (packed < 0) {
