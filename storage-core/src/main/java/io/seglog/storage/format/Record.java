@@ -100,7 +100,7 @@ public final class Record {
 
     /**
      * The commonest record shape, read with one load and one branch per field: every varint one or two bytes,
-     * no headers. Accepts only a record that {@link #parseChecked} accepts, with the same field values; anything
+     * at most 63 headers (a one-byte count). Accepts only a record that {@link #parseChecked} accepts, with the same field values; anything
      * else returns 0 and {@link #parseFast} (then {@link #parseChecked}) decides, so errors are theirs. Why:
      * {@link #parseFast} tests the limit at every byte; this tests the record's bounds once and reads the
      * fields without a limit, which is most of the per-record CPU of a leader append and of iteration.
@@ -111,7 +111,8 @@ public final class Record {
      * advances at most two. The body is at least six bytes, so the timestamp, offset delta and key length
      * varints (read before their check) end at most one byte past the record's end; a key or value length is
      * followed only when it fits between the current position and the record's end (so a position past the end
-     * never jumps). No read reaches four bytes past the record's end, well inside {@link #QUICK_SLACK}, so
+     * never jumps); the same holds for each header's key and value lengths, and a header starts only at or
+     * before the end. No read reaches four bytes past the record's end, well inside {@link #QUICK_SLACK}, so
      * every read stays in the buffer whatever the bytes say.
      *
      * <p>Package-private so that tests can hold it against {@link #parseChecked} directly.
@@ -152,12 +153,42 @@ public final class Record {
         }
         final int valueStart = p;
         p += Math.max(0, valueBytes);
-        // Header count 0 (one zero byte) ending the record exactly; records with headers take parseFast.
-        if (p + 1 != end || UncheckedReads.getByte(array, address, p) != 0) {
+        // The header count in one byte: no continuation bit, and even (zig-zag: not negative), so 0 to 63.
+        final int countByte = UncheckedReads.getByte(array, address, p++);
+        if ((countByte & 0x81) != 0) {
+            return 0;
+        }
+        final int headers = countByte >>> 1;
+        final int headersStart = p;
+        if (headers != 0) {
+            // As parseChecked: each header takes at least two bytes. Also puts p at least two bytes before the end.
+            if (headers > (end - p) / 2) {
+                return 0;
+            }
+            for (int i = 0; i < headers; i++) {
+                // Each read starts at or before the end: the checks below stop p from passing it, but for a
+                // -1 value length one byte past, after which the next key length check fails.
+                int headerPacked = UncheckedReads.shortVarint(array, address, p);
+                p += UncheckedReads.shortSize(headerPacked);
+                final int headerKeyLength = UncheckedReads.shortValue(headerPacked);
+                if (headerPacked < 0 || headerKeyLength < 0 || headerKeyLength > end - p) {
+                    return 0;
+                }
+                p += headerKeyLength;
+                headerPacked = UncheckedReads.shortVarint(array, address, p);
+                p += UncheckedReads.shortSize(headerPacked);
+                final int headerValueLength = UncheckedReads.shortValue(headerPacked);
+                if (headerPacked < 0 || headerValueLength < -1 || headerValueLength > end - p) {
+                    return 0;
+                }
+                p += Math.max(0, headerValueLength);
+            }
+        }
+        if (p != end) {
             return 0;
         }
         return accept(position, end, attributesByte, UncheckedReads.shortValue(timestampPacked),
-            UncheckedReads.shortValue(deltaPacked), keyBytes, keyStart, valueBytes, valueStart, 0, end);
+            UncheckedReads.shortValue(deltaPacked), keyBytes, keyStart, valueBytes, valueStart, headers, headersStart);
     }
 
     private int accept(final int position, final int end, final byte attributesByte, final long timestamp,
