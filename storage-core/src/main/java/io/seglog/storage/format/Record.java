@@ -30,6 +30,11 @@ import org.agrona.DirectBuffer;
 public final class Record {
     /** Smallest record body: attributes and one byte each for the five varints that follow the length. */
     static final int MIN_BODY_LENGTH = 6;
+    /**
+     * Readable bytes {@link #parseQuick} needs after a record's end: it may read up to three bytes past the end
+     * of a malformed record before that record's checks reject it; the rest is margin.
+     */
+    static final int QUICK_SLACK = 16;
     /** Smallest encoded record: a one-byte length plus {@link #MIN_BODY_LENGTH}. */
     static final int MIN_RECORD_LENGTH = 1 + MIN_BODY_LENGTH;
 
@@ -76,12 +81,132 @@ public final class Record {
         this.startIndex = position;
         headersRemaining = 0; // until the headers are known to be well formed
         if (UncheckedReads.rangeInside(buffer, position, limit)) {
-            final int size = parseFast(buffer.byteArray(), buffer.addressOffset(), position, limit);
+            final byte[] array = buffer.byteArray();
+            final long address = buffer.addressOffset();
+            final int quickEnd = buffer.capacity() - QUICK_SLACK;
+            if (position <= quickEnd) {
+                final int size = parseQuick(array, address, position, limit, quickEnd);
+                if (size > 0) {
+                    return size;
+                }
+            }
+            final int size = parseFast(array, address, position, limit);
             if (size > 0) {
                 return size;
             }
         }
         return parseChecked(buffer, position, limit);
+    }
+
+    /**
+     * The commonest record shape, read with one load and one branch per field: every varint one or two bytes,
+     * at most 63 headers (a one-byte count). Accepts only a record that {@link #parseChecked} accepts, with the same field values; anything
+     * else returns 0 and {@link #parseFast} (then {@link #parseChecked}) decides, so errors are theirs. Why:
+     * {@link #parseFast} tests the limit at every byte; this tests the record's bounds once and reads the
+     * fields without a limit, which is most of the per-record CPU of a leader append and of iteration.
+     *
+     * <p>Safety without a limit per byte: {@code position} is at or before {@code quickEnd}, at least
+     * {@link #QUICK_SLACK} bytes before the buffer's end, and the record's end is checked against {@code limit}
+     * and {@code quickEnd} before any field after the length is read. Every varint read covers two bytes and
+     * advances at most two. The body is at least six bytes, so the timestamp, offset delta and key length
+     * varints (read before their check) end at most one byte past the record's end; a key or value length is
+     * followed only when it fits between the current position and the record's end (so a position past the end
+     * never jumps); the same holds for each header's key and value lengths, and a header starts only at or
+     * before the end. No read reaches four bytes past the record's end, well inside {@link #QUICK_SLACK}, so
+     * every read stays in the buffer whatever the bytes say.
+     *
+     * <p>Package-private so that tests can hold it against {@link #parseChecked} directly.
+     *
+     * @param quickEnd the last record end this path may take: the buffer's capacity minus {@link #QUICK_SLACK}.
+     * @return the record's size, or 0 to take a slower path.
+     */
+    int parseQuick(final byte[] array, final long address, final int position, final int limit,
+                           final int quickEnd) {
+        int packed = UncheckedReads.shortVarint(array, address, position);
+        if (packed < 0) {
+            return 0;
+        }
+        final int bodyLength = UncheckedReads.shortValue(packed);
+        int p = position + UncheckedReads.shortSize(packed);
+        final int end = p + bodyLength; // |bodyLength| < 2^13: no overflow
+        if (bodyLength < MIN_BODY_LENGTH || end > limit || end > quickEnd) {
+            return 0;
+        }
+        final byte attributesByte = UncheckedReads.getByte(array, address, p++);
+        final int timestampPacked = UncheckedReads.shortVarint(array, address, p);
+        p += UncheckedReads.shortSize(timestampPacked);
+        final int deltaPacked = UncheckedReads.shortVarint(array, address, p);
+        p += UncheckedReads.shortSize(deltaPacked);
+        final int keyPacked = UncheckedReads.shortVarint(array, address, p);
+        p += UncheckedReads.shortSize(keyPacked);
+        final int keyBytes = UncheckedReads.shortValue(keyPacked);
+        if ((timestampPacked | deltaPacked | keyPacked) < 0 || keyBytes < -1 || keyBytes > end - p) {
+            return 0;
+        }
+        final int keyStart = p;
+        p += Math.max(0, keyBytes);
+        final int valuePacked = UncheckedReads.shortVarint(array, address, p);
+        p += UncheckedReads.shortSize(valuePacked);
+        final int valueBytes = UncheckedReads.shortValue(valuePacked);
+        if (valuePacked < 0 || valueBytes < -1 || valueBytes > end - p) {
+            return 0;
+        }
+        final int valueStart = p;
+        p += Math.max(0, valueBytes);
+        // The header count in one byte: no continuation bit, and even (zig-zag: not negative), so 0 to 63.
+        final int countByte = UncheckedReads.getByte(array, address, p++);
+        if ((countByte & 0x81) != 0) {
+            return 0;
+        }
+        final int headers = countByte >>> 1;
+        final int headersStart = p;
+        if (headers != 0) {
+            // As parseChecked: each header takes at least two bytes. Also puts p at least two bytes before the end.
+            if (headers > (end - p) / 2) {
+                return 0;
+            }
+            for (int i = 0; i < headers; i++) {
+                // Each read starts at or before the end: the checks below stop p from passing it, but for a
+                // -1 value length one byte past, after which the next key length check fails.
+                int headerPacked = UncheckedReads.shortVarint(array, address, p);
+                p += UncheckedReads.shortSize(headerPacked);
+                final int headerKeyLength = UncheckedReads.shortValue(headerPacked);
+                if (headerPacked < 0 || headerKeyLength < 0 || headerKeyLength > end - p) {
+                    return 0;
+                }
+                p += headerKeyLength;
+                headerPacked = UncheckedReads.shortVarint(array, address, p);
+                p += UncheckedReads.shortSize(headerPacked);
+                final int headerValueLength = UncheckedReads.shortValue(headerPacked);
+                if (headerPacked < 0 || headerValueLength < -1 || headerValueLength > end - p) {
+                    return 0;
+                }
+                p += Math.max(0, headerValueLength);
+            }
+        }
+        if (p != end) {
+            return 0;
+        }
+        return accept(position, end, attributesByte, UncheckedReads.shortValue(timestampPacked),
+            UncheckedReads.shortValue(deltaPacked), keyBytes, keyStart, valueBytes, valueStart, headers, headersStart);
+    }
+
+    private int accept(final int position, final int end, final byte attributesByte, final long timestamp,
+                       final int delta, final int keyBytes, final int keyStart, final int valueBytes,
+                       final int valueStart, final int headers, final int headersStart) {
+        attributes = attributesByte;
+        timestampDelta = timestamp;
+        offsetDelta = delta;
+        keyLength = keyBytes;
+        keyOffset = keyStart;
+        valueLength = valueBytes;
+        valueOffset = valueStart;
+        headerCount = headers;
+        headersOffset = headersStart;
+        sizeInBytes = end - position;
+        headerCursor = headersStart;
+        headersRemaining = headers;
+        return sizeInBytes;
     }
 
     /**
@@ -154,19 +279,8 @@ public final class Record {
         if (p != end) {
             return 0;
         }
-        attributes = attributesByte;
-        timestampDelta = timestamp;
-        offsetDelta = delta;
-        keyLength = keyBytes;
-        keyOffset = keyStart;
-        valueLength = valueBytes;
-        valueOffset = valueStart;
-        headerCount = headers;
-        headersOffset = headersStart;
-        sizeInBytes = end - position;
-        headerCursor = headersStart;
-        headersRemaining = headers;
-        return sizeInBytes;
+        return accept(position, end, attributesByte, timestamp, delta, keyBytes, keyStart, valueBytes, valueStart,
+            headers, headersStart);
     }
 
     /** One header in the fast path: its end position, or -1 to take the checked path. */
