@@ -45,10 +45,6 @@ public class CodecBench {
     @Param({"100"})
     public int recordsPerBatch;
 
-    /** Which codec: {@code current} (storage-core) or {@code legacy} (the frozen copy). */
-    @Param({"legacy", "current"})
-    public String impl;
-
     private BenchData data;
     private final UnsafeBuffer view = new UnsafeBuffer(0, 0);
     private RecordBatchValidator client;
@@ -56,11 +52,6 @@ public class CodecBench {
     private final RecordBatch batch = new RecordBatch();
     private final Record record = new Record();
     private int nextBatch;
-    private boolean legacy;
-    private io.seglog.bench.legacy.RecordBatchValidator legacyClient;
-    private io.seglog.bench.legacy.RecordBatchValidator legacyReplication;
-    private final io.seglog.bench.legacy.RecordBatch legacyBatch = new io.seglog.bench.legacy.RecordBatch();
-    private final io.seglog.bench.legacy.Record legacyRecord = new io.seglog.bench.legacy.Record();
 
     /** Builds the batches once. */
     @Setup(Level.Trial)
@@ -69,34 +60,12 @@ public class CodecBench {
         view.wrap(data.batches, 0, data.totalBytes());
         client = new RecordBatchValidator(1 << 20, RecordBatchValidator.Origin.CLIENT);
         replication = new RecordBatchValidator(1 << 20, RecordBatchValidator.Origin.REPLICATION);
-        legacyClient = new io.seglog.bench.legacy.RecordBatchValidator(1 << 20,
-            io.seglog.bench.legacy.RecordBatchValidator.Origin.CLIENT);
-        legacyReplication = new io.seglog.bench.legacy.RecordBatchValidator(1 << 20,
-            io.seglog.bench.legacy.RecordBatchValidator.Origin.REPLICATION);
-        if (!impl.equals("legacy") && !impl.equals("current")) {
-            throw new IllegalArgumentException("impl=" + impl + " (legacy or current)");
-        }
-        legacy = impl.equals("legacy");
     }
 
     private int next() {
         int b = nextBatch;
         nextBatch = b + 1 == data.batchCount ? 0 : b + 1;
         return b;
-    }
-
-    private int validateLegacy(io.seglog.bench.legacy.RecordBatchValidator validator) {
-        int total = 0;
-        for (int i = 0; i < data.batchesPerOp; i++) {
-            int b = next();
-            int position = data.batchPositions[b];
-            int size = validator.checkBatch(view, position, data.batchPositions[b + 1] - position);
-            if (size < 0) {
-                throw new IllegalStateException(validator.lastField() + ": " + validator.lastDetail());
-            }
-            total += size;
-        }
-        return total;
     }
 
     private int validate(RecordBatchValidator validator) {
@@ -121,7 +90,7 @@ public class CodecBench {
     @Benchmark
     @OperationsPerInvocation(BenchData.RECORDS_PER_OP)
     public int validateClient() {
-        return legacy ? validateLegacy(legacyClient) : validate(client);
+        return validate(client);
     }
 
     /**
@@ -132,7 +101,7 @@ public class CodecBench {
     @Benchmark
     @OperationsPerInvocation(BenchData.RECORDS_PER_OP)
     public int validateReplication() {
-        return legacy ? validateLegacy(legacyReplication) : validate(replication);
+        return validate(replication);
     }
 
     /**
@@ -146,7 +115,7 @@ public class CodecBench {
         long crc = 0;
         for (int i = 0; i < data.batchesPerOp; i++) {
             int position = data.batchPositions[next()];
-            crc ^= legacy ? legacyBatch.wrap(view, position).computeCrc() : batch.wrap(view, position).computeCrc();
+            crc ^= batch.wrap(view, position).computeCrc();
         }
         return crc;
     }
@@ -160,25 +129,11 @@ public class CodecBench {
     @Benchmark
     @OperationsPerInvocation(BenchData.RECORDS_PER_OP)
     public void iterate(Blackhole blackhole) {
-        if (legacy) {
-            iterateLegacy(blackhole);
-            return;
-        }
         for (int i = 0; i < data.batchesPerOp; i++) {
             batch.wrap(view, data.batchPositions[next()]);
             while (batch.nextRecord(record)) {
                 blackhole.consume(record.offset());
                 blackhole.consume(view.getByte(record.valueOffset() + record.valueLength() - 1));
-            }
-        }
-    }
-
-    private void iterateLegacy(Blackhole blackhole) {
-        for (int i = 0; i < data.batchesPerOp; i++) {
-            legacyBatch.wrap(view, data.batchPositions[next()]);
-            while (legacyBatch.nextRecord(legacyRecord)) {
-                blackhole.consume(legacyRecord.offset());
-                blackhole.consume(view.getByte(legacyRecord.valueOffset() + legacyRecord.valueLength() - 1));
             }
         }
     }
