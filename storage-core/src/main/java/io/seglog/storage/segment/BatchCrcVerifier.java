@@ -94,8 +94,27 @@ final class BatchCrcVerifier {
      */
     int firstBadCrc(final ByteBuffer mapped, final int[] positions, final int count, final int touchFrom,
                     final int touchTo, final Path file) {
+        return finish(start(mapped, positions, count, touchFrom, touchTo, file));
+    }
+
+    /**
+     * Hands the verification of {@link #firstBadCrc} to the executor tasks and returns at once, so the calling
+     * thread can do other work (the header walk of the next run) before it joins in with {@link #finish}, which
+     * must be called in every case (in a {@code finally}): until then, tasks may read {@code mapped} and
+     * {@code positions[0..count]}, which the caller must leave alone.
+     *
+     * @param mapped    the mapped file, big-endian, its limit at the file's end (read through duplicates)
+     * @param positions batch starts, {@code count + 1} of them
+     * @param count     batches to verify, 0 or more
+     * @param touchFrom first byte to touch
+     * @param touchTo   end of the bytes to touch, exclusive ({@code <= touchFrom}: none)
+     * @param file      the data file, named by a failure
+     * @return the verification under way
+     */
+    Pending start(final ByteBuffer mapped, final int[] positions, final int count, final int touchFrom,
+                  final int touchTo, final Path file) {
         final int parts = (1 + threads) * PARTS_PER_THREAD;
-        final Run run = new Run(mapped, positions, parts);
+        final Run run = new Run(mapped, positions, parts, file);
         final long batchBytes = count == 0 ? 0 : (long) positions[count] - positions[0];
         final long touchBytes = Math.max(0, (long) touchTo - touchFrom);
         int batch = 0;
@@ -118,6 +137,21 @@ final class BatchCrcVerifier {
                 break;
             }
         }
+        return new Pending(run);
+    }
+
+    /**
+     * Runs the parts no executor task has claimed yet on the calling thread, waits for the others, and returns
+     * the verification's answer. Returns only when no part still runs.
+     *
+     * @param pending what {@link #start} returned
+     * @return the index of the first batch whose stored CRC differs from its computed one, or -1
+     * @throws StorageException naming the file and the byte range when a part failed
+     */
+    int finish(final Pending pending) {
+        final Run run = pending.run;
+        final int[] positions = run.positions;
+        final Path file = run.file;
         run.run();
         awaitUninterruptibly(run.finished);
         for (final Part part : run.parts) {
@@ -156,19 +190,30 @@ final class BatchCrcVerifier {
         }
     }
 
+    /** A verification handed out by {@link #start}, to be passed to {@link #finish}. */
+    static final class Pending {
+        private final Run run;
+
+        private Pending(final Run run) {
+            this.run = run;
+        }
+    }
+
     /** The parts of one call; run by the calling thread and each executor task: claims parts until none is left. */
     private static final class Run implements Runnable {
         final ByteBuffer mapped;
         final int[] positions;
         final Part[] parts;
+        final Path file;
         final CountDownLatch finished;
         final AtomicInteger nextPart = new AtomicInteger();
         final AtomicInteger firstBad = new AtomicInteger(Integer.MAX_VALUE);
 
-        Run(final ByteBuffer mapped, final int[] positions, final int parts) {
+        Run(final ByteBuffer mapped, final int[] positions, final int parts, final Path file) {
             this.mapped = mapped;
             this.positions = positions;
             this.parts = new Part[parts];
+            this.file = file;
             this.finished = new CountDownLatch(parts);
         }
 

@@ -54,6 +54,7 @@ final class SegmentRecovery {
     private final BatchCrcVerifier verifier;
     private final int runBytes;
     private int[] positions;
+    private int[] walkAhead;
 
     /** A scan on the calling thread only. */
     SegmentRecovery() {
@@ -136,77 +137,126 @@ final class SegmentRecovery {
     }
 
     /**
-     * The parallel scan (see {@link #SegmentRecovery(BatchCrcVerifier, int)}): runs of batches that passed every
-     * check are accounted; from the first batch that failed any check on, {@link #scanMapped} takes over.
+     * The parallel scan (see {@link #SegmentRecovery(BatchCrcVerifier, int)}): while the CRCs of one run are
+     * verified, the calling thread walks the next run (the walk only reads the file and writes the other
+     * positions array); runs of batches that passed every check are accounted in log order; from the first batch
+     * that failed any check on, {@link #scanMapped} takes over and the walk ahead is discarded.
      */
     private Outcome scanParallel(final ByteBuffer mapped, final LogSegment segment, final int size,
                                  final long recoveryPoint, final int previousEpoch, final LeaderEpochCache knownEpochs,
                                  final LeaderEpochCache epochs) throws IOException {
-        // One entry per batch of a run, the smallest batch being a bare header; bounded by the file too. Kept for
-        // the next segment of the same load.
+        // One entry per batch of a run, the smallest batch being a bare header; bounded by the file too. Two arrays:
+        // one being verified, one being walked. Kept for the next segment of the same load.
         final int needed = (int) Math.min(size, (long) runBytes) / BATCH_HEADER_LENGTH + 2;
         if (positions == null || positions.length < needed) {
             positions = new int[needed];
+            walkAhead = new int[needed];
         }
-        final int capacity = positions.length - 1;
         final Path file = segment.logFile();
-        verifier.touch(mapped, 0, Math.min(size, runBytes), file);
-        int position = 0;
+        verifier.touch(mapped, 0, (int) Math.min(size, 2L * runBytes), file);
         long expected = segment.baseOffset();
         int lastEpoch = previousEpoch;
-        while (position < size) {
-            // Walk: every check but the CRC, in log order.
-            final int runEnd = (int) Math.min(size, (long) position + runBytes);
-            int count = 0;
-            int p = position;
-            long walkExpected = expected;
-            int walkEpoch = lastEpoch;
-            boolean stopped = false;
-            while (p < runEnd && count < capacity) {
-                final int batchSize = RecordBatchValidator.recoveryFrameSize(view, p, size - p);
-                if (batchSize < 0) {
-                    stopped = true;
-                    break;
+        Walk walk = walk(new Walk(positions), segment, size, 0, expected, lastEpoch, knownEpochs);
+        Walk spare = new Walk(walkAhead);
+        while (true) {
+            final int touchFrom = (int) Math.min(size, (long) walk.end + runBytes);
+            final BatchCrcVerifier.Pending pending = verifier.start(mapped, walk.positions, walk.count, touchFrom,
+                walk.stopped ? touchFrom : (int) Math.min(size, (long) touchFrom + runBytes), file);
+            Walk next = null;
+            final int bad;
+            try {
+                if (!walk.stopped && walk.end < size) {
+                    next = walk(spare, segment, size, walk.end, walk.expected, walk.epoch, knownEpochs);
                 }
+            } finally {
+                // Always: the verifier's tasks read the mapping until it returns.
+                bad = verifier.finish(pending);
+            }
+            final int good = bad < 0 ? walk.count : bad;
+            final int[] at = walk.positions;
+            for (int i = 0; i < good; i++) {
+                final int p = at[i];
                 final long base = view.getLong(p + BASE_OFFSET_OFFSET, BIG_ENDIAN);
                 final long last = base + view.getInt(p + LAST_OFFSET_DELTA_OFFSET, BIG_ENDIAN);
                 final int epoch = view.getInt(p + PARTITION_LEADER_EPOCH_OFFSET, BIG_ENDIAN);
-                if (contradiction(segment, p, walkExpected, base, last, epoch, walkEpoch, knownEpochs) != null) {
-                    stopped = true;
-                    break;
-                }
-                positions[count++] = p;
-                walkExpected = last + 1;
-                if (epoch >= 0) {
-                    walkEpoch = epoch;
-                }
-                p += batchSize;
-            }
-            positions[count] = p;
-            // Verify the run's CRCs on several threads while the next run's pages are faulted in.
-            final int bad = verifier.firstBadCrc(mapped, positions, count, p,
-                stopped ? p : (int) Math.min(size, (long) p + runBytes), file);
-            final int good = bad < 0 ? count : bad;
-            for (int i = 0; i < good; i++) {
-                final int at = positions[i];
-                final long base = view.getLong(at + BASE_OFFSET_OFFSET, BIG_ENDIAN);
-                final long last = base + view.getInt(at + LAST_OFFSET_DELTA_OFFSET, BIG_ENDIAN);
-                final int epoch = view.getInt(at + PARTITION_LEADER_EPOCH_OFFSET, BIG_ENDIAN);
-                segment.recoverBatch(last, view.getLong(at + MAX_TIMESTAMP_OFFSET, BIG_ENDIAN), at,
-                    positions[i + 1] - at);
+                segment.recoverBatch(last, view.getLong(p + MAX_TIMESTAMP_OFFSET, BIG_ENDIAN), p, at[i + 1] - p);
                 if (epoch >= 0) {
                     epochs.assign(epoch, base);
                     lastEpoch = epoch;
                 }
                 expected = last + 1;
             }
-            position = positions[good];
-            if (good < count || stopped) {
+            final int position = at[good];
+            if (good < walk.count || walk.stopped) {
                 // The batch at position failed a check: the sequential scan finds and classifies it.
                 return scanMapped(segment, size, position, expected, recoveryPoint, lastEpoch, knownEpochs, epochs);
             }
+            if (next == null) {
+                return new Outcome(position, expected, lastEpoch, null);
+            }
+            spare = walk;
+            walk = next;
         }
-        return new Outcome(position, expected, lastEpoch, null);
+    }
+
+    /** One run's header walk: where its batches start, where it ended, and why. */
+    private static final class Walk {
+        final int[] positions;
+        int count;
+        /** Where the walk ended: the end of its last batch, the position of a batch that failed, or the file end. */
+        int end;
+        /** A batch at {@link #end} failed a check other than the CRC. */
+        boolean stopped;
+        /** The offset and leader epoch the batch at {@link #end} must continue. */
+        long expected;
+        int epoch;
+
+        Walk(final int[] positions) {
+            this.positions = positions;
+        }
+    }
+
+    /**
+     * Walks the headers of about {@link #runBytes} from {@code from} with every check but the CRC, in log order,
+     * recording the batch starts into {@code into}; stops early at a batch that fails a check.
+     */
+    private Walk walk(final Walk into, final LogSegment segment, final int size, final int from,
+                      final long fromOffset, final int fromEpoch, final LeaderEpochCache knownEpochs) {
+        final int[] at = into.positions;
+        final int capacity = at.length - 1;
+        final int runEnd = (int) Math.min(size, (long) from + runBytes);
+        int count = 0;
+        int p = from;
+        long expected = fromOffset;
+        int lastEpoch = fromEpoch;
+        boolean stopped = false;
+        while (p < runEnd && count < capacity) {
+            final int batchSize = RecordBatchValidator.recoveryFrameSize(view, p, size - p);
+            if (batchSize < 0) {
+                stopped = true;
+                break;
+            }
+            final long base = view.getLong(p + BASE_OFFSET_OFFSET, BIG_ENDIAN);
+            final long last = base + view.getInt(p + LAST_OFFSET_DELTA_OFFSET, BIG_ENDIAN);
+            final int epoch = view.getInt(p + PARTITION_LEADER_EPOCH_OFFSET, BIG_ENDIAN);
+            if (contradiction(segment, p, expected, base, last, epoch, lastEpoch, knownEpochs) != null) {
+                stopped = true;
+                break;
+            }
+            at[count++] = p;
+            expected = last + 1;
+            if (epoch >= 0) {
+                lastEpoch = epoch;
+            }
+            p += batchSize;
+        }
+        at[count] = p;
+        into.count = count;
+        into.end = p;
+        into.stopped = stopped;
+        into.expected = expected;
+        into.epoch = lastEpoch;
+        return into;
     }
 
     private Outcome scanMapped(final LogSegment segment, final int size, final int from, final long fromOffset,
