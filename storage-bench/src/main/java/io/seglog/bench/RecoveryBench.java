@@ -148,7 +148,8 @@ public class RecoveryBench {
         try (PartitionLog log = PartitionLog.open(dir.resolve("bench-0"), LogConfig.defaults(), FileIO.system(),
             InstantSource.system(), new SplittableRandom(), options)) {
             end = log.logEndOffset();
-            if (!log.recoveryReport().recovered() || end != readLog.recordCount) {
+            if (!log.recoveryReport().recovered() || end != readLog.recordCount
+                || log.recoveryReport().bytesScanned() != readLog.logBytes) {
                 throw new IllegalStateException("no full recovery: end=" + end + " " + log.recoveryReport());
             }
         }
