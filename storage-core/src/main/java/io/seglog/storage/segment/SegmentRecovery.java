@@ -122,6 +122,7 @@ final class SegmentRecovery {
         if (size == 0) {
             return new Outcome(0, segment.baseOffset(), previousEpoch, null);
         }
+        segment.prepareIndexesForRecovery(size);
         final MappedByteBuffer mapped = segment.channel().map(FileChannel.MapMode.READ_ONLY, 0, size);
         try {
             view.wrap(mapped, 0, size);
