@@ -47,14 +47,17 @@ import org.agrona.concurrent.UnsafeBuffer;
 final class SegmentRecovery {
     /** Bytes walked per run when CRCs are verified in parallel; see {@link #SegmentRecovery(BatchCrcVerifier, int)}. */
     static final int DEFAULT_RUN_BYTES = 8 << 20;
+    /** At most this many batches per run (tiny batches end a run early): bounds the walk's arrays to ~1 MiB. */
+    static final int MAX_RUN_BATCHES = 1 << 15;
 
     private final RecordBatchValidator validator =
         new RecordBatchValidator(Integer.MAX_VALUE, RecordBatchValidator.Origin.RECOVERY);
     private final UnsafeBuffer view = new UnsafeBuffer(0, 0);
     private final BatchCrcVerifier verifier;
     private final int runBytes;
-    private int[] positions;
-    private int[] walkAhead;
+    /** The two walks of the parallel scan (one verified, one walked), kept for the next segment of the load. */
+    private Walk walkA;
+    private Walk walkB;
 
     /** A scan on the calling thread only. */
     SegmentRecovery() {
@@ -146,19 +149,19 @@ final class SegmentRecovery {
     private Outcome scanParallel(final ByteBuffer mapped, final LogSegment segment, final int size,
                                  final long recoveryPoint, final int previousEpoch, final LeaderEpochCache knownEpochs,
                                  final LeaderEpochCache epochs) throws IOException {
-        // One entry per batch of a run, the smallest batch being a bare header; bounded by the file too. Two arrays:
+        // One entry per batch of a run, the smallest batch being a bare header; bounded by the file too. Two walks:
         // one being verified, one being walked. Kept for the next segment of the same load.
-        final int needed = (int) Math.min(size, (long) runBytes) / BATCH_HEADER_LENGTH + 2;
-        if (positions == null || positions.length < needed) {
-            positions = new int[needed];
-            walkAhead = new int[needed];
+        final int needed = Math.min(MAX_RUN_BATCHES, (int) Math.min(size, (long) runBytes) / BATCH_HEADER_LENGTH + 1);
+        if (walkA == null || walkA.positions.length < needed + 1) {
+            walkA = new Walk(needed);
+            walkB = new Walk(needed);
         }
         final Path file = segment.logFile();
         verifier.touch(mapped, 0, (int) Math.min(size, 2L * runBytes), file);
         long expected = segment.baseOffset();
         int lastEpoch = previousEpoch;
-        Walk walk = walk(new Walk(positions), segment, size, 0, expected, lastEpoch, knownEpochs);
-        Walk spare = new Walk(walkAhead);
+        Walk walk = walk(walkA, segment, size, 0, expected, lastEpoch, knownEpochs);
+        Walk spare = walkB;
         while (true) {
             final int touchFrom = (int) Math.min(size, (long) walk.end + runBytes);
             final BatchCrcVerifier.Pending pending = verifier.start(mapped, walk.positions, walk.count, touchFrom,
@@ -175,14 +178,14 @@ final class SegmentRecovery {
             }
             final int good = bad < 0 ? walk.count : bad;
             final int[] at = walk.positions;
+            // From the walk's copies of the header fields: the headers themselves are out of the cache by now.
             for (int i = 0; i < good; i++) {
                 final int p = at[i];
-                final long base = view.getLong(p + BASE_OFFSET_OFFSET, BIG_ENDIAN);
-                final long last = base + view.getInt(p + LAST_OFFSET_DELTA_OFFSET, BIG_ENDIAN);
-                final int epoch = view.getInt(p + PARTITION_LEADER_EPOCH_OFFSET, BIG_ENDIAN);
-                segment.recoverBatch(last, view.getLong(p + MAX_TIMESTAMP_OFFSET, BIG_ENDIAN), p, at[i + 1] - p);
+                final long last = walk.lastOffsets[i];
+                final int epoch = walk.epochs[i];
+                segment.recoverBatch(last, walk.maxTimestamps[i], p, at[i + 1] - p);
                 if (epoch >= 0) {
-                    epochs.assign(epoch, base);
+                    epochs.assign(epoch, walk.baseOffsets[i]);
                     lastEpoch = epoch;
                 }
                 expected = last + 1;
@@ -200,9 +203,13 @@ final class SegmentRecovery {
         }
     }
 
-    /** One run's header walk: where its batches start, where it ended, and why. */
+    /** One run's header walk: where its batches start and their header fields, where it ended, and why. */
     private static final class Walk {
         final int[] positions;
+        final long[] baseOffsets;
+        final long[] lastOffsets;
+        final long[] maxTimestamps;
+        final int[] epochs;
         int count;
         /** Where the walk ended: the end of its last batch, the position of a batch that failed, or the file end. */
         int end;
@@ -212,8 +219,12 @@ final class SegmentRecovery {
         long expected;
         int epoch;
 
-        Walk(final int[] positions) {
-            this.positions = positions;
+        Walk(final int batches) {
+            this.positions = new int[batches + 1];
+            this.baseOffsets = new long[batches];
+            this.lastOffsets = new long[batches];
+            this.maxTimestamps = new long[batches];
+            this.epochs = new int[batches];
         }
     }
 
@@ -244,7 +255,12 @@ final class SegmentRecovery {
                 stopped = true;
                 break;
             }
-            at[count++] = p;
+            at[count] = p;
+            into.baseOffsets[count] = base;
+            into.lastOffsets[count] = last;
+            into.maxTimestamps[count] = view.getLong(p + MAX_TIMESTAMP_OFFSET, BIG_ENDIAN);
+            into.epochs[count] = epoch;
+            count++;
             expected = last + 1;
             if (epoch >= 0) {
                 lastEpoch = epoch;
