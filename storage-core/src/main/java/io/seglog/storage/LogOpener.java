@@ -45,7 +45,7 @@ final class LogOpener {
             final LogLoader.Loaded result = LogLoader.load(io, partitionDir, config, nowMs,
                 () -> PartitionLog.jitter(config, jitterRandom), scratch,
                 new LogLoader.Options(recovery.hadCleanShutdown(), recovery.recoveryPoint(), recovery.scanFromOffset(),
-                    rebuildEpochs ? null : epochs));
+                    rebuildEpochs ? null : epochs, recovery.verifyExecutor(), recovery.verifyThreads()));
             loaded = result.segments();
             if (loaded.isEmpty()) {
                 loaded = List.of(LogSegment.create(io, partitionDir, 0, config, nowMs,

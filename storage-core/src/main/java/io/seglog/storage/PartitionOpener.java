@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SplittableRandom;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -13,11 +14,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Opens the partitions found at start. With more than one partition and more than one thread allowed, the
- * opens run on a fixed pool that exists only for the duration of the call (Kafka's
- * {@code num.recovery.threads.per.data.dir}): recovery after a crash is CPU- and I/O-bound per partition and
- * parallelises well. Every task gets a result, the open log or the failure; the caller decides what a failure
- * means (a {@link StorageException} takes that log directory offline). Stateless.
+ * Opens the partitions found at start. With more than one thread allowed and more than one partition, or a
+ * partition to recover after a crash, the opens run on a fixed pool that exists only for the duration of the
+ * call (Kafka's {@code num.recovery.threads.per.data.dir}): recovery after a crash is CPU- and I/O-bound per
+ * partition and parallelises well. The same pool is lent to each recovery scan to verify batch CRCs beside the
+ * opening thread ({@link RecoveryOptions#verifyingOn}), so a single large partition uses the threads too; when
+ * every thread is busy opening, a scan does its share itself. Every task gets a result, the open log or the
+ * failure; the caller decides what a failure means (a {@link StorageException} takes that log directory
+ * offline). Stateless.
  */
 final class PartitionOpener {
     /** One partition to open and the checkpointed offsets that go with it. */
@@ -35,10 +39,11 @@ final class PartitionOpener {
     static List<Result> openAll(final List<Task> tasks, final LogManagerConfig config, final FileIO io,
                                 final InstantSource time, final int maxThreads) {
         final List<Result> results = new ArrayList<>(tasks.size());
-        final int threads = Math.min(maxThreads, tasks.size());
-        if (threads <= 1) {
+        final boolean anyScan = tasks.stream().anyMatch(task -> !task.hadCleanShutdown());
+        final int threads = anyScan ? maxThreads : Math.min(maxThreads, tasks.size());
+        if (threads <= 1 || tasks.isEmpty()) {
             for (final Task task : tasks) {
-                results.add(openOne(task, config, io, time));
+                results.add(openOne(task, config, io, time, null, 0));
             }
             return results;
         }
@@ -51,7 +56,7 @@ final class PartitionOpener {
         try {
             final List<Future<Result>> futures = new ArrayList<>(tasks.size());
             for (final Task task : tasks) {
-                futures.add(pool.submit(() -> openOne(task, config, io, time)));
+                futures.add(pool.submit(() -> openOne(task, config, io, time, pool, threads - 1)));
             }
             boolean interrupted = false;
             for (int i = 0; i < futures.size(); i++) {
@@ -86,10 +91,15 @@ final class PartitionOpener {
     }
 
     private static Result openOne(final Task task, final LogManagerConfig config, final FileIO io,
-                                  final InstantSource time) {
+                                  final InstantSource time, final ExecutorService verifyPool, final int verifyThreads) {
         try {
+            RecoveryOptions options = new RecoveryOptions(task.hadCleanShutdown(), task.recoveryPoint(),
+                Long.MAX_VALUE);
+            if (verifyPool != null && verifyThreads > 0) {
+                options = options.verifyingOn(verifyPool, verifyThreads);
+            }
             final PartitionLog log = PartitionLog.open(task.dir(), config.logConfig(task.tp().topic()), io, time,
-                task.recoveryPoint(), task.hadCleanShutdown());
+                new SplittableRandom(), options);
             if (!task.hadCleanShutdown()) {
                 log.managerHooks.markUnflushedFrom(task.recoveryPoint());
             }

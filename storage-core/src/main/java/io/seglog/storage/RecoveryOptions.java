@@ -1,5 +1,7 @@
 package io.seglog.storage;
 
+import java.util.concurrent.Executor;
+
 /**
  * How {@link PartitionLog#open(java.nio.file.Path, LogConfig, io.seglog.storage.io.FileIO,
  * java.time.InstantSource, java.util.random.RandomGenerator, RecoveryOptions)} treats the files it finds.
@@ -15,18 +17,29 @@ package io.seglog.storage;
  *       batch), keeping the recovery point's meaning.</li>
  * </ul>
  *
+ *
+ * <p>A scan runs on the opening thread alone unless {@link #verifyingOn(Executor, int)} lends it an executor:
+ * then the batch CRCs (most of a scan's cost) are verified on the opening thread and up to {@code threads}
+ * tasks of that executor at once, while the opening thread walks the batch headers in log order; what is found,
+ * truncated or refused is the same either way. No thread is started for it.
+ *
  * @param hadCleanShutdown whether the log was closed cleanly
  * @param recoveryPoint    offsets below it were flushed (Kafka's {@code recovery-point-offset-checkpoint})
  * @param scanFromOffset   the scan starts at the segment holding {@code min(recoveryPoint, scanFromOffset)}
+ * @param verifyExecutor   runs CRC checks beside the opening thread, or null
+ * @param verifyThreads    how many tasks of {@code verifyExecutor} a scan uses at once; 0 without one
  */
-public record RecoveryOptions(boolean hadCleanShutdown, long recoveryPoint, long scanFromOffset) {
+public record RecoveryOptions(boolean hadCleanShutdown, long recoveryPoint, long scanFromOffset,
+                              Executor verifyExecutor, int verifyThreads) {
     /**
-     * Checks the offsets.
+     * Checks the offsets and the executor.
      *
      * @param hadCleanShutdown whether the log was closed cleanly
      * @param recoveryPoint    the recovery point, 0 or more
      * @param scanFromOffset   where the scan may start at the latest, 0 or more
-     * @throws IllegalArgumentException naming a negative value
+     * @param verifyExecutor   runs CRC checks beside the opening thread, or null
+     * @param verifyThreads    at least 1 with an executor, 0 without
+     * @throws IllegalArgumentException naming a negative value, or an executor and thread count that disagree
      */
     public RecoveryOptions {
         if (recoveryPoint < 0) {
@@ -35,6 +48,22 @@ public record RecoveryOptions(boolean hadCleanShutdown, long recoveryPoint, long
         if (scanFromOffset < 0) {
             throw new IllegalArgumentException("scanFromOffset=" + scanFromOffset + " must be >= 0");
         }
+        if ((verifyExecutor == null) != (verifyThreads == 0) || verifyThreads < 0) {
+            throw new IllegalArgumentException("verifyExecutor=" + verifyExecutor + " verifyThreads=" + verifyThreads
+                + ": an executor needs at least 1 thread, and no executor 0");
+        }
+    }
+
+    /**
+     * Options that scan on the opening thread alone.
+     *
+     * @param hadCleanShutdown whether the log was closed cleanly
+     * @param recoveryPoint    the recovery point, 0 or more
+     * @param scanFromOffset   where the scan may start at the latest, 0 or more
+     * @throws IllegalArgumentException naming a negative value
+     */
+    public RecoveryOptions(final boolean hadCleanShutdown, final long recoveryPoint, final long scanFromOffset) {
+        this(hadCleanShutdown, recoveryPoint, scanFromOffset, null, 0);
     }
 
     /**
@@ -64,6 +93,25 @@ public record RecoveryOptions(boolean hadCleanShutdown, long recoveryPoint, long
      * @return new options
      */
     public RecoveryOptions scanningFrom(final long offset) {
-        return new RecoveryOptions(hadCleanShutdown, recoveryPoint, offset);
+        return new RecoveryOptions(hadCleanShutdown, recoveryPoint, offset, verifyExecutor, verifyThreads);
+    }
+
+    /**
+     * The same options, verifying batch CRCs on {@code executor} too (Kafka's
+     * {@code num.recovery.threads.per.data.dir} threads are the natural ones to lend). A part of the work that
+     * no executor thread takes up (all busy, or the task refused) is done by the opening thread, so the executor
+     * may be the one that runs the opens; the open returns only when no task of it is still working.
+     *
+     * @param executor runs CRC checks beside the opening thread
+     * @param threads  how many of its tasks a scan uses at once, at least 1
+     * @return new options
+     * @throws IllegalArgumentException when {@code executor} is null or {@code threads} below 1
+     */
+    public RecoveryOptions verifyingOn(final Executor executor, final int threads) {
+        if (executor == null || threads < 1) {
+            throw new IllegalArgumentException("executor=" + executor + " threads=" + threads
+                + ": needs an executor and at least 1 thread");
+        }
+        return new RecoveryOptions(hadCleanShutdown, recoveryPoint, scanFromOffset, executor, threads);
     }
 }

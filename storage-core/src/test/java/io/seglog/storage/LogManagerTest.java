@@ -12,6 +12,7 @@ import io.seglog.storage.checkpoint.CleanShutdownFile;
 import io.seglog.storage.checkpoint.OffsetCheckpointFile;
 import io.seglog.storage.io.FileIO;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -314,5 +315,49 @@ class LogManagerTest {
         }
         assertFalse(Files.exists(a.resolve(CleanShutdownFile.FILE_NAME)));
         assertTrue(Files.exists(b.resolve(CleanShutdownFile.FILE_NAME)));
+    }
+    @Test
+    void aCrashedPartitionIsVerifiedWithTheRecoveryThreadsWhichEndWithTheOpen() throws Exception {
+        final Path logs = root.resolve("logs");
+        final TopicPartition tp = new TopicPartition("big", 0);
+        final LogManagerConfig config = LogManagerConfig.builder().logDirs(logs).openThreadsPerDir(2).build();
+        final int batches = 300;
+        int victimPosition = -1;
+        try (LogManager m = LogManager.open(config, FileIO.system(), new ManualScheduler(clock), clock)) {
+            final PartitionLog log = m.getOrCreate(tp);
+            int position = 0;
+            for (int i = 0; i < batches; i++) {
+                if (i == batches / 2) {
+                    victimPosition = position;
+                }
+                final ByteBuffer b = batch(0, T0 + i, T0 + i);
+                position += b.remaining();
+                log.appendAsLeader(b, 0);
+            }
+        }
+        // A crash: no marker, no recovery point. One partition, so the pool exists only to verify its CRCs.
+        Files.delete(logs.resolve(CleanShutdownFile.FILE_NAME));
+        Files.delete(logs.resolve(OffsetCheckpointFile.RECOVERY_POINT_FILE));
+        final Path segment = logs.resolve("big-0").resolve("00000000000000000000.log");
+        final byte[] intact = Files.readAllBytes(segment);
+        try (LogManager m = LogManager.open(config, FileIO.system(), new ManualScheduler(clock), clock)) {
+            final PartitionLog log = m.log(tp).orElseThrow();
+            assertTrue(log.recoveryReport().recovered());
+            assertEquals(2L * batches, log.logEndOffset());
+            assertEquals(intact.length, log.recoveryReport().bytesScanned());
+        }
+        awaitNoSeglogThreads();
+        // The same crash with a flipped byte in the middle batch: corruption, reported from the opening thread.
+        Files.delete(logs.resolve(CleanShutdownFile.FILE_NAME));
+        final byte[] damaged = intact.clone();
+        damaged[victimPosition + 40] ^= 0x5A;
+        Files.write(segment, damaged);
+        final StorageException e = assertThrows(StorageException.class,
+            () -> LogManager.open(config, FileIO.system(), new ManualScheduler(clock), clock).close(),
+            "the only directory goes offline");
+        assertTrue(e.getMessage().contains("position=" + victimPosition) && e.getMessage().contains("offset=" + batches)
+            && e.getMessage().contains("00000000000000000000.log"), e.getMessage());
+        assertTrue(Files.exists(segment) && Files.size(segment) == intact.length, "a refused open changes nothing");
+        awaitNoSeglogThreads();
     }
 }

@@ -57,6 +57,8 @@ final class Catalog {
 
         add("RecoveryBench.kafka", Workload.RECOVERY, KAFKA_RECOVERY);
         add("RecoveryBench.seglog", Workload.RECOVERY, "Seglog PartitionLog.open after crash");
+        add("RecoveryBench.seglogParallel", Workload.RECOVERY,
+            "Seglog PartitionLog.open after crash, CRCs on 2 threads");
 
         add("DurableAppendBench.rawWriteAndSync256KiB", Workload.DURABLE, RAW_SYNC);
         add("DurableAppendBench.seglog1Thread", Workload.DURABLE, "Seglog append + awaitDurable, 1 thread");

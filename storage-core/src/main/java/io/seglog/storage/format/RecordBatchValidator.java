@@ -450,4 +450,33 @@ public final class RecordBatchValidator {
         }
         return lastDetail;
     }
+    /**
+     * Every check {@link #checkBatch} makes for {@link Origin#RECOVERY} except the CRC: the length fields, the
+     * magic byte, the whole batch present, and the header rules. For a recovery scan that verifies the CRCs of
+     * many batches elsewhere (on several threads) and calls {@link #checkBatch} again where this stops, to learn
+     * why. Static, allocation-free, records no failure details.
+     *
+     * @param buffer    the bytes
+     * @param offset    where the batch starts
+     * @param available bytes from {@code offset} that may belong to it
+     * @return the batch's total size ({@code batchLength + 12}) when every check but the CRC passes, else -1
+     */
+    public static int recoveryFrameSize(final DirectBuffer buffer, final int offset, final int available) {
+        if (offset < 0 || available < BATCH_HEADER_LENGTH || (long) offset + available > buffer.capacity()) {
+            return -1;
+        }
+        final int batchLength = buffer.getInt(offset + LENGTH_OFFSET, BIG_ENDIAN);
+        if (batchLength < MIN_BATCH_LENGTH || batchLength > available - LOG_OVERHEAD
+            || buffer.getByte(offset + MAGIC_OFFSET) != MAGIC_V2) {
+            return -1;
+        }
+        final int codec = buffer.getShort(offset + ATTRIBUTES_OFFSET, BIG_ENDIAN) & COMPRESSION_CODEC_MASK;
+        final int count = buffer.getInt(offset + RECORDS_COUNT_OFFSET, BIG_ENDIAN);
+        final int lastOffsetDelta = buffer.getInt(offset + LAST_OFFSET_DELTA_OFFSET, BIG_ENDIAN);
+        if (codec > MAX_CODEC || count < 0 || lastOffsetDelta < 0 || count > lastOffsetDelta + 1L
+            || (codec == 0 && count > (batchLength - MIN_BATCH_LENGTH) / Record.MIN_RECORD_LENGTH)) {
+            return -1;
+        }
+        return batchLength + LOG_OVERHEAD;
+    }
 }

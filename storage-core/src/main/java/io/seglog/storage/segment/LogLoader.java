@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.Executor;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,8 +57,41 @@ public final class LogLoader {
      *                         every batch
      * @param knownEpochs      the leader-epoch checkpoint's entries to check batches against, or null when the
      *                         checkpoint was missing or corrupt and must be rebuilt
+     * @param verifyExecutor   runs CRC checks of a scan beside the loading thread, or null to scan on it alone
+     * @param verifyThreads    how many tasks of {@code verifyExecutor} a scan uses at once (0 without one)
      */
-    public record Options(boolean hadCleanShutdown, long recoveryPoint, long scanFrom, LeaderEpochCache knownEpochs) {
+    public record Options(boolean hadCleanShutdown, long recoveryPoint, long scanFrom, LeaderEpochCache knownEpochs,
+                          Executor verifyExecutor, int verifyThreads) {
+        /**
+         * Checks that an executor comes with a thread count and the reverse.
+         *
+         * @param hadCleanShutdown the log was closed cleanly: no scan
+         * @param recoveryPoint    offsets below it were flushed
+         * @param scanFrom         the scan starts at the segment holding {@code min(recoveryPoint, scanFrom)}
+         * @param knownEpochs      the leader-epoch checkpoint's entries, or null
+         * @param verifyExecutor   runs CRC checks beside the loading thread, or null
+         * @param verifyThreads    tasks of {@code verifyExecutor} used at once: at least 1 with an executor, else 0
+         * @throws IllegalArgumentException naming both values when they do not agree
+         */
+        public Options {
+            if ((verifyExecutor == null) != (verifyThreads == 0) || verifyThreads < 0) {
+                throw new IllegalArgumentException("verifyExecutor=" + verifyExecutor + " verifyThreads="
+                    + verifyThreads + ": an executor needs at least 1 thread, and no executor 0");
+            }
+        }
+
+        /**
+         * Options for a scan on the loading thread alone.
+         *
+         * @param hadCleanShutdown the log was closed cleanly: no scan
+         * @param recoveryPoint    offsets below it were flushed
+         * @param scanFrom         the scan starts at the segment holding {@code min(recoveryPoint, scanFrom)}
+         * @param knownEpochs      the leader-epoch checkpoint's entries, or null
+         */
+        public Options(final boolean hadCleanShutdown, final long recoveryPoint, final long scanFrom,
+                       final LeaderEpochCache knownEpochs) {
+            this(hadCleanShutdown, recoveryPoint, scanFrom, knownEpochs, null, 0);
+        }
     }
 
     /**
@@ -177,7 +211,10 @@ public final class LogLoader {
             this.config = config;
             this.options = options;
             this.epochs = epochs;
-            this.scanner = new SegmentRecovery(config.cleanupPolicy().compact());
+            this.scanner = new SegmentRecovery(config.cleanupPolicy().compact(),
+                options.verifyExecutor() == null ? null
+                    : new BatchCrcVerifier(options.verifyExecutor(), options.verifyThreads()),
+                SegmentRecovery.DEFAULT_RUN_BYTES);
         }
 
         void recoverFrom(final long[] bases, final int first, final List<LogSegment> segments, final long nowMs,

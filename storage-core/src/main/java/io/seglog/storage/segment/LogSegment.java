@@ -190,6 +190,20 @@ public final class LogSegment implements AutoCloseable {
     }
 
     /**
+     * Before a recovery scan of {@code dataBytes}: prepares as many index slots as the append rule can fill
+     * (an entry per more than {@code index.interval.bytes}), so the rebuild does not fault on the index files'
+     * holes page by page ({@code MappedIndex#prepareForAppends}). Writer only.
+     *
+     * @param dataBytes the bytes the scan will read
+     * @throws IOException if an index file cannot be written
+     */
+    void prepareIndexesForRecovery(final int dataBytes) throws IOException {
+        final int slots = (int) Math.min(Integer.MAX_VALUE, (long) dataBytes / Math.max(1, indexIntervalBytes) + 2);
+        offsetIndex.prepareForAppends(slots);
+        timeIndex.prepareForAppends(slots);
+    }
+
+    /**
      * Ends a recovery scan: a reopened segment counts index bytes from 0 again (as {@link #rebuildIndexes}
      * does), the time index gets its final entry and both indexes are trimmed, as on roll. Writer only.
      *

@@ -14,8 +14,10 @@ import static java.nio.ByteOrder.BIG_ENDIAN;
 import io.seglog.storage.epoch.LeaderEpochCache;
 import io.seglog.storage.format.RecordBatchValidator;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.Path;
 import org.agrona.IoUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -43,19 +45,55 @@ import org.agrona.concurrent.UnsafeBuffer;
  * <p>Not thread-safe: one per loading thread; the segment is not yet visible to readers.
  */
 final class SegmentRecovery {
+    /** Bytes walked per run when CRCs are verified in parallel; see {@link #SegmentRecovery(BatchCrcVerifier, int)}. */
+    static final int DEFAULT_RUN_BYTES = 8 << 20;
+    /** At most this many batches per run (tiny batches end a run early): bounds the walk's arrays to ~1 MiB. */
+    static final int MAX_RUN_BATCHES = 1 << 15;
+
     private final RecordBatchValidator validator =
         new RecordBatchValidator(Integer.MAX_VALUE, RecordBatchValidator.Origin.RECOVERY);
     private final UnsafeBuffer view = new UnsafeBuffer(0, 0);
     /** Whether offset gaps between batches are legal (cleanup.policy=compact). */
     private final boolean gapsAllowed;
+    private final BatchCrcVerifier verifier;
+    private final int runBytes;
+    /** The two walks of the parallel scan (one verified, one walked), kept for the next segment of the load. */
+    private Walk walkA;
+    private Walk walkB;
+
+    /** A scan on the calling thread only, of a log whose offsets are contiguous. */
+    SegmentRecovery() {
+        this(false, null, DEFAULT_RUN_BYTES);
+    }
 
     /**
-     * A scanner for one log.
+     * A scan of a log whose offsets are contiguous; see {@link #SegmentRecovery(boolean, BatchCrcVerifier, int)}.
+     *
+     * @param verifier the parallel CRC check, or null for a sequential scan
+     * @param runBytes bytes per run (small values serve tests), at least 1
+     */
+    SegmentRecovery(final BatchCrcVerifier verifier, final int runBytes) {
+        this(false, verifier, runBytes);
+    }
+
+    /**
+     * A scan that verifies CRCs with {@code verifier} when it is not null: the calling thread walks the batch
+     * headers of {@code runBytes} of the file at a time (one cache line per batch) with every check but the CRC,
+     * then the CRCs of that run are verified in parallel while the next run's pages are touched; the batches
+     * before the first one that failed anything are accounted in log order, and the scan goes on one batch at a
+     * time from that one, so a failure is found, classified and reported exactly as by the sequential scan.
      *
      * @param gapsAllowed whether offset gaps between batches are legal (a compacted log)
+     * @param verifier    the parallel CRC check, or null for a sequential scan
+     * @param runBytes    bytes per run (small values serve tests), at least 1
      */
-    SegmentRecovery(final boolean gapsAllowed) {
+    SegmentRecovery(final boolean gapsAllowed, final BatchCrcVerifier verifier, final int runBytes) {
+        if (runBytes < 1) {
+            throw new IllegalArgumentException("runBytes=" + runBytes + " must be >= 1");
+        }
         this.gapsAllowed = gapsAllowed;
+        this.verifier = verifier;
+        this.runBytes = runBytes;
     }
 
     /**
@@ -101,21 +139,162 @@ final class SegmentRecovery {
         if (size == 0) {
             return new Outcome(0, segment.baseOffset(), previousEpoch, null);
         }
+        segment.prepareIndexesForRecovery(size);
         final MappedByteBuffer mapped = segment.channel().map(FileChannel.MapMode.READ_ONLY, 0, size);
         try {
             view.wrap(mapped, 0, size);
-            return scanMapped(segment, size, recoveryPoint, previousEpoch, knownEpochs, epochs);
+            if (verifier != null) {
+                return scanParallel(mapped, segment, size, recoveryPoint, previousEpoch, knownEpochs, epochs);
+            }
+            return scanMapped(segment, size, 0, segment.baseOffset(), recoveryPoint, previousEpoch, knownEpochs,
+                epochs);
         } finally {
             view.wrap(0, 0);
             IoUtil.unmap(mapped);
         }
     }
 
-    private Outcome scanMapped(final LogSegment segment, final int size, final long recoveryPoint,
-                               final int previousEpoch, final LeaderEpochCache knownEpochs,
-                               final LeaderEpochCache epochs) throws IOException {
-        int position = 0;
+    /**
+     * The parallel scan (see {@link #SegmentRecovery(BatchCrcVerifier, int)}): while the CRCs of one run are
+     * verified, the calling thread walks the next run (the walk only reads the file and writes the other
+     * positions array); runs of batches that passed every check are accounted in log order; from the first batch
+     * that failed any check on, {@link #scanMapped} takes over and the walk ahead is discarded.
+     */
+    private Outcome scanParallel(final ByteBuffer mapped, final LogSegment segment, final int size,
+                                 final long recoveryPoint, final int previousEpoch, final LeaderEpochCache knownEpochs,
+                                 final LeaderEpochCache epochs) throws IOException {
+        // One entry per batch of a run, the smallest batch being a bare header; bounded by the file too. Two walks:
+        // one being verified, one being walked. Kept for the next segment of the same load.
+        final int needed = Math.min(MAX_RUN_BATCHES, (int) Math.min(size, (long) runBytes) / BATCH_HEADER_LENGTH + 1);
+        if (walkA == null || walkA.positions.length < needed + 1) {
+            walkA = new Walk(needed);
+            walkB = new Walk(needed);
+        }
+        final Path file = segment.logFile();
+        verifier.touch(mapped, 0, (int) Math.min(size, 2L * runBytes), file);
         long expected = segment.baseOffset();
+        int lastEpoch = previousEpoch;
+        Walk walk = walk(walkA, segment, size, 0, expected, lastEpoch, knownEpochs);
+        Walk spare = walkB;
+        while (true) {
+            final int touchFrom = (int) Math.min(size, (long) walk.end + runBytes);
+            final BatchCrcVerifier.Pending pending = verifier.start(mapped, walk.positions, walk.count, touchFrom,
+                walk.stopped ? touchFrom : (int) Math.min(size, (long) touchFrom + runBytes), file);
+            Walk next = null;
+            final int bad;
+            try {
+                if (!walk.stopped && walk.end < size) {
+                    next = walk(spare, segment, size, walk.end, walk.expected, walk.epoch, knownEpochs);
+                }
+            } finally {
+                // Always: the verifier's tasks read the mapping until it returns.
+                bad = verifier.finish(pending);
+            }
+            final int good = bad < 0 ? walk.count : bad;
+            final int[] at = walk.positions;
+            // From the walk's copies of the header fields: the headers themselves are out of the cache by now.
+            for (int i = 0; i < good; i++) {
+                final int p = at[i];
+                final long last = walk.lastOffsets[i];
+                final int epoch = walk.epochs[i];
+                segment.recoverBatch(last, walk.maxTimestamps[i], p, at[i + 1] - p);
+                if (epoch >= 0) {
+                    epochs.assign(epoch, walk.baseOffsets[i]);
+                    lastEpoch = epoch;
+                }
+                expected = last + 1;
+            }
+            final int position = at[good];
+            if (good < walk.count || walk.stopped) {
+                // The batch at position failed a check: the sequential scan finds and classifies it.
+                return scanMapped(segment, size, position, expected, recoveryPoint, lastEpoch, knownEpochs, epochs);
+            }
+            if (next == null) {
+                return new Outcome(position, expected, lastEpoch, null);
+            }
+            spare = walk;
+            walk = next;
+        }
+    }
+
+    /** One run's header walk: where its batches start and their header fields, where it ended, and why. */
+    private static final class Walk {
+        final int[] positions;
+        final long[] baseOffsets;
+        final long[] lastOffsets;
+        final long[] maxTimestamps;
+        final int[] epochs;
+        int count;
+        /** Where the walk ended: the end of its last batch, the position of a batch that failed, or the file end. */
+        int end;
+        /** A batch at {@link #end} failed a check other than the CRC. */
+        boolean stopped;
+        /** The offset and leader epoch the batch at {@link #end} must continue. */
+        long expected;
+        int epoch;
+
+        Walk(final int batches) {
+            this.positions = new int[batches + 1];
+            this.baseOffsets = new long[batches];
+            this.lastOffsets = new long[batches];
+            this.maxTimestamps = new long[batches];
+            this.epochs = new int[batches];
+        }
+    }
+
+    /**
+     * Walks the headers of about {@link #runBytes} from {@code from} with every check but the CRC, in log order,
+     * recording the batch starts into {@code into}; stops early at a batch that fails a check.
+     */
+    private Walk walk(final Walk into, final LogSegment segment, final int size, final int from,
+                      final long fromOffset, final int fromEpoch, final LeaderEpochCache knownEpochs) {
+        final int[] at = into.positions;
+        final int capacity = at.length - 1;
+        final int runEnd = (int) Math.min(size, (long) from + runBytes);
+        int count = 0;
+        int p = from;
+        long expected = fromOffset;
+        int lastEpoch = fromEpoch;
+        boolean stopped = false;
+        while (p < runEnd && count < capacity) {
+            final int batchSize = RecordBatchValidator.recoveryFrameSize(view, p, size - p);
+            if (batchSize < 0) {
+                stopped = true;
+                break;
+            }
+            final long base = view.getLong(p + BASE_OFFSET_OFFSET, BIG_ENDIAN);
+            final long last = base + view.getInt(p + LAST_OFFSET_DELTA_OFFSET, BIG_ENDIAN);
+            final int epoch = view.getInt(p + PARTITION_LEADER_EPOCH_OFFSET, BIG_ENDIAN);
+            if (contradiction(segment, p, expected, base, last, epoch, lastEpoch, knownEpochs) != null) {
+                stopped = true;
+                break;
+            }
+            at[count] = p;
+            into.baseOffsets[count] = base;
+            into.lastOffsets[count] = last;
+            into.maxTimestamps[count] = view.getLong(p + MAX_TIMESTAMP_OFFSET, BIG_ENDIAN);
+            into.epochs[count] = epoch;
+            count++;
+            expected = last + 1;
+            if (epoch >= 0) {
+                lastEpoch = epoch;
+            }
+            p += batchSize;
+        }
+        at[count] = p;
+        into.count = count;
+        into.end = p;
+        into.stopped = stopped;
+        into.expected = expected;
+        into.epoch = lastEpoch;
+        return into;
+    }
+
+    private Outcome scanMapped(final LogSegment segment, final int size, final int from, final long fromOffset,
+                               final long recoveryPoint, final int previousEpoch, final LeaderEpochCache knownEpochs,
+                               final LeaderEpochCache epochs) throws IOException {
+        int position = from;
+        long expected = fromOffset;
         int lastEpoch = previousEpoch;
         while (position < size) {
             final int status = validator.checkBatch(view, position, size - position);

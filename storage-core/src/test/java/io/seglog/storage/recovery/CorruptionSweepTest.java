@@ -17,6 +17,11 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -28,6 +33,7 @@ import org.junit.jupiter.api.Timeout;
  * offset; a flipped index byte is harmless (the scan rebuilds the indexes) and every read must still return
  * the original bytes. Silent wrong reads and silent truncations are counted and must be zero. The same sweep
  * under {@code seglog.corruption.policy=truncate} must truncate exactly at the damaged batch and report it.
+ * Every other open verifies CRCs on a second thread as well ({@code RecoveryOptions.verifyingOn}).
  */
 class CorruptionSweepTest extends ScratchDirTest {
     private static final LogConfig CONFIG = LogConfig.builder().messageTimestampAfterMaxMs(NO_BOUND).segmentBytes(300).indexIntervalBytes(90)
@@ -109,10 +115,26 @@ class CorruptionSweepTest extends ScratchDirTest {
         }
     }
 
-    private static PartitionLog open(final Path dir, final LogConfig config) {
+    /** Every other open verifies CRCs on a second thread too: what is found must not differ. */
+    private PartitionLog open(final Path dir, final LogConfig config) {
         final long everythingDurable = Long.MAX_VALUE;
+        final RecoveryOptions options = RecoveryOptions.afterCrash(everythingDurable).scanningFrom(0);
         return PartitionLog.open(dir, config, FileIO.system(), new ManualClock(1_000), new SplittableRandom(1),
-            RecoveryOptions.afterCrash(everythingDurable).scanningFrom(0));
+            opens++ % 2 == 0 ? options : options.verifyingOn(verifyPool, 1));
+    }
+
+    private ExecutorService verifyPool;
+    private int opens;
+
+    @BeforeEach
+    void startVerifyPool() {
+        verifyPool = Executors.newFixedThreadPool(1);
+    }
+
+    @AfterEach
+    void stopVerifyPool() throws InterruptedException {
+        verifyPool.shutdown();
+        assertTrue(verifyPool.awaitTermination(10, TimeUnit.SECONDS), "verify thread ends");
     }
 
     private static void assertCorruptionNamed(final LogImage original, final String name, final int at,

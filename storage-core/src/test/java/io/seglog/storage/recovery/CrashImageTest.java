@@ -16,7 +16,12 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.TreeMap;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -27,7 +32,8 @@ import org.junit.jupiter.api.Timeout;
  * without ordering may leave them), with nothing, zeros or garbage appended; the stale index files stay. Each
  * image is reopened after a crash with the durable point as recovery point: every batch below the cut reads
  * back byte-identical, nothing past it is visible, the leader epochs are those of the surviving batches, and
- * no exception is thrown. {@code -Dseglog.crash.images=N} runs N images (default 1,200).
+ * no exception is thrown. {@code -Dseglog.crash.images=N} runs N images (default 1,200). Every other image is
+ * opened with its CRCs verified on a second thread as well ({@code RecoveryOptions.verifyingOn}).
  */
 class CrashImageTest extends ScratchDirTest {
     private static final long SEED = 0x5E610CL;
@@ -41,6 +47,19 @@ class CrashImageTest extends ScratchDirTest {
 
     CrashImageTest() {
         super("crash-images");
+    }
+
+    private ExecutorService verifyPool;
+
+    @BeforeEach
+    void startVerifyPool() {
+        verifyPool = Executors.newFixedThreadPool(1);
+    }
+
+    @AfterEach
+    void stopVerifyPool() throws InterruptedException {
+        verifyPool.shutdown();
+        assertTrue(verifyPool.awaitTermination(10, TimeUnit.SECONDS), "verify thread ends");
     }
 
     @Test
@@ -63,8 +82,10 @@ class CrashImageTest extends ScratchDirTest {
             LogImage.write(image.files, dir);
             final String context = "image " + i + " (seed " + imageSeed + ", layout " + layout + ", " + image.what + ")";
             final long start = System.nanoTime();
+            // Every other image verifies its CRCs on a second thread too: the outcome must not differ.
+            final RecoveryOptions options = i % 2 == 0 ? image.options : image.options.verifyingOn(verifyPool, 1);
             try (PartitionLog log = PartitionLog.open(dir, LAYOUTS[layout], FileIO.system(), new ManualClock(1_000),
-                new SplittableRandom(1), image.options)) {
+                new SplittableRandom(1), options)) {
                 maxRecoveryNs = Math.max(maxRecoveryNs, System.nanoTime() - start);
                 originals.get(layout).assertServes(log, image.expectedEnd, context);
                 final RecoveryReport report = log.recoveryReport();
