@@ -98,7 +98,7 @@ class PartitionLogFailureTest {
     private static ByteBuffer largeBatch(final int records) {
         final SimpleRecord[] rs = new SimpleRecord[records];
         for (int i = 0; i < records; i++) {
-            rs[i] = new SimpleRecord(3 + i, null, new byte[2000]);
+            rs[i] = new SimpleRecord(3 + i, null, new byte[24_000]);
         }
         return batch(0, rs);
     }
