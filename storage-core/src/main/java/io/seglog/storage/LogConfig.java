@@ -112,12 +112,11 @@ public final class LogConfig {
     /** Kafka's default {@code flush.ms}: never. */
     public static final long DEFAULT_FLUSH_MS = Long.MAX_VALUE;
     /**
-     * Default {@value #MAPPED_APPEND_MAX_BYTES_CONFIG}: appends up to 64 KiB (the mapped tail's zero-fill chunk)
-     * go through the mapping, where a copy costs less than a {@code write} call (measured in storage-bench's
-     * SeglogAppendBench: single records and 11 KB batches faster mapped, 100 KB batches the same); larger ones
-     * are written.
+     * Default {@value #MAPPED_APPEND_MAX_BYTES_CONFIG}: appends up to 4 KiB go through the mapping, where a copy
+     * costs less than a {@code write} call (measured in storage-bench's SeglogAppendBench); larger ones are
+     * written. 64 KiB makes 11 KB appends faster but halves durable group-commit throughput (docs/performance.md).
      */
-    public static final int DEFAULT_MAPPED_APPEND_MAX_BYTES = 64 * 1024;
+    public static final int DEFAULT_MAPPED_APPEND_MAX_BYTES = 4096;
     /** Default {@value #READ_MAPPED_CONFIG}: on. */
     public static final boolean DEFAULT_READ_MAPPED = true;
     /** Kafka's default {@code file.delete.delay.ms}: 1 minute. */
