@@ -24,8 +24,10 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>a controller epoch below the highest this broker has accepted: the whole message
  *       ({@link StaleControllerEpochException});</li>
- *   <li>a broker epoch other than this broker's current registration (or any message while it has no
- *       registration, e.g. right after a session expiry): the whole message ({@link StaleBrokerEpochException});</li>
+ *   <li>a broker epoch older than this broker's current registration, or that of a registration that ended
+ *       with its session: the whole message ({@link StaleBrokerEpochException}). An epoch newer than any this
+ *       broker was told of is accepted, as Kafka does: the controller may see a new registration before the
+ *       registering thread has set its epoch here;</li>
  *   <li>per partition of a LeaderAndIsr, a leader epoch not newer than the one held
  *       ({@link StaleLeaderEpochException} in the response).</li>
  * </ul>
@@ -33,12 +35,14 @@ import org.slf4j.LoggerFactory;
  * and rare).
  */
 public final class BrokerControlHandler implements ControlRequestHandler {
-    /** Broker epoch while the broker has no registration: every message is refused. */
+    /** Broker epoch while the broker has no registration: only messages for a newer registration are accepted. */
     public static final long NO_BROKER_EPOCH = -1;
     private static final Logger LOG = LoggerFactory.getLogger(BrokerControlHandler.class);
 
     private final int brokerId;
     private long brokerEpoch = NO_BROKER_EPOCH;
+    /** The largest epoch this broker was ever told of: a registration's czxid, so later ones are larger. */
+    private long highestBrokerEpoch = NO_BROKER_EPOCH;
     private int controllerEpoch = -1;
     private final Map<TopicPartition, PartitionStateInfo> replicas = new HashMap<>();
     private final Map<TopicPartition, PartitionStateInfo> metadata = new HashMap<>();
@@ -61,6 +65,7 @@ public final class BrokerControlHandler implements ControlRequestHandler {
      */
     public synchronized void brokerEpoch(final long epoch) {
         this.brokerEpoch = epoch;
+        this.highestBrokerEpoch = Math.max(highestBrokerEpoch, epoch);
     }
 
     /**
@@ -136,7 +141,12 @@ public final class BrokerControlHandler implements ControlRequestHandler {
                 + request.getClass().getSimpleName() + " from controller.id=" + request.controllerId(),
                 request.controllerEpoch(), controllerEpoch);
         }
-        if (brokerEpoch == NO_BROKER_EPOCH || request.brokerEpoch() != brokerEpoch) {
+        // Kafka's rule (KafkaApis.isBrokerEpochStale): a request for the current registration is accepted, and so
+        // is one for a newer registration than any this broker was told of: the controller can see a new
+        // registration's znode (and send to its czxid) before the registering thread has set the epoch here. One
+        // for an older or an ended registration (a zombie's, after the session expired) is refused.
+        final boolean current = brokerEpoch != NO_BROKER_EPOCH && request.brokerEpoch() == brokerEpoch;
+        if (!current && request.brokerEpoch() <= highestBrokerEpoch) {
             refused.incrementAndGet();
             throw new StaleBrokerEpochException("broker.id=" + brokerId + " refuses "
                 + request.getClass().getSimpleName() + " from controller.id=" + request.controllerId()
