@@ -720,8 +720,8 @@ public final class LogSegment implements AutoCloseable {
      * @throws IOException if an index cannot be resized
      */
     public void onBecomeInactive() throws IOException {
-        reader.seal();
         trimMappedTail();
+        reader.seal();
         appendFinalTimeIndexEntry();
         offsetIndex.trimToValidSize();
         timeIndex.trimToValidSize();
@@ -739,7 +739,9 @@ public final class LogSegment implements AutoCloseable {
         if (mappedTail != null && mappedTail.isMapped()) {
             mappedTail.release();
             if (channel.size() > sizeInBytes) {
-                channel.truncate(sizeInBytes);
+                // Through the reader: a stale reader may have mapped the window's zeros past the data, and a
+                // mapped page past the new end raises SIGBUS; shrinkDataFile drains that mapping first.
+                reader.shrinkDataFile(sizeInBytes);
             }
         }
     }

@@ -139,6 +139,28 @@ class SegmentReadMapTest {
     }
 
     @Test
+    void trimmingTheMappedTailAtRollDrainsAReadMappingPastTheData() throws IOException {
+        final SplittableRandom random = new SplittableRandom(SEED);
+        try (LogSegment segment = create("trim", MAPPED)) {
+            for (long next = 0; next < 10; next++) {
+                append(segment, batch(random, next, 1)); // small: through the mapped tail, zeros filled ahead
+            }
+            final int data = segment.sizeInBytes();
+            assertTrue(segment.channel().size() > data, "the mapped tail's zero fill runs ahead of the data");
+            // A stale reader (its limit from before a truncation) maps into the zeros past the data; its walk
+            // meets a zero header there and fails cleanly, as a positional read would.
+            assertThrows(io.seglog.storage.StorageException.class,
+                () -> segment.translateOffset(10, data + 1000, ByteBuffer.allocate(64)));
+            assertTrue(segment.readMappedBytes() > data, "mapped past the data: " + segment.readMappedBytes());
+            segment.onBecomeInactive();
+            assertEquals(data, segment.channel().size(), "trimmed to the data");
+            assertTrue(segment.readMappedBytes() <= data, "no mapping left past the end of the file: "
+                + segment.readMappedBytes());
+            assertEquals(9, readBase(segment, 9, ByteBuffer.allocate(64)));
+        }
+    }
+
+    @Test
     void aTruncationMakesNoMappingOfItsOwn() throws IOException {
         final SplittableRandom random = new SplittableRandom(SEED);
         try (LogSegment segment = create("no-map", MAPPED)) {
