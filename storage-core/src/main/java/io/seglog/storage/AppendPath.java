@@ -166,14 +166,14 @@ final class AppendPath {
             int index = 0;
             final int latestEpoch = confirmedEpoch >= 0 ? confirmedEpoch : log.epochs.latestEpoch();
             int epoch = latestEpoch;
-            final boolean gapsAllowed = log.config.cleanupPolicy().compact();
+            final LogConfig.CleanupPolicy cleanupPolicy = log.config.cleanupPolicy();
             for (int p = offset, end = offset + length; p < end; index++) {
                 final int size = BatchHeaders.sizeInBytes(appendView, p);
                 checkBatchSize(size, index, p);
                 final long base = BatchHeaders.baseOffset(appendView, p);
                 // Kafka's follower rule: offsets only grow. An overlap is refused (the follower must truncate or
                 // fetch from its log end); a gap only where compaction makes them (cleanup.policy=compact).
-                if (base < expected || base > expected && !gapsAllowed) {
+                if (!cleanupPolicy.allowsBatchAt(base, expected)) {
                     throw new InvalidRecordException("baseOffset", base, expected, index, p, (base < expected
                         ? "batch overlaps " + (index == 0 ? "the log" : "the previous batch of the append")
                         : "batch leaves a gap after " + (index == 0 ? "the log" : "the previous batch of the append")

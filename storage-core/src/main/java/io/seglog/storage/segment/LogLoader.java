@@ -211,7 +211,7 @@ public final class LogLoader {
             this.config = config;
             this.options = options;
             this.epochs = epochs;
-            this.scanner = new SegmentRecovery(config.cleanupPolicy().compact(),
+            this.scanner = new SegmentRecovery(config.cleanupPolicy(),
                 options.verifyExecutor() == null ? null
                     : new BatchCrcVerifier(options.verifyExecutor(), options.verifyThreads()),
                 SegmentRecovery.DEFAULT_RUN_BYTES);

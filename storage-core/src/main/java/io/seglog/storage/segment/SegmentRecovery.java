@@ -11,6 +11,7 @@ import static io.seglog.storage.format.RecordBatchDescriptor.MAX_TIMESTAMP_OFFSE
 import static io.seglog.storage.format.RecordBatchDescriptor.PARTITION_LEADER_EPOCH_OFFSET;
 import static java.nio.ByteOrder.BIG_ENDIAN;
 
+import io.seglog.storage.LogConfig;
 import io.seglog.storage.epoch.LeaderEpochCache;
 import io.seglog.storage.format.RecordBatchValidator;
 import java.io.IOException;
@@ -54,7 +55,7 @@ final class SegmentRecovery {
         new RecordBatchValidator(Integer.MAX_VALUE, RecordBatchValidator.Origin.RECOVERY);
     private final UnsafeBuffer view = new UnsafeBuffer(0, 0);
     /** Whether offset gaps between batches are legal (cleanup.policy=compact). */
-    private final boolean gapsAllowed;
+    private final LogConfig.CleanupPolicy cleanupPolicy;
     private final BatchCrcVerifier verifier;
     private final int runBytes;
     /** The two walks of the parallel scan (one verified, one walked), kept for the next segment of the load. */
@@ -63,17 +64,17 @@ final class SegmentRecovery {
 
     /** A scan on the calling thread only, of a log whose offsets are contiguous. */
     SegmentRecovery() {
-        this(false, null, DEFAULT_RUN_BYTES);
+        this(LogConfig.CleanupPolicy.DELETE, null, DEFAULT_RUN_BYTES);
     }
 
     /**
-     * A scan of a log whose offsets are contiguous; see {@link #SegmentRecovery(boolean, BatchCrcVerifier, int)}.
+     * A scan of a log whose offsets are contiguous; see {@link #SegmentRecovery(LogConfig.CleanupPolicy, BatchCrcVerifier, int)}.
      *
      * @param verifier the parallel CRC check, or null for a sequential scan
      * @param runBytes bytes per run (small values serve tests), at least 1
      */
     SegmentRecovery(final BatchCrcVerifier verifier, final int runBytes) {
-        this(false, verifier, runBytes);
+        this(LogConfig.CleanupPolicy.DELETE, verifier, runBytes);
     }
 
     /**
@@ -83,15 +84,16 @@ final class SegmentRecovery {
      * before the first one that failed anything are accounted in log order, and the scan goes on one batch at a
      * time from that one, so a failure is found, classified and reported exactly as by the sequential scan.
      *
-     * @param gapsAllowed whether offset gaps between batches are legal (a compacted log)
-     * @param verifier    the parallel CRC check, or null for a sequential scan
-     * @param runBytes    bytes per run (small values serve tests), at least 1
+     * @param cleanupPolicy the log's cleanup.policy: whether offset gaps between batches are legal
+     * @param verifier      the parallel CRC check, or null for a sequential scan
+     * @param runBytes      bytes per run (small values serve tests), at least 1
      */
-    SegmentRecovery(final boolean gapsAllowed, final BatchCrcVerifier verifier, final int runBytes) {
+    SegmentRecovery(final LogConfig.CleanupPolicy cleanupPolicy, final BatchCrcVerifier verifier,
+                    final int runBytes) {
         if (runBytes < 1) {
             throw new IllegalArgumentException("runBytes=" + runBytes + " must be >= 1");
         }
-        this.gapsAllowed = gapsAllowed;
+        this.cleanupPolicy = cleanupPolicy;
         this.verifier = verifier;
         this.runBytes = runBytes;
     }
@@ -322,13 +324,14 @@ final class SegmentRecovery {
 
     /** A batch whose CRC is right but whose uncovered fields contradict the log: always corruption. */
     private Problem contradiction(final LogSegment segment, final int position, final long expected,
-                                         final long base, final long last, final int epoch, final int lastEpoch,
-                                         final LeaderEpochCache knownEpochs) {
+                                  final long base, final long last, final int epoch, final int lastEpoch,
+                                  final LeaderEpochCache knownEpochs) {
         // Offsets only grow. A gap is legal in a compacted log (Kafka's cleaner drops whole batches, and a
         // follower keeps the gaps it replicates; a crash cannot make one inside a file, since lost bytes fail the
         // CRC instead). Elsewhere offsets are contiguous, which is what catches a flipped bit in the base offset.
-        if (base < expected || base > expected && !gapsAllowed) {
-            return new Problem(position, expected, "baseOffset", (gapsAllowed ? "at least " : "") + expected,
+        if (!cleanupPolicy.allowsBatchAt(base, expected)) {
+            final String allowed = (cleanupPolicy.compact() ? "at least " : "") + expected;
+            return new Problem(position, expected, "baseOffset", allowed,
                 Long.toString(base), base < expected
                     ? "the batch's offsets go back into the log (the base offset is not covered by the CRC)"
                     : "the batch's offsets do not continue the log (the base offset is not covered by the CRC)",
