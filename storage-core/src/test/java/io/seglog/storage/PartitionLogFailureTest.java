@@ -1,6 +1,8 @@
 package io.seglog.storage;
 
 import static io.seglog.storage.KafkaBatches.batch;
+import static io.seglog.storage.KafkaBatches.batches;
+import static io.seglog.storage.KafkaBatches.bytesOf;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,8 +10,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.seglog.storage.io.FaultInjectingFileIO;
 import io.seglog.storage.io.FaultInjectingFileIO.Op;
 import io.seglog.storage.io.FileIO;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.List;
+import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -20,6 +25,29 @@ class PartitionLogFailureTest {
     Path dir;
 
     private final ManualClock clock = new ManualClock(0);
+
+    @Test
+    void aFailedReadMappingFallsBackToPositionalReadsAndIsNotRetriedPerRead() throws IOException {
+        final FaultInjectingFileIO io = new FaultInjectingFileIO();
+        // Appends written, not mapped, so every map call after the setup is the readers' mapping.
+        final LogConfig config = LogConfig.builder().mappedAppendMaxBytes(0).indexIntervalBytes(100).build();
+        try (PartitionLog log = PartitionLog.open(dir.resolve("readmap-0"), config, io, clock)) {
+            for (int i = 0; i < 20; i++) {
+                log.appendAsLeader(batch(0, 10L * i, 10L * i + 1), 0);
+            }
+            final int mapsBefore = io.count(Op.MAP);
+            io.failFromCall(Op.MAP, mapsBefore + 1); // out of address space or map count, from now on
+            for (long offset = 0; offset < log.logEndOffset(); offset++) {
+                final List<RecordBatch> read = batches(bytesOf(log.read(offset, 1 << 20, Long.MAX_VALUE, true)));
+                assertTrue(read.get(0).baseOffset() <= offset && offset <= read.get(0).lastOffset(),
+                    "offset " + offset + " read from the batch holding it");
+                assertEquals(log.logEndOffset() - 1, read.get(read.size() - 1).lastOffset(), "up to the log end");
+            }
+            assertEquals(20, log.offsetForTimestamp(100L, Long.MAX_VALUE), "timestamp search by positional reads");
+            assertEquals(mapsBefore + 1, io.count(Op.MAP), "one failed mapping, not one attempt per read");
+            io.clearFaults(); // closing trims the indexes, which maps them again
+        }
+    }
 
     @Test
     void aFailedWriteTakesTheLogOfflineAndPublishesNothing() {
