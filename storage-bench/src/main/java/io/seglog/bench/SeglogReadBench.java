@@ -6,7 +6,7 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 import io.seglog.storage.LogConfig;
-import io.seglog.storage.LogSlice;
+import io.seglog.storage.LogReader;
 import io.seglog.storage.PartitionLog;
 import io.seglog.storage.format.Record;
 import io.seglog.storage.format.RecordBatch;
@@ -29,7 +29,7 @@ import org.openjdk.jmh.infra.Blackhole;
 
 /**
  * Seglog's read paths on a 256 MiB log of the same bytes {@link KafkaReadBench} reads: a fetch
- * ({@code read} into a reused {@link LogSlice} + {@code transferTo} a loopback socket), iteration
+ * ({@code read} with a reused {@link LogReader} + {@code transferTo} a loopback socket), iteration
  * ({@code readInto} a buffer, then every record through the {@link RecordBatch}/{@link Record} flyweights),
  * random-offset read latency (index lookup + slice, no bytes copied) and {@code offsetForTimestamp} latency.
  */
@@ -59,7 +59,7 @@ public class SeglogReadBench {
     private Path dir;
     private PartitionLog log;
     private LoopbackSink sink;
-    private final LogSlice slice = new LogSlice();
+    private LogReader reader;
     private ByteBuffer consumerBuffer;
     private final UnsafeBuffer consumerView = new UnsafeBuffer(0, 0);
     private final RecordBatch batch = new RecordBatch();
@@ -78,6 +78,7 @@ public class SeglogReadBench {
         plan = new FetchPlan(data, readLog.logBytes);
         dir = BenchFiles.newDirectory("seglog-read");
         log = SeglogLogs.open(dir, LogConfig.defaults().toBuilder().readMapped(readMapped).build());
+        reader = log.reader();
         for (int copy = 0; copy < readLog.copies; copy++) {
             readLog.prepareCopy(copy);
             log.appendAsFollower(data.batches.duplicate());
@@ -108,8 +109,9 @@ public class SeglogReadBench {
         }
     }
 
-    private LogSlice nextFetch() {
-        return log.read(targets.nextFetchOffset(), FetchPlan.FETCH_BYTES, Long.MAX_VALUE, true, slice);
+    private LogReader nextFetch() {
+        reader.read(targets.nextFetchOffset(), FetchPlan.FETCH_BYTES, Long.MAX_VALUE, true);
+        return reader;
     }
 
     /**
@@ -123,7 +125,7 @@ public class SeglogReadBench {
     @BenchmarkMode(Mode.Throughput)
     @OutputTimeUnit(TimeUnit.SECONDS)
     public long transferTo(ReadCounters counters) throws IOException {
-        LogSlice fetched = nextFetch();
+        LogReader fetched = nextFetch();
         long sent = fetched.transferTo(sink.sender());
         if (sent != fetched.sizeInBytes()) {
             throw new IllegalStateException("sent " + sent + " of " + fetched);
@@ -144,7 +146,7 @@ public class SeglogReadBench {
     @BenchmarkMode(Mode.Throughput)
     @OutputTimeUnit(TimeUnit.SECONDS)
     public void iterate(ReadCounters counters, Blackhole blackhole) throws IOException {
-        LogSlice fetched = nextFetch();
+        LogReader fetched = nextFetch();
         consumerBuffer.clear();
         fetched.readInto(consumerBuffer);
         int size = fetched.sizeInBytes();
@@ -171,7 +173,8 @@ public class SeglogReadBench {
     @BenchmarkMode(Mode.SampleTime)
     @OutputTimeUnit(TimeUnit.MICROSECONDS)
     public int randomRead() {
-        return log.read(targets.nextRandomOffset(), FetchPlan.FETCH_BYTES, Long.MAX_VALUE, true, slice).sizeInBytes();
+        reader.read(targets.nextRandomOffset(), FetchPlan.FETCH_BYTES, Long.MAX_VALUE, true);
+        return reader.sizeInBytes();
     }
 
     /**
@@ -183,8 +186,8 @@ public class SeglogReadBench {
     @BenchmarkMode(Mode.SampleTime)
     @OutputTimeUnit(TimeUnit.MICROSECONDS)
     public long offsetForTimestamp() {
-        // The allocation-free form an embedder uses on a hot path: a reused LogSlice carries the scan scratch.
-        return log.offsetForTimestamp(targets.nextRandomTimestamp(), Long.MAX_VALUE, slice);
+        // The allocation-free form an embedder uses on a hot path: a reused LogReader carries the scan scratch.
+        return reader.offsetForTimestamp(targets.nextRandomTimestamp(), Long.MAX_VALUE);
     }
 
     /**

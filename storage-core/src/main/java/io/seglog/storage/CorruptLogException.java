@@ -34,8 +34,25 @@ public final class CorruptLogException extends StorageException {
      */
     public CorruptLogException(final Path file, final long position, final long offset, final String field,
                                final String expected, final String found, final String detail) {
+        this(file, position, offset, field, expected, found, detail, null);
+    }
+
+    /**
+     * Creates the exception with the lower-level finding it reports.
+     *
+     * @param file     the data file
+     * @param position byte position of the invalid batch in the file
+     * @param offset   the offset the batch at {@code position} should start at
+     * @param field    the batch field that failed
+     * @param expected what the field should hold (or the limit it broke)
+     * @param found    what it holds
+     * @param detail   why this is corruption and not a torn tail
+     * @param cause    the finding, or null
+     */
+    public CorruptLogException(final Path file, final long position, final long offset, final String field,
+                               final String expected, final String found, final String detail, final Throwable cause) {
         super("corrupt log: " + field + " of the batch at position=" + position + " (offset=" + offset
-            + "): expected " + expected + ", found " + found + "; " + detail, file, null);
+            + "): expected " + expected + ", found " + found + "; " + detail, file, cause);
         this.position = position;
         this.offset = offset;
         this.field = field;

@@ -1,5 +1,6 @@
 package io.seglog.storage;
 
+import io.seglog.storage.segment.SegmentConfig;
 import java.util.Map;
 import java.util.Objects;
 
@@ -538,6 +539,16 @@ public final class LogConfig {
      */
     public boolean readMapped() {
         return readMapped;
+    }
+
+    /**
+     * The values the segment layer needs, as its own plain record (it does not depend on this API class).
+     *
+     * @return the segment configuration
+     */
+    SegmentConfig segmentConfig() {
+        return new SegmentConfig(segmentBytes, segmentMs, segmentIndexBytes, indexIntervalBytes, mappedAppendMaxBytes,
+            readMapped, cleanupPolicy.compact(), corruptionPolicy == CorruptionPolicy.TRUNCATE);
     }
 
     /**

@@ -3,8 +3,10 @@ package io.seglog.storage;
 import io.seglog.storage.checkpoint.CleanShutdownFile;
 import io.seglog.storage.checkpoint.CorruptCheckpointException;
 import io.seglog.storage.checkpoint.OffsetCheckpointFile;
+import io.seglog.storage.checkpoint.PartitionKey;
 import io.seglog.storage.dir.LogDirLock;
 import io.seglog.storage.io.FileIO;
+import io.seglog.storage.log.ParallelOpen;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,8 +18,10 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.SplittableRandom;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -209,7 +213,7 @@ public final class LogManager implements AutoCloseable {
     }
 
     private void loadAll() {
-        final List<PartitionOpener.Task> toOpen = new ArrayList<>();
+        final List<OpenTask> toOpen = new ArrayList<>();
         final Map<TopicPartition, Path> seen = new HashMap<>();
         for (final Dir dir : dirs) {
             final Map<TopicPartition, Long> recoveryPoints = readCheckpoint(dir.recoveryPoints);
@@ -230,15 +234,17 @@ public final class LogManager implements AutoCloseable {
                     throw new StorageException("partition " + tp + " exists in two log directories: " + previous
                         + " and " + child, child, null);
                 }
-                toOpen.add(new PartitionOpener.Task(tp, child, recoveryPoints.getOrDefault(tp, 0L),
+                toOpen.add(new OpenTask(tp, child, recoveryPoints.getOrDefault(tp, 0L),
                     logStarts.getOrDefault(tp, 0L), highWatermarks.getOrDefault(tp, 0L), dir.hadCleanShutdown,
                     dirs.indexOf(dir)));
             }
         }
-        final List<PartitionOpener.Result> results = PartitionOpener.openAll(toOpen, config, io, time,
-            config.openThreadsPerDir() * dirs.size());
+        final List<Opened> results = ParallelOpen.openAll(toOpen, config.openThreadsPerDir() * dirs.size(),
+            toOpen.stream().anyMatch(task -> !task.hadCleanShutdown()), this::openOne,
+            (task, error) -> new Opened(task, null, new StorageException("opening " + task.tp() + " failed: " + error,
+                task.dir(), error)));
         RuntimeException unexpected = null;
-        for (final PartitionOpener.Result result : results) {
+        for (final Opened result : results) {
             final RuntimeException failure = result.failure();
             if (failure instanceof StorageException) {
                 // Kafka's rule: a partition that cannot be opened for an I/O or corruption reason takes its log
@@ -252,14 +258,12 @@ public final class LogManager implements AutoCloseable {
                 unexpected = (RuntimeException) add(unexpected, failure);
             }
         }
-        for (final PartitionOpener.Result result : results) {
+        for (final Opened result : results) {
             final PartitionLog log = result.log();
             if (log == null) {
                 continue;
             }
             final Dir dir = dirs.get(result.task().dirIndex());
-            log.managerHooks.attach(dir.failure, scheduler);
-            log.managerHooks.onRecoveryPointLowered(() -> writeCheckpoint(dir, dir.recoveryPoints, PartitionLog::flushedOffset));
             if (unexpected != null || dir.failure.isOffline()) {
                 offlineAtStart.put(result.task().tp(), dir);
                 try {
@@ -269,7 +273,6 @@ public final class LogManager implements AutoCloseable {
                 }
                 continue;
             }
-            log.managerHooks.restoreOffsets(result.task().logStartOffset(), result.task().highWatermark());
             logs.put(result.task().tp(), new Entry(log, dir));
         }
         if (unexpected != null) {
@@ -281,9 +284,46 @@ public final class LogManager implements AutoCloseable {
         }
     }
 
+    /** One partition to open at start and the checkpointed offsets that go with it. */
+    private record OpenTask(TopicPartition tp, Path dir, long recoveryPoint, long logStartOffset, long highWatermark,
+                            boolean hadCleanShutdown, int dirIndex) {
+    }
+
+    /** The outcome of one open: exactly one of {@code log} and {@code failure} is non-null. */
+    private record Opened(OpenTask task, PartitionLog log, RuntimeException failure) {
+    }
+
+    /** Opens one partition found at start, lending the open pool's threads to its recovery scan. */
+    private Opened openOne(final OpenTask task, final ExecutorService verifyPool, final int verifyThreads) {
+        try {
+            RecoveryOptions options = new RecoveryOptions(task.hadCleanShutdown(), task.recoveryPoint(),
+                Long.MAX_VALUE);
+            if (verifyPool != null && verifyThreads > 0) {
+                options = options.verifyingOn(verifyPool, verifyThreads);
+            }
+            final Dir dir = dirs.get(task.dirIndex());
+            final PartitionLog log = PartitionLog.open(task.dir(), config.logConfig(task.tp().topic()), io, time,
+                new SplittableRandom(), options, environment(dir, task.logStartOffset(), task.highWatermark(),
+                    task.hadCleanShutdown() ? -1 : task.recoveryPoint()));
+            return new Opened(task, log, null);
+        } catch (final RuntimeException e) {
+            return new Opened(task, null, e);
+        }
+    }
+
+    /** What a log of {@code dir} gets from this manager: the directory's state, the scheduler, the checkpoints. */
+    private PartitionLog.Environment environment(final Dir dir, final long logStartOffset, final long highWatermark,
+                                                 final long unflushedFrom) {
+        return new PartitionLog.Environment(dir.failure, scheduler,
+            () -> writeCheckpoint(dir, dir.recoveryPoints, PartitionLog::flushedOffset), logStartOffset, highWatermark,
+            unflushedFrom);
+    }
+
     private static Map<TopicPartition, Long> readCheckpoint(final OffsetCheckpointFile file) {
         try {
-            return file.read();
+            final Map<TopicPartition, Long> offsets = new HashMap<>();
+            file.read().forEach((key, offset) -> offsets.put(new TopicPartition(key.topic(), key.partition()), offset));
+            return offsets;
         } catch (final CorruptCheckpointException e) {
             // The documented safe fallback: an empty map (recovery point 0 = full recovery; log start from the
             // segments; high watermark at the log start, re-learned from the leader).
@@ -338,12 +378,11 @@ public final class LogManager implements AutoCloseable {
             final Path partitionDir = PartitionDirs.resolveInside(dir.path, tp);
             final PartitionLog log;
             try {
-                log = PartitionLog.open(partitionDir, config.logConfig(tp.topic()), io, time);
+                log = PartitionLog.open(partitionDir, config.logConfig(tp.topic()), io, time, new SplittableRandom(),
+                    RecoveryOptions.afterCrash(0), environment(dir, 0, 0, -1));
             } catch (final StorageException e) {
                 throw dir.failure.markOffline("creating partition " + tp, e);
             }
-            log.managerHooks.attach(dir.failure, scheduler);
-            log.managerHooks.onRecoveryPointLowered(() -> writeCheckpoint(dir, dir.recoveryPoints, PartitionLog::flushedOffset));
             logs.put(tp, new Entry(log, dir));
             return log;
         }
@@ -492,7 +531,7 @@ public final class LogManager implements AutoCloseable {
                 continue;
             }
             try {
-                if (log.groupCommit().isFlushDue(nowMs, log.config().flushMs())) {
+                if (log.isFlushDue(nowMs)) {
                     log.flush();
                 }
             } catch (final StorageException e) {
@@ -530,13 +569,14 @@ public final class LogManager implements AutoCloseable {
         if (dir.failure.isOffline()) {
             return;
         }
-        // A truncating thread writes the recovery points too (LogManagerHooks.onRecoveryPointLowered): one writer
+        // A truncating thread writes the recovery points too (Environment.recoveryPointLowered): one writer
         // per file at a time, and offsets read under the lock, so a later write never carries older values.
         synchronized (file) {
-            final Map<TopicPartition, Long> offsets = new HashMap<>();
+            final Map<PartitionKey, Long> offsets = new HashMap<>();
             for (final Map.Entry<TopicPartition, Entry> e : logs.entrySet()) {
                 if (e.getValue().dir == dir) {
-                    offsets.put(e.getKey(), offset.applyAsLong(e.getValue().log));
+                    offsets.put(new PartitionKey(e.getKey().topic(), e.getKey().partition()),
+                        offset.applyAsLong(e.getValue().log));
                 }
             }
             try {

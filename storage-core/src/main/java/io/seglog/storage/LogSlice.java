@@ -3,14 +3,16 @@ package io.seglog.storage;
 import io.seglog.storage.segment.LogSegment;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.WritableByteChannel;
 
 /**
- * The answer to a {@link PartitionLog#read read}: a byte range {@code [position, position + sizeInBytes)} of
- * one segment file holding whole v2 record batches, exactly as they sit on disk (and on the wire). The first
- * batch is the one that contains the requested offset, so it may start before it; the caller skips the
- * records below the offset it asked for, as Kafka's consumers do.
+ * The answer to a read, as a value: a byte range {@code [position, position + sizeInBytes)} of one segment file
+ * holding whole v2 record batches, exactly as they sit on disk (and on the wire). The first batch is the one that
+ * contains the requested offset, so it may start before it; the caller skips the records below the offset it
+ * asked for, as Kafka's consumers do. {@link PartitionLog#read} returns one; a {@link LogReader} answers the same
+ * fields without allocating and makes one with {@link LogReader#slice()}.
  *
  * <p>Unlike Kafka's {@code FileRecords} slice, a slice always ends on a batch boundary: when {@code maxBytes}
  * cuts the range, the batches that do not fit whole are left out (Kafka sends a partial tail that clients
@@ -18,62 +20,27 @@ import java.nio.channels.WritableByteChannel;
  * the offset, or the first batch is larger than {@code maxBytes} and {@code minOneBatch} was false.
  *
  * <p>The bytes of a slice are immutable for as long as the segment exists: the log only appends after them.
- * Deleting a segment (retention, issue 3) renames it first and unlinks it later, so a slice stays readable
- * for the file-delete delay.
+ * Deleting a segment (retention) renames it first and unlinks it later, so a slice stays readable for the
+ * file-delete delay. A truncation can remove them (a follower truncates only above what its leader committed, and
+ * consumers read below the high watermark, so no bounded reader is given such bytes); a transfer then fails with
+ * an {@link IOException} rather than sending other bytes.
  *
- * <p>A slice can be reused across reads ({@link PartitionLog#read(long, int, long, boolean, LogSlice)}),
- * which makes the read path allocation-free. Not thread-safe: one reader per slice object.
+ * <p>Immutable and thread-safe; the channel is shared with the log and read only with positional calls.
  */
 public final class LogSlice {
-    /** Header bytes a reader fetches to step over one batch: up to and including {@code lastOffsetDelta}. */
-    static final int SCRATCH_BYTES = 64;
+    private final LogSegment segment;
+    private final int position;
+    private final int sizeInBytes;
+    private final long requestedOffset;
+    private final long firstOffset;
 
-    /** Scratch space for the batch headers the read path scans; owned by this slice, so reuse allocates nothing. */
-    final ByteBuffer scratch = ByteBuffer.allocate(SCRATCH_BYTES);
-
-    /** Chunk size of a timestamp search's record reads: a few typical batches, a bounded cost per search. */
-    static final int SEARCH_SCRATCH_BYTES = 4096;
-
-    /** The published end a read or timestamp search saw; owned by this slice, so taking it allocates nothing. */
-    final ReadPath.EndSnapshot end = new ReadPath.EndSnapshot();
-    /** Created by the first timestamp search through this slice; reused after. */
-    private ByteBuffer searchScratch;
-
-    private FileChannel channel;
-    /** The segment, for copies through its read mapping ({@link #readInto}); null when empty. */
-    private LogSegment segment;
-    private int position;
-    private int sizeInBytes;
-    private long requestedOffset = -1;
-    private long firstOffset = -1;
-    private long segmentBaseOffset = -1;
-
-    /**
-     * Creates an empty slice, to be filled by {@link PartitionLog#read(long, int, long, boolean, LogSlice)}.
-     */
-    public LogSlice() {
-    }
-
-    void set(final LogSegment segment, final int position, final int sizeInBytes, final long requestedOffset,
+    LogSlice(final LogSegment segment, final int position, final int sizeInBytes, final long requestedOffset,
              final long firstOffset) {
         this.segment = segment;
-        this.channel = segment == null ? null : segment.channel();
-        this.segmentBaseOffset = segment == null ? -1 : segment.baseOffset();
         this.position = position;
         this.sizeInBytes = sizeInBytes;
         this.requestedOffset = requestedOffset;
         this.firstOffset = firstOffset;
-    }
-
-    ByteBuffer searchScratch() {
-        if (searchScratch == null) {
-            searchScratch = ByteBuffer.allocate(SEARCH_SCRATCH_BYTES);
-        }
-        return searchScratch;
-    }
-
-    void setEmpty(final long requestedOffset) {
-        set(null, 0, 0, requestedOffset, -1);
     }
 
     /**
@@ -83,7 +50,7 @@ public final class LogSlice {
      * @return the channel, or {@code null} for an empty slice
      */
     public FileChannel channel() {
-        return channel;
+        return segment == null ? null : segment.channel();
     }
 
     /**
@@ -138,7 +105,7 @@ public final class LogSlice {
      * @return the segment's base offset, or -1 when empty
      */
     public long segmentBaseOffset() {
-        return segmentBaseOffset;
+        return segment == null ? -1 : segment.baseOffset();
     }
 
     /**
@@ -151,9 +118,10 @@ public final class LogSlice {
      * @param target the channel to write to
      * @return the number of bytes transferred
      * @throws IOException if the transfer fails, or the segment file ends inside the slice
+     * @throws StorageException if the log was closed since the read
      */
     public long transferTo(final WritableByteChannel target) throws IOException {
-        return transferTo(target, 0, sizeInBytes);
+        return transfer(segment, channel(), position, sizeInBytes, target, 0, sizeInBytes);
     }
 
     /**
@@ -166,30 +134,11 @@ public final class LogSlice {
      * @return the number of bytes transferred; fewer than {@code countBytes} only when the target accepted no more
      * @throws IOException if the transfer fails, or the segment file ends inside the slice
      * @throws IllegalArgumentException if the range is not inside the slice
+     * @throws StorageException if the log was closed since the read
      */
     public long transferTo(final WritableByteChannel target, final int offsetBytes, final int countBytes)
         throws IOException {
-        if (offsetBytes < 0 || countBytes < 0 || offsetBytes + (long) countBytes > sizeInBytes) {
-            throw new IllegalArgumentException("offsetBytes=" + offsetBytes + " countBytes=" + countBytes
-                + " is outside the slice of sizeInBytes=" + sizeInBytes);
-        }
-        long done = 0;
-        while (done < countBytes) {
-            final long n = channel.transferTo(position + offsetBytes + done, countBytes - done, target);
-            if (n <= 0) {
-                // FileChannel.transferTo answers 0 both for a full non-blocking target and for a position at or
-                // past the end of the file; only the first is a legitimate short count.
-                final long at = position + offsetBytes + done;
-                final long fileSize = channel.size();
-                if (at >= fileSize) {
-                    throw new IOException("segment file ended at size=" + fileSize + " inside a slice of "
-                        + sizeInBytes + " bytes at position=" + position + " (a truncation removed them)");
-                }
-                break;
-            }
-            done += n;
-        }
-        return done;
+        return transfer(segment, channel(), position, sizeInBytes, target, offsetBytes, countBytes);
     }
 
     /**
@@ -201,36 +150,84 @@ public final class LogSlice {
      * @param target the buffer to fill from its position; must have {@link #sizeInBytes()} bytes remaining
      * @throws IOException if the read fails or the file ends early
      * @throws IllegalArgumentException if the buffer is too small
+     * @throws StorageException if the log was closed since the read
      */
     public void readInto(final ByteBuffer target) throws IOException {
+        copy(segment, position, sizeInBytes, target);
+    }
+
+    /** The transfer shared by slices and readers. */
+    static long transfer(final LogSegment segment, final FileChannel channel, final int position,
+                         final int sizeInBytes, final WritableByteChannel target, final int offsetBytes,
+                         final int countBytes) throws IOException {
+        if (offsetBytes < 0 || countBytes < 0 || offsetBytes + (long) countBytes > sizeInBytes) {
+            throw new IllegalArgumentException("offsetBytes=" + offsetBytes + " countBytes=" + countBytes
+                + " is outside the slice of sizeInBytes=" + sizeInBytes);
+        }
+        long done = 0;
+        try {
+            while (done < countBytes) {
+                final long n = channel.transferTo(position + offsetBytes + done, countBytes - done, target);
+                if (n <= 0) {
+                    // FileChannel.transferTo answers 0 both for a full non-blocking target and for a position at
+                    // or past the end of the file; only the first is a legitimate short count.
+                    final long at = position + offsetBytes + done;
+                    final long fileSize = channel.size();
+                    if (at >= fileSize) {
+                        throw new IOException("segment file ended at size=" + fileSize + " inside a slice of "
+                            + sizeInBytes + " bytes at position=" + position + " (a truncation removed them)");
+                    }
+                    break;
+                }
+                done += n;
+            }
+        } catch (final ClosedChannelException e) {
+            throw closedSince(segment, e);
+        }
+        return done;
+    }
+
+    /** The copy shared by slices and readers. */
+    static void copy(final LogSegment segment, final int position, final int sizeInBytes, final ByteBuffer target)
+        throws IOException {
         if (target.remaining() < sizeInBytes) {
             throw new IllegalArgumentException("target.remaining=" + target.remaining() + " < sizeInBytes="
                 + sizeInBytes);
         }
-        if (sizeInBytes == 0 || (!target.isReadOnly() && segment.copyMapped(position, target, sizeInBytes))) {
+        if (sizeInBytes == 0 || (!target.isReadOnly() && segment.reader().copyMapped(position, target, sizeInBytes))) {
             return;
         }
+        final FileChannel channel = segment.channel();
         int done = 0;
-        while (done < sizeInBytes) {
-            final int savedLimit = target.limit();
-            target.limit(target.position() + sizeInBytes - done);
-            final int n;
-            try {
-                n = channel.read(target, position + (long) done);
-            } finally {
-                target.limit(savedLimit);
+        try {
+            while (done < sizeInBytes) {
+                final int savedLimit = target.limit();
+                target.limit(target.position() + sizeInBytes - done);
+                final int n;
+                try {
+                    n = channel.read(target, position + (long) done);
+                } finally {
+                    target.limit(savedLimit);
+                }
+                if (n < 0) {
+                    throw new IOException("segment file ended at position=" + (position + done) + " inside a slice "
+                        + "of " + sizeInBytes + " bytes at position=" + position);
+                }
+                done += n;
             }
-            if (n < 0) {
-                throw new IOException("segment file ended at position=" + (position + done) + " inside a slice of "
-                    + sizeInBytes + " bytes at position=" + position);
-            }
-            done += n;
+        } catch (final ClosedChannelException e) {
+            throw closedSince(segment, e);
         }
+    }
+
+    private static StorageException closedSince(final LogSegment segment, final ClosedChannelException e) {
+        return new StorageException("the slice's segment was closed (its log closed, or retention unlinked it) since "
+            + "the read; read again", segment.logFile(), e);
     }
 
     @Override
     public String toString() {
-        return "LogSlice{segmentBaseOffset=" + segmentBaseOffset + ", position=" + position + ", sizeInBytes="
+        return "LogSlice{segmentBaseOffset=" + segmentBaseOffset() + ", position=" + position + ", sizeInBytes="
             + sizeInBytes + ", requestedOffset=" + requestedOffset + ", firstOffset=" + firstOffset + "}";
     }
 }

@@ -1,20 +1,37 @@
 package io.seglog.storage;
 
-import io.seglog.storage.epoch.EpochEndOffset;
+import io.seglog.storage.checkpoint.EpochEntry;
+import io.seglog.storage.epoch.EpochEnd;
 import io.seglog.storage.epoch.LeaderEpochCache;
+import io.seglog.storage.format.InvalidRecordException;
 import io.seglog.storage.io.FileIO;
+import io.seglog.storage.log.Appender;
+import io.seglog.storage.log.Durability;
+import io.seglog.storage.log.LogEnd;
+import io.seglog.storage.log.LogOpening;
+import io.seglog.storage.log.LogWriteException;
+import io.seglog.storage.log.RetiredSegments;
+import io.seglog.storage.log.Retention;
+import io.seglog.storage.log.Segments;
+import io.seglog.storage.log.Truncation;
+import io.seglog.storage.log.Watermarks;
+import io.seglog.storage.segment.CorruptSegmentException;
+import io.seglog.storage.segment.LogLoader;
 import io.seglog.storage.segment.LogSegment;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.InstantSource;
-import java.util.Arrays;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
 import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 import java.util.random.RandomGenerator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The log of one partition: an ordered set of segments in one directory, byte-compatible with Kafka's
@@ -24,26 +41,29 @@ import java.util.random.RandomGenerator;
  * <p>Appends: {@link #appendAsLeader} validates the batches as a producer's (Kafka's client rules), assigns
  * offsets in place from the log end offset, stamps the leader epoch and, with {@code LogAppendTime}, the
  * broker's time. {@link #appendAsFollower} keeps the leader's offsets and accepts batches that continue
- * the log, with or without a gap (compaction), never overlapping it. Either call is all-or-nothing: every
- * batch is checked before the first byte is written, and all batches go to one segment in one positional
- * write.
+ * the log, never overlapping it. Either call is all-or-nothing: every batch is checked before the first byte is
+ * written, and all batches go to one segment in one positional write.
  *
- * <p>Reads: {@link #read} returns a {@link LogSlice} of whole batches starting at the batch that contains the
- * requested offset and ending before an upper bound (the log end, or a high watermark the caller keeps).
- * {@link #offsetForTimestamp} finds the first offset whose timestamp is at least a target.
+ * <p>Reads: through a {@link LogReader} ({@link #reader()}), a per-thread cursor that reads whole batches by
+ * offset and searches by timestamp without allocating; {@link #read} and {@link #offsetForTimestamp} are the
+ * one-call forms, which allocate.
  *
- * <p>Threads: one appender at a time (appends, {@link #close}) — calls are serialised by a lock, so a second
- * appender waits rather than corrupts; any number of readers ({@link #read}, {@link #offsetForTimestamp},
- * the accessors) concurrently with it and with each other, without locks. The appender writes a batch's bytes
- * and index entries before it publishes the new log end (offset, segment, position) under a sequence
- * counter; a reader takes a consistent snapshot of that triple and never looks beyond it, so it sees no
- * partial batch and no byte past the published end, even while the log appends and rolls. {@link #flush} may
- * run on another thread. Readers must stop before {@link #close}.
+ * <p>State and its owners: this class composes the owners and holds none of their state itself. {@code Segments}
+ * owns the segment array (roll, truncate, retire), {@code LogEnd} the published end readers see,
+ * {@code Watermarks} the log start offset and high watermark, {@code Durability} the flushed offset and the
+ * durability waiters, the leader-epoch cache the epochs; {@code Appender}, {@code Truncation} and
+ * {@code Retention} are the paths that change them in order. What this class owns is the lifecycle: the append
+ * lock, closing, and the offline state (an I/O failure anywhere takes the log offline, docs/architecture.md).
+ *
+ * <p>Threads: one appender at a time (appends, truncations, retention, {@link #close}): calls are serialised by a
+ * lock, so a second appender waits rather than corrupts; any number of readers concurrently with it and with each
+ * other, without locks. {@link #flush} may run on another thread and never blocks appends. Readers must stop
+ * before {@link #close}.
  *
  * <p>Durability: {@link #flush}, {@link #flushedOffset}, {@link #awaitDurable} (group commit) and the
- * {@code flush.messages} policy; the fsync never runs under the append lock. Retention:
- * {@link #deleteOldSegments}, {@link #deleteRecordsBefore}, bounded by {@link #highWatermark}. A
- * {@link LogManager} adds the {@code flush.ms} policy, periodic retention and checkpoints (docs/log-manager.md).
+ * {@code flush.messages} policy. Retention: {@link #deleteOldSegments}, {@link #deleteRecordsBefore}, bounded by
+ * {@link #highWatermark}. A {@link LogManager} adds the {@code flush.ms} policy, periodic retention and checkpoints
+ * (docs/log-manager.md).
  *
  * <p>Failures: an I/O error takes the log offline ({@link StorageException}); every later call fails, since a
  * failed write or fsync leaves the files in an unknown state and is never retried in place. A log opened by a
@@ -55,76 +75,88 @@ public final class PartitionLog implements AutoCloseable {
     /** Kafka's {@code ListOffsetsRequest.EARLIEST_TIMESTAMP}: {@link #offsetForTimestamp} answers the log start. */
     public static final long EARLIEST_TIMESTAMP = -2L;
 
-    final Path dir;
-    final LogConfig config;
-    final FileIO io;
-    final InstantSource time;
-    final RandomGenerator jitterRandom;
-    final ReentrantLock appendLock = new ReentrantLock();
-    final Object flushLock = new Object();
+    private static final Logger LOG = LoggerFactory.getLogger(PartitionLog.class);
 
-    /** Copy-on-write: replaced on roll, so a reader binary-searches a stable array without locking. */
-    volatile LogSegment[] segments;
-    volatile long logStartOffset;
-
-    // The published log end: endSeq is odd while the appender rewrites the triple (a sequence lock).
-    volatile int endSeq;
-    volatile long endOffset;
-    volatile LogSegment endSegment;
-    volatile int endPosition;
-
-    volatile boolean closed;
-    private volatile Throwable offlineCause;
-    /** Offsets below this are on disk; guarded by flushLock for writes. */
-    volatile long flushedOffset;
-    /** Segments with a base below this were fully flushed; guarded by flushLock. */
-    long flushedSegmentBase;
-
-    // Durability, retention and the shared directory state (issue 3, LogManager side); logic in helper classes.
-    final GroupCommit groupCommit = new GroupCommit(this);
-    private final RetiredSegments retired = new RetiredSegments();
-    /** The high watermark as last set; read through {@link #highWatermark()}, which clamps it. */
-    volatile long highWatermark;
-    /** The directory state, scheduler and checkpoint hook a LogManager attaches; empty for a standalone log. */
-    final LogManagerHooks managerHooks = new LogManagerHooks(this);
-
-    /** Counts truncations, raised before any file shrinks, so a read that ran into one can retry. */
-    volatile int truncations;
-    /** The leader epochs and their start offsets, persisted in {@code leader-epoch-checkpoint}; set by open. */
-    LeaderEpochCache epochs;
-    /** What opening the log repaired; set by open. */
-    RecoveryReport recoveryReport;
-
-    /** The append path and the appender's reusable state (allocation-free in steady state). */
-    final AppendPath appends;
-    /** The read path (reads and timestamp searches): stateless, lock-free. */
-    private final ReadPath reads = new ReadPath(this);
-    /** Truncation (truncateTo within the log, truncateFullyAndStartAt). */
-    private final Truncation truncation = new Truncation(this);
-
-    /** Builds an opened log from its loaded segments; {@link LogOpener} sets the epochs and report. */
-    static PartitionLog create(final Path dir, final LogConfig config, final FileIO io, final InstantSource time,
-                               final RandomGenerator jitterRandom, final List<LogSegment> loaded,
-                               final long logEndOffset) {
-        return new PartitionLog(dir, config, io, time, jitterRandom, loaded, logEndOffset);
+    /**
+     * What a {@link LogManager} gives a log it opens: the log directory's shared failure state, the scheduler, what
+     * persists a lowered recovery point, and the offsets read from the directory's checkpoints. A standalone log
+     * has none of them ({@link #STANDALONE}).
+     *
+     * @param dirFailure           the directory's failure state, or null
+     * @param scheduler            runs group-commit flushes and segment unlinks, or null
+     * @param recoveryPointLowered persists a lowered recovery point (runs under the append lock)
+     * @param logStartOffset       the log-start checkpoint's value (0 when none)
+     * @param highWatermark        the replication checkpoint's value (0 when none)
+     * @param unflushedFrom        after a crash, the checkpointed recovery point from which recovered data counts
+     *                             as unflushed; -1 after a clean shutdown or for a new log
+     */
+    record Environment(LogDirFailure dirFailure, Scheduler scheduler, Runnable recoveryPointLowered,
+                       long logStartOffset, long highWatermark, long unflushedFrom) {
+        static final Environment STANDALONE = new Environment(null, null, () -> { }, 0, 0, -1);
     }
 
+    private final Path dir;
+    private final LogConfig config;
+    private final FileIO io;
+    private final InstantSource time;
+    private final ReentrantLock appendLock = new ReentrantLock();
+    private final Segments segments;
+    private final LogEnd end;
+    private final Watermarks watermarks;
+    private final Durability durability;
+    private final RetiredSegments retired;
+    private final LeaderEpochCache epochs;
+    private final Appender appender;
+    private final Truncation truncation;
+    private final Retention retention;
+    private final RecoveryReport recoveryReport;
+    /** The log directory's shared state when a LogManager opened this log; null for a standalone log. */
+    private final LogDirFailure dirFailure;
+    private final Consumer<StorageException> onDirOffline;
+    private final Scheduler scheduler;
+
+    private volatile boolean closed;
+    private volatile Throwable offlineCause;
+
     private PartitionLog(final Path dir, final LogConfig config, final FileIO io, final InstantSource time,
-                         final RandomGenerator jitterRandom, final List<LogSegment> loaded, final long logEndOffset) {
+                         final RandomGenerator jitterRandom, final LogOpening opened, final Environment env) {
         this.dir = dir;
         this.config = config;
         this.io = io;
         this.time = time;
-        this.jitterRandom = jitterRandom;
-        this.segments = loaded.toArray(new LogSegment[0]);
-        this.logStartOffset = this.segments[0].baseOffset();
-        this.appends = new AppendPath(this, config);
-        final LogSegment active = this.segments[this.segments.length - 1];
-        publishEnd(logEndOffset, active, active.sizeInBytes());
-        // A clean reopen finds everything on disk (close flushes); crash recovery (issue 3) will set this from
-        // the recovery-point checkpoint instead.
-        this.flushedOffset = logEndOffset;
-        this.flushedSegmentBase = active.baseOffset();
+        this.segments = new Segments(io, dir, config.segmentConfig(), () -> jitter(config, jitterRandom),
+            opened.segments());
+        final LogSegment active = segments.active();
+        this.end = new LogEnd(opened.endOffset(), active, active.sizeInBytes());
+        this.watermarks = new Watermarks(segments.first().baseOffset());
+        this.scheduler = env.scheduler();
+        final Scheduler flushes = env.scheduler();
+        // A clean open finds everything on disk (close flushes); after a crash, unflushedFrom lowers it below.
+        this.durability = new Durability(dir.toString(), opened.endOffset(), active.baseOffset(), this::flush,
+            flushes == null ? null : task -> flushes.schedule("group-commit " + dir, task, 0, 0));
+        this.retired = new RetiredSegments(io, durability);
+        this.epochs = opened.epochs();
+        this.appender = new Appender(segments, end, epochs, config.segmentConfig(), new Appender.Rules(
+            config.maxMessageBytes(), config.messageTimestampType() == LogConfig.TimestampType.LOG_APPEND_TIME,
+            config.messageTimestampBeforeMaxMs(), config.messageTimestampAfterMaxMs()), time);
+        this.truncation = new Truncation(dir, io, time, config.segmentIndexBytes(), segments, end, durability,
+            watermarks, epochs, appender, env.recoveryPointLowered());
+        this.retention = new Retention(segments, end, watermarks, new Retention.Rules(config.retentionMs(),
+            config.retentionBytes(), config.cleanupPolicy().delete()));
+        this.recoveryReport = report(opened.repairs());
+        if (env.unflushedFrom() >= 0) {
+            durability.markUnflushedFrom(env.unflushedFrom(), segments, opened.endOffset());
+        }
+        if (watermarks.restore(env.logStartOffset(), env.highWatermark(), segments.first().baseOffset(),
+            opened.endOffset())) {
+            LOG.warn("Checkpointed offsets of {} lie beyond its log end {} (highWatermark={}, logStartOffset={});"
+                + " clamped to the log end", dir, opened.endOffset(), env.highWatermark(), env.logStartOffset());
+        }
+        this.dirFailure = env.dirFailure();
+        this.onDirOffline = e -> durability.failAll(e, true);
+        if (dirFailure != null) {
+            dirFailure.onOffline(onDirOffline);
+        }
     }
 
     /**
@@ -202,16 +234,54 @@ public final class PartitionLog implements AutoCloseable {
     public static PartitionLog open(final Path partitionDir, final LogConfig config, final FileIO io,
                                     final InstantSource time, final RandomGenerator jitterRandom,
                                     final RecoveryOptions recovery) {
+        return open(partitionDir, config, io, time, jitterRandom, recovery, Environment.STANDALONE);
+    }
+
+    static PartitionLog open(final Path partitionDir, final LogConfig config, final FileIO io,
+                             final InstantSource time, final RandomGenerator jitterRandom,
+                             final RecoveryOptions recovery, final Environment env) {
         Objects.requireNonNull(recovery, "recovery");
         Objects.requireNonNull(partitionDir, "partitionDir");
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(io, "io");
         Objects.requireNonNull(time, "time");
         Objects.requireNonNull(jitterRandom, "jitterRandom");
-        return LogOpener.open(partitionDir, config, io, time, jitterRandom, recovery);
+        final LogOpening opened;
+        try {
+            opened = LogOpening.load(io, partitionDir, config.segmentConfig(), time.millis(),
+                () -> jitter(config, jitterRandom), new LogLoader.Options(recovery.hadCleanShutdown(),
+                    recovery.recoveryPoint(), recovery.scanFromOffset(), null, recovery.verifyExecutor(),
+                    recovery.verifyThreads()));
+        } catch (final CorruptSegmentException e) {
+            throw corruption(e);
+        } catch (final IOException | RuntimeException e) {
+            throw e instanceof StorageException ? (StorageException) e
+                : new StorageException("cannot open the log: " + e.getMessage(), partitionDir, e);
+        }
+        return new PartitionLog(partitionDir, config, io, time, jitterRandom, opened, env);
     }
 
-    static long jitter(final LogConfig config, final RandomGenerator random) {
+    /** The public form of damage found in a segment: a recovery finding names field, position and offset. */
+    private static StorageException corruption(final CorruptSegmentException e) {
+        final CorruptSegmentException.Finding f = e.finding();
+        if (f == null) {
+            return new StorageException(e.getMessage(), e.file(), e);
+        }
+        return new CorruptLogException(e.file(), f.position(), f.offset(), f.field(), f.expected(), f.found(),
+            f.detail(), e);
+    }
+
+    private static RecoveryReport report(final LogLoader.Repairs repairs) {
+        final List<RecoveryReport.Truncation> truncations = new ArrayList<>(repairs.truncations().size());
+        for (final LogLoader.Cut cut : repairs.truncations()) {
+            truncations.add(new RecoveryReport.Truncation(cut.file(), cut.position(), cut.offset(), cut.bytesDropped(),
+                cut.tornTail() ? RecoveryReport.Reason.TORN_TAIL : RecoveryReport.Reason.CORRUPTION, cut.detail()));
+        }
+        return new RecoveryReport(repairs.recovered(), repairs.segmentsScanned(), repairs.bytesScanned(), truncations,
+            repairs.deletedSegments(), repairs.rebuiltIndexes(), repairs.removedFiles(), repairs.epochsRebuilt());
+    }
+
+    private static long jitter(final LogConfig config, final RandomGenerator random) {
         // Kafka's LogConfig.randomSegmentJitter: uniform in [0, min(segment.jitter.ms, segment.ms)).
         return config.segmentJitterMs() == 0 ? 0 : random.nextLong(Math.min(config.segmentJitterMs(), config.segmentMs()));
     }
@@ -228,11 +298,24 @@ public final class PartitionLog implements AutoCloseable {
      * @param leaderEpoch the leader epoch to stamp, 0 or more
      * @return the last offset assigned
      * @throws InvalidRecordException naming the field, value, limit, batch and position of the first problem
-     * @throws IllegalArgumentException if {@code batches} is empty or read-only, or the epoch is negative
+     * @throws IllegalArgumentException if {@code batches} is empty or read-only, or the epoch is negative or below
+     *                                  the log's latest (a fenced leader)
      * @throws StorageException if the write fails (the log goes offline) or the log is closed or offline
      */
     public long appendAsLeader(final ByteBuffer batches, final int leaderEpoch) {
-        final long lastOffset = appends.appendAsLeader(batches, leaderEpoch);
+        if (leaderEpoch < 0) {
+            throw new IllegalArgumentException("leaderEpoch=" + leaderEpoch + " must be >= 0");
+        }
+        final long lastOffset;
+        appendLock.lock();
+        try {
+            ensureWritable();
+            lastOffset = appender.appendAsLeader(batches, leaderEpoch);
+        } catch (final LogWriteException e) {
+            throw goOffline(e.what(), e.getCause());
+        } finally {
+            appendLock.unlock();
+        }
         maybeFlushAfterAppend();
         return lastOffset;
     }
@@ -240,10 +323,10 @@ public final class PartitionLog implements AutoCloseable {
     /**
      * Appends batches replicated from the leader, keeping their offsets, epochs and timestamps. They are
      * validated with the replication rules (CRC, lengths, record structure; compacted batches with offset
-     * gaps inside them are legal), and must not go back: the first batch's base offset is at least the log
-     * end offset and each further batch starts after the previous one's last offset. Gaps between batches are
-     * legal, as in Kafka (a compacted leader log has them; a segment rolled for the append starts at its first
-     * batch); an overlap is refused (the follower must truncate or fetch from its log end). All-or-nothing.
+     * gaps inside them are legal), and must not go back: the first batch's base offset is the log end offset
+     * (or, under {@code cleanup.policy=compact}, at least it) and each further batch starts after the previous
+     * one's last offset. An overlap is refused (the follower must truncate or fetch from its log end).
+     * All-or-nothing.
      *
      * @param batches the batches, not modified
      * @return the last offset appended
@@ -254,93 +337,57 @@ public final class PartitionLog implements AutoCloseable {
      * @throws StorageException if the write fails (the log goes offline) or the log is closed or offline
      */
     public long appendAsFollower(final ByteBuffer batches) {
-        final long lastOffset = appends.appendAsFollower(batches);
+        final long lastOffset;
+        appendLock.lock();
+        try {
+            ensureWritable();
+            lastOffset = appender.appendAsFollower(batches);
+        } catch (final LogWriteException e) {
+            throw goOffline(e.what(), e.getCause());
+        } finally {
+            appendLock.unlock();
+        }
         maybeFlushAfterAppend();
         return lastOffset;
     }
 
     /** The flush.messages rule, checked after the append lock is released so the fsync never blocks appends. */
     private void maybeFlushAfterAppend() {
-        if (endOffset - flushedOffset >= config.flushMessages()) {
+        if (end.offset() - durability.flushedOffset() >= config.flushMessages()) {
             flush();
         }
     }
 
-    LogSegment roll(final long newBaseOffset, final long nowMs) throws IOException {
-        final LogSegment[] current = segments;
-        final LogSegment old = current[current.length - 1];
-        old.onBecomeInactive();
-        final LogSegment created = LogSegment.create(io, dir, newBaseOffset, config, nowMs, jitter(config, jitterRandom));
-        // The new segment's files must survive a power loss before anything is acknowledged from them.
-        io.fsyncDirectory(dir);
-        final LogSegment[] next = Arrays.copyOf(current, current.length + 1);
-        next[current.length] = created;
-        segments = next;
-        return created;
-    }
-
-    /** Publishes the log end under the sequence lock ({@link EndPublisher}: release stores, no fences). */
-    void publishEnd(final long offset, final LogSegment segment, final int position) {
-        EndPublisher.publish(this, offset, segment, position);
+    /**
+     * A new reader cursor over this log, for one reading thread; reusing it makes reads allocation-free.
+     *
+     * @return the reader
+     */
+    public LogReader reader() {
+        return new LogReader(this, segments, end);
     }
 
     /**
-     * Reads whole batches from {@code startOffset}; see {@link #read(long, int, long, boolean, LogSlice)}.
-     * Allocates the returned slice.
+     * Reads whole batches from {@code startOffset} (see {@link LogReader#read}); allocates a reader and the slice.
      *
      * @param startOffset        the first offset wanted
      * @param maxBytes           the most bytes to return (unless {@code minOneBatch} needs more)
      * @param maxOffsetExclusive the upper bound, e.g. a high watermark; {@link Long#MAX_VALUE} for the log end
      * @param minOneBatch        return the first batch whole even when it is larger than {@code maxBytes}
-     * @return a new slice
+     * @return the slice
      * @throws OffsetOutOfRangeException if {@code startOffset} is below the log start or above the log end
      * @throws StorageException if the log is closed or offline, or a read fails
      */
     public LogSlice read(final long startOffset, final int maxBytes, final long maxOffsetExclusive,
                          final boolean minOneBatch) {
-        return read(startOffset, maxBytes, maxOffsetExclusive, minOneBatch, new LogSlice());
+        final LogReader reader = reader();
+        reader.read(startOffset, maxBytes, maxOffsetExclusive, minOneBatch);
+        return reader.slice();
     }
 
     /**
-     * Reads whole batches into a reusable slice, without allocating. The slice starts at the batch that
-     * contains {@code startOffset} (or the first batch after it, if it falls in a gap), holds only batches
-     * that lie entirely below {@code min(maxOffsetExclusive, logEndOffset)} and at most {@code maxBytes}
-     * bytes, except that with {@code minOneBatch} the first batch is returned whole. It is empty when
-     * {@code startOffset} is at or past the upper bound. Thread-safe; lock-free.
-     *
-     * @param startOffset        the first offset wanted, in {@code [logStartOffset, logEndOffset]}
-     * @param maxBytes           the most bytes to return, 0 or more
-     * @param maxOffsetExclusive the upper bound
-     * @param minOneBatch        return the first batch whole even when it is larger than {@code maxBytes}
-     * @param into               the slice to fill
-     * @return {@code into}
-     * @throws OffsetOutOfRangeException if {@code startOffset} is below the log start or above the log end
-     * @throws IllegalArgumentException if {@code maxBytes} is negative
-     * @throws StorageException if the log is closed or offline, or a read fails
-     */
-    public LogSlice read(final long startOffset, final int maxBytes, final long maxOffsetExclusive,
-                         final boolean minOneBatch, final LogSlice into) {
-        return reads.read(startOffset, maxBytes, maxOffsetExclusive, minOneBatch, into);
-    }
-
-    /** The index of the last segment whose base offset is at most {@code offset}; 0 when it is below them all. */
-    static int floorIndex(final LogSegment[] segs, final long offset) {
-        int lo = 0;
-        int hi = segs.length - 1;
-        while (lo < hi) {
-            final int mid = (lo + hi + 1) >>> 1;
-            if (segs[mid].baseOffset() <= offset) {
-                lo = mid;
-            } else {
-                hi = mid - 1;
-            }
-        }
-        return lo;
-    }
-
-    /**
-     * Kafka's {@code ListOffsets} by timestamp without an upper bound other than the log end; see
-     * {@link #offsetForTimestamp(long, long, LogSlice)}. Allocates a slice (and its search buffer) per call.
+     * Kafka's {@code ListOffsets} by timestamp up to the log end (see {@link LogReader#offsetForTimestamp});
+     * allocates a reader.
      *
      * @param timestampMs the target timestamp, or {@link #LATEST_TIMESTAMP} / {@link #EARLIEST_TIMESTAMP}
      * @return the offset, or -1 when no record below the log end has such a timestamp
@@ -349,11 +396,12 @@ public final class PartitionLog implements AutoCloseable {
      * @throws UnsupportedOperationException if the records of a compressed batch must be read
      */
     public long offsetForTimestamp(final long timestampMs) {
-        return offsetForTimestamp(timestampMs, Long.MAX_VALUE, new LogSlice());
+        return offsetForTimestamp(timestampMs, Long.MAX_VALUE);
     }
 
     /**
-     * As {@link #offsetForTimestamp(long, long, LogSlice)}, allocating a slice (and its search buffer) per call.
+     * Kafka's {@code ListOffsets} by timestamp below a bound (see {@link LogReader#offsetForTimestamp});
+     * allocates a reader.
      *
      * @param timestampMs        the target timestamp, or {@link #LATEST_TIMESTAMP} / {@link #EARLIEST_TIMESTAMP}
      * @param maxOffsetExclusive the upper bound, e.g. the high watermark for a consumer
@@ -363,30 +411,7 @@ public final class PartitionLog implements AutoCloseable {
      * @throws UnsupportedOperationException if the records of a compressed batch must be read
      */
     public long offsetForTimestamp(final long timestampMs, final long maxOffsetExclusive) {
-        return offsetForTimestamp(timestampMs, maxOffsetExclusive, new LogSlice());
-    }
-
-    /**
-     * The first offset at or after the log start and below {@code min(maxOffsetExclusive, logEndOffset)} whose
-     * record timestamp is at least {@code timestampMs} (Kafka's {@code ListOffsets} by timestamp; a consumer's
-     * answer is bounded by the high watermark). Timestamps need not be ordered: the answer is the earliest such
-     * offset, found through each segment's largest timestamp and time index. Kafka's special targets are
-     * honoured: {@link #LATEST_TIMESTAMP} (-1) answers the bound itself, {@link #EARLIEST_TIMESTAMP} (-2) the
-     * log start offset; other negative targets (Kafka's -3 max-timestamp and the tiered-storage ones) are
-     * refused. Thread-safe and lock-free; allocation-free with a reused {@code scratch}: the search state lives
-     * in the slice, which is why each reading thread passes its own (as for {@link #read}; a slice per reader
-     * keeps the buffer thread-confined without a ThreadLocal pinning memory in every pooled thread).
-     *
-     * @param timestampMs        the target timestamp, or {@link #LATEST_TIMESTAMP} / {@link #EARLIEST_TIMESTAMP}
-     * @param maxOffsetExclusive the upper bound, e.g. the high watermark; {@link Long#MAX_VALUE} for the log end
-     * @param scratch            a slice used only for its buffers (its contents afterwards are unspecified)
-     * @return the offset, or -1 when no record below the bound has such a timestamp
-     * @throws IllegalArgumentException if {@code timestampMs} is negative and not one of the special values
-     * @throws StorageException if the log is closed or offline, or a read fails
-     * @throws UnsupportedOperationException if the records of a compressed batch must be read
-     */
-    public long offsetForTimestamp(final long timestampMs, final long maxOffsetExclusive, final LogSlice scratch) {
-        return reads.offsetForTimestamp(timestampMs, maxOffsetExclusive, scratch);
+        return reader().offsetForTimestamp(timestampMs, maxOffsetExclusive);
     }
 
     /**
@@ -397,7 +422,11 @@ public final class PartitionLog implements AutoCloseable {
      */
     public void flush() {
         ensureWritable();
-        FlushAndClose.flush(this);
+        try {
+            durability.flush(segments, end.offset(), time.millis());
+        } catch (final IOException | RuntimeException e) {
+            throw goOffline("flush failed", e);
+        }
     }
 
     /**
@@ -416,12 +445,12 @@ public final class PartitionLog implements AutoCloseable {
      */
     public CompletableFuture<Long> awaitDurable(final long offset) {
         ensureWritable();
-        final long end = endOffset;
-        if (offset < 0 || offset >= end) {
-            throw new IllegalArgumentException("offset=" + offset + " must be in [0, logEndOffset=" + end + ") of "
-                + dir);
+        final long endOffset = end.offset();
+        if (offset < 0 || offset >= endOffset) {
+            throw new IllegalArgumentException("offset=" + offset + " must be in [0, logEndOffset=" + endOffset
+                + ") of " + dir);
         }
-        return groupCommit.await(offset);
+        return durability.await(offset);
     }
 
     /**
@@ -431,7 +460,7 @@ public final class PartitionLog implements AutoCloseable {
      * @return the high watermark
      */
     public long highWatermark() {
-        return Math.max(logStartOffset, Math.min(highWatermark, endOffset));
+        return watermarks.highWatermark(end.offset());
     }
 
     /**
@@ -446,9 +475,7 @@ public final class PartitionLog implements AutoCloseable {
      */
     public long updateHighWatermark(final long offset) {
         ensureWritable();
-        final long clamped = Math.max(logStartOffset, Math.min(offset, endOffset));
-        highWatermark = clamped;
-        return clamped;
+        return watermarks.setHighWatermark(offset, end.offset());
     }
 
     /**
@@ -464,8 +491,19 @@ public final class PartitionLog implements AutoCloseable {
      */
     public long deleteRecordsBefore(final long offset) {
         ensureWritable();
-        SegmentRetention.deleteRecordsBefore(this, offset, time.millis());
-        return logStartOffset;
+        appendLock.lock();
+        try {
+            final long hw = highWatermark();
+            if (offset > hw) {
+                throw new OffsetOutOfRangeException(dir + " (deleteRecordsBefore above highWatermark=" + hw + ")",
+                    offset, logStartOffset(), logEndOffset());
+            }
+            watermarks.raiseLogStartOffset(offset);
+        } finally {
+            appendLock.unlock();
+        }
+        deleteSegments(time.millis(), true);
+        return logStartOffset();
     }
 
     /**
@@ -482,68 +520,57 @@ public final class PartitionLog implements AutoCloseable {
     public int deleteOldSegments() {
         ensureWritable();
         final long nowMs = time.millis();
-        if (managerHooks.scheduler() == null) {
-            retired.unlinkExpired(io, nowMs, this);
+        if (scheduler == null) {
+            final Throwable failure;
+            try {
+                failure = retired.unlinkExpired(nowMs);
+            } catch (final IOException e) {
+                throw goOffline("unlink of deleted segments", e);
+            }
+            if (failure != null) {
+                throw goOffline("unlink of deleted segments", failure);
+            }
         }
-        return SegmentRetention.deleteOldSegments(this, nowMs, false);
+        return deleteSegments(nowMs, false);
     }
 
-    // ---- package-private hooks for LogManager, SegmentRetention and GroupCommit (the logic lives there) ----
-
-    /** Held while a flush iterates the segments; unlinking a retired segment takes it so no flush touches it. */
-    Object flushLock() {
-        return flushLock;
-    }
-
-    ReentrantLock appendLock() {
-        return appendLock;
-    }
-
-    LogSegment[] segmentArray() {
-        return segments;
-    }
-
-    /** Replaces the segments (copy-on-write); the caller holds the append lock. */
-    void replaceSegments(final LogSegment[] next) {
-        segments = next;
-    }
-
-    /** Raises the log start offset; the caller holds the append lock. */
-    void raiseLogStartOffset(final long offset) {
-        if (offset > logStartOffset) {
-            logStartOffset = offset;
+    /** Takes the expired segments out under the append lock, then retires them (rename now, unlink later). */
+    private int deleteSegments(final long nowMs, final boolean logStartOnly) {
+        final LogSegment[] removed;
+        appendLock.lock();
+        try {
+            removed = retention.takeExpired(nowMs, logStartOnly);
+        } catch (final LogWriteException e) {
+            throw goOffline(e.what(), e.getCause());
+        } finally {
+            appendLock.unlock();
         }
+        final long delayMs = config.fileDeleteDelayMs();
+        for (final LogSegment segment : removed) {
+            try {
+                retired.retire(segment, nowMs + delayMs);
+            } catch (final IOException | RuntimeException e) {
+                throw goOffline("rename of " + segment.logFile() + " to " + RetiredSegments.DELETED_SUFFIX
+                    + " failed", e);
+            }
+            if (scheduler != null) {
+                scheduler.schedule("delete-segment " + segment.logFile().getFileName(), () -> unlink(segment),
+                    delayMs, 0);
+            }
+        }
+        return removed.length;
     }
 
-    /** Rolls an empty active segment at the log end; the caller holds the append lock. */
-    void rollEmptyAtEnd(final long nowMs) throws IOException {
-        final long end = endOffset;
-        final LogSegment created = roll(end, nowMs);
-        publishEnd(end, created, 0);
-    }
-
-    RetiredSegments retired() {
-        return retired;
-    }
-
-    Scheduler scheduler() {
-        return managerHooks.scheduler();
-    }
-
-    FileIO io() {
-        return io;
-    }
-
-    GroupCommit groupCommit() {
-        return groupCommit;
-    }
-
-    long nowMs() {
-        return time.millis();
-    }
-
-    boolean isClosed() {
-        return closed;
+    private void unlink(final LogSegment segment) {
+        Throwable failure;
+        try {
+            failure = retired.unlink(segment);
+        } catch (final IOException e) {
+            failure = e;
+        }
+        if (failure != null) {
+            goOffline("unlink of " + segment.logFile(), failure);
+        }
     }
 
     /**
@@ -560,10 +587,10 @@ public final class PartitionLog implements AutoCloseable {
      *
      * <p>Readers: the new log end is published before any file shrinks, so a read that starts afterwards never
      * looks past it; a read in flight that runs into the shrink retries from a fresh snapshot. A
-     * {@link LogSlice} taken before may refer to bytes that are then gone (its transfer fails with an IOException) or,
-     * after later appends, replaced. Kafka has the same window and excludes it the same way: consumers read only below the
-     * high watermark, and a follower truncates only above what its leader committed, so the bytes a truncation
-     * removes are never ones a bounded reader was given.
+     * {@link LogSlice} taken before may refer to bytes that are then gone (its transfer fails with an IOException)
+     * or, after later appends, replaced. Kafka has the same window and excludes it the same way: consumers read
+     * only below the high watermark, and a follower truncates only above what its leader committed, so the bytes
+     * a truncation removes are never ones a bounded reader was given.
      *
      * @param offset the new log end offset, 0 or more
      * @return the new log end offset ({@code offset}, or the base of the batch holding it)
@@ -577,21 +604,20 @@ public final class PartitionLog implements AutoCloseable {
         appendLock.lock();
         try {
             ensureWritable();
-            if (offset >= endOffset) {
-                return endOffset;
+            if (offset >= end.offset()) {
+                return end.offset();
             }
-            if (offset < segments[0].baseOffset()) {
-                truncateFullyAndStartAt(offset);
+            if (offset < segments.first().baseOffset()) {
+                truncation.truncateFullyAndStartAt(offset);
                 return offset;
             }
-            synchronized (flushLock) {
-                return truncation.truncateWithinLog(offset);
-            }
+            return truncation.truncateWithinLog(offset);
+        } catch (final LogWriteException e) {
+            throw goOffline(e.what(), e.getCause());
         } finally {
             appendLock.unlock();
         }
     }
-
 
     /**
      * Deletes every segment and restarts the log, empty, at {@code offset}: log start and log end both become
@@ -607,7 +633,15 @@ public final class PartitionLog implements AutoCloseable {
         if (offset < 0) {
             throw new IllegalArgumentException("offset=" + offset + " must be >= 0");
         }
-        truncation.truncateFullyAndStartAt(offset);
+        appendLock.lock();
+        try {
+            ensureWritable();
+            truncation.truncateFullyAndStartAt(offset);
+        } catch (final LogWriteException e) {
+            throw goOffline(e.what(), e.getCause());
+        } finally {
+            appendLock.unlock();
+        }
     }
 
     /**
@@ -618,7 +652,8 @@ public final class PartitionLog implements AutoCloseable {
      * @return the epoch and its end offset, or {@link EpochEndOffset#UNDEFINED}
      */
     public EpochEndOffset endOffsetForEpoch(final int epoch) {
-        return epochs.endOffsetFor(epoch, endOffset);
+        final EpochEnd found = epochs.endOffsetFor(epoch, end.offset());
+        return found.isUndefined() ? EpochEndOffset.UNDEFINED : new EpochEndOffset(found.epoch(), found.endOffset());
     }
 
     /**
@@ -631,13 +666,31 @@ public final class PartitionLog implements AutoCloseable {
     }
 
     /**
-     * The leader-epoch cache (entries persisted in {@code leader-epoch-checkpoint}); for replication code that
-     * needs more than {@link #endOffsetForEpoch}. Its mutators are the log's business.
+     * The leader-epoch history (the entries of {@code leader-epoch-checkpoint}), oldest first: a copy.
      *
-     * @return the cache
+     * @return the entries
      */
-    public LeaderEpochCache leaderEpochCache() {
-        return epochs;
+    public List<LeaderEpochEntry> leaderEpochs() {
+        final List<EpochEntry> entries = epochs.entries();
+        final List<LeaderEpochEntry> view = new ArrayList<>(entries.size());
+        for (final EpochEntry entry : entries) {
+            view.add(new LeaderEpochEntry(entry.epoch(), entry.startOffset()));
+        }
+        return List.copyOf(view);
+    }
+
+    /**
+     * The segments as they are now, oldest first: a copy.
+     *
+     * @return one entry per segment
+     */
+    public List<SegmentInfo> segments() {
+        final LogSegment[] segs = segments.array();
+        final List<SegmentInfo> view = new ArrayList<>(segs.length);
+        for (final LogSegment s : segs) {
+            view.add(new SegmentInfo(s.baseOffset(), s.sizeInBytes(), s.logFile(), s.maxTimestampSoFar()));
+        }
+        return List.copyOf(view);
     }
 
     /**
@@ -656,7 +709,7 @@ public final class PartitionLog implements AutoCloseable {
      * @return the log start offset
      */
     public long logStartOffset() {
-        return logStartOffset;
+        return watermarks.logStartOffset();
     }
 
     /**
@@ -665,7 +718,7 @@ public final class PartitionLog implements AutoCloseable {
      * @return the published log end offset
      */
     public long logEndOffset() {
-        return endOffset;
+        return end.offset();
     }
 
     /**
@@ -674,7 +727,7 @@ public final class PartitionLog implements AutoCloseable {
      * @return the flushed offset
      */
     public long flushedOffset() {
-        return flushedOffset;
+        return durability.flushedOffset();
     }
 
     /**
@@ -683,7 +736,7 @@ public final class PartitionLog implements AutoCloseable {
      * @return at least 1
      */
     public int segmentCount() {
-        return segments.length;
+        return segments.count();
     }
 
     /**
@@ -692,7 +745,7 @@ public final class PartitionLog implements AutoCloseable {
      * @return a new array
      */
     public long[] segmentBaseOffsets() {
-        final LogSegment[] segs = segments;
+        final LogSegment[] segs = segments.array();
         final long[] bases = new long[segs.length];
         for (int i = 0; i < segs.length; i++) {
             bases[i] = segs[i].baseOffset();
@@ -733,19 +786,83 @@ public final class PartitionLog implements AutoCloseable {
                 return;
             }
             closed = true;
-            FlushAndClose.close(this);
+            closeFiles();
         } finally {
             appendLock.unlock();
+            if (dirFailure != null) {
+                dirFailure.removeListener(onDirOffline);
+            }
         }
+    }
+
+    /**
+     * Trims and fsyncs what is unflushed (unless offline), fails the durability waiters, unlinks retired segments
+     * and closes every segment newest first, keeping all failures; offline, closes without trimming or syncing
+     * anything, so no fsync is issued after a failed one.
+     */
+    private void closeFiles() {
+        Throwable failure = null;
+        final LogSegment[] segs = segments.array();
+        if (!isOffline()) {
+            try {
+                segs[segs.length - 1].onBecomeInactive();
+                durability.flushOnClose(segments, end.offset());
+            } catch (final IOException | RuntimeException e) {
+                failure = goOffline("flush on close failed", e);
+            }
+        }
+        durability.failAll(new StorageException("the log was closed", dir, null), true);
+        try {
+            failure = retired.unlinkAll(failure);
+        } catch (final IOException e) {
+            failure = e;
+        }
+        final boolean offline = isOffline();
+        for (int i = segs.length - 1; i >= 0; i--) {
+            try {
+                if (offline) {
+                    segs[i].abandon();
+                } else {
+                    segs[i].close();
+                }
+            } catch (final IOException | RuntimeException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw new StorageException("closing the log failed: " + failure.getMessage(), dir, failure);
+        }
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    /** The {@code flush.ms} rule, for a log manager's flush task. */
+    boolean isFlushDue(final long nowMs) {
+        return durability.isFlushDue(nowMs, config.flushMs(), end.offset());
+    }
+
+    /** Durability waiters not completed yet (tests). */
+    int pendingDurabilityWaiters() {
+        return durability.pendingWaiters();
+    }
+
+    /** Segments renamed {@code .deleted} and not unlinked yet (tests). */
+    int pendingUnlinks() {
+        return retired.pendingCount();
     }
 
     void ensureWritable() {
         if (closed) {
             throw new StorageException("the log is closed", dir, null);
         }
-        final LogDirFailure shared = managerHooks.dirFailure();
-        if (shared != null) {
-            shared.ensureOnline();
+        if (dirFailure != null) {
+            dirFailure.ensureOnline();
         }
         final Throwable cause = offlineCause;
         if (cause != null) {
@@ -761,11 +878,10 @@ public final class PartitionLog implements AutoCloseable {
         if (offlineCause == null) {
             offlineCause = cause;
         }
-        final LogDirFailure shared = managerHooks.dirFailure();
-        final StorageException offline = shared != null
-            ? shared.markOffline(dir.getFileName() + ": " + what, cause)
+        final StorageException offline = dirFailure != null
+            ? dirFailure.markOffline(dir.getFileName() + ": " + what, cause)
             : new StorageException("the log is offline after a failed write or fsync (" + what + ")", dir, cause);
-        groupCommit.failAll(offline, true);
+        durability.failAll(offline, true);
         if (cause instanceof StorageException) {
             return (StorageException) cause;
         }
@@ -774,20 +890,22 @@ public final class PartitionLog implements AutoCloseable {
 
     /** True once this log, or the log directory it shares, went offline after an I/O failure. */
     boolean isOffline() {
-        final LogDirFailure shared = managerHooks.dirFailure();
-        return offlineCause != null || (shared != null && shared.isOffline());
+        return offlineCause != null || (dirFailure != null && dirFailure.isOffline());
     }
 
     StorageException readFailure(final IOException e) {
         if (closed) {
             return new StorageException("the log was closed during a read", dir, e);
         }
+        if (e instanceof CorruptSegmentException) {
+            return new StorageException(e.getMessage(), ((CorruptSegmentException) e).file(), e);
+        }
         return new StorageException("read failed: " + e.getMessage(), dir, e);
     }
 
     @Override
     public String toString() {
-        return "PartitionLog{dir=" + dir + ", logStartOffset=" + logStartOffset + ", logEndOffset=" + endOffset
-            + ", segments=" + segments.length + "}";
+        return "PartitionLog{dir=" + dir + ", logStartOffset=" + logStartOffset() + ", logEndOffset=" + logEndOffset()
+            + ", segments=" + segments.count() + "}";
     }
 }

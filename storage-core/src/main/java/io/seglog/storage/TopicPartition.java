@@ -1,5 +1,7 @@
 package io.seglog.storage;
 
+import io.seglog.storage.checkpoint.PartitionKey;
+
 /**
  * A topic name and a partition number, validated as Kafka validates them, so that the partition's
  * directory name ({@code <topic>-<partition>}) is always a safe single path element.
@@ -9,7 +11,7 @@ package io.seglog.storage;
  */
 public record TopicPartition(String topic, int partition) {
     /** Longest legal topic name: Kafka's limit, which keeps {@code <topic>-<partition>} under 255 bytes. */
-    public static final int MAX_TOPIC_LENGTH = 249;
+    public static final int MAX_TOPIC_LENGTH = PartitionKey.MAX_TOPIC_LENGTH;
 
     /**
      * Validates both fields.
@@ -19,38 +21,17 @@ public record TopicPartition(String topic, int partition) {
      * @throws IllegalArgumentException naming the field and the value when either is invalid
      */
     public TopicPartition {
-        validateTopic(topic);
-        if (partition < 0) {
-            throw new IllegalArgumentException("partition=" + partition + " must be >= 0 (topic=" + topic + ")");
-        }
+        PartitionKey.validate(topic, partition);
     }
 
     /**
      * Checks a topic name against Kafka's rules before it is used in any file-system or ZooKeeper path.
      *
-     * @param topic the candidate name
-     * @throws IllegalArgumentException naming the rule that the name breaks
+     * @param topic the topic name
+     * @throws IllegalArgumentException naming the value and the rule it breaks
      */
     public static void validateTopic(final String topic) {
-        if (topic == null || topic.isEmpty()) {
-            throw new IllegalArgumentException("topic=" + topic + " must not be empty");
-        }
-        if (topic.equals(".") || topic.equals("..")) {
-            throw new IllegalArgumentException("topic=" + topic + " must not be '.' or '..'");
-        }
-        if (topic.length() > MAX_TOPIC_LENGTH) {
-            throw new IllegalArgumentException(
-                "topic length=" + topic.length() + " exceeds the maximum of " + MAX_TOPIC_LENGTH);
-        }
-        for (int i = 0; i < topic.length(); i++) {
-            final char c = topic.charAt(i);
-            final boolean legal = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-                || c == '.' || c == '_' || c == '-';
-            if (!legal) {
-                throw new IllegalArgumentException("topic=" + topic + " has illegal character '" + c
-                    + "' at index " + i + "; legal characters are [a-zA-Z0-9._-]");
-            }
-        }
+        PartitionKey.validateTopic(topic);
     }
 
     /**

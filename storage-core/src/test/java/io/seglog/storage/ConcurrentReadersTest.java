@@ -47,7 +47,7 @@ class ConcurrentReadersTest {
             for (int t = 0; t < READERS; t++) {
                 final SplittableRandom random = new SplittableRandom(SEED + 1 + t);
                 readers[t] = new Thread(() -> {
-                    final LogSlice slice = new LogSlice();
+                    final LogReader slice = log.reader();
                     try {
                         while (!done.get() && failures.isEmpty()) {
                             checkOneRead(log, random, slice);
@@ -89,12 +89,12 @@ class ConcurrentReadersTest {
         }
     }
 
-    private static void checkOneRead(final PartitionLog log, final SplittableRandom random, final LogSlice slice)
+    private static void checkOneRead(final PartitionLog log, final SplittableRandom random, final LogReader slice)
         throws Exception {
         final long endBefore = log.logEndOffset();
         final long offset = endBefore == 0 ? 0 : random.nextLong(endBefore + 1);
         final long bound = random.nextBoolean() ? Long.MAX_VALUE : offset + random.nextInt(50);
-        log.read(offset, random.nextInt(2_000), bound, true, slice);
+        slice.read(offset, random.nextInt(2_000), bound, true);
         final long endAfter = log.logEndOffset();
         // (A bound inside a batch excludes that batch, so only an unbounded read below the end must find one.)
         if (bound == Long.MAX_VALUE && offset < endBefore) {

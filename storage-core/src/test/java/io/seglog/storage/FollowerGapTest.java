@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.seglog.storage.format.InvalidRecordException;
 import io.seglog.storage.io.FileIO;
 import java.io.IOException;
 import java.nio.file.Path;

@@ -33,7 +33,7 @@ class HotPathAllocationTest {
         final ByteBuffer append = directConcat(smallBatches(BATCHES_PER_APPEND, RECORDS_PER_BATCH));
         final LogConfig config = LogConfig.builder().messageTimestampType(LogConfig.TimestampType.LOG_APPEND_TIME).build();
         try (PartitionLog log = PartitionLog.open(dir.resolve("alloc-0"), config, FileIO.system(), Clock.systemUTC())) {
-            final LogSlice slice = new LogSlice();
+            final LogReader slice = log.reader();
             for (int i = 0; i < WARMUP_CALLS; i++) {
                 appendAndRead(log, append, slice);
             }
@@ -67,7 +67,7 @@ class HotPathAllocationTest {
         }
         final LogConfig config = LogConfig.builder().messageTimestampType(LogConfig.TimestampType.LOG_APPEND_TIME).build();
         try (PartitionLog log = PartitionLog.open(dir.resolve("rotate-0"), config, FileIO.system(), Clock.systemUTC())) {
-            final LogSlice slice = new LogSlice();
+            final LogReader slice = log.reader();
             for (int i = 0; i < WARMUP_CALLS; i++) {
                 appendAndRead(log, requests[i % requests.length], slice);
             }
@@ -82,9 +82,9 @@ class HotPathAllocationTest {
         }
     }
 
-    private static void appendAndRead(final PartitionLog log, final ByteBuffer append, final LogSlice slice) {
+    private static void appendAndRead(final PartitionLog log, final ByteBuffer append, final LogReader slice) {
         final long last = log.appendAsLeader(append, 1);
-        log.read(last, 64 * 1024, Long.MAX_VALUE, true, slice);
+        slice.read(last, 64 * 1024, Long.MAX_VALUE, true);
         if (slice.isEmpty()) {
             throw new AssertionError("empty read at " + last);
         }

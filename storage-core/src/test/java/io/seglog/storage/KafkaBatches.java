@@ -117,4 +117,17 @@ public final class KafkaBatches {
         slice.readInto(buffer);
         return buffer.flip();
     }
+
+    /**
+     * The bytes of a reader's last answer, copied.
+     *
+     * @param reader the reader
+     * @return a heap buffer ready to read
+     * @throws java.io.IOException if the copy fails
+     */
+    public static ByteBuffer bytesOf(final LogReader reader) throws java.io.IOException {
+        final ByteBuffer buffer = ByteBuffer.allocate(reader.sizeInBytes());
+        reader.readInto(buffer);
+        return buffer.flip();
+    }
 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.seglog.storage.format.InvalidRecordException;
 import io.seglog.storage.format.RecordBatch;
 import io.seglog.storage.format.RecordBatchBuilder;
 import io.seglog.storage.format.RecordBatchDescriptor;

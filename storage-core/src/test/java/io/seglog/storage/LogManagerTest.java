@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.seglog.storage.checkpoint.CleanShutdownFile;
 import io.seglog.storage.checkpoint.OffsetCheckpointFile;
+import io.seglog.storage.checkpoint.PartitionKey;
 import io.seglog.storage.io.FileIO;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -174,8 +175,8 @@ class LogManagerTest {
             log.updateHighWatermark(7);
             log.deleteRecordsBefore(3);
             scheduler.advanceMs(5_000);
-            assertEquals(Map.of(tp, 7L), new OffsetCheckpointFile(FileIO.system(),
-                logs.resolve(OffsetCheckpointFile.REPLICATION_FILE)).read(), "periodic HW checkpoint");
+            assertEquals(Map.of(new PartitionKey(tp.topic(), tp.partition()), 7L), new OffsetCheckpointFile(
+                FileIO.system(), logs.resolve(OffsetCheckpointFile.REPLICATION_FILE)).read(), "periodic HW checkpoint");
         }
         assertTrue(Files.exists(logs.resolve(CleanShutdownFile.FILE_NAME)), "clean-shutdown marker after close");
         final org.apache.kafka.common.TopicPartition ktp = new org.apache.kafka.common.TopicPartition("cp", 0);
@@ -270,7 +271,7 @@ class LogManagerTest {
         // A crash: no marker, and a recovery point of 2 (as if segments 2 and 3 had not been flushed).
         Files.delete(logs.resolve(CleanShutdownFile.FILE_NAME));
         new OffsetCheckpointFile(FileIO.system(), logs.resolve(OffsetCheckpointFile.RECOVERY_POINT_FILE))
-            .write(Map.of(tp, 2L));
+            .write(Map.of(new PartitionKey(tp.topic(), tp.partition()), 2L));
         try (LogManager m = LogManager.open(config, FileIO.system(), new ManualScheduler(clock), clock)) {
             assertFalse(m.hadCleanShutdown(logs));
             final PartitionLog log = m.log(tp).orElseThrow();

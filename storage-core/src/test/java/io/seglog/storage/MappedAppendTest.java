@@ -156,14 +156,14 @@ class MappedAppendTest {
                 "WRITE " + logFile + " 65536"), first);
             final SplittableRandom random = new SplittableRandom(3);
             long remaps = 1;
-            while (log.segmentArray()[0].sizeInBytes() < 9 << 20) { // across two window boundaries
+            while (log.segments().get(0).sizeInBytes() < 9 << 20) { // across two window boundaries
                 final byte[] value = new byte[500 + random.nextInt(3_000)];
                 log.appendAsLeader(KafkaBatches.batch(0, new SimpleRecord(1_000L, null, value)), 1);
                 final List<String> calls = callsOn(io, logFile, journalAtOpen);
                 remaps = calls.stream().filter(l -> l.startsWith("MAP ")).count();
                 final long filled = calls.stream().filter(l -> l.startsWith("WRITE "))
                     .mapToLong(l -> Long.parseLong(l.substring(l.lastIndexOf(' ') + 1))).sum();
-                final long dataEnd = log.segmentArray()[0].sizeInBytes();
+                final long dataEnd = log.segments().get(0).sizeInBytes();
                 // Fills are contiguous from 0 (a remap may refill less than one append); the copy never passes
                 // them, and they stay within two chunks of it rather than filling the whole window.
                 assertTrue(filled >= dataEnd, "filled=" + filled + " dataEnd=" + dataEnd);
@@ -241,11 +241,11 @@ class MappedAppendTest {
             for (int i = 0; i < 5; i++) {
                 log.appendAsLeader(KafkaBatches.batch(0, 1_000L + i), 1);
             }
-            assertTrue(Files.size(file) > log.segmentArray()[0].sizeInBytes(), "mapped: the file runs past the data");
+            assertTrue(Files.size(file) > log.segments().get(0).sizeInBytes(), "mapped: the file runs past the data");
             assertEquals(2, log.truncateTo(2));
-            assertEquals(log.segmentArray()[0].sizeInBytes(), Files.size(file), "unmapped and cut to the data");
+            assertEquals(log.segments().get(0).sizeInBytes(), Files.size(file), "unmapped and cut to the data");
             assertEquals(2, log.appendAsLeader(KafkaBatches.batch(0, 2_000L), 1));
-            assertTrue(Files.size(file) > log.segmentArray()[0].sizeInBytes(), "a new window after the cut");
+            assertTrue(Files.size(file) > log.segments().get(0).sizeInBytes(), "a new window after the cut");
             assertEquals(3, log.read(0, 1 << 20, Long.MAX_VALUE, true).sizeInBytes()
                 / KafkaBatches.batch(0, 1_000L).remaining());
         }

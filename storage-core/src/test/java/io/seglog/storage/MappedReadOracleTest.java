@@ -38,8 +38,8 @@ class MappedReadOracleTest {
         final LogConfig plain = mapped.toBuilder().readMapped(false).build();
         try (PartitionLog a = PartitionLog.open(dir.resolve("mapped" + seed + "-0"), mapped, FileIO.system(), new ManualClock(0));
              PartitionLog b = PartitionLog.open(dir.resolve("plain" + seed + "-0"), plain, FileIO.system(), new ManualClock(0))) {
-            final LogSlice sa = new LogSlice();
-            final LogSlice sb = new LogSlice();
+            final LogReader sa = a.reader();
+            final LogReader sb = b.reader();
             for (int round = 0; round < 30; round++) {
                 for (int n = 0; n < 1 + random.nextInt(40); n++) {
                     final long base = a.logEndOffset();
@@ -57,18 +57,18 @@ class MappedReadOracleTest {
                     final int maxBytes = random.nextInt(6_000);
                     final long bound = random.nextBoolean() ? Long.MAX_VALUE : random.nextLong(end + 2);
                     final boolean minOne = random.nextBoolean();
-                    a.read(offset, maxBytes, bound, minOne, sa);
-                    b.read(offset, maxBytes, bound, minOne, sb);
+                    sa.read(offset, maxBytes, bound, minOne);
+                    sb.read(offset, maxBytes, bound, minOne);
                     final String what = "seed=" + seed + " read(" + offset + ", " + maxBytes + ", " + bound + ", " + minOne + ")";
                     assertEquals(sb.segmentBaseOffset(), sa.segmentBaseOffset(), what);
                     assertEquals(sb.position(), sa.position(), what);
                     assertEquals(sb.sizeInBytes(), sa.sizeInBytes(), what);
                     assertEquals(sb.firstOffset(), sa.firstOffset(), what);
                     final long ts = 5_000 + random.nextLong(end + 10_000);
-                    assertEquals(b.offsetForTimestamp(ts, bound, sb), a.offsetForTimestamp(ts, bound, sa),
+                    assertEquals(sb.offsetForTimestamp(ts, bound), sa.offsetForTimestamp(ts, bound),
                         "seed=" + seed + " offsetForTimestamp(" + ts + ", " + bound + ")");
                 }
-                assertThrows(OffsetOutOfRangeException.class, () -> a.read(end + 1, 100, Long.MAX_VALUE, true, sa));
+                assertThrows(OffsetOutOfRangeException.class, () -> sa.read(end + 1, 100, Long.MAX_VALUE, true));
             }
             assertTrue(a.segmentCount() > 2, "rolled: " + a.segmentCount());
             assertEquals(b.segmentCount(), a.segmentCount());

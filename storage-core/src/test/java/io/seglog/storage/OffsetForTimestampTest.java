@@ -61,7 +61,7 @@ class OffsetForTimestampTest {
         targets.add(0L);
         targets.add(Long.MAX_VALUE);
         final long bound = records.size() / 2; // e.g. a high watermark half-way
-        final LogSlice scratch = new LogSlice(); // reused: the allocation-free form
+        final LogReader scratch = log.reader(); // reused: the allocation-free form
         for (final long target : targets) {
             long expected = -1;
             for (final long[] r : records) {
@@ -71,12 +71,12 @@ class OffsetForTimestampTest {
                 }
             }
             assertEquals(expected, log.offsetForTimestamp(target), "seed=" + seed + " target=" + target);
-            assertEquals(expected < bound ? expected : -1, log.offsetForTimestamp(target, bound, scratch),
+            assertEquals(expected < bound ? expected : -1, scratch.offsetForTimestamp(target, bound),
                 "seed=" + seed + " target=" + target + " maxOffsetExclusive=" + bound);
         }
-        assertEquals(bound, log.offsetForTimestamp(PartitionLog.LATEST_TIMESTAMP, bound, scratch));
+        assertEquals(bound, scratch.offsetForTimestamp(PartitionLog.LATEST_TIMESTAMP, bound));
         assertEquals(records.size(), log.offsetForTimestamp(PartitionLog.LATEST_TIMESTAMP));
-        assertEquals(log.logStartOffset(), log.offsetForTimestamp(PartitionLog.EARLIEST_TIMESTAMP, bound, scratch));
+        assertEquals(log.logStartOffset(), scratch.offsetForTimestamp(PartitionLog.EARLIEST_TIMESTAMP, bound));
         for (final long invalid : new long[] {-3, -5, Long.MIN_VALUE}) {
             final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> log.offsetForTimestamp(invalid));

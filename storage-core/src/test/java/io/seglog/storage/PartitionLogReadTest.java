@@ -60,13 +60,14 @@ class PartitionLogReadTest {
         try (PartitionLog log = writeLog(random)) {
             assertTrue(log.segmentCount() >= 5, "segments=" + log.segmentCount());
             final long end = log.logEndOffset();
-            final LogSlice reused = new LogSlice();
+            final LogReader reused = log.reader();
             for (long offset = 0; offset <= end; offset++) {
                 for (int trial = 0; trial < 6; trial++) {
                     final int maxBytes = trial == 0 ? 0 : random.nextInt(900);
                     final long bound = trial % 2 == 0 ? Long.MAX_VALUE : offset + random.nextInt(40);
                     final boolean minOne = random.nextBoolean();
-                    final LogSlice slice = log.read(offset, maxBytes, bound, minOne, reused);
+                    reused.read(offset, maxBytes, bound, minOne);
+                    final LogSlice slice = reused.slice();
                     checkAgainstModel(slice, offset, maxBytes, Math.min(bound, end), minOne);
                 }
             }

@@ -221,11 +221,11 @@ class RetentionTest {
             final java.util.List<Throwable> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
             log.appendAsLeader(batch(0, T0), 0);
             final Thread reader = new Thread(() -> {
-                final LogSlice slice = new LogSlice();
+                final LogReader slice = log.reader();
                 while (!stop.get()) {
                     final long start = log.logStartOffset();
                     try {
-                        log.read(start, 1 << 20, log.highWatermark(), true, slice);
+                        slice.read(start, 1 << 20, log.highWatermark(), true);
                         if (!slice.isEmpty()) {
                             final ByteBuffer bytes = bytesOf(slice);
                             final long first = bytes.getLong(0);

@@ -49,7 +49,7 @@ class SegmentIndexBytesTest {
         // Calls to open: 1 = the .log, 2 = the .index; the second fails after the .log exists.
         final FaultInjectingFileIO io = new FaultInjectingFileIO().failOnCall(FaultInjectingFileIO.Op.OPEN, 2);
         final LogConfig config = LogConfig.builder().build();
-        assertThrows(IOException.class, () -> LogSegment.create(io, dir, 0, config, 0, 0));
+        assertThrows(IOException.class, () -> LogSegment.create(io, dir, 0, config.segmentConfig(), 0, 0));
         try (Stream<Path> files = Files.list(dir)) {
             assertEquals(0, files.count(), "files left behind by a failed creation");
         }

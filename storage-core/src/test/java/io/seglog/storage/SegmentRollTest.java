@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.seglog.storage.format.InvalidRecordException;
 import io.seglog.storage.io.FileIO;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -56,9 +57,9 @@ class SegmentRollTest {
             // so its data is its published size.
             assertEquals(3L * batchSize, Files.size(log.dir().resolve("00000000000000000000.log")));
             assertEquals(3L * batchSize, Files.size(log.dir().resolve("00000000000000000003.log")));
-            assertEquals(3 * batchSize, log.segmentArray()[0].sizeInBytes());
-            assertEquals(3 * batchSize, log.segmentArray()[1].sizeInBytes());
-            assertEquals(batchSize, log.segmentArray()[2].sizeInBytes());
+            assertEquals(3 * batchSize, log.segments().get(0).sizeInBytes());
+            assertEquals(3 * batchSize, log.segments().get(1).sizeInBytes());
+            assertEquals(batchSize, log.segments().get(2).sizeInBytes());
         }
         assertEquals(batchSize, Files.size(dir.resolve("roll-0").resolve("00000000000000000006.log")),
             "close trims the active segment to its data");

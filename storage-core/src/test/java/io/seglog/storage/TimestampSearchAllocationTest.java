@@ -33,12 +33,12 @@ class TimestampSearchAllocationTest {
         try (PartitionLog log = PartitionLog.open(dir.resolve("t-0"), LogConfig.builder().build(), FileIO.system(),
             new ManualClock(0))) {
             log.appendAsLeader(largeBatch(), 0); // ~400 KB in one batch
-            final LogSlice scratch = new LogSlice();
+            final LogReader scratch = log.reader();
             final long last = 1_000L + RECORDS - 1;
-            assertEquals(RECORDS - 1, log.offsetForTimestamp(last, Long.MAX_VALUE, scratch)); // warm-up
+            assertEquals(RECORDS - 1, scratch.offsetForTimestamp(last, Long.MAX_VALUE)); // warm-up
             final long before = allocatedBytes();
             for (int i = 0; i < 200; i++) {
-                assertEquals(RECORDS - 1, log.offsetForTimestamp(last, Long.MAX_VALUE, scratch));
+                assertEquals(RECORDS - 1, scratch.offsetForTimestamp(last, Long.MAX_VALUE));
             }
             final long allocated = allocatedBytes() - before;
             System.out.println("TimestampSearchAllocationTest: " + allocated + " bytes over 200 searches");

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.seglog.storage.checkpoint.OffsetCheckpointFile;
+import io.seglog.storage.checkpoint.PartitionKey;
 import io.seglog.storage.io.FileIO;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -48,7 +49,7 @@ class TruncationRecoveryPointTest {
             for (int i = 0; i < 3; i++) {
                 log.appendAsLeader(batch(0, T0 + 10 + i), 0); // offsets 2, 3, 4, not flushed
             }
-            dataBytes = log.segmentArray()[0].sizeInBytes();
+            dataBytes = log.segments().get(0).sizeInBytes();
             copyTree(logs, image); // the crash: the files as they are, no clean-shutdown marker
         }
         // The last batch (offset 4) was torn by the crash (cut within its data: the file may run past the data,
@@ -68,7 +69,7 @@ class TruncationRecoveryPointTest {
 
     private static long recoveryPoint(final Path logDir, final TopicPartition tp) throws IOException {
         return new OffsetCheckpointFile(FileIO.system(), logDir.resolve(OffsetCheckpointFile.RECOVERY_POINT_FILE))
-            .read().get(tp);
+            .read().get(new PartitionKey(tp.topic(), tp.partition()));
     }
 
     private static void copyTree(final Path from, final Path to) throws IOException {

@@ -1,6 +1,5 @@
 package io.seglog.storage.checkpoint;
 
-import io.seglog.storage.TopicPartition;
 import io.seglog.storage.io.FileIO;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -50,10 +49,10 @@ public final class OffsetCheckpointFile {
 
     /** Number of lines before the first entry (version, count): entry i is on line i + 3. */
     private static final int HEADER_LINES = 2;
-    private static final Comparator<TopicPartition> ORDER =
-        Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition);
+    private static final Comparator<PartitionKey> ORDER =
+        Comparator.comparing(PartitionKey::topic).thenComparingInt(PartitionKey::partition);
 
-    private final CheckpointFile<Map.Entry<TopicPartition, Long>> checkpoint;
+    private final CheckpointFile<Map.Entry<PartitionKey, Long>> checkpoint;
 
     /**
      * Creates a handle on an offset checkpoint file. Touches no file.
@@ -81,9 +80,9 @@ public final class OffsetCheckpointFile {
      * @throws IOException              if a step fails (see {@code CheckpointFile.write})
      * @throws IllegalArgumentException naming the partition and value if an offset is negative or null
      */
-    public void write(final Map<TopicPartition, Long> offsets) throws IOException {
-        final List<Map.Entry<TopicPartition, Long>> entries = new ArrayList<>(offsets.size());
-        for (final Map.Entry<TopicPartition, Long> entry : offsets.entrySet()) {
+    public void write(final Map<PartitionKey, Long> offsets) throws IOException {
+        final List<Map.Entry<PartitionKey, Long>> entries = new ArrayList<>(offsets.size());
+        for (final Map.Entry<PartitionKey, Long> entry : offsets.entrySet()) {
             final Long offset = entry.getValue();
             if (offset == null || offset < 0) {
                 throw new IllegalArgumentException("offset=" + offset + " of " + entry.getKey() + " must be >= 0");
@@ -102,12 +101,12 @@ public final class OffsetCheckpointFile {
      *                                    partition listed twice
      * @throws IOException                if the file cannot be read
      */
-    public Map<TopicPartition, Long> read() throws IOException {
-        final List<Map.Entry<TopicPartition, Long>> entries = checkpoint.read();
-        final Map<TopicPartition, Long> offsets = new LinkedHashMap<>(entries.size() * 2);
-        final Map<TopicPartition, Integer> lines = new HashMap<>(entries.size() * 2);
+    public Map<PartitionKey, Long> read() throws IOException {
+        final List<Map.Entry<PartitionKey, Long>> entries = checkpoint.read();
+        final Map<PartitionKey, Long> offsets = new LinkedHashMap<>(entries.size() * 2);
+        final Map<PartitionKey, Integer> lines = new HashMap<>(entries.size() * 2);
         for (int i = 0; i < entries.size(); i++) {
-            final Map.Entry<TopicPartition, Long> entry = entries.get(i);
+            final Map.Entry<PartitionKey, Long> entry = entries.get(i);
             final int line = i + 1 + HEADER_LINES;
             final Integer firstLine = lines.putIfAbsent(entry.getKey(), line);
             if (firstLine != null) {
@@ -135,21 +134,21 @@ public final class OffsetCheckpointFile {
     }
 
     /** {@code <topic> <partition> <offset>}. Stateless. */
-    private enum Format implements CheckpointEntryFormat<Map.Entry<TopicPartition, Long>> {
+    private enum Format implements CheckpointEntryFormat<Map.Entry<PartitionKey, Long>> {
         INSTANCE;
 
         @Override
-        public void format(final Map.Entry<TopicPartition, Long> entry, final StringBuilder out) {
+        public void format(final Map.Entry<PartitionKey, Long> entry, final StringBuilder out) {
             out.append(entry.getKey().topic()).append(' ').append(entry.getKey().partition())
                 .append(' ').append(entry.getValue().longValue());
         }
 
         @Override
-        public Map.Entry<TopicPartition, Long> parse(final String line) {
+        public Map.Entry<PartitionKey, Long> parse(final String line) {
             final String[] fields = CheckpointFields.split(line, 3, "<topic> <partition> <offset>");
             final int partition = CheckpointFields.parseNonNegativeInt(fields[1], "partition");
             final long offset = CheckpointFields.parseNonNegativeLong(fields[2], "offset");
-            return Map.entry(new TopicPartition(fields[0], partition), offset);
+            return Map.entry(new PartitionKey(fields[0], partition), offset);
         }
     }
 }

@@ -287,7 +287,7 @@ public final class LeaderEpochCache {
      * Answers OffsetsForLeaderEpoch (KIP-101, KIP-279): the largest known epoch at or below the requested one,
      * and where it ended in this log.
      * <ul>
-     *   <li>requested {@link #UNDEFINED_EPOCH}: {@link EpochEndOffset#UNDEFINED};</li>
+     *   <li>requested {@link #UNDEFINED_EPOCH}: {@link EpochEnd#UNDEFINED};</li>
      *   <li>requested = latest epoch: (requested, {@code logEndOffset}), the epoch is still being written;</li>
      *   <li>requested above every known epoch (only possible when it is not the latest): undefined;</li>
      *   <li>requested below the first known epoch: (requested, start offset of the first epoch); the older
@@ -299,24 +299,24 @@ public final class LeaderEpochCache {
      * @param logEndOffset   this log's end offset
      * @return the epoch and its end offset here
      */
-    public EpochEndOffset endOffsetFor(final int requestedEpoch, final long logEndOffset) {
+    public EpochEnd endOffsetFor(final int requestedEpoch, final long logEndOffset) {
         if (requestedEpoch == UNDEFINED_EPOCH) {
             // A bootstrapping follower, or one on a message format without epochs.
-            return EpochEndOffset.UNDEFINED;
+            return EpochEnd.UNDEFINED;
         }
         lock.readLock().lock();
         try {
             if (size > 0 && epochs[size - 1] == requestedEpoch) {
-                return new EpochEndOffset(requestedEpoch, logEndOffset);
+                return new EpochEnd(requestedEpoch, logEndOffset);
             }
             final int higher = higherIndex(requestedEpoch);
             if (higher == size) {
-                return EpochEndOffset.UNDEFINED;
+                return EpochEnd.UNDEFINED;
             }
             if (higher == 0) {
-                return new EpochEndOffset(requestedEpoch, startOffsets[0]);
+                return new EpochEnd(requestedEpoch, startOffsets[0]);
             }
-            return new EpochEndOffset(epochs[higher - 1], startOffsets[higher]);
+            return new EpochEnd(epochs[higher - 1], startOffsets[higher]);
         } finally {
             lock.readLock().unlock();
         }

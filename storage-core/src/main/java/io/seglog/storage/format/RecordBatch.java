@@ -23,7 +23,6 @@ import static io.seglog.storage.format.RecordBatchDescriptor.TIMESTAMP_TYPE_MASK
 import static io.seglog.storage.format.RecordBatchDescriptor.TRANSACTIONAL_FLAG_MASK;
 import static java.nio.ByteOrder.BIG_ENDIAN;
 
-import io.seglog.storage.InvalidRecordException;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 

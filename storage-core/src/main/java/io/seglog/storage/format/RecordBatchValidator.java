@@ -19,7 +19,6 @@ import static io.seglog.storage.format.RecordBatchDescriptor.RECORDS_COUNT_OFFSE
 import static io.seglog.storage.format.RecordBatchDescriptor.RECORDS_OFFSET;
 import static java.nio.ByteOrder.BIG_ENDIAN;
 
-import io.seglog.storage.InvalidRecordException;
 import org.agrona.DirectBuffer;
 
 /**

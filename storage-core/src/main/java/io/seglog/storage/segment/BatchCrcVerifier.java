@@ -3,7 +3,7 @@ package io.seglog.storage.segment;
 import static io.seglog.storage.format.RecordBatchDescriptor.ATTRIBUTES_OFFSET;
 import static io.seglog.storage.format.RecordBatchDescriptor.CRC_OFFSET;
 
-import io.seglog.storage.StorageException;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
@@ -90,10 +90,10 @@ final class BatchCrcVerifier {
      * @param touchTo   end of the bytes to touch, exclusive ({@code <= touchFrom}: none)
      * @param file      the data file, named by a failure
      * @return the index of the first batch whose stored CRC differs from its computed one, or -1
-     * @throws StorageException naming the file and the byte range when a part fails
+     * @throws IOException naming the file and the byte range when a part fails
      */
     int firstBadCrc(final ByteBuffer mapped, final int[] positions, final int count, final int touchFrom,
-                    final int touchTo, final Path file) {
+                    final int touchTo, final Path file) throws IOException {
         return finish(start(mapped, positions, count, touchFrom, touchTo, file));
     }
 
@@ -146,9 +146,9 @@ final class BatchCrcVerifier {
      *
      * @param pending what {@link #start} returned
      * @return the index of the first batch whose stored CRC differs from its computed one, or -1
-     * @throws StorageException naming the file and the byte range when a part failed
+     * @throws IOException naming the file and the byte range when a part failed
      */
-    int finish(final Pending pending) {
+    int finish(final Pending pending) throws IOException {
         final Run run = pending.run;
         final int[] positions = run.positions;
         final Path file = run.file;
@@ -159,10 +159,10 @@ final class BatchCrcVerifier {
                 final String what = "verifying the CRC-32C of the batches at positions " + positions[part.from] + ".."
                     + positions[part.to] + " failed: " + part.failure;
                 if (part.failure instanceof Error) {
-                    part.failure.addSuppressed(new StorageException(what, file, null));
+                    part.failure.addSuppressed(new IOException(what + " (file=" + file + ")"));
                     throw (Error) part.failure;
                 }
-                throw new StorageException(what, file, part.failure);
+                throw new IOException(what + " (file=" + file + ")", part.failure);
             }
         }
         final int bad = run.firstBad.get();
@@ -170,7 +170,7 @@ final class BatchCrcVerifier {
     }
 
     /** Touches the pages of {@code [from, to)} in parallel, as {@link #firstBadCrc} does for the next run. */
-    void touch(final ByteBuffer mapped, final int from, final int to, final Path file) {
+    void touch(final ByteBuffer mapped, final int from, final int to, final Path file) throws IOException {
         firstBadCrc(mapped, new int[] {0}, 0, from, to, file);
     }
 

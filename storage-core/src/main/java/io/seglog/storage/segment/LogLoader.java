@@ -3,10 +3,6 @@ package io.seglog.storage.segment;
 import static io.seglog.storage.format.RecordBatchDescriptor.BASE_OFFSET_OFFSET;
 import static io.seglog.storage.format.RecordBatchDescriptor.PARTITION_LEADER_EPOCH_OFFSET;
 
-import io.seglog.storage.CorruptLogException;
-import io.seglog.storage.LogConfig;
-import io.seglog.storage.RecoveryReport;
-import io.seglog.storage.StorageException;
 import io.seglog.storage.epoch.LeaderEpochCache;
 import io.seglog.storage.io.FileIO;
 import java.io.IOException;
@@ -34,9 +30,9 @@ import org.slf4j.LoggerFactory;
  * {@code min(recoveryPoint, scanFrom)} on is scanned by {@link SegmentRecovery}: CRC-checked batch by batch,
  * its indexes rebuilt. A torn tail is truncated (WARN naming file, position and bytes dropped) and every
  * later segment deleted, as Kafka does. Corruption that a crash cannot explain fails the load with a
- * {@link CorruptLogException}, unless {@link LogConfig#corruptionPolicy()} is {@code TRUNCATE}, which
- * truncates there instead and reports it. The scanned segments are fsynced at the end, so everything the
- * loaded log holds is durable. The answer carries a {@link RecoveryReport}.
+ * {@link CorruptSegmentException} carrying its {@link CorruptSegmentException.Finding finding}, unless
+ * {@link SegmentConfig#truncateOnCorruption()}, which truncates there instead and reports it. The scanned segments
+ * are fsynced at the end, so everything the loaded log holds is durable. The answer carries the {@link Repairs}.
  *
  * <p>Thread-safety: stateless; a load owns the directory while it runs.
  */
@@ -102,7 +98,37 @@ public final class LogLoader {
      * @param epochs   the leader epochs of the batches read: every batch when {@code knownEpochs} was null,
      *                 otherwise those of the scanned segments
      */
-    public record Loaded(List<LogSegment> segments, RecoveryReport report, LeaderEpochCache epochs) {
+    public record Loaded(List<LogSegment> segments, Repairs report, LeaderEpochCache epochs) {
+    }
+
+    /**
+     * What a load repaired; the partition log reports it as its public recovery report.
+     *
+     * @param recovered       whether the log was scanned (no clean shutdown)
+     * @param segmentsScanned segments CRC-checked by the scan
+     * @param bytesScanned    bytes CRC-checked by the scan
+     * @param truncations     data cut off, in file order
+     * @param deletedSegments data files deleted because an earlier segment was truncated
+     * @param rebuiltIndexes  data files whose indexes were rebuilt
+     * @param removedFiles    stray files removed
+     * @param epochsRebuilt   whether the leader epochs were rebuilt from the batches
+     */
+    public record Repairs(boolean recovered, int segmentsScanned, long bytesScanned, List<Cut> truncations,
+                          List<Path> deletedSegments, List<Path> rebuiltIndexes, List<Path> removedFiles,
+                          boolean epochsRebuilt) {
+    }
+
+    /**
+     * One cut of a data file.
+     *
+     * @param file         the data file
+     * @param position     the new length of the file
+     * @param offset       the first offset dropped
+     * @param bytesDropped bytes removed
+     * @param tornTail     a crash's torn tail (else corruption truncated by policy)
+     * @param detail       what was invalid there (field, expected, found)
+     */
+    public record Cut(Path file, long position, long offset, long bytesDropped, boolean tornTail, String detail) {
     }
 
     /**
@@ -111,16 +137,16 @@ public final class LogLoader {
      *
      * @param io      the file layer
      * @param dir     the partition directory
-     * @param config  the log configuration (index sizes and interval, corruption policy)
+     * @param config  the segment configuration (index sizes and interval, corruption policy)
      * @param nowMs   the current time
      * @param jitter  supplies each segment's roll jitter
      * @param scratch a heap buffer of at least 64 bytes for header reads
      * @param options clean shutdown or not, recovery point, scan start, known epochs
      * @return the segments and the report
      * @throws IOException if a file cannot be listed, opened, read, truncated or deleted
-     * @throws CorruptLogException if the policy is {@code FAIL} and a segment holds corruption
+     * @throws CorruptSegmentException with a finding when corruption is not truncated by the policy
      */
-    public static Loaded load(final FileIO io, final Path dir, final LogConfig config, final long nowMs,
+    public static Loaded load(final FileIO io, final Path dir, final SegmentConfig config, final long nowMs,
                               final LongSupplier jitter, final ByteBuffer scratch, final Options options)
         throws IOException {
         final List<Path> removed = new ArrayList<>();
@@ -154,7 +180,7 @@ public final class LogLoader {
             closeAll(segments, e);
             throw e;
         }
-        final RecoveryReport report = new RecoveryReport(!options.hadCleanShutdown(), recovery.segmentsScanned,
+        final Repairs report = new Repairs(!options.hadCleanShutdown(), recovery.segmentsScanned,
             recovery.bytesScanned, recovery.truncations, recovery.deletedSegments, recovery.rebuiltIndexes, removed,
             options.knownEpochs() == null);
         return new Loaded(segments, report, epochs);
@@ -165,7 +191,7 @@ public final class LogLoader {
      * {@code epochs}: the rebuild of a missing or corrupt leader-epoch checkpoint for segments the recovery scan
      * does not cover.
      *
-     * @throws StorageException if a batch length does not fit the file
+     * @throws CorruptSegmentException if a batch length does not fit the file
      */
     private static void collectEpochs(final LogSegment segment, final LeaderEpochCache epochs,
                                       final ByteBuffer scratch) throws IOException {
@@ -194,24 +220,24 @@ public final class LogLoader {
     private static final class Recovery {
         private final FileIO io;
         private final Path dir;
-        private final LogConfig config;
+        private final SegmentConfig config;
         private final Options options;
         private final LeaderEpochCache epochs;
         private final SegmentRecovery scanner;
-        private final List<RecoveryReport.Truncation> truncations = new ArrayList<>();
+        private final List<Cut> truncations = new ArrayList<>();
         private final List<Path> deletedSegments = new ArrayList<>();
         private final List<Path> rebuiltIndexes = new ArrayList<>();
         private int segmentsScanned;
         private long bytesScanned;
 
-        Recovery(final FileIO io, final Path dir, final LogConfig config, final Options options,
+        Recovery(final FileIO io, final Path dir, final SegmentConfig config, final Options options,
                  final LeaderEpochCache epochs) {
             this.io = io;
             this.dir = dir;
             this.config = config;
             this.options = options;
             this.epochs = epochs;
-            this.scanner = new SegmentRecovery(config.cleanupPolicy(),
+            this.scanner = new SegmentRecovery(config.offsetGapsAllowed(),
                 options.verifyExecutor() == null ? null
                     : new BatchCrcVerifier(options.verifyExecutor(), options.verifyThreads()),
                 SegmentRecovery.DEFAULT_RUN_BYTES);
@@ -227,7 +253,7 @@ public final class LogLoader {
             int lastEpoch = epochs.latestEpoch();
             boolean changedDirectory = false;
             for (int i = first; i < bases.length; i++) {
-                final boolean legalGap = config.cleanupPolicy().compact() && bases[i] > expected
+                final boolean legalGap = config.offsetGapsAllowed() && bases[i] > expected
                     && expected <= options.recoveryPoint();
                 if (expected >= 0 && bases[i] != expected && !legalGap) {
                     // A segment that does not start where the previous one ended. In a compacted log, later is a
@@ -237,11 +263,10 @@ public final class LogLoader {
                     // contradict each other.
                     final Path file = dir.resolve(SegmentFiles.fileName(bases[i], SegmentFiles.LOG_SUFFIX));
                     final String detail = "the segment does not start at the end offset of the previous segment";
-                    if (expected < options.recoveryPoint()
-                        && config.corruptionPolicy() == LogConfig.CorruptionPolicy.FAIL) {
-                        throw new CorruptLogException(file, 0, expected, "segmentBaseOffset",
-                            Long.toString(expected), Long.toString(bases[i]), detail
-                            + " below the recovery point " + options.recoveryPoint());
+                    if (expected < options.recoveryPoint() && !config.truncateOnCorruption()) {
+                        throw new CorruptSegmentException(file, new CorruptSegmentException.Finding(0, expected,
+                            "segmentBaseOffset", Long.toString(expected), Long.toString(bases[i]), detail
+                            + " below the recovery point " + options.recoveryPoint()));
                     }
                     LOG.warn("Recovery of {}: deleting segment {} and every later one: {} (expected base offset {}, "
                         + "found {})", dir, file.getFileName(), detail, expected, bases[i]);
@@ -286,26 +311,24 @@ public final class LogLoader {
             throws IOException {
             final String what = problem.field() + " expected " + problem.expected() + ", found " + problem.found()
                 + " (" + problem.detail() + ")";
-            if (!problem.tornTail() && config.corruptionPolicy() == LogConfig.CorruptionPolicy.FAIL) {
-                throw new CorruptLogException(segment.logFile(), problem.position(), problem.offset(),
-                    problem.field(), problem.expected(), problem.found(), problem.detail()
-                        + "; set " + LogConfig.CORRUPTION_POLICY_CONFIG + "=truncate to drop the data from here on,"
-                        + " or re-fetch the partition from a replica");
+            if (!problem.tornTail() && !config.truncateOnCorruption()) {
+                throw new CorruptSegmentException(segment.logFile(), new CorruptSegmentException.Finding(
+                    problem.position(), problem.offset(), problem.field(), problem.expected(), problem.found(),
+                    problem.detail() + "; set " + SegmentConfig.CORRUPTION_POLICY_KEY + "=truncate to drop the data"
+                        + " from here on, or re-fetch the partition from a replica"));
             }
             final long dropped = size - problem.position();
-            final RecoveryReport.Reason reason = problem.tornTail()
-                ? RecoveryReport.Reason.TORN_TAIL : RecoveryReport.Reason.CORRUPTION;
             if (problem.tornTail()) {
                 LOG.warn("Recovery of {}: truncating a torn tail at position {} (offset {}), dropping {} bytes: {}",
                     segment.logFile(), problem.position(), problem.offset(), dropped, what);
             } else {
                 LOG.error("Recovery of {}: corruption at position {} (offset {}), truncating as {}=truncate says, "
                     + "dropping {} bytes and every later segment: {}", segment.logFile(), problem.position(),
-                    problem.offset(), LogConfig.CORRUPTION_POLICY_CONFIG, dropped, what);
+                    problem.offset(), SegmentConfig.CORRUPTION_POLICY_KEY, dropped, what);
             }
             segment.truncateDataTo(problem.position());
-            truncations.add(new RecoveryReport.Truncation(segment.logFile(), problem.position(), problem.offset(),
-                dropped, reason, what));
+            truncations.add(new Cut(segment.logFile(), problem.position(), problem.offset(), dropped,
+                problem.tornTail(), what));
         }
 
         private void deleteFrom(final long[] bases, final int from) throws IOException {
@@ -358,7 +381,7 @@ public final class LogLoader {
      * @return the open segments, in base-offset order; empty when the directory holds none
      * @throws IOException if a segment cannot be opened
      */
-    public static List<LogSegment> load(final FileIO io, final Path dir, final LogConfig config, final long nowMs,
+    public static List<LogSegment> load(final FileIO io, final Path dir, final SegmentConfig config, final long nowMs,
                                         final LongSupplier jitter, final ByteBuffer scratch) throws IOException {
         final long[] bases = listBaseOffsets(dir);
         final List<LogSegment> segments = new ArrayList<>(bases.length);

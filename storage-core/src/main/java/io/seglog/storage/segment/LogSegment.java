@@ -7,8 +7,6 @@ import static io.seglog.storage.format.RecordBatchDescriptor.MAX_TIMESTAMP_LENGT
 import static io.seglog.storage.format.RecordBatchDescriptor.MAX_TIMESTAMP_OFFSET;
 import static io.seglog.storage.format.RecordBatchDescriptor.NO_TIMESTAMP;
 
-import io.seglog.storage.LogConfig;
-import io.seglog.storage.StorageException;
 import io.seglog.storage.index.OffsetIndex;
 import io.seglog.storage.index.TimeIndex;
 import io.seglog.storage.io.FileIO;
@@ -35,8 +33,7 @@ import org.agrona.DirectBuffer;
  * reproduces the same files.
  *
  * <p>Threads: one writer (the log's appender: {@link #append}, {@link #onBecomeInactive}, {@link #close}) and
- * any number of concurrent readers ({@link #translateOffset}, {@link #batchStartAtOrAfter},
- * {@link #lastBatchEndWithin}, {@link #findOffsetByTimestamp}), which take no lock. The writer writes the
+ * any number of concurrent readers (through {@link #reader()}), which take no lock. The writer writes the
  * bytes, then the index entries, then publishes the new size through a volatile field; a reader bounds every
  * scan by a size it read, so it never sees a partial batch. Readers use positional reads or a read-only mapping
  * ({@code SegmentReader}), never the channel's position, so they do not disturb each other or the writer.
@@ -93,7 +90,7 @@ public final class LogSegment implements AutoCloseable {
 
     LogSegment(final Path logFile, final long baseOffset, final FileChannel channel,
                final OffsetIndex offsetIndex, final TimeIndex timeIndex, final int sizeInBytes,
-               final LogConfig config, final long rollJitterMs, final long createdMs) {
+               final SegmentConfig config, final long rollJitterMs, final long createdMs) {
         this.logFile = logFile;
         this.baseOffset = baseOffset;
         this.channel = channel;
@@ -123,7 +120,7 @@ public final class LogSegment implements AutoCloseable {
      * @return the open segment, owned by the caller
      * @throws IOException if a file cannot be created or mapped
      */
-    public static LogSegment create(final FileIO io, final Path dir, final long baseOffset, final LogConfig config,
+    public static LogSegment create(final FileIO io, final Path dir, final long baseOffset, final SegmentConfig config,
                                     final long nowMs, final long rollJitterMs) throws IOException {
         return SegmentFactory.create(io, dir, baseOffset, config, nowMs, rollJitterMs);
     }
@@ -146,9 +143,9 @@ public final class LogSegment implements AutoCloseable {
      * @param scratch      a heap buffer of at least 64 bytes for header reads
      * @return the open segment, owned by the caller
      * @throws IOException if a file cannot be opened or read
-     * @throws StorageException if the data file is larger than a segment can be or holds a partial batch
+     * @throws CorruptSegmentException if the data file is larger than a segment can be or holds a partial batch
      */
-    public static LogSegment open(final FileIO io, final Path dir, final long baseOffset, final LogConfig config,
+    public static LogSegment open(final FileIO io, final Path dir, final long baseOffset, final SegmentConfig config,
                                   final long nowMs, final long rollJitterMs, final ByteBuffer scratch)
         throws IOException {
         return SegmentFactory.open(io, dir, baseOffset, config, nowMs, rollJitterMs, scratch);
@@ -167,9 +164,9 @@ public final class LogSegment implements AutoCloseable {
      * @param rollJitterMs this segment's jitter
      * @return the open segment with empty indexes, owned by the caller
      * @throws IOException if a file cannot be opened
-     * @throws StorageException if the data file is larger than a segment can be
+     * @throws CorruptSegmentException if the data file is larger than a segment can be
      */
-    static LogSegment openForRecovery(final FileIO io, final Path dir, final long baseOffset, final LogConfig config,
+    static LogSegment openForRecovery(final FileIO io, final Path dir, final long baseOffset, final SegmentConfig config,
                                       final long nowMs, final long rollJitterMs) throws IOException {
         return SegmentFactory.openForRecovery(io, dir, baseOffset, config, nowMs, rollJitterMs);
     }
@@ -240,14 +237,14 @@ public final class LogSegment implements AutoCloseable {
      *
      * @param offset        the first offset to remove
      * @param maxIndexBytes the preallocated index size
-     * @param scratch       a heap buffer of at least 64 bytes
+     * @param cursor        the writer's cursor
      * @return bytes removed from the data file
      * @throws IOException if a read, the truncation or an fsync fails
      */
-    public int truncateTo(final long offset, final int maxIndexBytes, final ByteBuffer scratch) throws IOException {
+    public int truncateTo(final long offset, final int maxIndexBytes, final BatchCursor cursor) throws IOException {
         final int oldSize = sizeInBytes;
-        final long found = truncationPoint(offset, scratch);
-        final int position = found < 0 ? oldSize : (int) (found >>> 32);
+        final int position = reader.findBatchForTruncation(offset, oldSize, cursor) ? cursor.position : oldSize;
+        final ByteBuffer scratch = cursor.scratch;
         sizeInBytes = position;
         // Entries below the cut stay untouched, so a concurrent lookup sees a whole old entry or none.
         offsetIndex.truncateTo(offset);
@@ -410,7 +407,7 @@ public final class LogSegment implements AutoCloseable {
      * timestamp and last offset are given, plus an all-or-nothing guard Kafka lacks: the indexes must have
      * room for every entry the append would add, so an append never fails half-way on a full index.
      *
-     * @param config               the log configuration
+     * @param config               the segment configuration
      * @param incomingBytes        bytes of the append
      * @param incomingMaxTimestamp largest batch timestamp of the append (-1 when none)
      * @param incomingLastOffset   last offset of the append
@@ -418,7 +415,7 @@ public final class LogSegment implements AutoCloseable {
      * @param nowMs                the current time, for segments whose batches carry no timestamps
      * @return whether the active segment must roll before this append
      */
-    public boolean shouldRoll(final LogConfig config, final int incomingBytes, final long incomingMaxTimestamp,
+    public boolean shouldRoll(final SegmentConfig config, final int incomingBytes, final long incomingMaxTimestamp,
                               final long incomingLastOffset, final int incomingIndexEntries, final long nowMs) {
         final int size = sizeInBytes;
         final boolean reachedRollMs = timeWaitedForRollMs(nowMs, incomingMaxTimestamp)
@@ -459,22 +456,18 @@ public final class LogSegment implements AutoCloseable {
     /**
      * How many index entries an append of these (validated) batches would add under the index rule.
      *
-     * @param batches the batches
-     * @param offset  index of the first batch
-     * @param length  bytes of the batches
+     * @param batches the append's batches
      * @return the number of entries
      */
-    public int indexEntriesFor(final DirectBuffer batches, final int offset, final int length) {
+    public int indexEntriesFor(final AppendBatches batches) {
         int since = bytesSinceLastIndexEntry;
         int entries = 0;
-        for (int p = offset, end = offset + length; p < end; ) {
-            final int size = BatchHeaders.sizeInBytes(batches, p);
+        for (int i = 0, n = batches.count(); i < n; i++) {
             if (since > indexIntervalBytes) {
                 entries++;
                 since = 0;
             }
-            since += size;
-            p += size;
+            since += batches.size(i);
         }
         return entries;
     }
@@ -484,30 +477,29 @@ public final class LogSegment implements AutoCloseable {
      * the file, then the index entries batch by batch, then the new size is published. Writer only.
      *
      * @param source  the bytes; its position and limit are left unchanged
-     * @param batches the same buffer as an Agrona view (same indexes as {@code source})
+     * @param view    the same buffer as an Agrona view (same indexes as {@code source})
      * @param offset  position of the first batch in {@code source}
-     * @param length  bytes to append
+     * @param batches the batches' sizes, offsets and timestamps, as the appender noted them
      * @throws IOException if the write fails; nothing is published then
      */
-    public void append(final ByteBuffer source, final DirectBuffer batches, final int offset, final int length)
-        throws IOException {
+    public void append(final ByteBuffer source, final DirectBuffer view, final int offset,
+                       final AppendBatches batches) throws IOException {
         final int start = sizeInBytes;
+        final int length = batches.bytes();
         if (length <= mappedAppendMaxBytes) {
-            mappedTail.write(batches, offset, length, start);
+            mappedTail.write(view, offset, length, start);
         } else {
             writeFully(source, offset, length, start);
         }
         int filePosition = start;
-        for (int p = offset, end = offset + length; p < end; ) {
-            final int size = BatchHeaders.sizeInBytes(batches, p);
-            final long lastOffset = BatchHeaders.lastOffset(batches, p);
-            final long maxTimestamp = BatchHeaders.maxTimestamp(batches, p);
+        for (int i = 0, n = batches.count(); i < n; i++) {
+            final int size = batches.size(i);
+            final long maxTimestamp = batches.maxTimestamp(i);
             if (filePosition == 0) {
                 rollingBasedTimestampMs = maxTimestamp;
             }
-            accountBatch(lastOffset, maxTimestamp, filePosition, size);
+            accountBatch(batches.lastOffset(i), maxTimestamp, filePosition, size);
             filePosition += size;
-            p += size;
         }
         // Release, not volatile (no full fence): readers' volatile loads still see the copy and index entries.
         SIZE_IN_BYTES.setRelease(this, filePosition);
@@ -554,7 +546,7 @@ public final class LogSegment implements AutoCloseable {
      *
      * @param scratch a heap buffer of at least 64 bytes for header reads
      * @throws IOException if the data file cannot be read
-     * @throws StorageException if a batch length does not fit the file (a torn tail needs crash recovery)
+     * @throws CorruptSegmentException if a batch length does not fit the file (a torn tail needs crash recovery)
      */
     public void rebuildIndexes(final ByteBuffer scratch) throws IOException {
         offsetIndex.truncate();
@@ -567,8 +559,8 @@ public final class LogSegment implements AutoCloseable {
             final int batchSize = readHeader(scratch, position, size, TIMESTAMP_HEADER_BYTES);
             final long lastOffset = scratch.getLong(BASE_OFFSET_OFFSET) + scratch.getInt(LAST_OFFSET_DELTA_OFFSET);
             if (!canConvertToRelativeOffset(lastOffset)) {
-                throw new StorageException("batch lastOffset=" + lastOffset + " at position=" + position
-                    + " does not fit the indexes of the segment with baseOffset=" + baseOffset, logFile, null);
+                throw new CorruptSegmentException("batch lastOffset=" + lastOffset + " at position=" + position
+                    + " does not fit the indexes of the segment with baseOffset=" + baseOffset, logFile);
             }
             accountBatch(lastOffset, scratch.getLong(MAX_TIMESTAMP_OFFSET), position, batchSize);
             position += batchSize;
@@ -584,121 +576,13 @@ public final class LogSegment implements AutoCloseable {
     }
 
     /**
-     * Finds the first batch whose last offset is at least {@code offset}, scanning batch headers from the
-     * offset index's entry and stopping at {@code maxPosition}. Thread-safe, allocation-free.
+     * The segment's read side: lookups by offset and timestamp, bounded by a size the caller read. Readers call it
+     * directly, each with its own {@link BatchCursor}.
      *
-     * @param offset      the offset sought
-     * @param maxPosition a published size or a batch boundary below it
-     * @param scratch     the caller's header buffer
-     * @return {@code (position << 32) | sizeInBytes} of that batch, or -1 when none starts below
-     *     {@code maxPosition}
-     * @throws IOException if a read fails
+     * @return the reader
      */
-    public long translateOffset(final long offset, final int maxPosition, final ByteBuffer scratch)
-        throws IOException {
-        return reader.translateOffset(offset, maxPosition, scratch);
-    }
-
-    /**
-     * Copies {@code [position, position + length)} into {@code target} at its position (which advances) through
-     * the readers' mapping, when it covers the range. Thread-safe, allocation-free.
-     * @param position file position of a range below a published size
-     * @param target   a buffer with at least {@code length} bytes remaining
-     * @param length   bytes to copy
-     * @return true when copied; false when the range is not mapped (the caller reads it with positional reads)
-     */
-    public boolean copyMapped(final int position, final ByteBuffer target, final int length) {
-        return reader.copyMapped(position, target, length);
-    }
-
-    /**
-     * {@link #translateOffset} below the published size for a truncation: uses the readers' mapping if there is
-     * one but makes none, since the truncation drops it before cutting the file. Writer only.
-     *
-     * @param offset  the first offset to remove
-     * @param scratch the caller's header buffer
-     * @return as {@link #translateOffset}
-     * @throws IOException if a read fails
-     */
-    public long truncationPoint(final long offset, final ByteBuffer scratch) throws IOException {
-        return reader.translateOffset(offset, sizeInBytes, scratch, false);
-    }
-
-    /**
-     * The base offset of the batch whose header {@link #translateOffset} left in {@code scratch}.
-     *
-     * @param scratch the buffer passed to the last {@code translateOffset} that found a batch
-     * @return that batch's base offset
-     */
-    public static long scannedBaseOffset(final ByteBuffer scratch) {
-        return scratch.getLong(BASE_OFFSET_OFFSET);
-    }
-
-    /**
-     * The start of the first batch whose last offset is at least {@code offset}, i.e. the byte position that
-     * an upper bound of {@code offset} (exclusive) translates to. Thread-safe.
-     *
-     * @param offset      the upper bound
-     * @param maxPosition a published size
-     * @param scratch     the caller's header buffer
-     * @return the position, or {@code maxPosition} when every batch below it ends before {@code offset}
-     * @throws IOException if a read fails
-     */
-    public int batchStartAtOrAfter(final long offset, final int maxPosition, final ByteBuffer scratch)
-        throws IOException {
-        final long found = translateOffset(offset, maxPosition, scratch);
-        return found < 0 ? maxPosition : (int) (found >>> 32);
-    }
-
-    /**
-     * The end of the last whole batch that lies within {@code [fromPosition, limitPosition]}, where
-     * {@code fromPosition} is a batch start. Starts from the last offset-index entry at or below the limit,
-     * so the scan covers about {@code index.interval.bytes}. Thread-safe, allocation-free.
-     *
-     * @param fromPosition  a batch boundary
-     * @param limitPosition the largest end allowed; at most a published size
-     * @param scratch       the caller's header buffer
-     * @return a batch boundary in {@code [fromPosition, limitPosition]}
-     * @throws IOException if a read fails
-     */
-    public int lastBatchEndWithin(final int fromPosition, final int limitPosition, final ByteBuffer scratch)
-        throws IOException {
-        return reader.lastBatchEndWithin(fromPosition, limitPosition, scratch);
-    }
-
-    /**
-     * Kafka's {@code findOffsetByTimestamp}: the first offset at or after {@code startingOffset} whose record
-     * timestamp is at least {@code timestampMs}, looking only below {@code maxPosition}. The time index gives
-     * the last batch that is certainly too early; the scan starts there. Thread-safe and allocation-free: the
-     * records of a candidate batch are read in chunks of {@code scratch} ({@link TimestampScan}), never into a
-     * buffer sized from the batch length on disk.
-     *
-     * @param timestampMs    the target timestamp
-     * @param startingOffset the first offset that may be returned (the log start)
-     * @param maxPosition    a published size
-     * @param scratch        a heap buffer of at least 61 bytes (its capacity is the read chunk), confined to the
-     *                       calling thread
-     * @return the offset, or -1 when no record below {@code maxPosition} qualifies
-     * @throws IOException if a read fails
-     * @throws StorageException if a batch or record does not fit where it lies
-     * @throws UnsupportedOperationException if the records of a compressed batch must be read
-     */
-    public long findOffsetByTimestamp(final long timestampMs, final long startingOffset, final int maxPosition,
-                                      final ByteBuffer scratch) throws IOException {
-        return reader.findOffsetByTimestamp(timestampMs, startingOffset, maxPosition, scratch);
-    }
-
-    /**
-     * The offset the next batch after this segment's last would get: the last batch's last offset plus one, or
-     * the base offset when the segment is empty. Scans from the last offset-index entry. Thread-safe.
-     *
-     * @param scratch a heap buffer of at least 64 bytes
-     * @return the next offset
-     * @throws IOException if a read fails
-     * @throws StorageException if the file ends inside a batch
-     */
-    public long readNextOffset(final ByteBuffer scratch) throws IOException {
-        return reader.readNextOffset(sizeInBytes, scratch);
+    public SegmentReader reader() {
+        return reader;
     }
 
     /**

@@ -2,8 +2,6 @@ package io.seglog.storage.segment;
 
 import static io.seglog.storage.format.RecordBatchDescriptor.MAX_TIMESTAMP_OFFSET;
 
-import io.seglog.storage.LogConfig;
-import io.seglog.storage.StorageException;
 import io.seglog.storage.index.OffsetIndex;
 import io.seglog.storage.index.TimeIndex;
 import io.seglog.storage.io.FileIO;
@@ -27,7 +25,7 @@ final class SegmentFactory {
     }
 
     /** {@link LogSegment#create}. */
-    static LogSegment create(final FileIO io, final Path dir, final long baseOffset, final LogConfig config,
+    static LogSegment create(final FileIO io, final Path dir, final long baseOffset, final SegmentConfig config,
                              final long nowMs, final long rollJitterMs) throws IOException {
         final Path logFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.LOG_SUFFIX));
         final Path indexFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.INDEX_SUFFIX));
@@ -54,7 +52,7 @@ final class SegmentFactory {
     }
 
     /** {@link LogSegment#open}. */
-    static LogSegment open(final FileIO io, final Path dir, final long baseOffset, final LogConfig config,
+    static LogSegment open(final FileIO io, final Path dir, final long baseOffset, final SegmentConfig config,
                            final long nowMs, final long rollJitterMs, final ByteBuffer scratch) throws IOException {
         final Path logFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.LOG_SUFFIX));
         final Path indexFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.INDEX_SUFFIX));
@@ -102,7 +100,7 @@ final class SegmentFactory {
     }
 
     /** {@link LogSegment#openForRecovery}. */
-    static LogSegment openForRecovery(final FileIO io, final Path dir, final long baseOffset, final LogConfig config,
+    static LogSegment openForRecovery(final FileIO io, final Path dir, final long baseOffset, final SegmentConfig config,
                                       final long nowMs, final long rollJitterMs) throws IOException {
         final Path logFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.LOG_SUFFIX));
         final Path indexFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.INDEX_SUFFIX));
@@ -126,15 +124,14 @@ final class SegmentFactory {
         }
         if (length > Integer.MAX_VALUE) {
             closeQuietly(channel, null);
-            throw new StorageException("segment file length=" + length + " exceeds the limit " + Integer.MAX_VALUE,
-                logFile, null);
+            throw new CorruptSegmentException("segment file length=" + length + " exceeds the limit " + Integer.MAX_VALUE, logFile);
         }
         return (int) length;
     }
 
     private static LogSegment withIndexes(final FileIO io, final FileChannel channel, final Path logFile,
                                           final Path indexFile, final Path timeIndexFile, final long baseOffset,
-                                          final int size, final LogConfig config, final long rollJitterMs,
+                                          final int size, final SegmentConfig config, final long rollJitterMs,
                                           final long nowMs) throws IOException {
         OffsetIndex offsetIndex = null;
         try {

@@ -7,7 +7,6 @@ import static io.seglog.storage.format.RecordBatchDescriptor.LENGTH_OFFSET;
 import static io.seglog.storage.format.RecordBatchDescriptor.LOG_OVERHEAD;
 import static io.seglog.storage.format.RecordBatchDescriptor.MAX_TIMESTAMP_OFFSET;
 
-import io.seglog.storage.StorageException;
 import io.seglog.storage.index.OffsetIndex;
 import io.seglog.storage.index.TimeIndex;
 import java.io.IOException;
@@ -17,10 +16,11 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 
 /**
- * The read side of a {@link LogSegment}: batch-header scans bounded by a published size, offset translation,
- * the last whole batch below a byte limit, Kafka's timestamp search and the next offset. Every length read from
- * disk is checked against the limit before it is used. Split out of LogSegment to keep files to one concern;
- * the contracts are documented on LogSegment's methods of the same names.
+ * The read side of a {@link LogSegment} ({@link LogSegment#reader()}): batch-header scans bounded by a published
+ * size, offset translation, the last whole batch below a byte limit, Kafka's timestamp search and the next offset.
+ * Every length read from disk is checked against the limit before it is used. Readers call it directly; each
+ * brings its own {@link BatchCursor}, which holds its scratch buffers and receives each answer as fields. The
+ * segment owns the data file's size and the writer's state; this class owns the readers' mapping of the file.
  *
  * <p>Header reads: through a read-only mapping of the data file ({@link ReadMap}, {@code seglog.read.mapped},
  * on by default) when the bytes lie inside it, else with a positional read. A {@code pread} costs about 1 us on
@@ -42,7 +42,7 @@ import java.nio.file.Path;
  * mapping and unmapping are guarded by {@code mapLock}, which only the slow path (a new mapping) and the writer
  * take.
  */
-final class SegmentReader {
+public final class SegmentReader {
     /** A remap happens only after at least this much growth, so small appends never cost a remap each. */
     static final int MIN_REMAP_GROWTH_BYTES = 1 << 20;
     private static final ByteOrder ORDER = ByteOrder.BIG_ENDIAN;
@@ -228,15 +228,15 @@ final class SegmentReader {
     private int readHeader(final ReadMap mapped, final ByteBuffer scratch, final int position, final int limit,
                            final int bytes) throws IOException {
         if (limit - position < BATCH_HEADER_LENGTH) {
-            throw new StorageException("partial batch header at position=" + position + ": only "
-                + (limit - position) + " bytes before the end=" + limit + " (crash recovery needed)", logFile, null);
+            throw new CorruptSegmentException("partial batch header at position=" + position + ": only "
+                + (limit - position) + " bytes before the end=" + limit + " (crash recovery needed)", logFile);
         }
         readFully(mapped, scratch, position, bytes, limit);
         final int batchLength = scratch.getInt(LENGTH_OFFSET);
         if (batchLength < BATCH_HEADER_LENGTH - LOG_OVERHEAD || batchLength > limit - position - LOG_OVERHEAD) {
-            throw new StorageException("batchLength=" + batchLength + " at position=" + position
+            throw new CorruptSegmentException("batchLength=" + batchLength + " at position=" + position
                 + " does not fit between the header size " + (BATCH_HEADER_LENGTH - LOG_OVERHEAD) + " and the "
-                + (limit - position - LOG_OVERHEAD) + " bytes left before end=" + limit, logFile, null);
+                + (limit - position - LOG_OVERHEAD) + " bytes left before end=" + limit, logFile);
         }
         return batchLength + LOG_OVERHEAD;
     }
@@ -256,14 +256,23 @@ final class SegmentReader {
         while (read < bytes) {
             final int n = channel.read(scratch, position + (long) read);
             if (n < 0) {
-                throw new StorageException("data file ended at position=" + (position + read)
-                    + " before the published size=" + limit, logFile, null);
+                throw new CorruptSegmentException("data file ended at position=" + (position + read)
+                    + " before the published size=" + limit, logFile);
             }
             read += n;
         }
     }
 
-    boolean copyMapped(final int position, final ByteBuffer target, final int length) {
+    /**
+     * Copies {@code [position, position + length)} into {@code target} at its position (which advances) through
+     * the readers' mapping, when it covers the range. Thread-safe, allocation-free.
+     *
+     * @param position file position of a range below a published size
+     * @param target   a buffer with at least {@code length} bytes remaining
+     * @param length   bytes to copy
+     * @return true when copied; false when the range is not mapped (the caller reads it with positional reads)
+     */
+    public boolean copyMapped(final int position, final ByteBuffer target, final int length) {
         final ReadMap mapped = acquireMap(position + length);
         if (mapped == null) {
             return false;
@@ -280,29 +289,55 @@ final class SegmentReader {
         }
     }
 
-    long translateOffset(final long offset, final int maxPosition, final ByteBuffer scratch)
-        throws IOException {
-        return translateOffset(offset, maxPosition, scratch, true);
+    /**
+     * Finds the first batch whose last offset is at least {@code offset}, scanning batch headers from the offset
+     * index's entry and stopping at {@code maxPosition}; the answer goes into {@code cursor} (position, size, base
+     * offset). Thread-safe, allocation-free.
+     *
+     * @param offset      the offset sought
+     * @param maxPosition a published size or a batch boundary below it
+     * @param cursor      the reader's cursor
+     * @return true when found; false when no such batch starts below {@code maxPosition}
+     * @throws IOException if a read fails, or a batch length does not fit ({@link CorruptSegmentException})
+     */
+    public boolean findBatch(final long offset, final int maxPosition, final BatchCursor cursor) throws IOException {
+        return findBatch(offset, maxPosition, cursor, true);
     }
 
-    /** With {@code mayMap} false (the writer's lookup before it cuts the file) an existing mapping is used, none made. */
-    long translateOffset(final long offset, final int maxPosition, final ByteBuffer scratch, final boolean mayMap)
+    /**
+     * {@link #findBatch} for the writer before it cuts the file: uses the readers' mapping if there is one but
+     * makes none, since the truncation drops it before the cut.
+     *
+     * @param offset      the offset sought
+     * @param maxPosition the published size
+     * @param cursor      the writer's cursor
+     * @return true when found
+     * @throws IOException if a read fails
+     */
+    public boolean findBatchForTruncation(final long offset, final int maxPosition, final BatchCursor cursor)
+        throws IOException {
+        return findBatch(offset, maxPosition, cursor, false);
+    }
+
+    private boolean findBatch(final long offset, final int maxPosition, final BatchCursor cursor, final boolean mayMap)
         throws IOException {
         int position = offset < baseOffset ? 0 : offsetIndex.lookupPosition(offset);
         if (position >= maxPosition) {
-            return -1;
+            return false;
         }
+        final ByteBuffer scratch = cursor.scratch;
         final ReadMap mapped = mayMap ? acquireMap(maxPosition) : acquireExisting();
         try {
             while (position < maxPosition) {
                 final int size = readHeader(mapped, scratch, position, maxPosition, LogSegment.OFFSET_HEADER_BYTES);
                 final long lastOffset = scratch.getLong(BASE_OFFSET_OFFSET) + scratch.getInt(LAST_OFFSET_DELTA_OFFSET);
                 if (lastOffset >= offset) {
-                    return ((long) position << 32) | size;
+                    cursor.found(position, size);
+                    return true;
                 }
                 position += size;
             }
-            return -1;
+            return false;
         } finally {
             if (mapped != null) {
                 mapped.release();
@@ -310,7 +345,38 @@ final class SegmentReader {
         }
     }
 
-    int lastBatchEndWithin(final int fromPosition, final int limitPosition, final ByteBuffer scratch)
+    /**
+     * The start of the first batch whose last offset is at least {@code offset}, i.e. the byte position that an
+     * upper bound of {@code offset} (exclusive) translates to. Thread-safe, allocation-free.
+     *
+     * @param offset      the upper bound
+     * @param maxPosition a published size
+     * @param cursor      the reader's cursor (its answer fields are overwritten)
+     * @return the position, or {@code maxPosition} when every batch below it ends before {@code offset}
+     * @throws IOException if a read fails
+     */
+    public int batchStartAtOrAfter(final long offset, final int maxPosition, final BatchCursor cursor)
+        throws IOException {
+        return findBatch(offset, maxPosition, cursor, true) ? cursor.position : maxPosition;
+    }
+
+    /**
+     * The end of the last whole batch that lies within {@code [fromPosition, limitPosition]}, where
+     * {@code fromPosition} is a batch start. Starts from the last offset-index entry at or below the limit, so the
+     * scan covers about {@code index.interval.bytes}. Thread-safe, allocation-free.
+     *
+     * @param fromPosition  a batch boundary
+     * @param limitPosition the largest end allowed; at most a published size
+     * @param cursor        the reader's cursor (only its scratch is used)
+     * @return a batch boundary in {@code [fromPosition, limitPosition]}
+     * @throws IOException if a read fails
+     */
+    public int lastBatchEndWithin(final int fromPosition, final int limitPosition, final BatchCursor cursor)
+        throws IOException {
+        return lastBatchEndWithin(fromPosition, limitPosition, cursor.scratch);
+    }
+
+    private int lastBatchEndWithin(final int fromPosition, final int limitPosition, final ByteBuffer scratch)
         throws IOException {
         // One lookup that reads the index's count once (a truncation cannot move it under the search) and tries
         // the warm tail first; an entry below fromPosition is no help, the scan starts at a batch boundary anyway.
@@ -329,8 +395,8 @@ final class SegmentReader {
                     batchLength = scratch.getInt(LENGTH_OFFSET);
                 }
                 if (batchLength < BATCH_HEADER_LENGTH - LOG_OVERHEAD) {
-                    throw new StorageException("batchLength=" + batchLength + " at position=" + position
-                        + " is below the header size " + (BATCH_HEADER_LENGTH - LOG_OVERHEAD), logFile, null);
+                    throw new CorruptSegmentException("batchLength=" + batchLength + " at position=" + position
+                        + " is below the header size " + (BATCH_HEADER_LENGTH - LOG_OVERHEAD), logFile);
                 }
                 if (batchLength > limitPosition - position - LOG_OVERHEAD) {
                     break;
@@ -343,6 +409,26 @@ final class SegmentReader {
                 mapped.release();
             }
         }
+    }
+
+    /**
+     * Kafka's {@code findOffsetByTimestamp}: the first offset at or after {@code startingOffset} whose record
+     * timestamp is at least {@code timestampMs}, looking only below {@code maxPosition}. The time index gives the
+     * last batch that is certainly too early; the scan starts there. Thread-safe and allocation-free: the records
+     * of a candidate batch are read in chunks of the cursor's search buffer ({@link TimestampScan}), never into a
+     * buffer sized from the batch length on disk.
+     *
+     * @param timestampMs    the target timestamp
+     * @param startingOffset the first offset that may be returned (the log start)
+     * @param maxPosition    a published size
+     * @param cursor         the reader's cursor
+     * @return the offset, or -1 when no record below {@code maxPosition} qualifies
+     * @throws IOException if a read fails, or a batch or record does not fit where it lies
+     * @throws UnsupportedOperationException if the records of a compressed batch must be read
+     */
+    public long findOffsetByTimestamp(final long timestampMs, final long startingOffset, final int maxPosition,
+                                      final BatchCursor cursor) throws IOException {
+        return findOffsetByTimestamp(timestampMs, startingOffset, maxPosition, cursor.searchChunk());
     }
 
     long findOffsetByTimestamp(final long timestampMs, final long startingOffset, final int maxPosition,
@@ -378,7 +464,16 @@ final class SegmentReader {
         }
     }
 
-    long readNextOffset(final int publishedSize, final ByteBuffer scratch) throws IOException {
+    /**
+     * The offset the next batch after the last one below {@code publishedSize} would get: that batch's last offset
+     * plus one, or the base offset when there is none. Scans from the last offset-index entry. Thread-safe.
+     *
+     * @param publishedSize the segment's size
+     * @param scratch       a heap buffer of at least 64 bytes
+     * @return the next offset
+     * @throws IOException if a read fails, or the file ends inside a batch
+     */
+    public long readNextOffset(final int publishedSize, final ByteBuffer scratch) throws IOException {
         final int size = publishedSize;
         int position = offsetIndex.entries() == 0 ? 0 : offsetIndex.lookupPosition(offsetIndex.lastOffset());
         long next = baseOffset;

@@ -11,7 +11,6 @@ import static io.seglog.storage.format.RecordBatchDescriptor.MAX_TIMESTAMP_OFFSE
 import static io.seglog.storage.format.RecordBatchDescriptor.PARTITION_LEADER_EPOCH_OFFSET;
 import static java.nio.ByteOrder.BIG_ENDIAN;
 
-import io.seglog.storage.LogConfig;
 import io.seglog.storage.epoch.LeaderEpochCache;
 import io.seglog.storage.format.RecordBatchValidator;
 import java.io.IOException;
@@ -55,7 +54,7 @@ final class SegmentRecovery {
         new RecordBatchValidator(Integer.MAX_VALUE, RecordBatchValidator.Origin.RECOVERY);
     private final UnsafeBuffer view = new UnsafeBuffer(0, 0);
     /** Whether offset gaps between batches are legal (cleanup.policy=compact). */
-    private final LogConfig.CleanupPolicy cleanupPolicy;
+    private final boolean offsetGapsAllowed;
     private final BatchCrcVerifier verifier;
     private final int runBytes;
     /** The two walks of the parallel scan (one verified, one walked), kept for the next segment of the load. */
@@ -64,17 +63,17 @@ final class SegmentRecovery {
 
     /** A scan on the calling thread only, of a log whose offsets are contiguous. */
     SegmentRecovery() {
-        this(LogConfig.CleanupPolicy.DELETE, null, DEFAULT_RUN_BYTES);
+        this(false, null, DEFAULT_RUN_BYTES);
     }
 
     /**
-     * A scan of a log whose offsets are contiguous; see {@link #SegmentRecovery(LogConfig.CleanupPolicy, BatchCrcVerifier, int)}.
+     * A scan of a log whose offsets are contiguous; see {@link #SegmentRecovery(boolean, BatchCrcVerifier, int)}.
      *
      * @param verifier the parallel CRC check, or null for a sequential scan
      * @param runBytes bytes per run (small values serve tests), at least 1
      */
     SegmentRecovery(final BatchCrcVerifier verifier, final int runBytes) {
-        this(LogConfig.CleanupPolicy.DELETE, verifier, runBytes);
+        this(false, verifier, runBytes);
     }
 
     /**
@@ -84,16 +83,15 @@ final class SegmentRecovery {
      * before the first one that failed anything are accounted in log order, and the scan goes on one batch at a
      * time from that one, so a failure is found, classified and reported exactly as by the sequential scan.
      *
-     * @param cleanupPolicy the log's cleanup.policy: whether offset gaps between batches are legal
+     * @param offsetGapsAllowed the log's cleanup.policy includes compact: offset gaps between batches are legal
      * @param verifier      the parallel CRC check, or null for a sequential scan
      * @param runBytes      bytes per run (small values serve tests), at least 1
      */
-    SegmentRecovery(final LogConfig.CleanupPolicy cleanupPolicy, final BatchCrcVerifier verifier,
-                    final int runBytes) {
+    SegmentRecovery(final boolean offsetGapsAllowed, final BatchCrcVerifier verifier, final int runBytes) {
         if (runBytes < 1) {
             throw new IllegalArgumentException("runBytes=" + runBytes + " must be >= 1");
         }
-        this.cleanupPolicy = cleanupPolicy;
+        this.offsetGapsAllowed = offsetGapsAllowed;
         this.verifier = verifier;
         this.runBytes = runBytes;
     }
@@ -329,8 +327,8 @@ final class SegmentRecovery {
         // Offsets only grow. A gap is legal in a compacted log (Kafka's cleaner drops whole batches, and a
         // follower keeps the gaps it replicates; a crash cannot make one inside a file, since lost bytes fail the
         // CRC instead). Elsewhere offsets are contiguous, which is what catches a flipped bit in the base offset.
-        if (!cleanupPolicy.allowsBatchAt(base, expected)) {
-            final String allowed = (cleanupPolicy.compact() ? "at least " : "") + expected;
+        if (!SegmentConfig.allowsBatchAt(offsetGapsAllowed, base, expected)) {
+            final String allowed = (offsetGapsAllowed ? "at least " : "") + expected;
             return new Problem(position, expected, "baseOffset", allowed,
                 Long.toString(base), base < expected
                     ? "the batch's offsets go back into the log (the base offset is not covered by the CRC)"

@@ -10,7 +10,6 @@ import static io.seglog.storage.format.RecordBatchDescriptor.RECORDS_COUNT_OFFSE
 import static io.seglog.storage.format.RecordBatchDescriptor.RECORDS_OFFSET;
 import static io.seglog.storage.format.RecordBatchDescriptor.TIMESTAMP_TYPE_MASK;
 
-import io.seglog.storage.StorageException;
 import io.seglog.storage.format.RecordBatch;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -22,7 +21,7 @@ import java.nio.file.Path;
  * buffer, never into a buffer sized from its on-disk length (which only the segment size bounds), and only the
  * first bytes of each record are parsed (length, attributes, timestamp delta, offset delta; at most
  * {@link #RECORD_PREFIX_MAX_BYTES}). Nothing is allocated; every length read from disk is checked against the
- * batch before it is used, and a record that does not fit is reported as a {@link StorageException} naming the
+ * batch before it is used, and a record that does not fit is reported as a {@link CorruptSegmentException} naming the
  * file and position.
  *
  * <p>Stateless; thread-safe as long as each thread passes its own scratch buffer.
@@ -51,7 +50,7 @@ final class TimestampScan {
      * @param startingOffset the first offset that may be returned
      * @return the offset, or -1 when no record of the batch qualifies
      * @throws IOException if a read fails
-     * @throws StorageException if a record does not fit its batch or the file ends early
+     * @throws CorruptSegmentException if a record does not fit its batch or the file ends early
      * @throws UnsupportedOperationException if the batch is compressed (no codec is supported)
      */
     static long firstRecordAtOrAfter(final FileChannel channel, final ReadMap mapped, final Path logFile,
@@ -114,7 +113,7 @@ final class TimestampScan {
 
     /** The size (1 to 10) of the unsigned LEB128 varint at {@code at}, which must end below {@code limit}. */
     private static int varintSize(final byte[] bytes, final int at, final int limit, final Path logFile,
-                                  final int recordPosition) {
+                                  final int recordPosition) throws CorruptSegmentException {
         for (int i = 0; i < 10; i++) {
             if (at + i >= limit) {
                 throw corrupt(logFile, recordPosition, "a varint of the record runs past the batch");
@@ -149,14 +148,13 @@ final class TimestampScan {
         while (read < size) {
             final int n = channel.read(target, position + (long) read);
             if (n < 0) {
-                throw new StorageException("data file ended at position=" + (position + read) + " inside a batch",
-                    logFile, null);
+                throw new CorruptSegmentException("data file ended at position=" + (position + read) + " inside a batch", logFile);
             }
             read += n;
         }
     }
 
-    private static StorageException corrupt(final Path logFile, final int position, final String what) {
-        return new StorageException("corrupt record at position=" + position + ": " + what, logFile, null);
+    private static CorruptSegmentException corrupt(final Path logFile, final int position, final String what) {
+        return new CorruptSegmentException("corrupt record at position=" + position + ": " + what, logFile);
     }
 }

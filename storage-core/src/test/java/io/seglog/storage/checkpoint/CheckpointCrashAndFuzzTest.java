@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.seglog.storage.TopicPartition;
 import io.seglog.storage.io.FaultInjectingFileIO;
 import io.seglog.storage.io.FaultInjectingFileIO.Op;
 import io.seglog.storage.io.FileIO;
@@ -21,9 +20,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /** Crashes in the middle of a write, followed by a power loss, and randomly mutated files. */
 class CheckpointCrashAndFuzzTest {
-    private static final Map<TopicPartition, Long> OLD = Map.of(new TopicPartition("a", 0), 10L);
-    private static final Map<TopicPartition, Long> NEW = Map.of(new TopicPartition("a", 0), 20L,
-        new TopicPartition("b", 1), 30L);
+    private static final Map<PartitionKey, Long> OLD = Map.of(new PartitionKey("a", 0), 10L);
+    private static final Map<PartitionKey, Long> NEW = Map.of(new PartitionKey("a", 0), 20L,
+        new PartitionKey("b", 1), 30L);
 
     private static final int FILES = 1500;
 
@@ -53,7 +52,7 @@ class CheckpointCrashAndFuzzTest {
         }
         io.loseUnsyncedData();
 
-        final Map<TopicPartition, Long> after = new OffsetCheckpointFile(FileIO.system(), file).read();
+        final Map<PartitionKey, Long> after = new OffsetCheckpointFile(FileIO.system(), file).read();
         assertEquals(crashAt == Op.FSYNC_DIRECTORY ? NEW : OLD, after, "crash at " + crashAt);
     }
 
@@ -91,7 +90,7 @@ class CheckpointCrashAndFuzzTest {
             }
             Files.write(file, content);
             try {
-                final Map<TopicPartition, Long> offsets = checkpoint.read();
+                final Map<PartitionKey, Long> offsets = checkpoint.read();
                 assertTrue(offsets.size() <= 3 || content.length == 0,
                     "seed=" + seed + " iteration=" + i + " read " + offsets);
                 readable++;

@@ -3,7 +3,6 @@ package io.seglog.storage.checkpoint;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.seglog.storage.TopicPartition;
 import io.seglog.storage.io.FileIO;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -28,8 +27,8 @@ class KafkaCheckpointInteropTest {
     @TempDir
     Path dir;
 
-    private static Map<TopicPartition, Long> randomOffsets(final SplittableRandom random, final int count) {
-        final Map<TopicPartition, Long> offsets = new LinkedHashMap<>();
+    private static Map<PartitionKey, Long> randomOffsets(final SplittableRandom random, final int count) {
+        final Map<PartitionKey, Long> offsets = new LinkedHashMap<>();
         final String alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-";
         while (offsets.size() < count) {
             final StringBuilder topic = new StringBuilder();
@@ -42,12 +41,12 @@ class KafkaCheckpointInteropTest {
             }
             final long offset = random.nextInt(4) == 0 ? Long.MAX_VALUE - random.nextInt(3)
                 : random.nextLong(0, 1L << 40);
-            offsets.put(new TopicPartition(topic.toString(), random.nextInt(0, Integer.MAX_VALUE)), offset);
+            offsets.put(new PartitionKey(topic.toString(), random.nextInt(0, Integer.MAX_VALUE)), offset);
         }
         return offsets;
     }
 
-    private static Map<org.apache.kafka.common.TopicPartition, Long> toKafka(final Map<TopicPartition, Long> ours) {
+    private static Map<org.apache.kafka.common.TopicPartition, Long> toKafka(final Map<PartitionKey, Long> ours) {
         final Map<org.apache.kafka.common.TopicPartition, Long> theirs = new HashMap<>();
         ours.forEach((tp, offset) -> theirs.put(
             new org.apache.kafka.common.TopicPartition(tp.topic(), tp.partition()), offset));
@@ -58,7 +57,7 @@ class KafkaCheckpointInteropTest {
     void kafkaReadsOurOffsetCheckpointAndWeReadTheirs() throws IOException {
         final SplittableRandom random = new SplittableRandom(SEED);
         for (int round = 0; round < 20; round++) {
-            final Map<TopicPartition, Long> offsets = randomOffsets(random, round == 0 ? 0 : 1 + random.nextInt(50));
+            final Map<PartitionKey, Long> offsets = randomOffsets(random, round == 0 ? 0 : 1 + random.nextInt(50));
             final Path oursFile = dir.resolve("ours-" + round);
             final Path theirsFile = dir.resolve("theirs-" + round);
 
@@ -80,7 +79,7 @@ class KafkaCheckpointInteropTest {
 
     @Test
     void identicalBytesForASinglePartition() throws IOException {
-        final Map<TopicPartition, Long> offsets = Map.of(new TopicPartition("orders", 3), 1200L);
+        final Map<PartitionKey, Long> offsets = Map.of(new PartitionKey("orders", 3), 1200L);
         final Path ours = dir.resolve(OffsetCheckpointFile.REPLICATION_FILE);
         final Path theirs = dir.resolve("kafka-" + OffsetCheckpointFile.REPLICATION_FILE);
         new OffsetCheckpointFile(FileIO.system(), ours).write(offsets);

@@ -76,22 +76,22 @@ class LeaderEpochCacheRandomizedTest {
             return entries.isEmpty() ? UNDEFINED_EPOCH : entries.get(entries.size() - 1).epoch();
         }
 
-        EpochEndOffset endOffsetFor(final int requested, final long logEndOffset) {
+        EpochEnd endOffsetFor(final int requested, final long logEndOffset) {
             if (requested == UNDEFINED_EPOCH) {
-                return EpochEndOffset.UNDEFINED;
+                return EpochEnd.UNDEFINED;
             }
             if (latestEpoch() == requested && !entries.isEmpty()) {
-                return new EpochEndOffset(requested, logEndOffset);
+                return new EpochEnd(requested, logEndOffset);
             }
             EpochEntry floor = null;
             for (final EpochEntry entry : entries) {
                 if (entry.epoch() > requested) {
-                    return floor == null ? new EpochEndOffset(requested, entry.startOffset())
-                        : new EpochEndOffset(floor.epoch(), entry.startOffset());
+                    return floor == null ? new EpochEnd(requested, entry.startOffset())
+                        : new EpochEnd(floor.epoch(), entry.startOffset());
                 }
                 floor = entry;
             }
-            return EpochEndOffset.UNDEFINED;
+            return EpochEnd.UNDEFINED;
         }
 
         int epochForOffset(final long offset) {
@@ -213,7 +213,7 @@ class LeaderEpochCacheRandomizedTest {
             assertEquals(theirs, ours.entries(), where + " (Kafka)");
             for (int e = -1; e <= epoch + 1; e++) {
                 final Map.Entry<Integer, Long> answer = kafka.endOffsetFor(e, logEndOffset);
-                assertEquals(new EpochEndOffset(answer.getKey(), answer.getValue()), ours.endOffsetFor(e, logEndOffset),
+                assertEquals(new EpochEnd(answer.getKey(), answer.getValue()), ours.endOffsetFor(e, logEndOffset),
                     where + " endOffsetFor(" + e + ") (Kafka)");
                 assertEquals(toInt(kafka.previousEpoch(e)), ours.previousEpoch(e), where + " previousEpoch (Kafka)");
                 assertEquals(toInt(kafka.nextEpoch(e)), ours.nextEpoch(e), where + " nextEpoch (Kafka)");

@@ -42,7 +42,7 @@ class LeaderEpochCacheTest {
     void emptyCacheAnswersUndefined() {
         assertEquals(UNDEFINED_EPOCH, cache.latestEpoch());
         assertEquals(UNDEFINED_EPOCH, cache.previousEpoch());
-        assertEquals(EpochEndOffset.UNDEFINED, cache.endOffsetFor(7, 0));
+        assertEquals(EpochEnd.UNDEFINED, cache.endOffsetFor(7, 0));
         assertEquals(UNDEFINED_EPOCH, cache.epochForOffset(0));
         assertEquals(Optional.empty(), cache.latestEntry());
         assertEquals(Optional.empty(), cache.earliestEntry());
@@ -56,7 +56,7 @@ class LeaderEpochCacheTest {
         assertTrue(cache.assign(2, 10));
         assertEquals(2, cache.latestEpoch());
         assertEquals(List.of(e(2, 10)), cache.entries());
-        assertEquals(new EpochEndOffset(2, 11), cache.endOffsetFor(2, 11));
+        assertEquals(new EpochEnd(2, 11), cache.endOffsetFor(2, 11));
     }
 
     @Test
@@ -71,8 +71,8 @@ class LeaderEpochCacheTest {
         assign(5, 11, 6, 12, 7, 13);
         assertTrue(cache.assign(7, 12));
         assertEquals(List.of(e(5, 11), e(7, 12)), cache.entries());
-        assertEquals(new EpochEndOffset(5, 12), cache.endOffsetFor(5, 0));
-        assertEquals(new EpochEndOffset(5, 12), cache.endOffsetFor(6, 0));
+        assertEquals(new EpochEnd(5, 12), cache.endOffsetFor(5, 0));
+        assertEquals(new EpochEnd(5, 12), cache.endOffsetFor(6, 0));
     }
 
     @Test
@@ -93,8 +93,8 @@ class LeaderEpochCacheTest {
         assertTrue(cache.assign(1, 7));
         assertEquals(1, cache.latestEpoch());
         assertEquals(List.of(e(1, 7)), cache.entries());
-        assertEquals(new EpochEndOffset(1, 8), cache.endOffsetFor(1, 8));
-        assertEquals(EpochEndOffset.UNDEFINED, cache.endOffsetFor(2, 8));
+        assertEquals(new EpochEnd(1, 8), cache.endOffsetFor(1, 8));
+        assertEquals(EpochEnd.UNDEFINED, cache.endOffsetFor(2, 8));
     }
 
     @Test
@@ -108,28 +108,28 @@ class LeaderEpochCacheTest {
     @Test
     void endOffsetForFollowsKip101AndKip279() throws IOException {
         assign(0, 0, 2, 13, 4, 17);
-        assertEquals(EpochEndOffset.UNDEFINED, cache.endOffsetFor(UNDEFINED_EPOCH, 30));
-        assertEquals(new EpochEndOffset(0, 13), cache.endOffsetFor(0, 30));
+        assertEquals(EpochEnd.UNDEFINED, cache.endOffsetFor(UNDEFINED_EPOCH, 30));
+        assertEquals(new EpochEnd(0, 13), cache.endOffsetFor(0, 30));
         // Epoch 1 is unknown here: answer with the largest known epoch below it and where it ended.
-        assertEquals(new EpochEndOffset(0, 13), cache.endOffsetFor(1, 30));
-        assertEquals(new EpochEndOffset(2, 17), cache.endOffsetFor(2, 30));
-        assertEquals(new EpochEndOffset(2, 17), cache.endOffsetFor(3, 30));
-        assertEquals(new EpochEndOffset(4, 30), cache.endOffsetFor(4, 30));
-        assertEquals(EpochEndOffset.UNDEFINED, cache.endOffsetFor(5, 30));
+        assertEquals(new EpochEnd(0, 13), cache.endOffsetFor(1, 30));
+        assertEquals(new EpochEnd(2, 17), cache.endOffsetFor(2, 30));
+        assertEquals(new EpochEnd(2, 17), cache.endOffsetFor(3, 30));
+        assertEquals(new EpochEnd(4, 30), cache.endOffsetFor(4, 30));
+        assertEquals(EpochEnd.UNDEFINED, cache.endOffsetFor(5, 30));
     }
 
     @Test
     void requestedEpochBelowTheFirstGetsTheFirstStartOffset() throws IOException {
         assign(5, 11, 6, 12, 7, 13);
-        assertEquals(new EpochEndOffset(4, 11), cache.endOffsetFor(4, 0));
+        assertEquals(new EpochEnd(4, 11), cache.endOffsetFor(4, 0));
     }
 
     @Test
     void tracksEpochsAsLeadersChange() throws IOException {
         assign(0, 0, 1, 5, 2, 10);
-        assertEquals(new EpochEndOffset(2, 10), cache.endOffsetFor(2, 10));
-        assertEquals(new EpochEndOffset(1, 10), cache.endOffsetFor(1, 10));
-        assertEquals(new EpochEndOffset(0, 5), cache.endOffsetFor(0, 10));
+        assertEquals(new EpochEnd(2, 10), cache.endOffsetFor(2, 10));
+        assertEquals(new EpochEnd(1, 10), cache.endOffsetFor(1, 10));
+        assertEquals(new EpochEnd(0, 5), cache.endOffsetFor(0, 10));
         assertEquals(1, cache.previousEpoch());
     }
 
@@ -218,7 +218,7 @@ class LeaderEpochCacheTest {
             cache.assign(epoch, epoch * 10L);
         }
         assertEquals(100, cache.size());
-        assertEquals(new EpochEndOffset(50, 510), cache.endOffsetFor(50, 2000));
+        assertEquals(new EpochEnd(50, 510), cache.endOffsetFor(50, 2000));
         assertEquals(73, cache.epochForOffset(735));
     }
 

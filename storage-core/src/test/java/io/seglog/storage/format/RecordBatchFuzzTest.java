@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.seglog.storage.InvalidRecordException;
 import io.seglog.storage.format.RecordBatchValidator.Origin;
 import java.nio.ByteBuffer;
 import java.util.Iterator;

@@ -155,7 +155,7 @@ class RecordBatchTest {
         final int valueLengthIndex = RecordBatchDescriptor.RECORDS_OFFSET + 1 + 1 + 1 + 1 + 1;
         buffer.putByte(valueLengthIndex, (byte) (100 << 1));
         batch.wrap(buffer, 0);
-        final io.seglog.storage.InvalidRecordException e = assertThrows(io.seglog.storage.InvalidRecordException.class,
+        final io.seglog.storage.format.InvalidRecordException e = assertThrows(io.seglog.storage.format.InvalidRecordException.class,
             () -> batch.nextRecord(new Record()));
         assertEquals("valueLength", e.field());
         assertEquals(100, e.value());

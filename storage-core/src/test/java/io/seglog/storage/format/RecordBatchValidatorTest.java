@@ -13,7 +13,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.seglog.storage.InvalidRecordException;
 import io.seglog.storage.format.RecordBatchValidator.Origin;
 import java.nio.charset.StandardCharsets;
 import org.agrona.concurrent.UnsafeBuffer;

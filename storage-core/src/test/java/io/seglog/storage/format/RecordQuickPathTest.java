@@ -3,7 +3,6 @@ package io.seglog.storage.format;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.seglog.storage.InvalidRecordException;
 import java.nio.ByteBuffer;
 import java.util.SplittableRandom;
 import org.agrona.BufferUtil;

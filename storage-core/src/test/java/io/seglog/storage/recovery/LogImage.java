@@ -11,7 +11,7 @@ import io.seglog.storage.LogSlice;
 import io.seglog.storage.ManualClock;
 import io.seglog.storage.OffsetOutOfRangeException;
 import io.seglog.storage.PartitionLog;
-import io.seglog.storage.checkpoint.EpochEntry;
+import io.seglog.storage.LeaderEpochEntry;
 import io.seglog.storage.io.FileIO;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -125,7 +125,7 @@ final class LogImage {
      */
     void assertServes(final PartitionLog log, final long expectedEnd, final String context) throws IOException {
         assertEquals(expectedEnd, log.logEndOffset(), context + ": log end offset");
-        final List<EpochEntry> epochs = new ArrayList<>();
+        final List<LeaderEpochEntry> epochs = new ArrayList<>();
         for (final Batch batch : batches) {
             if (batch.lastOffset() >= expectedEnd) {
                 break;
@@ -137,13 +137,13 @@ final class LogImage {
                 assertArrayEquals(batch.bytes(), toArray(read), context + ": bytes of the batch at " + batch.baseOffset());
             }
             if (epochs.isEmpty() || epochs.get(epochs.size() - 1).epoch() != batch.epoch()) {
-                epochs.add(new EpochEntry(batch.epoch(), batch.baseOffset()));
+                epochs.add(new LeaderEpochEntry(batch.epoch(), batch.baseOffset()));
             }
         }
         assertTrue(log.read(expectedEnd, 1_000_000, Long.MAX_VALUE, true).isEmpty(), context + ": read at the end");
         assertThrows(OffsetOutOfRangeException.class, () -> log.read(expectedEnd + 1, 100, Long.MAX_VALUE, true),
             context + ": read past the end");
-        assertEquals(epochs, log.leaderEpochCache().entries(), context + ": leader epochs");
+        assertEquals(epochs, log.leaderEpochs(), context + ": leader epochs");
     }
 
     private static byte[] toArray(final ByteBuffer buffer) {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.seglog.storage.KafkaBatches;
 import io.seglog.storage.LogConfig;
+import io.seglog.storage.LogReader;
 import io.seglog.storage.LogSlice;
 import io.seglog.storage.ManualClock;
 import io.seglog.storage.PartitionLog;
@@ -53,7 +54,7 @@ class TruncationReadersTest {
                 final long seed = r;
                 readers[r] = new Thread(() -> {
                     final SplittableRandom random = new SplittableRandom(seed);
-                    final LogSlice slice = new LogSlice();
+                    final LogReader slice = log.reader();
                     try {
                         while (stop.get() == 0) {
                             final long bound = committed.get();
@@ -62,7 +63,7 @@ class TruncationReadersTest {
                                 continue;
                             }
                             final long offset = random.nextLong(bound);
-                            log.read(offset, 1, bound, true, slice);
+                            slice.read(offset, 1, bound, true);
                             final List<Record> records = KafkaBatches.records(KafkaBatches.bytesOf(slice));
                             boolean seen = false;
                             for (final Record record : records) {

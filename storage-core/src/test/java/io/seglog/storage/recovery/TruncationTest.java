@@ -9,8 +9,8 @@ import io.seglog.storage.KafkaBatches;
 import io.seglog.storage.ManualClock;
 import io.seglog.storage.PartitionLog;
 import io.seglog.storage.RecoveryOptions;
-import io.seglog.storage.checkpoint.EpochEntry;
-import io.seglog.storage.epoch.EpochEndOffset;
+import io.seglog.storage.LeaderEpochEntry;
+import io.seglog.storage.EpochEndOffset;
 import io.seglog.storage.io.FileIO;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -108,7 +108,7 @@ class TruncationTest extends ScratchDirTest {
         }
         try (PartitionLog log = open(dir)) {
             assertEquals(6, log.logEndOffset());
-            assertEquals(List.of(new EpochEntry(0, 0), new EpochEntry(1, 3)), log.leaderEpochCache().entries());
+            assertEquals(List.of(new LeaderEpochEntry(0, 0), new LeaderEpochEntry(1, 3)), log.leaderEpochs());
         }
     }
 
@@ -135,7 +135,7 @@ class TruncationTest extends ScratchDirTest {
             assertEquals(1_000, log.logStartOffset());
             assertEquals(1_000, log.logEndOffset());
             assertEquals(1, log.segmentCount());
-            assertTrue(log.leaderEpochCache().isEmpty());
+            assertTrue(log.leaderEpochs().isEmpty());
             assertTrue(log.read(1_000, 100, Long.MAX_VALUE, true).isEmpty());
             assertEquals(1_001, log.appendAsFollower(KafkaBatches.batchAtOffsets(9, 1_000, 1_001)));
         }
@@ -145,7 +145,7 @@ class TruncationTest extends ScratchDirTest {
         try (PartitionLog log = open(dir)) {
             assertEquals(1_000, log.logStartOffset());
             assertEquals(1_002, log.logEndOffset());
-            assertEquals(List.of(new EpochEntry(9, 1_000)), log.leaderEpochCache().entries());
+            assertEquals(List.of(new LeaderEpochEntry(9, 1_000)), log.leaderEpochs());
             // The same base as the only segment, and then below the first segment via truncateTo.
             log.truncateFullyAndStartAt(1_000);
             assertEquals(1_000, log.logEndOffset());
@@ -165,12 +165,12 @@ class TruncationTest extends ScratchDirTest {
             // Two batches spanning more offsets than a segment's 32-bit relative offsets: refused after validation.
             final java.nio.ByteBuffer tooWide = KafkaBatches.concat(KafkaBatches.batchAtOffsets(5, 0, Integer.MAX_VALUE),
                 KafkaBatches.batchAtOffsets(6, Integer.MAX_VALUE + 1L));
-            final io.seglog.storage.InvalidRecordException e =
-                assertThrows(io.seglog.storage.InvalidRecordException.class, () -> log.appendAsFollower(tooWide));
+            final io.seglog.storage.format.InvalidRecordException e =
+                assertThrows(io.seglog.storage.format.InvalidRecordException.class, () -> log.appendAsFollower(tooWide));
             assertTrue(e.getMessage().contains("relative offsets"), e.getMessage());
-            assertTrue(log.leaderEpochCache().isEmpty(), log.leaderEpochCache().toString());
+            assertTrue(log.leaderEpochs().isEmpty(), log.leaderEpochs().toString());
             assertEquals(0, log.appendAsFollower(KafkaBatches.batchAtOffsets(3, 0)));
-            assertEquals(List.of(new EpochEntry(3, 0)), log.leaderEpochCache().entries());
+            assertEquals(List.of(new LeaderEpochEntry(3, 0)), log.leaderEpochs());
         }
     }
 
@@ -179,14 +179,14 @@ class TruncationTest extends ScratchDirTest {
         try (PartitionLog log = open(tmp.resolve("follower"))) {
             log.appendAsFollower(KafkaBatches.concat(KafkaBatches.batchAtOffsets(2, 0, 1),
                 KafkaBatches.batchAtOffsets(4, 2)));
-            assertEquals(List.of(new EpochEntry(2, 0), new EpochEntry(4, 2)), log.leaderEpochCache().entries());
+            assertEquals(List.of(new LeaderEpochEntry(2, 0), new LeaderEpochEntry(4, 2)), log.leaderEpochs());
             assertEquals(new EpochEndOffset(2, 2), log.endOffsetForEpoch(3)); // largest known epoch <= 3 ends at 2
-            assertThrows(io.seglog.storage.InvalidRecordException.class,
+            assertThrows(io.seglog.storage.format.InvalidRecordException.class,
                 () -> log.appendAsFollower(KafkaBatches.batchAtOffsets(3, 3)));
             assertThrows(IllegalArgumentException.class, () -> log.appendAsLeader(KafkaBatches.batch(0, 1L), 3));
             assertEquals(3, log.logEndOffset());
             log.truncateTo(2);
-            assertEquals(List.of(new EpochEntry(2, 0)), log.leaderEpochCache().entries());
+            assertEquals(List.of(new LeaderEpochEntry(2, 0)), log.leaderEpochs());
             log.appendAsFollower(KafkaBatches.batchAtOffsets(3, 2));
             assertEquals(3, log.latestEpoch());
         }

@@ -3,6 +3,7 @@ package io.seglog.storage.segment;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.seglog.storage.LogConfig;
+import io.seglog.storage.SegmentConfigs;
 import io.seglog.storage.format.RecordBatchBuilder;
 import io.seglog.storage.io.FileIO;
 import java.io.IOException;
@@ -16,7 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@link LogSegment#lastBatchEndWithin} (now one {@code OffsetIndex.lookupPositionAtMost} and a short header scan)
+ * {@link SegmentReader#lastBatchEndWithin} (now one {@code OffsetIndex.lookupPositionAtMost} and a short header scan)
  * against a linear oracle over the known batch boundaries, for every (from, limit) pair of a seeded segment.
  */
 class LastBatchEndWithinTest {
@@ -30,14 +31,14 @@ class LastBatchEndWithinTest {
         final LogConfig config = LogConfig.builder().indexIntervalBytes(150).segmentIndexBytes(4096).build();
         final List<Integer> boundaries = new ArrayList<>();
         boundaries.add(0);
-        try (LogSegment segment = LogSegment.create(FileIO.system(), dir, 0, config, 0, 0)) {
-            final ByteBuffer scratch = ByteBuffer.allocate(64);
+        try (LogSegment segment = LogSegment.create(FileIO.system(), dir, 0, SegmentConfigs.of(config), 0, 0)) {
+            final BatchCursor scratch = new BatchCursor();
             for (long offset = 0; offset < 60; offset++) {
                 final byte[] value = new byte[random.nextInt(1, 120)];
                 final UnsafeBuffer built = RecordBatchBuilder.batchOf(offset, 1_000 + offset, value);
                 final ByteBuffer copy = ByteBuffer.allocate(built.capacity());
                 built.getBytes(0, copy, 0, built.capacity());
-                segment.append(copy, new UnsafeBuffer(copy), 0, copy.capacity());
+                Lookups.append(segment, copy);
                 boundaries.add(segment.sizeInBytes());
             }
             final int size = segment.sizeInBytes();
@@ -50,7 +51,7 @@ class LastBatchEndWithinTest {
                             expected = boundary;
                         }
                     }
-                    assertEquals(expected, segment.lastBatchEndWithin(from, limit, scratch),
+                    assertEquals(expected, segment.reader().lastBatchEndWithin(from, limit, scratch),
                         "seed=" + seed + " from=" + from + " limit=" + limit);
                 }
             }

@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.seglog.storage.LogConfig;
-import io.seglog.storage.StorageException;
+import io.seglog.storage.SegmentConfigs;
 import io.seglog.storage.epoch.LeaderEpochCache;
 import io.seglog.storage.format.RecordBatchBuilder;
 import io.seglog.storage.io.FileIO;
@@ -112,7 +112,7 @@ class ParallelRecoveryTest {
         Files.write(dir.resolve(SegmentFiles.fileName(0, SegmentFiles.LOG_SUFFIX)), log);
         final LeaderEpochCache epochs = LeaderEpochCache.inMemory();
         final SegmentRecovery.Outcome outcome;
-        try (LogSegment segment = LogSegment.openForRecovery(FileIO.system(), dir, 0, CONFIG, 0, 0)) {
+        try (LogSegment segment = LogSegment.openForRecovery(FileIO.system(), dir, 0, SegmentConfigs.of(CONFIG), 0, 0)) {
             outcome = recovery.scan(segment, recoveryPoint, -1, null, epochs);
             segment.finishRecovery();
         }
@@ -209,7 +209,7 @@ class ParallelRecoveryTest {
             }
         };
         final SegmentRecovery recovery = new SegmentRecovery(new BatchCrcVerifier(threadPerTask, 2, crc), 1 << 20);
-        final StorageException e = assertThrows(StorageException.class, () -> scan(log, recovery, 0));
+        final IOException e = assertThrows(IOException.class, () -> scan(log, recovery, 0));
         assertSame(boom, e.getCause());
         assertNotNull(thrower.get());
         assertEquals("verify-worker", thrower.get().getName(), "thrown on a worker thread");
@@ -247,7 +247,7 @@ class ParallelRecoveryTest {
             }
         };
         final SegmentRecovery recovery = new SegmentRecovery(new BatchCrcVerifier(pool, 2, crc), 1 << 20);
-        final StorageException e = assertThrows(StorageException.class, () -> scan(log, recovery, 0));
+        final IOException e = assertThrows(IOException.class, () -> scan(log, recovery, 0));
         assertEquals(0, inFlight.get(), "no part still running after the scan returned");
         assertSame(boom, e.getCause());
         assertTrue(maxInFlight.get() >= 2, "parts ran concurrently: " + maxInFlight.get());

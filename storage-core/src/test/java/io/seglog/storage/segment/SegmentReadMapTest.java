@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.seglog.storage.LogConfig;
+import io.seglog.storage.SegmentConfigs;
 import io.seglog.storage.format.RecordBatchBuilder;
 import io.seglog.storage.io.FileIO;
 import java.io.IOException;
@@ -51,12 +52,12 @@ class SegmentReadMapTest {
     }
 
     private static void append(final LogSegment segment, final ByteBuffer batch) throws IOException {
-        segment.append(batch, new UnsafeBuffer(batch), 0, batch.capacity());
+        Lookups.append(segment, batch);
     }
 
     private LogSegment create(final String name, final LogConfig config) throws IOException {
         final Path sub = Files.createDirectories(dir.resolve(name));
-        return LogSegment.create(FileIO.system(), sub, 0, config, 0, 0);
+        return LogSegment.create(FileIO.system(), sub, 0, SegmentConfigs.of(config), 0, 0);
     }
 
     @Test
@@ -65,8 +66,8 @@ class SegmentReadMapTest {
         final List<Integer> boundaries = new ArrayList<>();
         boundaries.add(0);
         try (LogSegment mapped = create("mapped", MAPPED); LogSegment plain = create("plain", UNMAPPED)) {
-            final ByteBuffer scratchA = ByteBuffer.allocate(4096);
-            final ByteBuffer scratchB = ByteBuffer.allocate(4096);
+            final BatchCursor scratchA = new BatchCursor();
+            final BatchCursor scratchB = new BatchCursor();
             long next = 0;
             for (int round = 0; round < 40; round++) {
                 for (int b = 0; b < 1 + random.nextInt(20); b++) {
@@ -86,19 +87,16 @@ class SegmentReadMapTest {
                 for (int q = 0; q < 50; q++) {
                     final long offset = random.nextLong(next + 2);
                     final int maxPosition = random.nextBoolean() ? size : boundaries.get(random.nextInt(boundaries.size()));
-                    final long a = mapped.translateOffset(offset, maxPosition, scratchA);
-                    final long b = plain.translateOffset(offset, maxPosition, scratchB);
-                    assertEquals(b, a, "seed=" + SEED + " translateOffset(" + offset + ", " + maxPosition + ")");
-                    if (a >= 0) {
-                        assertEquals(LogSegment.scannedBaseOffset(scratchB), LogSegment.scannedBaseOffset(scratchA));
-                    }
+                    final Lookups.Found a = Lookups.find(mapped, offset, maxPosition, scratchA);
+                    final Lookups.Found b = Lookups.find(plain, offset, maxPosition, scratchB);
+                    assertEquals(b, a, "seed=" + SEED + " findBatch(" + offset + ", " + maxPosition + ")");
                     final int from = boundaries.get(random.nextInt(boundaries.size()));
                     final int limit = from + random.nextInt(size - from + 1);
-                    assertEquals(plain.lastBatchEndWithin(from, limit, scratchB),
-                        mapped.lastBatchEndWithin(from, limit, scratchA), "seed=" + SEED + " lastBatchEndWithin");
+                    assertEquals(plain.reader().lastBatchEndWithin(from, limit, scratchB),
+                        mapped.reader().lastBatchEndWithin(from, limit, scratchA), "seed=" + SEED + " lastBatchEndWithin");
                     final long timestamp = 1_000 + random.nextLong(next + 2);
-                    assertEquals(plain.findOffsetByTimestamp(timestamp, 0, size, scratchB),
-                        mapped.findOffsetByTimestamp(timestamp, 0, size, scratchA), "seed=" + SEED + " timestamp " + timestamp);
+                    assertEquals(plain.reader().findOffsetByTimestamp(timestamp, 0, size, scratchB),
+                        mapped.reader().findOffsetByTimestamp(timestamp, 0, size, scratchA), "seed=" + SEED + " timestamp " + timestamp);
                 }
                 assertTrue(mapped.readMappedBytes() > 0 && mapped.readMappedBytes() <= size,
                     "mapped " + mapped.readMappedBytes() + " of " + size);
@@ -113,13 +111,13 @@ class SegmentReadMapTest {
     void anActiveSegmentIsRemappedOnlyAfterItGrewEnough() throws IOException {
         final SplittableRandom random = new SplittableRandom(SEED);
         try (LogSegment segment = create("grow", MAPPED)) {
-            final ByteBuffer scratch = ByteBuffer.allocate(64);
+            final BatchCursor scratch = new BatchCursor();
             long next = 0;
             for (; next < 10; next++) {
                 append(segment, batch(random, next, 1));
             }
             final int first = segment.sizeInBytes();
-            assertEquals(9, segment.translateOffset(9, first, scratch) < 0 ? -1 : LogSegment.scannedBaseOffset(scratch));
+            assertEquals(9, Lookups.find(segment, 9, first, scratch) == null ? -1 : scratch.baseOffset());
             assertEquals(first, segment.readMappedBytes(), "the first read maps the file up to its limit");
             append(segment, batch(random, next++, 1));
             // Past the mapping: read with a positional read, not remapped for a few bytes.
@@ -149,14 +147,14 @@ class SegmentReadMapTest {
             assertTrue(segment.channel().size() > data, "the mapped tail's zero fill runs ahead of the data");
             // A stale reader (its limit from before a truncation) maps into the zeros past the data; its walk
             // meets a zero header there and fails cleanly, as a positional read would.
-            assertThrows(io.seglog.storage.StorageException.class,
-                () -> segment.translateOffset(10, data + 1000, ByteBuffer.allocate(64)));
+            assertThrows(CorruptSegmentException.class,
+                () -> Lookups.find(segment, 10, data + 1000, new BatchCursor()));
             assertTrue(segment.readMappedBytes() > data, "mapped past the data: " + segment.readMappedBytes());
             segment.onBecomeInactive();
             assertEquals(data, segment.channel().size(), "trimmed to the data");
             assertTrue(segment.readMappedBytes() <= data, "no mapping left past the end of the file: "
                 + segment.readMappedBytes());
-            assertEquals(9, readBase(segment, 9, ByteBuffer.allocate(64)));
+            assertEquals(9, readBase(segment, 9, new BatchCursor()));
         }
     }
 
@@ -167,9 +165,9 @@ class SegmentReadMapTest {
             for (long offset = 0; offset < 40; offset += 2) {
                 append(segment, batch(random, offset, 2));
             }
-            final ByteBuffer scratch = ByteBuffer.allocate(64);
-            assertTrue(segment.truncationPoint(21, scratch) >= 0);
-            assertEquals(20, LogSegment.scannedBaseOffset(scratch), "the batch holding offset 21");
+            final BatchCursor scratch = new BatchCursor();
+            assertTrue(segment.reader().findBatchForTruncation(21, segment.sizeInBytes(), scratch));
+            assertEquals(20, scratch.baseOffset(), "the batch holding offset 21");
             assertEquals(-1, segment.readMappedBytes(), "the writer's lookup maps nothing");
             segment.truncateTo(20, 8192, scratch);
             assertEquals(-1, segment.readMappedBytes(), "a mapping made for the cut would only be dropped again");
@@ -178,10 +176,10 @@ class SegmentReadMapTest {
         }
     }
 
-    private static long readBase(final LogSegment segment, final long offset, final ByteBuffer scratch)
+    private static long readBase(final LogSegment segment, final long offset, final BatchCursor scratch)
         throws IOException {
-        final long found = segment.translateOffset(offset, segment.sizeInBytes(), scratch);
-        return found < 0 ? -1 : LogSegment.scannedBaseOffset(scratch);
+        final Lookups.Found found = Lookups.find(segment, offset, segment.sizeInBytes(), scratch);
+        return found == null ? -1 : scratch.baseOffset();
     }
 
     @Test
@@ -189,13 +187,13 @@ class SegmentReadMapTest {
         final SplittableRandom random = new SplittableRandom(SEED);
         final LogSegment segment = create("close", MAPPED);
         append(segment, batch(random, 0, 2));
-        final ByteBuffer scratch = ByteBuffer.allocate(64);
+        final BatchCursor scratch = new BatchCursor();
         assertEquals(0, readBase(segment, 1, scratch));
         assertTrue(segment.readMappedBytes() > 0);
         segment.close();
         assertEquals(-1, segment.readMappedBytes(), "closed: no mapping");
         // The closed index refuses the lookup before any header read: what a reader racing a deletion got before.
-        final Exception failure = assertThrows(Exception.class, () -> segment.translateOffset(1, 1_000, scratch));
+        final Exception failure = assertThrows(Exception.class, () -> Lookups.find(segment, 1, 1_000, scratch));
         assertTrue(failure instanceof IOException || failure instanceof IllegalStateException, failure.toString());
         assertEquals(-1, segment.readMappedBytes(), "a read after close maps nothing");
     }
@@ -226,17 +224,17 @@ class SegmentReadMapTest {
             for (int t = 0; t < readers.length; t++) {
                 final SplittableRandom own = new SplittableRandom(SEED + t + 1);
                 readers[t] = new Thread(() -> {
-                    final ByteBuffer scratch = ByteBuffer.allocate(4096);
+                    final BatchCursor scratch = new BatchCursor();
                     try {
                         while (!stop.get()) {
                             final int i = own.nextInt(committedBases.size());
                             final long offset = committedBases.get(i) + own.nextInt(2);
-                            final long found = segment.translateOffset(offset, committedSize, scratch);
-                            if (found < 0 || LogSegment.scannedBaseOffset(scratch) != committedBases.get(i)) {
+                            final Lookups.Found found = Lookups.find(segment, offset, committedSize, scratch);
+                            if (found == null || scratch.baseOffset() != committedBases.get(i)) {
                                 throw new AssertionError("offset " + offset + " found " + found);
                             }
                             // Every record of a batch carries the batch's timestamp, 1000 + its base offset.
-                            final long ts = segment.findOffsetByTimestamp(1_000 + committedBases.get(i), 0,
+                            final long ts = segment.reader().findOffsetByTimestamp(1_000 + committedBases.get(i), 0,
                                 committedSize, scratch);
                             if (ts != committedBases.get(i)) {
                                 throw new AssertionError("timestamp of batch " + committedBases.get(i) + " found " + ts);
@@ -249,7 +247,7 @@ class SegmentReadMapTest {
                 }, "reader-" + t);
                 readers[t].start();
             }
-            final ByteBuffer scratch = ByteBuffer.allocate(64);
+            final BatchCursor scratch = new BatchCursor();
             try {
                 for (int round = 0; round < 200 && failure.get() == null; round++) {
                     for (int b = 0; b < 1 + random.nextInt(30); b++) {
@@ -303,17 +301,17 @@ class SegmentReadMapTest {
             for (int t = 0; t < readers.length; t++) {
                 final SplittableRandom own = new SplittableRandom(SEED + round * 10L + t);
                 readers[t] = new Thread(() -> {
-                    final ByteBuffer scratch = ByteBuffer.allocate(4096);
+                    final BatchCursor scratch = new BatchCursor();
                     final ByteBuffer copy = ByteBuffer.allocateDirect(size);
                     try {
                         for (;;) {
                             final long offset = own.nextLong(400);
-                            final long found = segment.translateOffset(offset, size, scratch);
-                            if (found < 0 || LogSegment.scannedBaseOffset(scratch) != (offset & ~1L)) {
+                            final Lookups.Found found = Lookups.find(segment, offset, size, scratch);
+                            if (found == null || scratch.baseOffset() != (offset & ~1L)) {
                                 throw new AssertionError("offset " + offset + " found " + found);
                             }
                             copy.clear();
-                            segment.copyMapped(0, copy, size);
+                            segment.reader().copyMapped(0, copy, size);
                             reads.incrementAndGet();
                         }
                     } catch (final IOException | IllegalStateException closed) {

@@ -8,10 +8,10 @@ package io.seglog.storage.epoch;
  * @param endOffset the start offset of the next known epoch, the log end offset for the latest epoch, or
  *                  {@link LeaderEpochCache#UNDEFINED_EPOCH_OFFSET}
  */
-public record EpochEndOffset(int epoch, long endOffset) {
+public record EpochEnd(int epoch, long endOffset) {
     /** The undefined answer: the follower must fall back to its high watermark. */
-    public static final EpochEndOffset UNDEFINED =
-        new EpochEndOffset(LeaderEpochCache.UNDEFINED_EPOCH, LeaderEpochCache.UNDEFINED_EPOCH_OFFSET);
+    public static final EpochEnd UNDEFINED =
+        new EpochEnd(LeaderEpochCache.UNDEFINED_EPOCH, LeaderEpochCache.UNDEFINED_EPOCH_OFFSET);
 
     /**
      * Whether the answer is undefined.

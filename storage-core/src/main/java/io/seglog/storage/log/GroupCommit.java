@@ -1,24 +1,24 @@
-package io.seglog.storage;
+package io.seglog.storage.log;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.PriorityQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 
 /**
- * The durable-wait side of a {@link PartitionLog}: futures waiting for an offset to be fsynced, completed in
- * groups so that many appenders share one fsync (group commit).
+ * The durable-wait side of {@link Durability}: futures waiting for an offset to be fsynced, completed in groups so
+ * that many appenders share one fsync (group commit).
  *
- * <p>Who fsyncs: with a {@link Scheduler} attached (a {@link LogManager} attaches its own), a waiter that finds
- * no flush pending schedules one flush task; the task reads the log end, fsyncs once and completes every
- * waiter below the new flushed offset; waiters that arrive during that fsync schedule the next one. Without a
- * scheduler, the first waiter's own thread becomes the flusher (inside {@link PartitionLog#awaitDurable}) and
- * keeps flushing while waiters remain; other threads register and return at once with a pending future that
- * the flusher completes. Any flush (explicit, {@code flush.messages}, {@code flush.ms}) completes the waiters
- * it covers. The fsync never runs under the append lock, so appends continue during it (KAFKA-9693).
+ * <p>Who fsyncs: with a scheduler (a log manager's), a waiter that finds no flush pending schedules one flush
+ * task; the task reads the log end, fsyncs once and completes every waiter below the new flushed offset; waiters
+ * that arrive during that fsync schedule the next one. Without a scheduler, the first waiter's own thread becomes
+ * the flusher (inside the log's {@code awaitDurable}) and keeps flushing while waiters remain; other threads
+ * register and return at once with a pending future that the flusher completes. Any flush (explicit,
+ * {@code flush.messages}, {@code flush.ms}) completes the waiters it covers.
  *
- * <p>Failure: when the log's directory goes offline every pending future fails with that
- * {@link StorageException}, and no future completes normally afterwards.
+ * <p>Failure: when the log goes offline every pending future fails with the owner's exception, and no future
+ * completes normally afterwards.
  *
  * <p>Thread-safe: state is guarded by this object's monitor; futures are completed outside it.
  */
@@ -26,32 +26,34 @@ final class GroupCommit {
     private record Waiter(long offset, CompletableFuture<Long> future) {
     }
 
-    private final PartitionLog log;
+    private final String what;
+    private final Durability durability;
+    /** Runs one flush of the log; a failure takes the log offline, which fails the waiters through failAll. */
+    private final Runnable flush;
+    /** Runs a flush task soon; null: the first waiter's thread flushes. */
+    private final Consumer<Runnable> scheduler;
     private final PriorityQueue<Waiter> waiters = new PriorityQueue<>((a, b) -> Long.compare(a.offset, b.offset));
-    private Scheduler scheduler;
     private boolean flushing;
     private boolean flushScheduled;
-    private StorageException failure;
-    /** Time of the last successful flush, -1 until the first flush.ms check starts the clock. */
-    private volatile long lastFlushMs = -1;
+    private RuntimeException failure;
 
-    GroupCommit(final PartitionLog log) {
-        this.log = log;
-    }
-
-    synchronized void attachScheduler(final Scheduler scheduler) {
+    GroupCommit(final String what, final Durability durability, final Runnable flush,
+                final Consumer<Runnable> scheduler) {
+        this.what = what;
+        this.durability = durability;
+        this.flush = flush;
         this.scheduler = scheduler;
     }
 
     /** Returns a future for {@code offset}; may run flushes on the calling thread when no scheduler is attached. */
     CompletableFuture<Long> await(final long offset) {
-        final long flushed = log.flushedOffset();
+        final long flushed = durability.flushedOffset();
         if (offset < flushed) {
             return CompletableFuture.completedFuture(flushed);
         }
         final CompletableFuture<Long> future = new CompletableFuture<>();
         final boolean lead;
-        Scheduler schedule = null;
+        boolean schedule = false;
         synchronized (this) {
             if (failure != null) {
                 future.completeExceptionally(failure);
@@ -62,27 +64,28 @@ final class GroupCommit {
                 lead = false;
                 if (!flushScheduled) {
                     flushScheduled = true;
-                    schedule = scheduler;
+                    schedule = true;
                 }
             } else {
                 lead = !flushing;
                 flushing = true;
             }
         }
-        if (schedule != null) {
+        if (schedule) {
             try {
-                schedule.schedule("group-commit " + log.dir(), this::scheduledRound, 0, 0);
+                scheduler.accept(this::scheduledRound);
             } catch (final RuntimeException e) {
                 synchronized (this) {
                     flushScheduled = false;
                 }
-                failAll(new StorageException("cannot schedule the group-commit flush: " + e, log.dir(), e), false);
+                failAll(new IllegalStateException("cannot schedule the group-commit flush of " + what + ": " + e, e),
+                    false);
             }
         } else if (lead) {
             flushLoop();
         }
         // A flush that finished between the first check and the registration has completed us already.
-        onFlushed(log.flushedOffset());
+        onFlushed(durability.flushedOffset());
         return future;
     }
 
@@ -110,11 +113,9 @@ final class GroupCommit {
 
     private void flushOnce() {
         try {
-            log.flush(); // completes waiters through onFlushed
-        } catch (final StorageException e) {
-            failAll(e, true);
+            flush.run(); // completes waiters through onFlushed; a failure takes the log offline first
         } catch (final RuntimeException e) {
-            failAll(new StorageException("group-commit flush failed: " + e, log.dir(), e), true);
+            failAll(e, true);
         }
     }
 
@@ -139,19 +140,6 @@ final class GroupCommit {
         }
     }
 
-    void markFlushed(final long nowMs) {
-        lastFlushMs = nowMs;
-    }
-
-    /** The flush.ms rule: unflushed data exists and the last flush is at least {@code flushMs} old. */
-    boolean isFlushDue(final long nowMs, final long flushMs) {
-        if (lastFlushMs < 0) {
-            lastFlushMs = nowMs; // the clock starts at the first check after open
-            return false;
-        }
-        return log.logEndOffset() > log.flushedOffset() && nowMs - lastFlushMs >= flushMs;
-    }
-
     /**
      * Fails the waiters for offsets at or above a truncation point: those offsets were removed and may be
      * reassigned to other records, so they must never be reported durable.
@@ -169,12 +157,12 @@ final class GroupCommit {
         }
         for (final Waiter waiter : failed) {
             waiter.future.completeExceptionally(new IllegalStateException("offset=" + waiter.offset
-                + " was truncated (new logEndOffset=" + newEndOffset + ") of " + log.dir()));
+                + " was truncated (new logEndOffset=" + newEndOffset + ") of " + what));
         }
     }
 
     /** Fails every pending waiter and all later ones. */
-    void failAll(final StorageException cause, final boolean permanent) {
+    void failAll(final RuntimeException cause, final boolean permanent) {
         final List<Waiter> failed;
         synchronized (this) {
             if (permanent && failure == null) {

@@ -1,4 +1,4 @@
-package io.seglog.storage;
+package io.seglog.storage.format;
 
 /**
  * A record batch handed to the log (by a client, a leader or a follower append) is malformed.

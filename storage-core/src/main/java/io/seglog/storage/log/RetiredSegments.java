@@ -1,4 +1,4 @@
-package io.seglog.storage;
+package io.seglog.storage.log;
 
 import io.seglog.storage.io.FileIO;
 import io.seglog.storage.segment.LogSegment;
@@ -10,16 +10,23 @@ import java.util.List;
 
 /**
  * Segments removed from a log and renamed {@code .deleted}, waiting for {@code file.delete.delay.ms} before their
- * files are closed and unlinked. The delay is what lets a reader that took a {@link LogSlice} (or a segment
- * array) before the removal finish reading: the files stay open and readable under their new names until
- * then (DESIGN §3.3). A crash in between leaves {@code .deleted} files that recovery removes.
+ * files are closed and unlinked. The delay is what lets a reader that took a slice (or a segment array) before
+ * the removal finish reading: the files stay open and readable under their new names until then (DESIGN §3.3).
+ * A crash in between leaves {@code .deleted} files that recovery removes. The only owner of the pending list.
  *
- * <p>Thread-safe: the list is guarded by this object's monitor; unlinking happens outside it, under the log's
- * flush lock, so a flush that took its segment array before the removal never forces a closed file.
+ * <p>Failures are returned, not handled: a failed rename or unlink is an I/O failure, which the owner (the
+ * partition log) turns into taking the log offline.
+ *
+ * <p>Thread-safe: the list is guarded by this object's monitor; unlinking happens outside it, while no flush
+ * runs ({@link Durability#whileNoFlush}), so a flush that took its segment array before the removal never forces
+ * a closed file.
  */
-final class RetiredSegments {
+public final class RetiredSegments {
     /** The suffix Kafka gives files of a segment pending deletion. */
-    static final String DELETED_SUFFIX = ".deleted";
+    public static final String DELETED_SUFFIX = ".deleted";
+
+    private final FileIO io;
+    private final Durability durability;
 
     private record Retired(LogSegment segment, Path logFile, long unlinkAtMs) {
     }
@@ -27,11 +34,25 @@ final class RetiredSegments {
     private final List<Retired> pending = new ArrayList<>();
 
     /**
+     * Creates an empty list.
+     *
+     * @param io         the file layer
+     * @param durability the log's durability, whose flush lock an unlink holds
+     */
+    public RetiredSegments(final FileIO io, final Durability durability) {
+        this.io = io;
+        this.durability = durability;
+    }
+
+    /**
      * Renames the segment's three files to {@code .deleted} (the indexes fsync the directory) and queues it.
      *
+     * @param segment    a segment already taken out of the log's array
+     * @param unlinkAtMs when its files may go
      * @return the renamed data file
+     * @throws IOException if a rename fails
      */
-    Path retire(final FileIO io, final LogSegment segment, final long unlinkAtMs) throws IOException {
+    public Path retire(final LogSegment segment, final long unlinkAtMs) throws IOException {
         final Path log = segment.logFile();
         final Path deletedLog = log.resolveSibling(log.getFileName() + DELETED_SUFFIX);
         synchronized (this) {
@@ -45,8 +66,14 @@ final class RetiredSegments {
         return deletedLog;
     }
 
-    /** Unlinks one retired segment if still pending (a scheduled task). */
-    void unlink(final FileIO io, final LogSegment segment, final PartitionLog owner) {
+    /**
+     * Unlinks one retired segment if still pending (a scheduled task).
+     *
+     * @param segment the segment
+     * @return the failure, or null
+     * @throws IOException if waiting for the flush lock's action fails (never: the action returns failures)
+     */
+    public Throwable unlink(final LogSegment segment) throws IOException {
         Retired found = null;
         synchronized (this) {
             for (final Iterator<Retired> it = pending.iterator(); it.hasNext(); ) {
@@ -58,19 +85,21 @@ final class RetiredSegments {
                 }
             }
         }
-        if (found != null) {
-            final Throwable failure;
-            synchronized (owner.flushLock()) {
-                failure = unlinkOne(io, found, null);
-            }
-            if (failure != null) {
-                owner.goOffline("unlink of " + found.logFile, failure);
-            }
+        if (found == null) {
+            return null;
         }
+        final Retired unlinked = found;
+        return durability.whileNoFlush(() -> unlinkOne(io, unlinked, null));
     }
 
-    /** Unlinks every retired segment whose time has come (standalone logs, without a scheduler). */
-    void unlinkExpired(final FileIO io, final long nowMs, final PartitionLog owner) {
+    /**
+     * Unlinks every retired segment whose time has come (standalone logs, without a scheduler).
+     *
+     * @param nowMs the time
+     * @return the first failure with the others suppressed, or null
+     * @throws IOException never (failures are returned)
+     */
+    public Throwable unlinkExpired(final long nowMs) throws IOException {
         final List<Retired> due = new ArrayList<>();
         synchronized (this) {
             for (final Iterator<Retired> it = pending.iterator(); it.hasNext(); ) {
@@ -81,32 +110,43 @@ final class RetiredSegments {
                 }
             }
         }
-        Throwable failure = null;
-        synchronized (owner.flushLock()) {
+        return durability.whileNoFlush(() -> {
+            Throwable failure = null;
             for (final Retired r : due) {
                 failure = unlinkOne(io, r, failure);
             }
-        }
-        if (failure != null) {
-            throw owner.goOffline("unlink of deleted segments", failure);
-        }
+            return failure;
+        });
     }
 
-    /** Unlinks everything pending (log close: readers have stopped); returns the first failure with others suppressed. */
-    Throwable unlinkAll(final FileIO io, final Throwable earlier) {
+    /**
+     * Unlinks everything pending (log close: readers have stopped).
+     *
+     * @param earlier a failure to add the new ones to, or null
+     * @return the first failure with the others suppressed, or null
+     * @throws IOException never (failures are returned)
+     */
+    public Throwable unlinkAll(final Throwable earlier) throws IOException {
         final List<Retired> all;
         synchronized (this) {
             all = new ArrayList<>(pending);
             pending.clear();
         }
-        Throwable failure = earlier;
-        for (final Retired r : all) {
-            failure = unlinkOne(io, r, failure);
-        }
-        return failure;
+        return durability.whileNoFlush(() -> {
+            Throwable failure = earlier;
+            for (final Retired r : all) {
+                failure = unlinkOne(io, r, failure);
+            }
+            return failure;
+        });
     }
 
-    synchronized int pendingCount() {
+    /**
+     * The number of segments waiting to be unlinked.
+     *
+     * @return the count
+     */
+    public synchronized int pendingCount() {
         return pending.size();
     }
 

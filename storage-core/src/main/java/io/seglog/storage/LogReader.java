@@ -1,0 +1,329 @@
+package io.seglog.storage;
+
+import io.seglog.storage.log.LogEnd;
+import io.seglog.storage.log.Segments;
+import io.seglog.storage.segment.BatchCursor;
+import io.seglog.storage.segment.LogSegment;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.WritableByteChannel;
+
+/**
+ * One reader's cursor over a {@link PartitionLog}: it owns the reader's scratch buffers, its snapshot of the log's
+ * published end and its search state, and holds the answer of its last {@link #read} as fields (the segment file,
+ * the byte position and size of the whole batches found, their first offset), which it can send zero-copy
+ * ({@link #transferTo}) or copy ({@link #readInto}). Reusing one reader makes reads and timestamp searches
+ * allocation-free. {@link #slice()} turns the answer into a {@link LogSlice} value that outlives the next read.
+ *
+ * <p>Reads: {@link #read} positions the cursor at the batch that contains the requested offset (or the first batch
+ * after it, if it falls into a gap) and covers the whole batches after it that lie entirely below
+ * {@code min(maxOffsetExclusive, logEndOffset)}, at most {@code maxBytes} of them, except that with
+ * {@code minOneBatch} the first batch is taken whole. The bytes are exactly as they sit on disk and on the wire;
+ * the first batch may start before the requested offset, and the caller skips the records below it, as Kafka's
+ * consumers do. Unlike Kafka's {@code FileRecords} slice the answer always ends on a batch boundary.
+ *
+ * <p>Threads: a reader belongs to one thread at a time (make one per reading thread; {@link PartitionLog#reader()}
+ * is cheap). Any number of readers read one log concurrently with its appender and with each other, without locks:
+ * each takes a consistent snapshot of the published end and never looks past it, so it sees no partial batch, even
+ * while the log appends, rolls and truncates. A read that runs into a truncation's shrink reads again from a fresh
+ * snapshot.
+ */
+public final class LogReader {
+    private final PartitionLog log;
+    private final Segments segments;
+    private final LogEnd end;
+    private final LogEnd.Snapshot snapshot = new LogEnd.Snapshot();
+    private final BatchCursor cursor = new BatchCursor();
+
+    // The answer of the last read.
+    private LogSegment segment;
+    private FileChannel channel;
+    private int position;
+    private int sizeInBytes;
+    private long requestedOffset = -1;
+    private long firstOffset = -1;
+
+    LogReader(final PartitionLog log, final Segments segments, final LogEnd end) {
+        this.log = log;
+        this.segments = segments;
+        this.end = end;
+    }
+
+    /**
+     * Reads whole batches from {@code startOffset}; see the class comment. Thread-confined, lock-free,
+     * allocation-free.
+     *
+     * @param startOffset        the first offset wanted, in {@code [logStartOffset, logEndOffset]}
+     * @param maxBytes           the most bytes to cover, 0 or more
+     * @param maxOffsetExclusive the upper bound, e.g. a high watermark; {@link Long#MAX_VALUE} for the log end
+     * @param minOneBatch        cover the first batch whole even when it is larger than {@code maxBytes}
+     * @return whether the answer holds a batch ({@code sizeInBytes() > 0}); empty when no batch below the bound
+     *     starts at or after the offset, or the first is larger than {@code maxBytes} without {@code minOneBatch}
+     * @throws OffsetOutOfRangeException if {@code startOffset} is below the log start or above the log end
+     * @throws IllegalArgumentException if {@code maxBytes} is negative
+     * @throws StorageException if the log is closed or offline, a read fails, or a batch on disk is damaged
+     */
+    public boolean read(final long startOffset, final int maxBytes, final long maxOffsetExclusive,
+                        final boolean minOneBatch) {
+        if (maxBytes < 0) {
+            throw new IllegalArgumentException("maxBytes=" + maxBytes + " must be >= 0");
+        }
+        log.ensureReadable();
+        final int truncationsAtStart = end.truncations();
+        end.snapshot(snapshot);
+        final long endOffset = snapshot.offset();
+        final long startOff = log.logStartOffset();
+        if (startOffset < startOff || startOffset > endOffset) {
+            throw new OffsetOutOfRangeException(log.dir().toString(), startOffset, startOff, endOffset);
+        }
+        final long bound = Math.min(maxOffsetExclusive, endOffset);
+        if (startOffset >= bound) {
+            return answerEmpty(startOffset);
+        }
+        try {
+            return readBelow(startOffset, bound, maxBytes, minOneBatch);
+        } catch (final IOException e) {
+            if (end.truncations() != truncationsAtStart && !log.isClosed()) {
+                // The snapshot predates a truncation whose shrink this read ran into: read again from a fresh one.
+                return read(startOffset, maxBytes, maxOffsetExclusive, minOneBatch);
+            }
+            throw log.readFailure(e);
+        }
+    }
+
+    private boolean readBelow(final long startOffset, final long bound, final int maxBytes,
+                              final boolean minOneBatch) throws IOException {
+        final LogSegment[] segs = segments.array();
+        final LogSegment endSegment = snapshot.segment();
+        // The upper bound as a (segment, position): every batch before it lies wholly below the bound.
+        final LogSegment boundSegment;
+        final int boundPosition;
+        if (bound == snapshot.offset()) {
+            boundSegment = endSegment;
+            boundPosition = snapshot.position();
+        } else {
+            boundSegment = segs[Segments.floorIndex(segs, bound)];
+            // A truncation may have shrunk the segment since the snapshot: its size is lowered first.
+            final int limit = boundSegment == endSegment ? Math.min(snapshot.position(), boundSegment.sizeInBytes())
+                : boundSegment.sizeInBytes();
+            boundPosition = boundSegment.reader().batchStartAtOrAfter(bound, limit, cursor);
+        }
+        for (int i = Segments.floorIndex(segs, startOffset); i < segs.length; i++) {
+            final LogSegment candidate = segs[i];
+            if (candidate.baseOffset() > boundSegment.baseOffset()) {
+                break;
+            }
+            final int maxPosition = candidate == boundSegment ? boundPosition : candidate.sizeInBytes();
+            if (!candidate.reader().findBatch(startOffset, maxPosition, cursor)) {
+                continue; // startOffset is past this segment's last batch (a gap): try the next one
+            }
+            final int at = cursor.position();
+            final int available = maxPosition - at;
+            final int length;
+            if (available <= maxBytes) {
+                length = available;
+            } else if (cursor.size() > maxBytes) {
+                length = minOneBatch ? cursor.size() : 0;
+            } else {
+                length = candidate.reader().lastBatchEndWithin(at, at + maxBytes, cursor) - at;
+            }
+            if (length == 0) {
+                return answerEmpty(startOffset);
+            }
+            answer(candidate, at, length, startOffset, cursor.baseOffset());
+            return true;
+        }
+        return answerEmpty(startOffset);
+    }
+
+    /**
+     * The first offset at or after the log start and below {@code min(maxOffsetExclusive, logEndOffset)} whose
+     * record timestamp is at least {@code timestampMs} (Kafka's {@code ListOffsets} by timestamp; a consumer's
+     * answer is bounded by the high watermark). Timestamps need not be ordered: the answer is the earliest such
+     * offset, found through each segment's largest timestamp and time index. Kafka's special targets are honoured:
+     * {@link PartitionLog#LATEST_TIMESTAMP} (-1) answers the bound itself, {@link PartitionLog#EARLIEST_TIMESTAMP}
+     * (-2) the log start offset; other negative targets are refused. Thread-confined, lock-free, allocation-free
+     * after the first search (which makes the cursor's 4 KiB chunk buffer). Leaves the read answer as it was.
+     *
+     * @param timestampMs        the target timestamp, or one of the special values
+     * @param maxOffsetExclusive the upper bound, e.g. the high watermark; {@link Long#MAX_VALUE} for the log end
+     * @return the offset, or -1 when no record below the bound has such a timestamp
+     * @throws IllegalArgumentException if {@code timestampMs} is negative and not one of the special values
+     * @throws StorageException if the log is closed or offline, a read fails, or a batch on disk is damaged
+     * @throws UnsupportedOperationException if the records of a compressed batch must be read
+     */
+    public long offsetForTimestamp(final long timestampMs, final long maxOffsetExclusive) {
+        if (timestampMs < 0 && timestampMs != PartitionLog.LATEST_TIMESTAMP
+            && timestampMs != PartitionLog.EARLIEST_TIMESTAMP) {
+            throw new IllegalArgumentException("timestampMs=" + timestampMs + " must be >= 0, or "
+                + PartitionLog.LATEST_TIMESTAMP + " (latest) or " + PartitionLog.EARLIEST_TIMESTAMP + " (earliest)");
+        }
+        log.ensureReadable();
+        final int truncationsAtStart = end.truncations();
+        end.snapshot(snapshot);
+        final long startOff = log.logStartOffset();
+        final long bound = Math.max(startOff, Math.min(maxOffsetExclusive, snapshot.offset()));
+        if (timestampMs == PartitionLog.LATEST_TIMESTAMP) {
+            return bound;
+        }
+        if (timestampMs == PartitionLog.EARLIEST_TIMESTAMP) {
+            return startOff;
+        }
+        try {
+            final LogSegment endSegment = snapshot.segment();
+            for (final LogSegment candidate : segments.array()) {
+                if (candidate.baseOffset() > endSegment.baseOffset() || candidate.baseOffset() >= bound) {
+                    break;
+                }
+                if (candidate.maxTimestampSoFar() < timestampMs) {
+                    continue; // Kafka's rule: skip segments whose largest timestamp is below the target
+                }
+                final int maxPosition = candidate == endSegment ? snapshot.position() : candidate.sizeInBytes();
+                final long found = candidate.reader().findOffsetByTimestamp(timestampMs, startOff, maxPosition, cursor);
+                if (found >= 0) {
+                    // The earliest qualifying offset: if it lies at or above the bound, nothing below it qualifies.
+                    return found < bound ? found : -1;
+                }
+            }
+        } catch (final IOException e) {
+            if (end.truncations() != truncationsAtStart && !log.isClosed()) {
+                return offsetForTimestamp(timestampMs, maxOffsetExclusive); // ran into a truncation's shrink
+            }
+            throw log.readFailure(e);
+        }
+        return -1;
+    }
+
+    private boolean answerEmpty(final long requested) {
+        answer(null, 0, 0, requested, -1);
+        return false;
+    }
+
+    private void answer(final LogSegment found, final int at, final int size, final long requested,
+                        final long first) {
+        this.segment = found;
+        this.channel = found == null ? null : found.channel();
+        this.position = at;
+        this.sizeInBytes = size;
+        this.requestedOffset = requested;
+        this.firstOffset = first;
+    }
+
+    /**
+     * The last read's answer as a value that stays valid after the next read (it allocates).
+     *
+     * @return the slice
+     */
+    public LogSlice slice() {
+        return new LogSlice(segment, position, sizeInBytes, requestedOffset, firstOffset);
+    }
+
+    /**
+     * The segment file's channel of the last answer, shared with the log; do not close it, and read it only with
+     * positional reads or {@link FileChannel#transferTo}.
+     *
+     * @return the channel, or {@code null} when the answer is empty
+     */
+    public FileChannel channel() {
+        return channel;
+    }
+
+    /**
+     * The byte position of the first batch of the last answer in its segment file.
+     *
+     * @return the file position
+     */
+    public int position() {
+        return position;
+    }
+
+    /**
+     * The size of the last answer: whole batches only.
+     *
+     * @return bytes, 0 when empty
+     */
+    public int sizeInBytes() {
+        return sizeInBytes;
+    }
+
+    /**
+     * Whether the last answer holds no batch.
+     *
+     * @return {@code sizeInBytes() == 0}
+     */
+    public boolean isEmpty() {
+        return sizeInBytes == 0;
+    }
+
+    /**
+     * The offset the last read asked for.
+     *
+     * @return the requested start offset, -1 before the first read
+     */
+    public long requestedOffset() {
+        return requestedOffset;
+    }
+
+    /**
+     * The base offset of the first batch of the last answer: at most the requested offset when the batch contains
+     * it, greater when the requested offset fell into a gap.
+     *
+     * @return the base offset, or -1 when empty
+     */
+    public long firstOffset() {
+        return firstOffset;
+    }
+
+    /**
+     * The base offset of the segment the last answer lies in (its file is {@code <base, 20 digits>.log}).
+     *
+     * @return the segment's base offset, or -1 when empty
+     */
+    public long segmentBaseOffset() {
+        return segment == null ? -1 : segment.baseOffset();
+    }
+
+    /**
+     * Sends the whole answer to {@code target}; see {@link LogSlice#transferTo(WritableByteChannel)}.
+     *
+     * @param target the channel to write to
+     * @return the number of bytes transferred
+     * @throws IOException if the transfer fails, or the segment file ends inside the answer
+     */
+    public long transferTo(final WritableByteChannel target) throws IOException {
+        return LogSlice.transfer(segment, channel, position, sizeInBytes, target, 0, sizeInBytes);
+    }
+
+    /**
+     * Sends part of the answer; see {@link LogSlice#transferTo(WritableByteChannel, int, int)}.
+     *
+     * @param target      the channel to write to
+     * @param offsetBytes where to start, relative to the answer
+     * @param countBytes  how many bytes to send at most
+     * @return the number of bytes transferred
+     * @throws IOException if the transfer fails, or the segment file ends inside the answer
+     * @throws IllegalArgumentException if the range is not inside the answer
+     */
+    public long transferTo(final WritableByteChannel target, final int offsetBytes, final int countBytes)
+        throws IOException {
+        return LogSlice.transfer(segment, channel, position, sizeInBytes, target, offsetBytes, countBytes);
+    }
+
+    /**
+     * Copies the answer into {@code target}; see {@link LogSlice#readInto}.
+     *
+     * @param target the buffer to fill from its position; must have {@link #sizeInBytes()} bytes remaining
+     * @throws IOException if the read fails or the file ends early
+     * @throws IllegalArgumentException if the buffer is too small
+     */
+    public void readInto(final ByteBuffer target) throws IOException {
+        LogSlice.copy(segment, position, sizeInBytes, target);
+    }
+
+    @Override
+    public String toString() {
+        return "LogReader{segmentBaseOffset=" + segmentBaseOffset() + ", position=" + position + ", sizeInBytes="
+            + sizeInBytes + ", requestedOffset=" + requestedOffset + ", firstOffset=" + firstOffset + "}";
+    }
+}

@@ -1,0 +1,347 @@
+package io.seglog.storage.log;
+
+import io.seglog.storage.epoch.LeaderEpochCache;
+import io.seglog.storage.format.InvalidRecordException;
+import io.seglog.storage.format.RecordBatch;
+import io.seglog.storage.format.RecordBatchValidator;
+import io.seglog.storage.segment.AppendBatches;
+import io.seglog.storage.segment.BatchHeaders;
+import io.seglog.storage.segment.LogSegment;
+import io.seglog.storage.segment.SegmentConfig;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.time.InstantSource;
+import java.util.Arrays;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * The append path of a partition log: validation (client or replication rules, Kafka's timestamp rules), offset
+ * and epoch stamping, the roll decision and the write to the active segment, with the appender's reusable state
+ * (buffer view, batch flyweight, validators, the append's batch list), so that appends allocate nothing in steady
+ * state. The behaviour is documented on the partition log's {@code appendAsLeader} and {@code appendAsFollower}.
+ *
+ * <p>Header walks: a leader append reads each batch header twice, once while the validator walks its records and
+ * once while it is stamped; a follower append once while validated and once while checked against the log. The
+ * second walk notes each batch in an {@link AppendBatches}, from which the epoch cache, the roll decision, the
+ * index entries and the segment's accounting are served without reading a header again.
+ *
+ * <p>Threads: the log's writer only (the caller holds the log's append lock).
+ */
+public final class Appender {
+    /**
+     * The append rules of the log's configuration.
+     *
+     * @param maxMessageBytes      {@code max.message.bytes}: the largest batch
+     * @param logAppendTime        {@code message.timestamp.type=LogAppendTime}: the broker stamps its time
+     * @param timestampBeforeMaxMs {@code message.timestamp.before.max.ms}
+     * @param timestampAfterMaxMs  {@code message.timestamp.after.max.ms}
+     */
+    public record Rules(int maxMessageBytes, boolean logAppendTime, long timestampBeforeMaxMs,
+                        long timestampAfterMaxMs) {
+    }
+
+    private static final String TIMESTAMP_BEFORE_KEY = "message.timestamp.before.max.ms";
+    private static final String TIMESTAMP_AFTER_KEY = "message.timestamp.after.max.ms";
+
+    private final Segments segments;
+    private final LogEnd end;
+    private final LeaderEpochCache epochs;
+    private final SegmentConfig segmentConfig;
+    private final Rules rules;
+    private final InstantSource time;
+    private final UnsafeBuffer appendView = new UnsafeBuffer(0, 0);
+    // The caller's buffer is ours for the call: setLogAppendTime's CRC needs no duplicate per new buffer.
+    private final RecordBatch batchView = RecordBatch.forOwnedBuffers();
+    private final RecordBatchValidator leaderValidator;
+    private final RecordBatchValidator followerValidator;
+    private final AppendBatches batches = new AppendBatches();
+    /**
+     * The cache's latest leader epoch as the last successful append found (or made) it; -1 when not known. While
+     * it holds, appends in that epoch skip the cache's read-lock round trips (the fencing check, the latest-epoch
+     * read and the no-op assign), about a fifth of a single-record append's CPU. Every other change to the cache
+     * resets it ({@link #forgetConfirmedEpoch}).
+     */
+    private int confirmedEpoch = -1;
+    /** The records' largest timestamp per batch of the leader append being validated; grows, never shrinks. */
+    private long[] recordMaxTimestamps = new long[8];
+
+    /**
+     * Creates the append path of one log.
+     *
+     * @param segments      the log's segments
+     * @param end           the log's published end
+     * @param epochs        the log's leader-epoch cache
+     * @param segmentConfig the segment configuration (roll rules, segment size, the offset-gap rule)
+     * @param rules         the append rules
+     * @param time          the clock, for log-append time and time-based rolls
+     */
+    public Appender(final Segments segments, final LogEnd end, final LeaderEpochCache epochs,
+                    final SegmentConfig segmentConfig, final Rules rules, final InstantSource time) {
+        this.segments = segments;
+        this.end = end;
+        this.epochs = epochs;
+        this.segmentConfig = segmentConfig;
+        this.rules = rules;
+        this.time = time;
+        // The validator needs room for a header; a smaller max.message.bytes rejects every batch anyway.
+        final int maxBatchBytes = Math.max(rules.maxMessageBytes(), 61);
+        this.leaderValidator = new RecordBatchValidator(maxBatchBytes, RecordBatchValidator.Origin.CLIENT);
+        this.followerValidator = new RecordBatchValidator(maxBatchBytes, RecordBatchValidator.Origin.REPLICATION);
+    }
+
+    /**
+     * Appends as the leader; see the partition log's {@code appendAsLeader}.
+     *
+     * @param source      the batches, stamped in place
+     * @param leaderEpoch the epoch to stamp, 0 or more (checked by the caller)
+     * @return the last offset assigned
+     * @throws InvalidRecordException naming the first problem; nothing was written or stamped
+     * @throws IllegalArgumentException if the epoch is below the log's latest (a fenced leader)
+     * @throws LogWriteException if a write fails; the log must go offline
+     */
+    public long appendAsLeader(final ByteBuffer source, final int leaderEpoch) throws LogWriteException {
+        final int offset = source.position();
+        final int length = wrapForAppend(source);
+        final boolean logAppendTime = rules.logAppendTime();
+        // One clock read per append: the timestamp bounds, LogAppendTime and the roll check all use it.
+        final long nowMs = time.millis();
+        // Walk 1: Kafka's validation, the segment-size guard and the record count for the offset span.
+        final long records = validateLeaderBatches(offset, length, logAppendTime, nowMs);
+        final boolean epochConfirmed = leaderEpoch == confirmedEpoch;
+        if (!epochConfirmed) {
+            final int latestEpoch = epochs.latestEpoch();
+            if (leaderEpoch < latestEpoch) {
+                throw new IllegalArgumentException("leaderEpoch=" + leaderEpoch + " is below the log's latest"
+                    + " leader epoch " + latestEpoch + " (a fenced leader must not append)");
+            }
+        }
+        final long firstOffset = end.offset();
+        // Every check comes before the first stamp, so a rejected append leaves the caller's buffer as it was.
+        checkOffsetSpan(firstOffset, firstOffset + records - 1, offset);
+        // Walk 2: stamp each batch and note it for the segment.
+        batches.clear();
+        long next = firstOffset;
+        int index = 0;
+        for (int p = offset, limit = offset + length; p < limit; index++) {
+            final int size = BatchHeaders.sizeInBytes(appendView, p);
+            BatchHeaders.stampOffsetAndEpoch(appendView, p, next, leaderEpoch);
+            if (logAppendTime) {
+                batchView.wrap(appendView, p).setLogAppendTime(nowMs);
+            } else if (recordMaxTimestamps[index] != BatchHeaders.maxTimestamp(appendView, p)) {
+                // Kafka's LogValidator.assignOffsetsNonCompressed: the header's claim yields to the records'
+                // maximum (the CRC covers maxTimestamp, so it is recomputed; rare, so its cost is too).
+                BatchHeaders.stampMaxTimestamp(appendView, p, recordMaxTimestamps[index]);
+                batchView.wrap(appendView, p).writeCrc();
+            }
+            final long last = next + BatchHeaders.lastOffsetDelta(appendView, p);
+            batches.add(size, next, last, BatchHeaders.maxTimestamp(appendView, p), leaderEpoch);
+            next = last + 1;
+            p += size;
+        }
+        if (!epochConfirmed) {
+            // Unconfirmed: assign (a no-op in the current epoch); confirmed, the cache's latest is this epoch.
+            assignEpoch(leaderEpoch, firstOffset);
+        }
+        appendWithEpochs(source, offset, firstOffset, next - 1, nowMs);
+        confirmedEpoch = leaderEpoch;
+        return next - 1;
+    }
+
+    /**
+     * Validates a leader append batch by batch, noting each batch's largest record timestamp (the validator
+     * collects it while it walks the records) and, with {@code CreateTime}, checking Kafka's record timestamp
+     * bounds {@code [nowMs - message.timestamp.before.max.ms, nowMs + message.timestamp.after.max.ms]} (records
+     * without a timestamp, -1, are exempt, as in Kafka), and that each batch fits a segment. A violating batch
+     * rejects the whole append.
+     *
+     * @return the number of records (offsets) the batches take
+     */
+    private long validateLeaderBatches(final int offset, final int length, final boolean logAppendTime,
+                                       final long nowMs) {
+        long records = 0;
+        final long before = rules.timestampBeforeMaxMs();
+        final long after = rules.timestampAfterMaxMs();
+        // Saturating: the defaults (Long.MAX_VALUE before) must not overflow into a bound that rejects everything.
+        final long lowest = nowMs < 0 && before > nowMs - Long.MIN_VALUE ? Long.MIN_VALUE : nowMs - before;
+        final long highest = nowMs > 0 && after > Long.MAX_VALUE - nowMs ? Long.MAX_VALUE : nowMs + after;
+        int index = 0;
+        for (int p = offset, limit = offset + length; p < limit; index++) {
+            final int size = leaderValidator.checkBatch(appendView, p, limit - p);
+            if (size < 0) {
+                throw new InvalidRecordException(leaderValidator.lastField(), leaderValidator.lastValue(),
+                    leaderValidator.lastExpected(), index, leaderValidator.lastPosition(), leaderValidator.lastDetail());
+            }
+            if (!logAppendTime) {
+                final long min = leaderValidator.lastBatchMinTimestamp();
+                final long max = leaderValidator.lastBatchMaxTimestamp();
+                if (min != -1 && min < lowest) {
+                    throw new InvalidRecordException("timestamp", min, lowest, index, p, "record timestamp is more"
+                        + " than " + TIMESTAMP_BEFORE_KEY + "=" + before + " before the"
+                        + " broker time " + nowMs);
+                }
+                if (max != -1 && max > highest) {
+                    throw new InvalidRecordException("timestamp", max, highest, index, p, "record timestamp is more"
+                        + " than " + TIMESTAMP_AFTER_KEY + "=" + after + " after the"
+                        + " broker time " + nowMs);
+                }
+            }
+            if (index == recordMaxTimestamps.length) {
+                // Grows to the largest batch count seen, so steady-state appends allocate nothing.
+                recordMaxTimestamps = Arrays.copyOf(recordMaxTimestamps, index * 2);
+            }
+            recordMaxTimestamps[index] = leaderValidator.lastBatchMaxTimestamp();
+            checkBatchSize(size, index, p);
+            records += BatchHeaders.lastOffsetDelta(appendView, p) + 1L;
+            p += size;
+        }
+        return records;
+    }
+
+    private static void checkOffsetSpan(final long firstOffset, final long lastOffset, final int position) {
+        if (lastOffset - firstOffset > Integer.MAX_VALUE) {
+            throw new InvalidRecordException("lastOffset", lastOffset, firstOffset + Integer.MAX_VALUE, 0, position,
+                "an append spans more offsets than one segment's 32-bit relative offsets can hold");
+        }
+    }
+
+    /**
+     * Appends as a follower; see the partition log's {@code appendAsFollower}.
+     *
+     * @param source the batches, not modified
+     * @return the last offset appended
+     * @throws InvalidRecordException for a malformed batch or one that does not continue the log
+     * @throws LogWriteException if a write fails; the log must go offline
+     */
+    public long appendAsFollower(final ByteBuffer source) throws LogWriteException {
+        final int offset = source.position();
+        final int length = wrapForAppend(source);
+        // Walk 1: the replication rules, record by record.
+        followerValidator.validate(appendView, offset, length);
+        final long firstOffset = end.offset();
+        long expected = firstOffset;
+        int index = 0;
+        final int latestEpoch = confirmedEpoch >= 0 ? confirmedEpoch : epochs.latestEpoch();
+        int epoch = latestEpoch;
+        // Walk 2: each batch against the log and the batch before it, noted for the segment.
+        batches.clear();
+        for (int p = offset, limit = offset + length; p < limit; index++) {
+            final int size = BatchHeaders.sizeInBytes(appendView, p);
+            checkBatchSize(size, index, p);
+            final long base = BatchHeaders.baseOffset(appendView, p);
+            // Kafka's follower rule: offsets only grow. An overlap is refused (the follower must truncate or
+            // fetch from its log end); a gap only where compaction makes them (cleanup.policy=compact).
+            if (!segmentConfig.allowsBatchAt(base, expected)) {
+                throw new InvalidRecordException("baseOffset", base, expected, index, p, (base < expected
+                    ? "batch overlaps " + (index == 0 ? "the log" : "the previous batch of the append")
+                    : "batch leaves a gap after " + (index == 0 ? "the log" : "the previous batch of the append")
+                        + ", legal only with cleanup.policy=compact")
+                    + " (logEndOffset=" + firstOffset + ")");
+            }
+            final int batchEpoch = BatchHeaders.partitionLeaderEpoch(appendView, p);
+            if (batchEpoch >= 0 && batchEpoch < epoch) {
+                throw new InvalidRecordException("partitionLeaderEpoch", batchEpoch, epoch, index, offset + p,
+                    "leader epochs never decrease along a log; the follower must truncate first");
+            }
+            epoch = Math.max(epoch, batchEpoch);
+            final long last = BatchHeaders.lastOffset(appendView, p);
+            batches.add(size, base, last, BatchHeaders.maxTimestamp(appendView, p), batchEpoch);
+            expected = last + 1;
+            p += size;
+        }
+        if (epoch != latestEpoch || confirmedEpoch < 0) {
+            // A new epoch (or an unknown cache state): assign each batch's epoch. Otherwise every batch is in the
+            // cache's latest epoch, where assign is a no-op.
+            for (int i = 0, n = batches.count(); i < n; i++) {
+                if (batches.epoch(i) >= 0) {
+                    assignEpoch(batches.epoch(i), batches.baseOffset(i));
+                }
+            }
+        }
+        // A new segment, if one is rolled, starts at the first batch (as Kafka's), not in a gap before it.
+        appendWithEpochs(source, offset, batches.baseOffset(0), expected - 1, time.millis());
+        // The cache's latest epoch is now the largest one appended (or the one it had): known without asking.
+        confirmedEpoch = epoch >= 0 ? epoch : -1;
+        return expected - 1;
+    }
+
+    /**
+     * Any change to the epoch cache other than a confirmed leader append's forgets the confirmed epoch (a
+     * truncation, a full restart).
+     */
+    public void forgetConfirmedEpoch() {
+        confirmedEpoch = -1;
+    }
+
+    /**
+     * Records a new leader epoch before its first batch is written, so the checkpoint never misses an epoch the
+     * log holds (recovery checks batches against it). A no-op without allocation in the current epoch.
+     */
+    private void assignEpoch(final int epoch, final long startOffset) throws LogWriteException {
+        forgetConfirmedEpoch();
+        try {
+            epochs.assign(epoch, startOffset);
+        } catch (final IOException | RuntimeException e) {
+            throw new LogWriteException("writing the leader-epoch checkpoint failed", e);
+        }
+    }
+
+    /**
+     * Appends after the epochs were assigned; if the append is refused (an offset span no segment can hold),
+     * the epochs assigned for it are taken back, so the cache never holds an epoch the log does not.
+     */
+    private void appendWithEpochs(final ByteBuffer source, final int offset, final long firstOffset,
+                                  final long lastOffset, final long nowMs) throws LogWriteException {
+        try {
+            appendToActiveSegment(source, offset, firstOffset, lastOffset, nowMs);
+        } catch (final InvalidRecordException refused) {
+            forgetConfirmedEpoch();
+            if (epochs.truncateFromEnd(firstOffset)) {
+                try {
+                    epochs.flush();
+                } catch (final IOException e) {
+                    throw new LogWriteException("writing the leader-epoch checkpoint failed", e);
+                }
+            }
+            throw refused;
+        }
+    }
+
+    private int wrapForAppend(final ByteBuffer batches) {
+        final int length = batches.remaining();
+        if (length == 0) {
+            throw new IllegalArgumentException("batches has no bytes (position=" + batches.position() + ", limit="
+                + batches.limit() + ")");
+        }
+        if (batches.isReadOnly()) {
+            throw new IllegalArgumentException("batches is a read-only buffer; appends stamp offsets in place");
+        }
+        // The whole buffer, so that positions in errors are positions in the caller's buffer.
+        appendView.wrap(batches);
+        return length;
+    }
+
+    /** Kafka's per-batch size guard, beyond the validator's max.message.bytes: a batch must fit a segment. */
+    private void checkBatchSize(final int size, final int index, final int position) {
+        if (size > segmentConfig.segmentBytes()) {
+            throw new InvalidRecordException("batchSize", size, segmentConfig.segmentBytes(), index, position,
+                "batch is larger than segment.bytes");
+        }
+    }
+
+    private void appendToActiveSegment(final ByteBuffer source, final int offset, final long firstOffset,
+                                       final long lastOffset, final long nowMs) throws LogWriteException {
+        checkOffsetSpan(firstOffset, lastOffset, offset);
+        LogSegment active = segments.active();
+        try {
+            if (active.sizeInBytes() > 0 && active.shouldRoll(segmentConfig, batches.bytes(), batches.maxTimestamp(),
+                lastOffset, active.indexEntriesFor(batches), nowMs)) {
+                active = segments.roll(firstOffset, nowMs);
+            }
+            active.append(source, appendView, offset, batches);
+        } catch (final IOException | RuntimeException e) {
+            throw new LogWriteException("append of " + batches.bytes() + " bytes at offset=" + firstOffset + " failed",
+                e);
+        }
+        end.publish(lastOffset + 1, active, active.sizeInBytes());
+    }
+}

@@ -1,0 +1,110 @@
+package io.seglog.storage.log;
+
+import io.seglog.storage.checkpoint.CorruptCheckpointException;
+import io.seglog.storage.checkpoint.LeaderEpochCheckpointFile;
+import io.seglog.storage.epoch.LeaderEpochCache;
+import io.seglog.storage.io.FileIO;
+import io.seglog.storage.segment.LogLoader;
+import io.seglog.storage.segment.LogSegment;
+import io.seglog.storage.segment.SegmentConfig;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What opening a partition log computes before the log exists: the segments loaded or recovered (a first empty
+ * one in an empty directory), the leader epochs loaded or rebuilt and cut to the log end, the log end itself and
+ * what was repaired. The log's constructor takes all of it, so no field is set after construction.
+ *
+ * @param segments  the open segments, oldest first; at least one
+ * @param epochs    the leader-epoch cache, written
+ * @param endOffset the log end offset
+ * @param repairs   what loading repaired
+ */
+public record LogOpening(List<LogSegment> segments, LeaderEpochCache epochs, long endOffset, LogLoader.Repairs repairs) {
+    private static final Logger LOG = LoggerFactory.getLogger("io.seglog.storage.PartitionLog");
+
+    /**
+     * Loads a partition directory, creating it and a first empty segment at offset 0 when it holds none. Closes
+     * (or, after an I/O failure, abandons without syncing) whatever it opened when it fails.
+     *
+     * @param io           the file layer
+     * @param dir          the partition directory
+     * @param config       the segment configuration
+     * @param nowMs        the time
+     * @param rollJitterMs each segment's roll jitter
+     * @param options      clean shutdown or crash, recovery point, scan start, verification threads (the known
+     *                     epochs are filled in here)
+     * @return what the log is built from
+     * @throws IOException if a file cannot be opened, read or written, or the log holds corruption that the policy
+     *                     does not truncate ({@code CorruptSegmentException})
+     */
+    public static LogOpening load(final FileIO io, final Path dir, final SegmentConfig config, final long nowMs,
+                                  final LongSupplier rollJitterMs, final LogLoader.Options options)
+        throws IOException {
+        final ByteBuffer scratch = ByteBuffer.allocate(64);
+        List<LogSegment> loaded = List.of();
+        try {
+            io.createDirectories(dir);
+            final LeaderEpochCheckpointFile checkpoint =
+                new LeaderEpochCheckpointFile(io, dir.resolve(LeaderEpochCheckpointFile.FILE_NAME));
+            final LeaderEpochCache epochs = loadEpochs(checkpoint);
+            final boolean rebuildEpochs = epochs.isEmpty();
+            final LogLoader.Loaded result = LogLoader.load(io, dir, config, nowMs, rollJitterMs, scratch,
+                new LogLoader.Options(options.hadCleanShutdown(), options.recoveryPoint(), options.scanFrom(),
+                    rebuildEpochs ? null : epochs, options.verifyExecutor(), options.verifyThreads()));
+            loaded = result.segments();
+            if (loaded.isEmpty()) {
+                loaded = List.of(LogSegment.create(io, dir, 0, config, nowMs, rollJitterMs.getAsLong()));
+                io.fsyncDirectory(dir);
+                if (dir.toAbsolutePath().getParent() != null) {
+                    io.fsyncDirectory(dir.toAbsolutePath().getParent());
+                }
+            }
+            final LogSegment active = loaded.get(loaded.size() - 1);
+            active.resizeIndexes(config.segmentIndexBytes());
+            final long endOffset = active.reader().readNextOffset(active.sizeInBytes(), scratch);
+            if (rebuildEpochs) {
+                epochs.clear();
+                epochs.assign(result.epochs().entries());
+            }
+            epochs.truncateFromEnd(endOffset);
+            epochs.flush();
+            return new LogOpening(loaded, epochs, endOffset, result.report());
+        } catch (final IOException | RuntimeException e) {
+            // After an I/O failure nothing may be synced again (the directory goes offline): abandon, not close.
+            final boolean ioFailure = e instanceof IOException;
+            for (int i = loaded.size() - 1; i >= 0; i--) {
+                try {
+                    if (ioFailure) {
+                        loaded.get(i).abandon();
+                        continue;
+                    }
+                    loaded.get(i).close();
+                } catch (final IOException | RuntimeException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+            }
+            throw e;
+        }
+    }
+
+    /** The checkpoint's epochs; an empty cache (to be rebuilt from the batches) when it is missing or corrupt. */
+    private static LeaderEpochCache loadEpochs(final LeaderEpochCheckpointFile checkpoint) throws IOException {
+        // Existence is metadata, not file access; FileIO has no call for it.
+        if (!Files.exists(checkpoint.file())) {
+            return LeaderEpochCache.empty(checkpoint);
+        }
+        try {
+            return LeaderEpochCache.load(checkpoint);
+        } catch (final CorruptCheckpointException e) {
+            LOG.warn("Rebuilding the leader epochs of {} from the batches: {}", checkpoint.file(), e.getMessage());
+            return LeaderEpochCache.empty(checkpoint);
+        }
+    }
+}

@@ -1,0 +1,156 @@
+package io.seglog.storage.log;
+
+import io.seglog.storage.epoch.LeaderEpochCache;
+import io.seglog.storage.io.FileIO;
+import io.seglog.storage.segment.BatchCursor;
+import io.seglog.storage.segment.LogSegment;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.InstantSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Truncation of a partition log: within the log (Kafka's {@code UnifiedLog.truncateTo}, for a follower whose log
+ * diverged) and fully ({@code truncateFullyAndStartAt}, for a follower whose fetch offset is out of the leader's
+ * range). The order is what keeps readers safe: the new end is published before any file shrinks (with the
+ * truncation count raised before and after, so a read in flight that runs into the shrink retries), then segments
+ * go, then the cut; last, {@link #lowerEverythingTo} moves every offset the log keeps down to the new end in one
+ * place. The whole truncation runs while no flush runs, so a flush never forces a file that is being closed.
+ *
+ * <p>Threads: the log's writer only (the caller holds the append lock).
+ */
+public final class Truncation {
+    private static final Logger LOG = LoggerFactory.getLogger("io.seglog.storage.PartitionLog");
+
+    private final Path dir;
+    private final FileIO io;
+    private final InstantSource time;
+    private final int segmentIndexBytes;
+    private final Segments segments;
+    private final LogEnd end;
+    private final Durability durability;
+    private final Watermarks watermarks;
+    private final LeaderEpochCache epochs;
+    private final Appender appender;
+    private final Runnable recoveryPointLowered;
+    private final BatchCursor cursor = new BatchCursor();
+
+    /**
+     * Creates the truncation of one log.
+     *
+     * @param dir                  the partition directory
+     * @param io                   the file layer
+     * @param time                 the clock
+     * @param segmentIndexBytes    {@code segment.index.bytes}, the size the cut segment's indexes grow back to
+     * @param segments             the log's segments
+     * @param end                  the log's published end
+     * @param durability           the log's durability
+     * @param watermarks           the log's start offset and high watermark
+     * @param epochs               the log's leader-epoch cache
+     * @param appender             the log's append path (it caches the latest epoch)
+     * @param recoveryPointLowered persists a lowered recovery point (a log manager's checkpoint write); runs before
+     *                             anything is appended again
+     */
+    public Truncation(final Path dir, final FileIO io, final InstantSource time, final int segmentIndexBytes,
+                      final Segments segments, final LogEnd end, final Durability durability,
+                      final Watermarks watermarks, final LeaderEpochCache epochs, final Appender appender,
+                      final Runnable recoveryPointLowered) {
+        this.dir = dir;
+        this.io = io;
+        this.time = time;
+        this.segmentIndexBytes = segmentIndexBytes;
+        this.segments = segments;
+        this.end = end;
+        this.durability = durability;
+        this.watermarks = watermarks;
+        this.epochs = epochs;
+        this.appender = appender;
+        this.recoveryPointLowered = recoveryPointLowered;
+    }
+
+    /**
+     * Removes every offset at or above {@code offset}, where {@code offset} lies within the log (at or above the
+     * first segment's base and below the log end). A batch is never split: if {@code offset} falls inside one, the
+     * whole batch goes.
+     *
+     * @param offset the requested new end
+     * @return the new log end offset
+     * @throws LogWriteException if a file operation fails; the log must go offline
+     */
+    public long truncateWithinLog(final long offset) throws LogWriteException {
+        try {
+            return durability.whileNoFlush(() -> {
+                final LogSegment[] segs = segments.array();
+                final int keep = Segments.floorIndex(segs, offset);
+                final LogSegment segment = segs[keep];
+                final boolean found = segment.reader().findBatchForTruncation(offset, segment.sizeInBytes(), cursor);
+                final int position = found ? cursor.position() : segment.sizeInBytes();
+                final long newEnd = found ? Math.min(offset, cursor.baseOffset()) : offset;
+                end.beginTruncation();
+                end.publishTruncated(newEnd, segment, position);
+                final LogSegment[] removed = segments.keepFirst(keep + 1);
+                for (int i = removed.length - 1; i >= 0; i--) {
+                    removed[i].closeAndDelete(io);
+                }
+                if (removed.length > 0) {
+                    io.fsyncDirectory(dir);
+                }
+                final int dropped = segment.truncateTo(newEnd, segmentIndexBytes, cursor);
+                epochs.truncateFromEnd(newEnd);
+                lowerEverythingTo(newEnd, segment.baseOffset());
+                LOG.info("Truncated {} to offset {}: {} bytes of {} and {} later segments removed", dir, newEnd,
+                    dropped, segment.logFile().getFileName(), removed.length);
+                return newEnd;
+            });
+        } catch (final IOException | RuntimeException e) {
+            throw new LogWriteException("truncation to offset=" + offset + " failed", e);
+        }
+    }
+
+    /**
+     * Deletes every segment and restarts the log, empty, at {@code offset}: log start and log end both become it.
+     * The new segment exists (and its directory entry is durable) before the old ones go, so an active segment
+     * always exists; the leader-epoch cache is cleared.
+     *
+     * @param offset the new log start and end offset
+     * @throws LogWriteException if a file operation fails; the log must go offline
+     */
+    public void truncateFullyAndStartAt(final long offset) throws LogWriteException {
+        try {
+            durability.whileNoFlush(() -> {
+                end.beginTruncation();
+                final LogSegment[] old = segments.replaceAllWith(offset, time.millis());
+                final LogSegment created = segments.active();
+                watermarks.restartAt(offset);
+                end.publishTruncated(offset, created, 0);
+                for (int i = old.length - 1; i >= 0; i--) {
+                    old[i].closeAndDelete(io);
+                }
+                io.fsyncDirectory(dir);
+                epochs.clear();
+                lowerEverythingTo(offset, offset);
+                return null;
+            });
+        } catch (final IOException | RuntimeException e) {
+            throw new LogWriteException("truncateFullyAndStartAt(" + offset + ") failed", e);
+        }
+        LOG.info("Truncated {} fully; the log restarts at offset {}", dir, offset);
+    }
+
+    /**
+     * Moves every offset the log keeps down to {@code newEnd} after a truncation, in one place: the epoch cache is
+     * written (its entries at or above the new end were dropped by the caller), the append path forgets the epoch
+     * it cached, the high watermark and flushed offset drop to the new end, the durability waiters for removed
+     * offsets fail, and a lowered recovery point is persisted before anything is appended again (otherwise a crash
+     * that tears a batch appended after the truncation, below the old recovery point, reads as corruption).
+     */
+    private void lowerEverythingTo(final long newEnd, final long segmentBase) throws IOException {
+        appender.forgetConfirmedEpoch();
+        epochs.flush();
+        watermarks.lowerTo(newEnd);
+        if (durability.lowerTo(newEnd, segmentBase)) {
+            recoveryPointLowered.run();
+        }
+    }
+}
