@@ -2,7 +2,7 @@ package io.seglog.bench;
 
 import java.util.concurrent.TimeUnit;
 
-import io.seglog.storage.format.Record;
+import io.seglog.storage.format.RecordView;
 import io.seglog.storage.format.RecordBatch;
 import io.seglog.storage.format.RecordBatchValidator;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -50,7 +50,7 @@ public class CodecBench {
     private RecordBatchValidator client;
     private RecordBatchValidator replication;
     private final RecordBatch batch = new RecordBatch();
-    private final Record record = new Record();
+    private final RecordView record = new RecordView();
     private int nextBatch;
 
     /** Builds the batches once. */

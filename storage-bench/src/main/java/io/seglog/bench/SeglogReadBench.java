@@ -8,7 +8,7 @@ import java.util.concurrent.TimeUnit;
 import io.seglog.storage.LogConfig;
 import io.seglog.storage.LogReader;
 import io.seglog.storage.PartitionLog;
-import io.seglog.storage.format.Record;
+import io.seglog.storage.format.RecordView;
 import io.seglog.storage.format.RecordBatch;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -30,7 +30,7 @@ import org.openjdk.jmh.infra.Blackhole;
 /**
  * Seglog's read paths on a 256 MiB log of the same bytes {@link KafkaReadBench} reads: a fetch
  * ({@code read} with a reused {@link LogReader} + {@code transferTo} a loopback socket), iteration
- * ({@code readInto} a buffer, then every record through the {@link RecordBatch}/{@link Record} flyweights),
+ * ({@code readInto} a buffer, then every record through the {@link RecordBatch}/{@link RecordView} flyweights),
  * random-offset read latency (index lookup + slice, no bytes copied) and {@code offsetForTimestamp} latency.
  */
 @Warmup(iterations = 2, time = 1)
@@ -63,7 +63,7 @@ public class SeglogReadBench {
     private ByteBuffer consumerBuffer;
     private final UnsafeBuffer consumerView = new UnsafeBuffer(0, 0);
     private final RecordBatch batch = new RecordBatch();
-    private final Record record = new Record();
+    private final RecordView record = new RecordView();
     private ReadTargets targets;
 
     /**

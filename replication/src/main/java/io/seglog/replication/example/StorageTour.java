@@ -6,7 +6,7 @@ import io.seglog.storage.LogManagerConfig;
 import io.seglog.storage.LogSlice;
 import io.seglog.storage.PartitionLog;
 import io.seglog.storage.TopicPartition;
-import io.seglog.storage.format.Record;
+import io.seglog.storage.format.RecordView;
 import io.seglog.storage.format.RecordBatch;
 import io.seglog.storage.format.RecordBatchBuilder;
 import java.io.IOException;
@@ -137,7 +137,7 @@ final class StorageTour {
         final StringBuilder text = new StringBuilder("read(offset=" + offset + "): batch " + batch.baseOffset() + ".."
             + batch.lastOffset() + " (" + batch.sizeInBytes() + " bytes, leader epoch " + batch.partitionLeaderEpoch()
             + "):");
-        final Record record = new Record();
+        final RecordView record = new RecordView();
         while (batch.nextRecord(record)) {
             text.append(' ').append(record.offset()).append(' ')
                 .append(new String(record.keyBytes(), StandardCharsets.UTF_8)).append('=')

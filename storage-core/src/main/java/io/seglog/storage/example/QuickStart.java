@@ -3,7 +3,7 @@ package io.seglog.storage.example;
 import io.seglog.storage.LogConfig;
 import io.seglog.storage.LogSlice;
 import io.seglog.storage.PartitionLog;
-import io.seglog.storage.format.Record;
+import io.seglog.storage.format.RecordView;
 import io.seglog.storage.format.RecordBatch;
 import io.seglog.storage.format.RecordBatchBuilder;
 import io.seglog.storage.io.FileIO;
@@ -114,7 +114,7 @@ public final class QuickStart {
         slice.readInto(bytes);
         final UnsafeBuffer view = new UnsafeBuffer(bytes, 0, slice.sizeInBytes());
         final RecordBatch batch = new RecordBatch();
-        final Record record = new Record();
+        final RecordView record = new RecordView();
         for (int position = 0; position < slice.sizeInBytes(); position += batch.sizeInBytes()) {
             batch.wrap(view, position);
             while (batch.nextRecord(record)) {

@@ -35,11 +35,11 @@ import org.agrona.MutableDirectBuffer;
  * than reading outside them.
  *
  * <p>Iteration is a cursor inside the flyweight: {@link #wrap} positions it before the first record,
- * {@link #nextRecord(Record)} advances it, {@link #rewindRecords()} restarts it.
+ * {@link #nextRecord(RecordView)} advances it, {@link #rewindRecords()} restarts it.
  *
  * <pre>{@code
  * RecordBatch batch = new RecordBatch();   // once
- * Record record = new Record();            // once
+ * RecordView record = new RecordView();            // once
  * batch.wrap(buffer, position);
  * while (batch.nextRecord(record)) {
  *     consume(record.offset(), record.buffer(), record.valueOffset(), record.valueLength());
@@ -399,7 +399,7 @@ public final class RecordBatch {
      * @throws UnsupportedOperationException for a compressed batch.
      * @throws InvalidRecordException when a record does not fit its batch or its fields are inconsistent.
      */
-    public boolean nextRecord(final Record into) {
+    public boolean nextRecord(final RecordView into) {
         if (recordsRemaining < 0) {
             final int codec = compressionCodec();
             if (codec != 0) {

@@ -107,7 +107,7 @@ public final class RecordBatchValidator {
     // Moves the cursor of the caller's ByteBuffer for the CRC (restored after): the validator's caller owns the
     // bytes, and a duplicate per new buffer would allocate on every append of a network buffer.
     private final Crc32cCalculator crc = new Crc32cCalculator(true);
-    private final Record record = new Record();
+    private final RecordView record = new RecordView();
 
     // The timestamps of the last batch checkBatch accepted (see the class comment).
     private long batchMaxTimestamp = NO_TIMESTAMP;
@@ -277,7 +277,7 @@ public final class RecordBatchValidator {
                 "negative last offset delta");
         }
         if (codec == 0) {
-            final int maxRecords = (batchLength - MIN_BATCH_LENGTH) / Record.MIN_RECORD_LENGTH;
+            final int maxRecords = (batchLength - MIN_BATCH_LENGTH) / RecordView.MIN_RECORD_LENGTH;
             if (count > maxRecords) {
                 return fail(BAD_HEADER, "recordsCount", count, maxRecords, countPosition,
                     "more records than the batch length can hold");
@@ -473,7 +473,7 @@ public final class RecordBatchValidator {
         final int count = buffer.getInt(offset + RECORDS_COUNT_OFFSET, BIG_ENDIAN);
         final int lastOffsetDelta = buffer.getInt(offset + LAST_OFFSET_DELTA_OFFSET, BIG_ENDIAN);
         if (codec > MAX_CODEC || count < 0 || lastOffsetDelta < 0 || count > lastOffsetDelta + 1L
-            || (codec == 0 && count > (batchLength - MIN_BATCH_LENGTH) / Record.MIN_RECORD_LENGTH)) {
+            || (codec == 0 && count > (batchLength - MIN_BATCH_LENGTH) / RecordView.MIN_RECORD_LENGTH)) {
             return -1;
         }
         return batchLength + LOG_OVERHEAD;

@@ -4,7 +4,7 @@ import java.nio.charset.StandardCharsets;
 import org.agrona.DirectBuffer;
 
 /**
- * Flyweight over one record header, filled by {@link Record#nextHeader(RecordHeader)}. The key is UTF-8 and
+ * Flyweight over one record header, filled by {@link RecordView#nextHeader(RecordHeader)}. The key is UTF-8 and
  * never null; the value may be null (length -1).
  *
  * <p>Not thread-safe; a flyweight belongs to one thread.
@@ -17,7 +17,7 @@ public final class RecordHeader {
     private int valueLength;
 
     /**
-     * Creates an empty flyweight; fill it with {@link Record#nextHeader(RecordHeader)}.
+     * Creates an empty flyweight; fill it with {@link RecordView#nextHeader(RecordHeader)}.
      */
     public RecordHeader() {
     }

@@ -6,7 +6,7 @@
  *       the single source of the layout.</li>
  *   <li>{@link io.seglog.storage.format.RecordBatchValidator}: bounded checks of untrusted bytes; throwing and
  *       all-or-nothing for appends, status codes (torn tail vs corruption) for recovery scans.</li>
- *   <li>{@link io.seglog.storage.format.RecordBatch}, {@link io.seglog.storage.format.Record},
+ *   <li>{@link io.seglog.storage.format.RecordBatch}, {@link io.seglog.storage.format.RecordView},
  *       {@link io.seglog.storage.format.RecordHeader}: allocation-free flyweights; the batch stamps
  *       {@code baseOffset}/{@code partitionLeaderEpoch} in place.</li>
  *   <li>{@link io.seglog.storage.format.RecordBatchBuilder}: writes uncompressed batches into a caller's

@@ -23,7 +23,7 @@ class HotPathAllocationTest {
     private final RecordBatchBuilder builder = new RecordBatchBuilder();
     private final RecordBatchValidator validator = new RecordBatchValidator(1 << 20);
     private final RecordBatch batch = new RecordBatch();
-    private final Record record = new Record();
+    private final RecordView record = new RecordView();
     private final RecordHeader header = new RecordHeader();
     private final byte[] key = {1, 2, 3, 4};
     private final byte[] value = new byte[100];

@@ -17,7 +17,7 @@ class LogAppendTimeNoTimestampTest {
         new RecordBatch().wrap(built, 0).setLogAppendTime(RecordBatchDescriptor.NO_TIMESTAMP);
         final RecordBatch batch = new RecordBatch().wrap(built, 0); // a fresh reader of the stored bytes
         assertTrue(batch.isLogAppendTime());
-        final Record record = new Record();
+        final RecordView record = new RecordView();
         int records = 0;
         while (batch.nextRecord(record)) {
             assertEquals(-1, record.timestamp(), "record " + records);

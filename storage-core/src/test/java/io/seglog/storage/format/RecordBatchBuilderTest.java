@@ -99,7 +99,7 @@ class RecordBatchBuilderTest {
         batch.wrap(out, 0);
         assertEquals(0L, batch.baseTimestamp());
         assertEquals(Long.MAX_VALUE, batch.maxTimestamp());
-        final Record record = new Record();
+        final RecordView record = new RecordView();
         for (final long timestamp : timestamps) {
             assertTrue(batch.nextRecord(record));
             assertEquals(timestamp, record.timestamp());
@@ -183,7 +183,7 @@ class RecordBatchBuilderTest {
         batch.wrap(buffer, 0);
         assertEquals(40L, batch.baseOffset());
         assertEquals(42L, batch.lastOffset());
-        final Record record = new Record();
+        final RecordView record = new RecordView();
         for (final byte[] value : values) {
             assertTrue(batch.nextRecord(record));
             assertArrayEquals(value, record.valueBytes());
@@ -199,7 +199,7 @@ class RecordBatchBuilderTest {
         batch.wrap(buffer, 0);
         assertEquals(30L, batch.baseTimestamp());
         assertEquals(30L, batch.maxTimestamp());
-        final Record record = new Record();
+        final RecordView record = new RecordView();
         assertTrue(batch.nextRecord(record));
         assertArrayEquals(new byte[] {1}, record.keyBytes());
         assertTrue(batch.nextRecord(record));

@@ -33,7 +33,7 @@ class RecordBatchFuzzTest {
     private final RecordBatchValidator replication = new RecordBatchValidator(1 << 20, Origin.REPLICATION);
     private final RecordBatchValidator client = new RecordBatchValidator(1 << 20);
     private final RecordBatch batch = new RecordBatch();
-    private final Record record = new Record();
+    private final RecordView record = new RecordView();
     private final RecordHeader header = new RecordHeader();
     private int comparedRecordByRecord;
 

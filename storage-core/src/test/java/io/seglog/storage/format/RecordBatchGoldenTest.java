@@ -95,7 +95,7 @@ class RecordBatchGoldenTest {
         assertEquals(0x6a8990a3L, batch.computeCrc());
         assertEquals(TIMESTAMP, batch.baseTimestamp());
         assertEquals(TIMESTAMP + 5, batch.maxTimestamp());
-        final Record record = new Record();
+        final RecordView record = new RecordView();
         final io.seglog.storage.format.RecordHeader header = new io.seglog.storage.format.RecordHeader();
         assertTrue(batch.nextRecord(record));
         assertEquals(0L, record.offset());

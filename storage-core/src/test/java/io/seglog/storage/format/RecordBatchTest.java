@@ -81,7 +81,7 @@ class RecordBatchTest {
     void stampingDuringIterationAppliesToTheRecordsReadAfterIt() {
         final UnsafeBuffer buffer = RecordBatchBuilder.batchOf(100L, 5_000L, new byte[] {1}, new byte[] {2},
             new byte[] {3});
-        final Record record = new Record();
+        final RecordView record = new RecordView();
         batch.wrap(buffer, 0);
         assertTrue(batch.nextRecord(record));
         assertEquals(100L, record.offset());
@@ -111,7 +111,7 @@ class RecordBatchTest {
         assertEquals(ByteBuffer.wrap(bytes), ByteBuffer.wrap(ours.byteArray()));
         assertTrue(batch.isLogAppendTime());
         assertTrue(batch.isCrcValid());
-        final Record record = new Record();
+        final RecordView record = new RecordView();
         while (batch.nextRecord(record)) {
             // Kafka reports the append time as every record's timestamp.
             assertEquals(1_800_000_000_123L, record.timestamp());
@@ -143,7 +143,7 @@ class RecordBatchTest {
         assertEquals(bytes.length, batch.sizeInBytes());
         assertTrue(batch.isCrcValid());
         final UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,
-            () -> batch.nextRecord(new Record()));
+            () -> batch.nextRecord(new RecordView()));
         assertTrue(e.getMessage().contains("gzip"), e.getMessage());
         assertTrue(e.getMessage().contains("codec not supported yet"), e.getMessage());
     }
@@ -156,7 +156,7 @@ class RecordBatchTest {
         buffer.putByte(valueLengthIndex, (byte) (100 << 1));
         batch.wrap(buffer, 0);
         final io.seglog.storage.format.InvalidRecordException e = assertThrows(io.seglog.storage.format.InvalidRecordException.class,
-            () -> batch.nextRecord(new Record()));
+            () -> batch.nextRecord(new RecordView()));
         assertEquals("valueLength", e.field());
         assertEquals(100, e.value());
         assertEquals(valueLengthIndex, e.position());
@@ -168,7 +168,7 @@ class RecordBatchTest {
         final int size = new RecordBatchBuilder().wrap(buffer, 0, 256)
             .beginRecord(5L, null, null, 2).header("", null).header("a", new byte[0]).endRecord()
             .build();
-        final Record record = new Record();
+        final RecordView record = new RecordView();
         final RecordHeader header = new RecordHeader();
         batch.wrap(buffer, 0);
         assertTrue(batch.nextRecord(record));

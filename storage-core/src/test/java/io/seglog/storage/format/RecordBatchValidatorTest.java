@@ -410,7 +410,7 @@ class RecordBatchValidatorTest {
     @Test
     void rejectsRecordLengthThatDisagreesWithItsFields() {
         final int size = build(0, 2, false);
-        // Record 0 claims 8 body bytes but its fields take 9: the header count lies past the claimed end.
+        // RecordView 0 claims 8 body bytes but its fields take 9: the header count lies past the claimed end.
         buffer.putByte(record(0), (byte) (8 << 1));
         fixCrc(0);
         final InvalidRecordException e = rejects(size, RecordBatchValidator.BAD_RECORDS, "headerCount");

@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The unchecked fast path of record parsing against the checked parse as the oracle: for every record and every
- * mutation of it, {@link Record#parse} (fast path first) must give the same size, the same field values and, on
- * failure, the same error as {@link Record#parseChecked}. Covered on heap, direct and raw-address buffers, with
+ * mutation of it, {@link RecordView#parse} (fast path first) must give the same size, the same field values and, on
+ * failure, the same error as {@link RecordView#parseChecked}. Covered on heap, direct and raw-address buffers, with
  * the record flush against the buffer's end (where an unchecked read one byte too far would leave the memory),
  * with varints of every length 1 to 5 (10 for the timestamp), and with negative lengths. Also the fast varint
  * reader against {@link Varint#readVarint}.
@@ -22,8 +22,8 @@ import org.junit.jupiter.api.Test;
 class RecordFastPathTest {
     private static final int MUTATIONS_PER_SEED = 4_000;
 
-    private final Record fast = new Record();
-    private final Record checked = new Record();
+    private final RecordView fast = new RecordView();
+    private final RecordView checked = new RecordView();
 
     @Test
     void fastVarintMatchesCheckedVarintUpToThreeBytesAndDefersTheRest() {

@@ -12,9 +12,9 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
 /**
- * The quick record path ({@link Record#parseQuick}: 1-2 byte varints, up to 63 headers, one bounds test per
+ * The quick record path ({@link RecordView#parseQuick}: 1-2 byte varints, up to 63 headers, one bounds test per
  * record)
- * against {@link Record#parseChecked} as the oracle: whatever it accepts, the checked parse accepts with the
+ * against {@link RecordView#parseChecked} as the oracle: whatever it accepts, the checked parse accepts with the
  * same fields, and it accepts the common shapes (so the comparison is not vacuous). Covered: every field at
  * one, two (also non-canonical) and longer encodings, records ending exactly at the limit, records with
  * headers, negative and overrunning lengths, overlong varints, and the record at every distance from the
@@ -22,8 +22,8 @@ import org.junit.jupiter.api.Test;
  * Also the 16-bit varint reader exhaustively and the validator's errors unchanged at the buffer's end.
  */
 class RecordQuickPathTest {
-    private final Record quick = new Record();
-    private final Record checked = new Record();
+    private final RecordView quick = new RecordView();
+    private final RecordView checked = new RecordView();
 
     @Test
     void shortVarintMatchesTheCheckedReaderForEveryTwoBytePattern() {
@@ -89,7 +89,7 @@ class RecordQuickPathTest {
             assertEquals(record.length, quick.parse(buffer, 0, record.length));
             assertSameFields(buffer, 0, record.length, "handed over");
         }
-        final UnsafeBuffer near = padded(plain, 0, Record.QUICK_SLACK - 1);
+        final UnsafeBuffer near = padded(plain, 0, RecordView.QUICK_SLACK - 1);
         assertEquals(0, parseQuick(near, plain.length));
         assertEquals(plain.length, quick.parse(near, 0, plain.length));
     }
@@ -106,13 +106,13 @@ class RecordQuickPathTest {
                 for (int m = 0; m < mutations; m++) {
                     record[random.nextInt(Math.min(record.length, 10))] = interestingByte(random);
                 }
-                final int slack = random.nextInt(Record.QUICK_SLACK + 8);
+                final int slack = random.nextInt(RecordView.QUICK_SLACK + 8);
                 // The limit: the record's end, or short of it (a record overrunning its batch), or past it.
                 final int limit = Math.max(0, Math.min(record.length + slack, record.length + random.nextInt(5) - 2));
                 for (final DirectBuffer buffer : buffers(record, slack, random)) {
                     final String context = "seed=" + seed + " i=" + i + " slack=" + slack + " limit=" + limit + " "
                         + buffer.getClass().getSimpleName() + (buffer.byteArray() == null ? " off-heap" : " heap");
-                    final int quickEnd = buffer.capacity() - Record.QUICK_SLACK;
+                    final int quickEnd = buffer.capacity() - RecordView.QUICK_SLACK;
                     if (quickEnd >= 0) {
                         final int size = parseQuick(buffer, limit);
                         if (size > 0) {
@@ -148,7 +148,7 @@ class RecordQuickPathTest {
             source.putByte(at, interestingByte(random));
             new RecordBatch().wrap(source, 0).writeCrc();
             String expected = null;
-            for (int slack = 0; slack <= Record.QUICK_SLACK + 2; slack++) {
+            for (int slack = 0; slack <= RecordView.QUICK_SLACK + 2; slack++) {
                 final UnsafeBuffer placed = new UnsafeBuffer(ByteBuffer.allocateDirect(size + slack));
                 placed.putBytes(0, batch, 0, size);
                 final String outcome = outcome(placed, size);
@@ -178,7 +178,7 @@ class RecordQuickPathTest {
     private int parseQuick(final DirectBuffer buffer, final int limit) {
         quick.parse(buffer, 0, limit);
         return quick.parseQuick(buffer.byteArray(), buffer.addressOffset(), 0, limit,
-            buffer.capacity() - Record.QUICK_SLACK);
+            buffer.capacity() - RecordView.QUICK_SLACK);
     }
 
     private int assertSameParse(final DirectBuffer buffer, final int limit, final String context) {

@@ -157,7 +157,7 @@ final class TestBatches {
         assertEquals(spec.baseSequence(), batch.baseSequence(), context);
         assertEquals(spec.records().size(), batch.recordCount(), context);
         assertTrue(batch.isCrcValid(), context);
-        final Record record = new Record();
+        final RecordView record = new RecordView();
         final io.seglog.storage.format.RecordHeader header = new io.seglog.storage.format.RecordHeader();
         batch.rewindRecords();
         for (int i = 0; i < spec.records().size(); i++) {

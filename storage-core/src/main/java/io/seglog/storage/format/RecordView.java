@@ -3,7 +3,7 @@ package io.seglog.storage.format;
 import org.agrona.DirectBuffer;
 
 /**
- * Flyweight over one record inside an uncompressed v2 batch, filled by {@link RecordBatch#nextRecord(Record)}.
+ * Flyweight over one record inside an uncompressed v2 batch, filled by {@link RecordBatch#nextRecord(RecordView)}.
  *
  * <pre>
  *  length        varint   bytes after this field
@@ -22,12 +22,12 @@ import org.agrona.DirectBuffer;
  * nothing; {@link #nextHeader(RecordHeader)} walks the headers the same way. The structure has been checked
  * against the enclosing batch when the record was read, so every position lies inside the batch.
  *
- * <p>Import it by name ({@code import io.seglog.storage.format.Record;}): with a wildcard import the simple
- * name is ambiguous with {@code java.lang.Record}.
+ * <p>Named a view (it was {@code Record}) so that it never clashes with {@code java.lang.Record} under a wildcard
+ * import.
  *
  * <p>Not thread-safe; a flyweight belongs to one thread.
  */
-public final class Record {
+public final class RecordView {
     /** Smallest record body: attributes and one byte each for the five varints that follow the length. */
     static final int MIN_BODY_LENGTH = 6;
     /**
@@ -66,9 +66,9 @@ public final class Record {
     int errorPosition;
 
     /**
-     * Creates an empty flyweight; fill it with {@link RecordBatch#nextRecord(Record)}.
+     * Creates an empty flyweight; fill it with {@link RecordBatch#nextRecord(RecordView)}.
      */
-    public Record() {
+    public RecordView() {
     }
 
     /**

@@ -1,0 +1,20 @@
+/**
+ * Seglog's storage core: an append-only segmented log whose files are Kafka's log-directory files byte for byte.
+ *
+ * <p>Exported: {@code io.seglog.storage} (the API: {@code LogManager}, {@code PartitionLog}, {@code LogReader},
+ * configuration, errors, read-only views), {@code io.seglog.storage.format} (the v2 record-batch flyweights, the
+ * builder and the validator, for code that builds or reads batches) and {@code io.seglog.storage.io} (the file
+ * seam, for fault injection). Everything else (the partition-log internals, segments, indexes, checkpoints, the
+ * leader-epoch cache, the directory lock) is implementation, free to change. docs/architecture.md draws it.
+ */
+module io.seglog.storage {
+    // Transitive: the format package's flyweights are Agrona buffers' views, so their users read Agrona too.
+    requires transitive org.agrona.core;
+    requires org.slf4j;
+    // Agrona's UnsafeAccess: the record parser's unchecked reads (format.UncheckedReads).
+    requires jdk.unsupported;
+
+    exports io.seglog.storage;
+    exports io.seglog.storage.format;
+    exports io.seglog.storage.io;
+}
