@@ -38,6 +38,24 @@ class ReplicationArchitectureTest {
         .should().dependOnClassesThat().resideInAnyPackage("org.apache.zookeeper..", "org.apache.curator..")
         .because("all ZooKeeper and Curator usage is confined to io.seglog.replication.zk");
 
+    /**
+     * Replication uses only what storage-core exports. ZooKeeper 3.9 splits packages between its two jars
+     * ({@code org.apache.zookeeper.server.persistence} and {@code .quorum} in both {@code zookeeper} and
+     * {@code zookeeper-jute}), so this module cannot be a named module that requires them; this rule holds it to
+     * storage-core's module descriptor instead.
+     */
+    static final ArchRule ONLY_STORAGE_CORE_EXPORTS = noClasses()
+        .that().resideInAPackage("io.seglog.replication..")
+        .should().dependOnClassesThat().resideInAnyPackage("io.seglog.storage.log..", "io.seglog.storage.segment..",
+            "io.seglog.storage.index..", "io.seglog.storage.checkpoint..", "io.seglog.storage.epoch..",
+            "io.seglog.storage.dir..", "io.seglog.storage.example..")
+        .because("storage-core's module-info exports io.seglog.storage, .format and .io only");
+
+    @Test
+    void usesOnlyWhatStorageCoreExports() {
+        ONLY_STORAGE_CORE_EXPORTS.check(REPLICATION);
+    }
+
     @Test
     void importsTheElectionAndZkPackages() {
         // Guards the rules below against passing vacuously on an empty or partial import.
@@ -61,6 +79,8 @@ class ReplicationArchitectureTest {
             Class.forName("io.seglog.replication.election.NetworkUsingFixture"), ZooKeeperUsingFixture.class);
         assertTrue(ELECTION_IS_PURE.evaluate(fixtures).hasViolation(), "a socket in election must be caught");
         assertTrue(ZOOKEEPER_ONLY_IN_ZK.evaluate(fixtures).hasViolation(), "ZooKeeper outside zk must be caught");
+        assertTrue(ONLY_STORAGE_CORE_EXPORTS.evaluate(new ClassFileImporter().importClasses(InternalsUsingFixture.class))
+            .hasViolation(), "a storage-core internal used from replication must be caught");
         assertFalse(ELECTION_IS_PURE.allowEmptyShould(true).evaluate(new ClassFileImporter().importClasses(ZooKeeperUsingFixture.class))
             .hasViolation(), "the purity rule applies to the election package only");
     }
@@ -75,6 +95,16 @@ class ReplicationArchitectureTest {
 
         static CreateMode mode() {
             return CreateMode.EPHEMERAL;
+        }
+    }
+
+    /** Test fixture, never used at run time: replication code reaching into a storage-core internal. */
+    static final class InternalsUsingFixture {
+        private InternalsUsingFixture() {
+        }
+
+        static Class<?> internal() {
+            return io.seglog.storage.log.Segments.class;
         }
     }
 }
