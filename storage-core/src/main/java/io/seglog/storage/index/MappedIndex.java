@@ -5,6 +5,7 @@ import static java.nio.file.StandardOpenOption.READ;
 import static java.nio.file.StandardOpenOption.WRITE;
 
 import io.seglog.storage.io.FileIO;
+import io.seglog.storage.mapping.SharedMapping;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -12,10 +13,7 @@ import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.agrona.IoUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
@@ -26,21 +24,22 @@ import org.agrona.concurrent.UnsafeBuffer;
  * <h2>Threads</h2>
  * One writer appends (the segment's owner, under the log's lock). Mutators ({@code append}, truncation,
  * {@code resize}, {@code flush}, {@code close}, {@code renameTo}) are serialised by an internal lock, so a
- * flusher thread may call {@link #flush()} while the writer appends. Readers take no lock: they count
- * themselves in (an atomic counter), read the published {@code buffer} and then the published {@code entries},
- * look only at slots below that count, and count themselves out.
+ * flusher thread may call {@link #flush()} while the writer appends. Readers take no lock: they acquire the
+ * published mapping ({@link SharedMapping}, the storage core's one mapping-lifetime protocol), read the published
+ * {@code entries}, look only at slots below that count, and release the mapping.
  * The writer writes an entry's bytes and then publishes the new count with a volatile write, so a reader that
  * sees count {@code n} sees every byte of entries {@code 0..n-1}.
  *
- * <p>Resizing (on roll, on close, on truncation back into an old segment) maps the file again and publishes
- * the new mapping; the old mapping is kept, not unmapped, until {@link #close()}, because a lock-free reader
- * may still be searching it and touching an unmapped page kills the JVM (the reason Kafka first refused to
- * unmap on resize, KAFKA-7442). Both mappings show the same page-cache pages, and a reader clamps its count
- * to its mapping's capacity, so it never reads outside either. How close and truncation meet readers:
+ * <p>Resizing (on roll, on close, on truncation back into an old segment) maps the file again, publishes the
+ * new mapping and retires the old one, which its last reader unmaps: a lock-free reader may still be searching
+ * it, and touching an unmapped page kills the JVM (the reason Kafka first refused to unmap on resize,
+ * KAFKA-7442). Both mappings show the same page-cache pages, and a reader clamps its count to its mapping's
+ * capacity, so it never reads outside either. How close and truncation meet readers:
  * <ul>
- *   <li>{@link #close()} and {@link #closeAndDelete()} unmap, but first unpublish the buffer (later lookups
- *       throw {@link IllegalStateException}) and wait for the lookups already in progress to finish, so a
- *       close racing with readers (a shutdown while fetches run) cannot make a reader touch unmapped memory;</li>
+ *   <li>{@link #close()} and {@link #closeAndDelete()} unpublish the mapping (later lookups throw
+ *       {@link IllegalStateException}), retire it and wait until the lookups already in progress released it and
+ *       it is unmapped, so a close racing with readers (a shutdown while fetches run) cannot make a reader touch
+ *       unmapped memory;</li>
  *   <li>truncation followed by new appends rewrites slots a concurrent reader may be reading, and a shrinking
  *       resize after a truncation can cut the file under a reader that read the count before it: truncate
  *       only below what readers may ask for (Kafka's rule: truncation happens under the log lock and readers
@@ -64,20 +63,14 @@ abstract sealed class MappedIndex implements AutoCloseable permits OffsetIndex, 
      */
     private final int warmEntries;
     private final Object lock = new Object();
-    /** Lock-free reads in progress (between beginRead and endRead); close() waits for zero before unmapping. */
-    private final AtomicInteger activeReaders = new AtomicInteger();
-    /** Mappings replaced by a resize; unmapped on close only (see the class comment). Guarded by lock. */
-    private final ArrayList<MappedByteBuffer> retiredMappings = new ArrayList<>(2);
 
     private volatile Path file;
-    /** The current mapping, wrapped; null once closed. Published before any entry written through it. */
-    private volatile UnsafeBuffer buffer;
+    /** The current mapping; null once closed. Published before any entry written through it. */
+    private volatile SharedMapping mapping;
     /** Entries published to readers; written after the entry bytes. */
     private volatile int entries;
     private volatile int maxEntries;
     private volatile long lengthBytes;
-    /** Guarded by lock. */
-    private MappedByteBuffer mapping;
     /** Guarded by lock: something changed since the last flush (entries, length). */
     private boolean dirty;
     /** Guarded by lock: the file was created and its directory entry is not yet known to be durable. */
@@ -93,14 +86,13 @@ abstract sealed class MappedIndex implements AutoCloseable permits OffsetIndex, 
         this.maxIndexBytes = maxIndexBytes;
         this.entrySize = entrySize;
         this.warmEntries = IndexDescriptor.WARM_SECTION_BYTES / entrySize;
-        this.mapping = opened.mapping;
         this.lengthBytes = opened.lengthBytes;
         this.maxEntries = (int) (opened.lengthBytes / entrySize);
         // Kafka's rule for an existing file: every whole slot is an entry; trimming on roll and close is what
         // makes this right on reopen. A new file starts empty.
         this.entries = opened.created ? 0 : maxEntries;
         this.directorySyncPending = opened.created;
-        this.buffer = new UnsafeBuffer(opened.mapping);
+        this.mapping = new SharedMapping(opened.mapping);
     }
 
     /** The result of opening and mapping an index file. */
@@ -291,12 +283,13 @@ abstract sealed class MappedIndex implements AutoCloseable permits OffsetIndex, 
      * @throws IllegalStateException    if the index is closed
      */
     public final long entryOffset(final int slot) {
-        final UnsafeBuffer current = beginRead();
+        final SharedMapping read = beginRead();
+        final UnsafeBuffer current = read.view();
         try {
             checkSlot(slot, entries(current));
             return offsetAt(current, slot);
         } finally {
-            endRead();
+            read.release();
         }
     }
 
@@ -310,12 +303,13 @@ abstract sealed class MappedIndex implements AutoCloseable permits OffsetIndex, 
 
     /** The offset of the last entry, or the base offset when the index is empty. */
     final long lastEntryOffsetOrBase() {
-        final UnsafeBuffer current = beginRead();
+        final SharedMapping read = beginRead();
+        final UnsafeBuffer current = read.view();
         try {
             final int published = entries(current);
             return published == 0 ? baseOffset : offsetAt(current, published - 1);
         } finally {
-            endRead();
+            read.release();
         }
     }
 
@@ -338,26 +332,21 @@ abstract sealed class MappedIndex implements AutoCloseable permits OffsetIndex, 
     }
 
     /**
-     * Starts a lock-free read: counts the reader in, then returns the buffer (read it before
-     * {@link #entries(UnsafeBuffer)}); throws when closed. Every call must be paired with {@link #endRead()} in a
-     * {@code finally}, and the buffer must not be touched after it. The count is what lets {@link #close()} wait
-     * for readers before it unmaps.
+     * Starts a lock-free read: acquires the current mapping (read its view before {@link #entries(UnsafeBuffer)});
+     * throws when closed. Every call must be paired with {@link SharedMapping#release()} in a {@code finally}, and
+     * the view must not be touched after it.
      */
-    final UnsafeBuffer beginRead() {
-        // Count in before reading the buffer; close() unpublishes the buffer before it reads the count. Both are
-        // volatile accesses, so either this reader sees null or close() sees the reader (Dekker's handshake).
-        activeReaders.getAndIncrement();
-        final UnsafeBuffer current = buffer;
-        if (current == null) {
-            activeReaders.getAndDecrement();
-            throw closedException();
+    final SharedMapping beginRead() {
+        for (;;) {
+            final SharedMapping current = mapping;
+            if (current == null) {
+                throw closedException();
+            }
+            if (current.acquire()) {
+                return current;
+            }
+            // Retired by a resize that has already published its replacement, or by a close: look again.
         }
-        return current;
-    }
-
-    /** Ends a read started by {@link #beginRead()}. */
-    final void endRead() {
-        activeReaders.getAndDecrement();
     }
 
     /** The published count, clamped to what the given buffer holds (it may be an older, smaller mapping). */
@@ -367,11 +356,11 @@ abstract sealed class MappedIndex implements AutoCloseable permits OffsetIndex, 
 
     /** For the writer, under the lock (which close() also holds): the current buffer, or an exception when closed. */
     final UnsafeBuffer writeBuffer() {
-        final UnsafeBuffer current = buffer;
+        final SharedMapping current = mapping;
         if (current == null) {
             throw closedException();
         }
-        return current;
+        return current.view();
     }
 
     /** For the writer, under the lock, after writing slot {@code entries()}'s bytes: publishes it. */
@@ -551,13 +540,14 @@ abstract sealed class MappedIndex implements AutoCloseable permits OffsetIndex, 
                 }
                 resized = channel.map(FileChannel.MapMode.READ_WRITE, 0, rounded);
             }
-            retiredMappings.add(mapping);
-            mapping = resized;
             lengthBytes = rounded;
             maxEntries = rounded / entrySize;
             dirty = true;
-            // Published last: a reader that sees this buffer sees a file at least as long as its capacity.
-            buffer = new UnsafeBuffer(resized);
+            // Published last: a reader that sees this mapping sees a file at least as long as its capacity. Then
+            // the old one is retired; a reader that fails to acquire it finds this one.
+            final SharedMapping old = mapping;
+            mapping = new SharedMapping(resized);
+            old.retire();
             return true;
         }
     }
@@ -572,7 +562,7 @@ abstract sealed class MappedIndex implements AutoCloseable permits OffsetIndex, 
      */
     public final void flush() throws IOException {
         synchronized (lock) {
-            if (buffer == null) {
+            if (mapping == null) {
                 throw new IOException(kind() + " is closed: file=" + file);
             }
             if (flushFailed) {
@@ -585,7 +575,7 @@ abstract sealed class MappedIndex implements AutoCloseable permits OffsetIndex, 
                 return;
             }
             try {
-                mapping.force();
+                mapping.mapped().force();
                 try (FileChannel channel = io.open(file, Set.of(READ, WRITE))) {
                     channel.force(true);
                 }
@@ -631,7 +621,7 @@ abstract sealed class MappedIndex implements AutoCloseable permits OffsetIndex, 
     @Override
     public final void close() throws IOException {
         synchronized (lock) {
-            if (buffer == null) {
+            if (mapping == null) {
                 return;
             }
             Throwable failure = null;
@@ -680,30 +670,23 @@ abstract sealed class MappedIndex implements AutoCloseable permits OffsetIndex, 
         }
     }
 
-    /** Unmaps every mapping, explicitly: leaving it to the GC caused long pauses in Kafka (KAFKA-4614). */
+    /** Unmaps the mapping, explicitly: leaving it to the GC caused long pauses in Kafka (KAFKA-4614). */
     private Throwable unmapAll(final Throwable previous) {
         Throwable failure = previous;
-        if (buffer == null) {
+        final SharedMapping current = mapping;
+        if (current == null) {
             return failure;
         }
         // Unpublish first, so a reader that starts now fails cleanly instead of touching unmapped memory; then
-        // wait for the readers already inside a lookup (a few binary-search steps, no locks, so they finish):
-        // touching an unmapped page kills the JVM. Kafka 4.4 guards the same race with a read-write lock
-        // around every lookup (KAFKA-19390); a counter keeps our lookups lock-free.
-        buffer = null;
-        while (activeReaders.get() != 0) {
-            Thread.onSpinWait();
-        }
-        retiredMappings.add(mapping);
+        // wait for the readers already inside a lookup (a few binary-search steps, no locks, so they finish).
+        // Kafka 4.4 guards the same race with a read-write lock around every lookup (KAFKA-19390); the mapping's
+        // reader count keeps our lookups lock-free.
         mapping = null;
-        for (final MappedByteBuffer retired : retiredMappings) {
-            try {
-                IoUtil.unmap(retired);
-            } catch (RuntimeException e) {
-                failure = addFailure(failure, e);
-            }
+        try {
+            current.retireAndAwait();
+        } catch (final RuntimeException e) {
+            failure = addFailure(failure, e);
         }
-        retiredMappings.clear();
         return failure;
     }
 
@@ -736,7 +719,8 @@ abstract sealed class MappedIndex implements AutoCloseable permits OffsetIndex, 
      * @throws IllegalStateException if the index is closed
      */
     public final void sanityCheck() {
-        final UnsafeBuffer current = beginRead();
+        final SharedMapping read = beginRead();
+        final UnsafeBuffer current = read.view();
         try {
             final int published = entries(current);
             if (published != 0) {
@@ -752,7 +736,7 @@ abstract sealed class MappedIndex implements AutoCloseable permits OffsetIndex, 
                     + entrySize);
             }
         } finally {
-            endRead();
+            read.release();
         }
     }
 }

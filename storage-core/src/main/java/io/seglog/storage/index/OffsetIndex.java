@@ -6,6 +6,7 @@ import static io.seglog.storage.index.IndexDescriptor.OFFSET_ENTRY_POSITION_OFFS
 import static io.seglog.storage.index.IndexDescriptor.OFFSET_ENTRY_RELATIVE_OFFSET_OFFSET;
 
 import io.seglog.storage.io.FileIO;
+import io.seglog.storage.mapping.SharedMapping;
 import java.io.IOException;
 import java.nio.file.Path;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -111,11 +112,12 @@ public final class OffsetIndex extends MappedIndex {
      * @throws IllegalStateException if the index is closed
      */
     public int lookupSlot(final long targetOffset) {
-        final UnsafeBuffer current = beginRead();
+        final SharedMapping read = beginRead();
+        final UnsafeBuffer current = read.view();
         try {
             return largestLowerBoundSlot(current, entries(current), targetOffset);
         } finally {
-            endRead();
+            read.release();
         }
     }
 
@@ -132,12 +134,13 @@ public final class OffsetIndex extends MappedIndex {
      * @throws IllegalStateException if the index is closed
      */
     public int lookupPositionAtMost(final int position) {
-        final UnsafeBuffer current = beginRead();
+        final SharedMapping read = beginRead();
+        final UnsafeBuffer current = read.view();
         try {
             final int slot = largestLowerBoundSlot(current, entries(current), position, true);
             return slot < 0 ? -1 : positionAt(current, slot);
         } finally {
-            endRead();
+            read.release();
         }
     }
 
@@ -150,12 +153,13 @@ public final class OffsetIndex extends MappedIndex {
      * @throws IllegalStateException if the index is closed
      */
     public int lookupPosition(final long targetOffset) {
-        final UnsafeBuffer current = beginRead();
+        final SharedMapping read = beginRead();
+        final UnsafeBuffer current = read.view();
         try {
             final int slot = largestLowerBoundSlot(current, entries(current), targetOffset);
             return slot < 0 ? 0 : positionAt(current, slot);
         } finally {
-            endRead();
+            read.release();
         }
     }
 
@@ -169,12 +173,13 @@ public final class OffsetIndex extends MappedIndex {
      * @throws IllegalStateException if the index is closed
      */
     public long lookupOffset(final long targetOffset) {
-        final UnsafeBuffer current = beginRead();
+        final SharedMapping read = beginRead();
+        final UnsafeBuffer current = read.view();
         try {
             final int slot = largestLowerBoundSlot(current, entries(current), targetOffset);
             return slot < 0 ? baseOffset() : offsetAt(current, slot);
         } finally {
-            endRead();
+            read.release();
         }
     }
 
@@ -190,7 +195,8 @@ public final class OffsetIndex extends MappedIndex {
      * @throws IllegalStateException if the index is closed
      */
     public long upperBoundOffsetForPosition(final long position) {
-        final UnsafeBuffer current = beginRead();
+        final SharedMapping read = beginRead();
+        final UnsafeBuffer current = read.view();
         try {
             final int published = entries(current);
             if (published == 0) {
@@ -217,7 +223,7 @@ public final class OffsetIndex extends MappedIndex {
             }
             return lo == published ? -1 : offsetAt(current, lo);
         } finally {
-            endRead();
+            read.release();
         }
     }
 
@@ -230,12 +236,13 @@ public final class OffsetIndex extends MappedIndex {
      * @throws IllegalStateException    if the index is closed
      */
     public int entryPosition(final int slot) {
-        final UnsafeBuffer current = beginRead();
+        final SharedMapping read = beginRead();
+        final UnsafeBuffer current = read.view();
         try {
             checkSlot(slot, entries(current));
             return positionAt(current, slot);
         } finally {
-            endRead();
+            read.release();
         }
     }
 

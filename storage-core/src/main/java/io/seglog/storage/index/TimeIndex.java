@@ -7,6 +7,7 @@ import static io.seglog.storage.index.IndexDescriptor.TIME_ENTRY_RELATIVE_OFFSET
 import static io.seglog.storage.index.IndexDescriptor.TIME_ENTRY_TIMESTAMP_OFFSET;
 
 import io.seglog.storage.io.FileIO;
+import io.seglog.storage.mapping.SharedMapping;
 import java.io.IOException;
 import java.nio.file.Path;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -128,12 +129,13 @@ public final class TimeIndex extends MappedIndex {
      * @throws IllegalStateException if the index is closed
      */
     public long lookupOffset(final long targetTimestamp) {
-        final UnsafeBuffer current = beginRead();
+        final SharedMapping read = beginRead();
+        final UnsafeBuffer current = read.view();
         try {
             final int slot = largestLowerBoundSlot(current, entries(current), targetTimestamp);
             return slot < 0 ? baseOffset() : offsetAt(current, slot);
         } finally {
-            endRead();
+            read.release();
         }
     }
 
@@ -145,11 +147,12 @@ public final class TimeIndex extends MappedIndex {
      * @throws IllegalStateException if the index is closed
      */
     public int lookupSlot(final long targetTimestamp) {
-        final UnsafeBuffer current = beginRead();
+        final SharedMapping read = beginRead();
+        final UnsafeBuffer current = read.view();
         try {
             return largestLowerBoundSlot(current, entries(current), targetTimestamp);
         } finally {
-            endRead();
+            read.release();
         }
     }
 
@@ -160,12 +163,13 @@ public final class TimeIndex extends MappedIndex {
      * @throws IllegalStateException if the index is closed
      */
     public long lastTimestamp() {
-        final UnsafeBuffer current = beginRead();
+        final SharedMapping read = beginRead();
+        final UnsafeBuffer current = read.view();
         try {
             final int published = entries(current);
             return published == 0 ? NO_TIMESTAMP : timestampAt(current, published - 1);
         } finally {
-            endRead();
+            read.release();
         }
     }
 
@@ -188,12 +192,13 @@ public final class TimeIndex extends MappedIndex {
      * @throws IllegalStateException    if the index is closed
      */
     public long entryTimestamp(final int slot) {
-        final UnsafeBuffer current = beginRead();
+        final SharedMapping read = beginRead();
+        final UnsafeBuffer current = read.view();
         try {
             checkSlot(slot, entries(current));
             return timestampAt(current, slot);
         } finally {
-            endRead();
+            read.release();
         }
     }
 

@@ -9,6 +9,7 @@ import static io.seglog.storage.format.RecordBatchDescriptor.MAX_TIMESTAMP_OFFSE
 
 import io.seglog.storage.index.OffsetIndex;
 import io.seglog.storage.index.TimeIndex;
+import io.seglog.storage.mapping.SharedMapping;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -22,7 +23,7 @@ import java.nio.file.Path;
  * brings its own {@link BatchCursor}, which holds its scratch buffers and receives each answer as fields. The
  * segment owns the data file's size and the writer's state; this class owns the readers' mapping of the file.
  *
- * <p>Header reads: through a read-only mapping of the data file ({@link ReadMap}, {@code seglog.read.mapped},
+ * <p>Header reads: through a read-only mapping of the data file (a {@link SharedMapping}, {@code seglog.read.mapped},
  * on by default) when the bytes lie inside it, else with a positional read. A {@code pread} costs about 1 us on
  * a VM and a random-offset read needs two or three of them (the first batch, then the end of the slice), which
  * was the whole latency of a read; a mapped header costs a few nanoseconds once its page is mapped. The mapping
@@ -57,7 +58,7 @@ public final class SegmentReader {
     /** Guards creating, retiring and blocking the mapping; never taken by a reader that finds one. */
     private final Object mapLock = new Object();
     /** The current mapping, or null when there is none (yet, or while suspended, or after close). */
-    private volatile ReadMap map;
+    private volatile SharedMapping map;
     /** Guarded by mapLock: no new mapping while the file shrinks (suspended) or after close (closed). */
     private boolean suspended;
     private boolean closed;
@@ -80,23 +81,23 @@ public final class SegmentReader {
      * The mapping to read below {@code limit} with, acquired (the caller releases it), or null: mapping is off,
      * suspended or closed, or failed. Maps or remaps when there is no mapping or the file grew enough past it.
      */
-    private ReadMap acquireMap(final int limit) {
+    private SharedMapping acquireMap(final int limit) {
         if (!mappingEnabled) {
             return null;
         }
-        final ReadMap current = map;
+        final SharedMapping current = map;
         if (current != null && !worthRemapping(current, limit) && current.acquire()) {
             return current;
         }
         return remap(limit);
     }
 
-    private ReadMap acquireExisting() {
-        final ReadMap current = map;
+    private SharedMapping acquireExisting() {
+        final SharedMapping current = map;
         return current != null && current.acquire() ? current : null;
     }
 
-    private boolean worthRemapping(final ReadMap current, final int limit) {
+    private boolean worthRemapping(final SharedMapping current, final int limit) {
         final int missing = limit - current.bytes();
         return missing > 0 && (sealed || (missing >= MIN_REMAP_GROWTH_BYTES && missing >= current.bytes() >>> 2));
     }
@@ -111,12 +112,12 @@ public final class SegmentReader {
         sealed = false;
     }
 
-    private ReadMap remap(final int limit) {
+    private SharedMapping remap(final int limit) {
         synchronized (mapLock) {
             if (suspended || closed || mappingFailed) {
                 return null;
             }
-            final ReadMap current = map;
+            final SharedMapping current = map;
             if (current != null && !worthRemapping(current, limit) && current.acquire()) {
                 return current; // another reader remapped meanwhile
             }
@@ -128,7 +129,7 @@ public final class SegmentReader {
                 if (bytes <= 0 || (current != null && bytes <= current.bytes())) {
                     return current != null && current.acquire() ? current : null;
                 }
-                final ReadMap fresh = new ReadMap(channel.map(FileChannel.MapMode.READ_ONLY, 0, bytes));
+                final SharedMapping fresh = new SharedMapping(channel.map(FileChannel.MapMode.READ_ONLY, 0, bytes));
                 fresh.acquire();
                 map = fresh;
                 if (current != null) {
@@ -164,13 +165,15 @@ public final class SegmentReader {
      * wait is short.
      */
     private void suspendMapping() {
-        final ReadMap old;
+        final SharedMapping old;
         synchronized (mapLock) {
             suspended = true;
             old = map;
             map = null;
         }
-        awaitUnmapped(old);
+        if (old != null) {
+            old.retireAndAwait(); // a reader is inside one lookup (a few header reads); it unmaps when it leaves
+        }
     }
 
     /** Allows mapping again after a shrink; the segment is the active one again, so it grows. */
@@ -183,7 +186,7 @@ public final class SegmentReader {
 
     /** Retires the mapping for good (segment close); its last reader unmaps it. Idempotent. */
     void closeMapping() {
-        final ReadMap old;
+        final SharedMapping old;
         synchronized (mapLock) {
             closed = true;
             old = map;
@@ -194,23 +197,13 @@ public final class SegmentReader {
         }
     }
 
-    private static void awaitUnmapped(final ReadMap old) {
-        if (old == null) {
-            return;
-        }
-        old.retire();
-        while (!old.isUnmapped()) {
-            Thread.yield(); // a reader is inside one lookup (a few header reads); it unmaps when it leaves
-        }
-    }
-
     /**
      * Whether a mapping is in place (tests).
      *
      * @return the mapped length, or -1 when none
      */
     int mappedBytes() {
-        final ReadMap current = map;
+        final SharedMapping current = map;
         return current == null ? -1 : current.bytes();
     }
 
@@ -225,7 +218,7 @@ public final class SegmentReader {
         return readHeader(null, scratch, position, limit, bytes);
     }
 
-    private int readHeader(final ReadMap mapped, final ByteBuffer scratch, final int position, final int limit,
+    private int readHeader(final SharedMapping mapped, final ByteBuffer scratch, final int position, final int limit,
                            final int bytes) throws IOException {
         if (limit - position < BATCH_HEADER_LENGTH) {
             throw new CorruptSegmentException("partial batch header at position=" + position + ": only "
@@ -245,7 +238,7 @@ public final class SegmentReader {
      * Fills {@code scratch} with {@code [position, position + bytes)}: a copy from the mapping when it covers
      * them and {@code scratch} is a heap buffer, else positional reads.
      */
-    void readFully(final ReadMap mapped, final ByteBuffer scratch, final int position, final int bytes,
+    void readFully(final SharedMapping mapped, final ByteBuffer scratch, final int position, final int bytes,
                    final int limit) throws IOException {
         if (mapped != null && mapped.covers(position, bytes) && scratch.hasArray()) {
             mapped.copyTo(position, scratch, bytes);
@@ -273,7 +266,7 @@ public final class SegmentReader {
      * @return true when copied; false when the range is not mapped (the caller reads it with positional reads)
      */
     public boolean copyMapped(final int position, final ByteBuffer target, final int length) {
-        final ReadMap mapped = acquireMap(position + length);
+        final SharedMapping mapped = acquireMap(position + length);
         if (mapped == null) {
             return false;
         }
@@ -326,7 +319,7 @@ public final class SegmentReader {
             return false;
         }
         final ByteBuffer scratch = cursor.scratch;
-        final ReadMap mapped = mayMap ? acquireMap(maxPosition) : acquireExisting();
+        final SharedMapping mapped = mayMap ? acquireMap(maxPosition) : acquireExisting();
         try {
             while (position < maxPosition) {
                 final int size = readHeader(mapped, scratch, position, maxPosition, LogSegment.OFFSET_HEADER_BYTES);
@@ -384,7 +377,7 @@ public final class SegmentReader {
         if (limitPosition - position < BATCH_HEADER_LENGTH) {
             return position;
         }
-        final ReadMap mapped = acquireMap(limitPosition);
+        final SharedMapping mapped = acquireMap(limitPosition);
         try {
             while (limitPosition - position >= BATCH_HEADER_LENGTH) {
                 final int batchLength;
@@ -442,7 +435,7 @@ public final class SegmentReader {
         if (position >= maxPosition) {
             return -1;
         }
-        final ReadMap mapped = acquireMap(maxPosition);
+        final SharedMapping mapped = acquireMap(maxPosition);
         try {
             while (position < maxPosition) {
                 final int size = readHeader(mapped, scratch, position, maxPosition, LogSegment.TIMESTAMP_HEADER_BYTES);

@@ -11,6 +11,7 @@ import static io.seglog.storage.format.RecordBatchDescriptor.RECORDS_OFFSET;
 import static io.seglog.storage.format.RecordBatchDescriptor.TIMESTAMP_TYPE_MASK;
 
 import io.seglog.storage.format.RecordBatch;
+import io.seglog.storage.mapping.SharedMapping;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -53,7 +54,7 @@ final class TimestampScan {
      * @throws CorruptSegmentException if a record does not fit its batch or the file ends early
      * @throws UnsupportedOperationException if the batch is compressed (no codec is supported)
      */
-    static long firstRecordAtOrAfter(final FileChannel channel, final ReadMap mapped, final Path logFile,
+    static long firstRecordAtOrAfter(final FileChannel channel, final SharedMapping mapped, final Path logFile,
                                      final ByteBuffer scratch,
                                      final int batchPosition, final int batchSize, final long timestampMs,
                                      final long startingOffset) throws IOException {
@@ -137,7 +138,7 @@ final class TimestampScan {
         return (encoded >>> 1) ^ -(encoded & 1);
     }
 
-    private static void readFully(final FileChannel channel, final ReadMap mapped, final Path logFile,
+    private static void readFully(final FileChannel channel, final SharedMapping mapped, final Path logFile,
                                   final ByteBuffer target, final int position, final int size) throws IOException {
         if (mapped != null && mapped.covers(position, size)) {
             mapped.copyTo(position, target, size); // target is a heap buffer (checked by the caller)

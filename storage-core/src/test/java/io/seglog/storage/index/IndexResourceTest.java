@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.seglog.storage.io.FileIO;
+import io.seglog.storage.mapping.SharedMapping;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.channels.FileChannel;
@@ -45,7 +46,12 @@ class IndexResourceTest {
         index.append(1, 1);
         assertEquals(1, mappingsOf(file), "mapped while open");
         index.resize(4096 * 8);
-        assertEquals(2, mappingsOf(file), "the replaced mapping is kept for lock-free readers until close");
+        assertEquals(1, mappingsOf(file), "a replaced mapping no reader holds is unmapped at once");
+        final SharedMapping held = index.beginRead();
+        index.resize(4096 * 4);
+        assertEquals(2, mappingsOf(file), "a replaced mapping a reader holds stays mapped");
+        held.release();
+        assertEquals(1, mappingsOf(file), "its last reader unmaps it");
         index.close();
         assertEquals(0, mappingsOf(file), "close unmaps explicitly instead of waiting for the GC");
 

@@ -1,4 +1,4 @@
-package io.seglog.storage.segment;
+package io.seglog.storage.mapping;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -18,16 +18,16 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@link ReadMap}'s reference count on a real mapped file: a retired mapping refuses new users and is unmapped
+ * {@link SharedMapping}'s reference count on a real mapped file: a retired mapping refuses new users and is unmapped
  * exactly when its last user leaves, also while many threads acquire and release it.
  */
-class ReadMapTest {
+class SharedMappingTest {
     private static final int FILE_BYTES = 8192;
 
     @TempDir
     Path dir;
 
-    private ReadMap mapFile(final String name) throws IOException {
+    private SharedMapping mapFile(final String name) throws IOException {
         try (FileChannel channel = FileChannel.open(dir.resolve(name), StandardOpenOption.CREATE_NEW,
             StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             final ByteBuffer bytes = ByteBuffer.allocate(FILE_BYTES);
@@ -36,13 +36,13 @@ class ReadMapTest {
             }
             channel.write(bytes, 0);
             // The mapping outlives the channel, as a segment's would outlive nothing: only the map matters here.
-            return new ReadMap(channel.map(FileChannel.MapMode.READ_ONLY, 0, FILE_BYTES));
+            return new SharedMapping(channel.map(FileChannel.MapMode.READ_ONLY, 0, FILE_BYTES));
         }
     }
 
     @Test
     void copiesMappedBytesAsAPositionalReadWould() throws IOException {
-        final ReadMap map = mapFile("copy");
+        final SharedMapping map = mapFile("copy");
         assertTrue(map.acquire());
         final ByteBuffer scratch = ByteBuffer.allocate(64);
         map.copyTo(1000, scratch, 20);
@@ -61,7 +61,7 @@ class ReadMapTest {
 
     @Test
     void retiredWhileInUseIsUnmappedByTheLastUser() throws IOException {
-        final ReadMap map = mapFile("last");
+        final SharedMapping map = mapFile("last");
         assertTrue(map.acquire());
         assertTrue(map.acquire());
         map.retire();
@@ -80,7 +80,7 @@ class ReadMapTest {
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void concurrentUsersNeverReadAnUnmappedMapping() throws Exception {
         for (int round = 0; round < 20; round++) {
-            final ReadMap map = mapFile("round-" + round);
+            final SharedMapping map = mapFile("round-" + round);
             final AtomicBoolean stop = new AtomicBoolean();
             final AtomicReference<Throwable> failure = new AtomicReference<>();
             final AtomicLong uses = new AtomicLong();
