@@ -1,8 +1,15 @@
 package io.seglog.storage;
 
+import io.seglog.storage.config.ConfigDef;
+import io.seglog.storage.config.ConfigKey;
 import io.seglog.storage.segment.SegmentConfig;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Configuration of one partition log: segment size and age, index sizing, message limits, timestamp type,
@@ -10,8 +17,11 @@ import java.util.Objects;
  * property names by {@link #fromProperties(Map)}, so a Kafka operator's configuration carries over.
  *
  * <p>Every default is Kafka 4.4.0's (checked against {@code org.apache.kafka.storage.internals.log.LogConfig}
- * by a test). Validation happens once, in {@link Builder#build()}, and each message names the key (Kafka's
- * property name) and the rejected value.
+ * by a test). Each key is defined once, in one table ({@code KEYS} below: name, type, default, range,
+ * documentation, reader), which drives the builder's defaults, {@link #fromProperties}, the validation pass in
+ * {@link Builder#build()} (ranges, then cross-field rules), {@link #equals}, {@link #hashCode} and
+ * {@link #toString}; adding a key is its constants, its table entry, its accessor and its builder method, all in
+ * this file. Every message names the key (Kafka's property name) and the rejected value.
  *
  * <p>Thread-safety: immutable, safe to share.
  */
@@ -81,6 +91,16 @@ public final class LogConfig {
      * reads every header with a positional read.
      */
     public static final String READ_MAPPED_CONFIG = "seglog.read.mapped";
+    /**
+     * Kafka's {@code min.insync.replicas}: the fewest in-sync replicas for an {@code acks=all} write. Read by the
+     * replication layer; validated here because a topic's configuration carries it.
+     */
+    public static final String MIN_INSYNC_REPLICAS_CONFIG = "min.insync.replicas";
+    /**
+     * Kafka's {@code unclean.leader.election.enable}: whether a replica outside the ISR may become leader. Read by
+     * the replication layer; validated here because a topic's configuration carries it.
+     */
+    public static final String UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG = "unclean.leader.election.enable";
 
     /** Kafka's default {@code segment.bytes}: 1 GiB. */
     public static final int DEFAULT_SEGMENT_BYTES = 1024 * 1024 * 1024;
@@ -122,219 +142,78 @@ public final class LogConfig {
     public static final boolean DEFAULT_READ_MAPPED = true;
     /** Kafka's default {@code file.delete.delay.ms}: 1 minute. */
     public static final long DEFAULT_FILE_DELETE_DELAY_MS = 60_000;
+    /** Kafka's default {@code min.insync.replicas}: 1. */
+    public static final int DEFAULT_MIN_INSYNC_REPLICAS = 1;
+    /** Kafka's default {@code unclean.leader.election.enable}: false. */
+    public static final boolean DEFAULT_UNCLEAN_LEADER_ELECTION_ENABLE = false;
 
-    /**
-     * Kafka's {@code cleanup.policy}. With {@code delete}, retention by time and size deletes old segments and
-     * the log's offsets are contiguous, so a follower append or a recovered batch that leaves a gap is refused
-     * (the base offset is outside the CRC: contiguity is what catches a flipped bit there). With
-     * {@code compact}, offset gaps between batches are legal (Kafka's cleaner drops whole batches, and a
-     * follower keeps the gaps it replicates) and retention by time and size does not delete (Kafka's rule);
-     * Seglog does not compact logs itself.
-     */
-    public enum CleanupPolicy {
-        /** Retention deletes old segments; offsets are contiguous. */
-        DELETE("delete", false, true),
-        /** Compacted (by Kafka, or a leader's cleaner): offset gaps are legal; retention does not delete. */
-        COMPACT("compact", true, false),
-        /** Both: offset gaps are legal and retention deletes. */
-        COMPACT_DELETE("compact,delete", true, true);
+    private static final Logger LOG = LoggerFactory.getLogger(LogConfig.class);
 
-        private final String kafkaName;
-        private final boolean compact;
-        private final boolean delete;
+    // ---- The table: one definition per key, in the order toString lists them. ----
+    private static final ConfigDef KEYS = new ConfigDef("LogConfig");
+    private static final ConfigKey<Integer> SEGMENT_BYTES = KEYS.intKey(SEGMENT_BYTES_CONFIG, DEFAULT_SEGMENT_BYTES,
+        MIN_SEGMENT_BYTES, "the size at which the active segment rolls", "segments");
+    private static final ConfigKey<Long> SEGMENT_MS = KEYS.longKey(SEGMENT_MS_CONFIG, DEFAULT_SEGMENT_MS, 1,
+        "the record-time age at which the active segment rolls", "segments");
+    private static final ConfigKey<Long> SEGMENT_JITTER_MS = KEYS.longKey(SEGMENT_JITTER_MS_CONFIG,
+        DEFAULT_SEGMENT_JITTER_MS, 0, "the largest random jitter subtracted from segment.ms", "segments");
+    private static final ConfigKey<Integer> SEGMENT_INDEX_BYTES = KEYS.intKey(SEGMENT_INDEX_BYTES_CONFIG,
+        DEFAULT_SEGMENT_INDEX_BYTES, MIN_SEGMENT_INDEX_BYTES, "the preallocated size of each index file", "segments");
+    private static final ConfigKey<Integer> INDEX_INTERVAL_BYTES = KEYS.intKey(INDEX_INTERVAL_BYTES_CONFIG,
+        DEFAULT_INDEX_INTERVAL_BYTES, 0, "log bytes between two sparse index entries", "segments");
+    private static final ConfigKey<Integer> MAX_MESSAGE_BYTES = KEYS.intKey(MAX_MESSAGE_BYTES_CONFIG,
+        DEFAULT_MAX_MESSAGE_BYTES, 0, "the largest record batch an append accepts", "append");
+    private static final ConfigKey<TimestampType> MESSAGE_TIMESTAMP_TYPE = KEYS.namedKey(MESSAGE_TIMESTAMP_TYPE_CONFIG,
+        TimestampType.class, TimestampType.CREATE_TIME, TimestampType::fromKafkaName, TimestampType::kafkaName,
+        "CreateTime keeps the producer's timestamps, LogAppendTime stamps the broker's", "append");
+    private static final ConfigKey<Long> MESSAGE_TIMESTAMP_BEFORE_MAX_MS = KEYS.longKey(
+        MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG, DEFAULT_MESSAGE_TIMESTAMP_BEFORE_MAX_MS, 0,
+        "how far before the broker's time a CreateTime timestamp may lie", "append");
+    private static final ConfigKey<Long> MESSAGE_TIMESTAMP_AFTER_MAX_MS = KEYS.longKey(
+        MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG, DEFAULT_MESSAGE_TIMESTAMP_AFTER_MAX_MS, 0,
+        "how far after the broker's time a CreateTime timestamp may lie", "append");
+    private static final ConfigKey<Long> RETENTION_MS = KEYS.longKey(RETENTION_MS_CONFIG, DEFAULT_RETENTION_MS, -1,
+        "how long segments are kept, -1 forever", "retention");
+    private static final ConfigKey<Long> RETENTION_BYTES = KEYS.longKey(RETENTION_BYTES_CONFIG,
+        DEFAULT_RETENTION_BYTES, Long.MIN_VALUE, "the size above which the oldest segments go, negative for none",
+        "retention");
+    private static final ConfigKey<Long> FLUSH_MESSAGES = KEYS.longKey(FLUSH_MESSAGES_CONFIG, DEFAULT_FLUSH_MESSAGES,
+        1, "unflushed messages that force an fsync", "durability");
+    private static final ConfigKey<Long> FLUSH_MS = KEYS.longKey(FLUSH_MS_CONFIG, DEFAULT_FLUSH_MS, 0,
+        "the age of unflushed data that forces an fsync", "durability");
+    private static final ConfigKey<Long> FILE_DELETE_DELAY_MS = KEYS.longKey(FILE_DELETE_DELAY_MS_CONFIG,
+        DEFAULT_FILE_DELETE_DELAY_MS, 0, "the delay between renaming a segment .deleted and unlinking it",
+        "retention");
+    private static final ConfigKey<CorruptionPolicy> CORRUPTION_POLICY = KEYS.namedKey(CORRUPTION_POLICY_CONFIG,
+        CorruptionPolicy.class, CorruptionPolicy.FAIL, CorruptionPolicy::fromConfigName, CorruptionPolicy::configName,
+        "what recovery does with corruption that is not a torn tail", "recovery");
+    private static final ConfigKey<Integer> MAPPED_APPEND_MAX_BYTES = KEYS.intKey(MAPPED_APPEND_MAX_BYTES_CONFIG,
+        DEFAULT_MAPPED_APPEND_MAX_BYTES, 0, "the largest append copied through the mapped tail, 0 for none",
+        "segments");
+    private static final ConfigKey<CleanupPolicy> CLEANUP_POLICY = KEYS.namedKey(CLEANUP_POLICY_CONFIG,
+        CleanupPolicy.class, CleanupPolicy.DELETE, CleanupPolicy::fromKafkaName, CleanupPolicy::kafkaName,
+        "delete, compact or both: what retention deletes and whether offsets may have gaps", "retention, append");
+    private static final ConfigKey<Boolean> READ_MAPPED = KEYS.booleanKey(READ_MAPPED_CONFIG, DEFAULT_READ_MAPPED,
+        "read batch headers through a read-only mapping of each segment", "reads");
+    private static final ConfigKey<Integer> MIN_INSYNC_REPLICAS = KEYS.intKey(MIN_INSYNC_REPLICAS_CONFIG,
+        DEFAULT_MIN_INSYNC_REPLICAS, 1, "the fewest in-sync replicas for an acks=all write", "replication");
+    private static final ConfigKey<Boolean> UNCLEAN_LEADER_ELECTION_ENABLE = KEYS.booleanKey(
+        UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG, DEFAULT_UNCLEAN_LEADER_ELECTION_ENABLE,
+        "whether a replica outside the ISR may become leader", "replication");
 
-        CleanupPolicy(final String kafkaName, final boolean compact, final boolean delete) {
-            this.kafkaName = kafkaName;
-            this.compact = compact;
-            this.delete = delete;
-        }
+    private final Object[] values;
+    /** Derived once: the plain values the segment layer takes. */
+    private final SegmentConfig segmentConfig;
 
-        /**
-         * The value as Kafka writes it.
-         *
-         * @return {@code delete}, {@code compact} or {@code compact,delete}
-         */
-        public String kafkaName() {
-            return kafkaName;
-        }
-
-        /**
-         * Whether the log may be compacted, so offset gaps between batches are legal.
-         *
-         * @return true for {@code compact} and {@code compact,delete}
-         */
-        public boolean compact() {
-            return compact;
-        }
-
-        /**
-         * Whether retention by time and size deletes old segments.
-         *
-         * @return true for {@code delete} and {@code compact,delete}
-         */
-        public boolean delete() {
-            return delete;
-        }
-
-        /**
-         * Whether a batch may start at {@code baseOffset} where the log (or the batch before it) ends at
-         * {@code nextOffset}: exactly there, or, in a compacted log, anywhere after (a gap). Never before.
-         *
-         * @param baseOffset the batch's first offset
-         * @param nextOffset the offset after the log's (or the previous batch's) last offset
-         * @return whether the batch continues the log under this policy
-         */
-        public boolean allowsBatchAt(final long baseOffset, final long nextOffset) {
-            return baseOffset == nextOffset || compact && baseOffset > nextOffset;
-        }
-
-        /**
-         * Parses Kafka's value: a comma-separated list of {@code delete} and {@code compact}, in any order,
-         * ignoring case and spaces.
-         *
-         * @param value the configured value
-         * @return the policy
-         * @throws IllegalArgumentException naming the key and value when it holds anything else or nothing
-         */
-        public static CleanupPolicy fromKafkaName(final String value) {
-            boolean compact = false;
-            boolean delete = false;
-            for (final String part : value.split(",", -1)) {
-                final String name = part.trim();
-                if (name.equalsIgnoreCase("compact")) {
-                    compact = true;
-                } else if (name.equalsIgnoreCase("delete")) {
-                    delete = true;
-                } else {
-                    throw new IllegalArgumentException(CLEANUP_POLICY_CONFIG + "=" + value
-                        + " must be a list of delete and compact");
-                }
-            }
-            return compact ? (delete ? COMPACT_DELETE : COMPACT) : DELETE;
-        }
+    private LogConfig(final Object[] values) {
+        this.values = values;
+        this.segmentConfig = new SegmentConfig(segmentBytes(), segmentMs(), segmentIndexBytes(), indexIntervalBytes(),
+            mappedAppendMaxBytes(), readMapped(), cleanupPolicy().compact(),
+            corruptionPolicy() == CorruptionPolicy.TRUNCATE);
     }
 
-    /** Which timestamp the log keeps in a batch: the producer's or the broker's at append. */
-    public enum TimestampType {
-        /** Records keep the timestamps their producer set (Kafka's {@code CreateTime}). */
-        CREATE_TIME("CreateTime"),
-        /** The leader stamps its clock into each batch on append (Kafka's {@code LogAppendTime}). */
-        LOG_APPEND_TIME("LogAppendTime");
-
-        private final String kafkaName;
-
-        TimestampType(final String kafkaName) {
-            this.kafkaName = kafkaName;
-        }
-
-        /**
-         * The value of {@code message.timestamp.type} for this type.
-         *
-         * @return {@code CreateTime} or {@code LogAppendTime}
-         */
-        public String kafkaName() {
-            return kafkaName;
-        }
-
-        /**
-         * Parses Kafka's name for a timestamp type.
-         *
-         * @param name {@code CreateTime} or {@code LogAppendTime}
-         * @return the type
-         * @throws IllegalArgumentException naming the key and the value when the name is neither
-         */
-        public static TimestampType fromKafkaName(final String name) {
-            for (final TimestampType type : values()) {
-                if (type.kafkaName.equals(name)) {
-                    return type;
-                }
-            }
-            throw new IllegalArgumentException(
-                MESSAGE_TIMESTAMP_TYPE_CONFIG + "=" + name + " must be CreateTime or LogAppendTime");
-        }
-    }
-
-    /**
-     * What crash recovery does when it finds corruption that a crash cannot explain: an invalid batch with
-     * valid batches after it, or one below the recovery point (data that was already durable). Seglog-specific
-     * ({@value #CORRUPTION_POLICY_CONFIG}); Kafka always truncates.
-     */
-    public enum CorruptionPolicy {
-        /** Refuse to open the partition with a {@link CorruptLogException}; a replica re-fetches it. */
-        FAIL("fail"),
-        /** Truncate the log at the first invalid batch (Kafka's behaviour) and report what was dropped. */
-        TRUNCATE("truncate");
-
-        private final String configName;
-
-        CorruptionPolicy(final String configName) {
-            this.configName = configName;
-        }
-
-        /**
-         * The value as written in a configuration.
-         *
-         * @return {@code fail} or {@code truncate}
-         */
-        public String configName() {
-            return configName;
-        }
-
-        /**
-         * Parses a configuration value, ignoring case.
-         *
-         * @param name {@code fail} or {@code truncate}
-         * @return the policy
-         * @throws IllegalArgumentException naming the key and value otherwise
-         */
-        public static CorruptionPolicy fromConfigName(final String name) {
-            for (final CorruptionPolicy policy : values()) {
-                if (policy.configName.equalsIgnoreCase(name)) {
-                    return policy;
-                }
-            }
-            throw new IllegalArgumentException(CORRUPTION_POLICY_CONFIG + "=" + name + " must be fail or truncate");
-        }
-    }
-
-    private final int segmentBytes;
-    private final long segmentMs;
-    private final long segmentJitterMs;
-    private final int segmentIndexBytes;
-    private final int indexIntervalBytes;
-    private final int maxMessageBytes;
-    private final TimestampType messageTimestampType;
-    private final long messageTimestampBeforeMaxMs;
-    private final long messageTimestampAfterMaxMs;
-    private final long retentionMs;
-    private final long retentionBytes;
-    private final long flushMessages;
-    private final long flushMs;
-    private final long fileDeleteDelayMs;
-    private final CorruptionPolicy corruptionPolicy;
-    private final int mappedAppendMaxBytes;
-    private final CleanupPolicy cleanupPolicy;
-    private final boolean readMapped;
-
-    private LogConfig(final Builder b) {
-        this.segmentBytes = b.segmentBytes;
-        this.segmentMs = b.segmentMs;
-        this.segmentJitterMs = b.segmentJitterMs;
-        this.segmentIndexBytes = b.segmentIndexBytes;
-        this.indexIntervalBytes = b.indexIntervalBytes;
-        this.maxMessageBytes = b.maxMessageBytes;
-        this.messageTimestampType = b.messageTimestampType;
-        this.messageTimestampBeforeMaxMs = b.messageTimestampBeforeMaxMs;
-        this.messageTimestampAfterMaxMs = b.messageTimestampAfterMaxMs;
-        this.retentionMs = b.retentionMs;
-        this.retentionBytes = b.retentionBytes;
-        this.flushMessages = b.flushMessages;
-        this.flushMs = b.flushMs;
-        this.fileDeleteDelayMs = b.fileDeleteDelayMs;
-        this.corruptionPolicy = b.corruptionPolicy;
-        this.mappedAppendMaxBytes = b.mappedAppendMaxBytes;
-        this.cleanupPolicy = b.cleanupPolicy;
-        this.readMapped = b.readMapped;
+    private <T> T get(final ConfigKey<T> key) {
+        return ConfigDef.get(values, key);
     }
 
     /**
@@ -343,7 +222,7 @@ public final class LogConfig {
      * @return a new builder
      */
     public static Builder builder() {
-        return new Builder();
+        return new Builder(KEYS.defaults());
     }
 
     /**
@@ -356,9 +235,10 @@ public final class LogConfig {
     }
 
     /**
-     * Reads Kafka's topic-level property names; keys that are absent keep Kafka's defaults and keys this
-     * class does not know are ignored (a Kafka configuration has many that concern the broker, not the log).
-     * Values may be strings (as in a properties file) or numbers.
+     * Reads Kafka's topic-level property names; keys that are absent keep Kafka's defaults. Values may be strings
+     * (as in a properties file), numbers or booleans. Keys this class does not know are reported in one WARN line
+     * (as Kafka's "supplied but isn't a known config"), not refused: a Kafka configuration has many that concern
+     * the broker, not the log.
      *
      * <p>As in Kafka 4.4, {@code segment.bytes} must be at least 1 MiB; {@code internal.segment.bytes}, when
      * present, overrides it without that minimum.
@@ -368,177 +248,235 @@ public final class LogConfig {
      * @throws IllegalArgumentException naming the key and value of the first invalid entry
      */
     public static LogConfig fromProperties(final Map<String, ?> properties) {
-        return LogConfigProperties.parse(properties);
+        Objects.requireNonNull(properties, "properties");
+        final Map<String, Object> known = new HashMap<>(properties);
+        final Object internal = known.remove(INTERNAL_SEGMENT_BYTES_CONFIG);
+        final Object[] values = KEYS.defaults();
+        final List<String> unknown = KEYS.parse(known, values);
+        if (known.containsKey(SEGMENT_BYTES_CONFIG) && ConfigDef.get(values, SEGMENT_BYTES) < MIN_KAFKA_SEGMENT_BYTES) {
+            throw new IllegalArgumentException(SEGMENT_BYTES_CONFIG + "=" + ConfigDef.get(values, SEGMENT_BYTES)
+                + " must be at least " + MIN_KAFKA_SEGMENT_BYTES + " (" + INTERNAL_SEGMENT_BYTES_CONFIG
+                + " sets smaller segments)");
+        }
+        if (internal != null) {
+            ConfigDef.set(values, SEGMENT_BYTES, SEGMENT_BYTES.fromProperty(internal));
+        }
+        if (!unknown.isEmpty()) {
+            LOG.warn("These configurations were supplied but are not known log configs: {}", unknown);
+        }
+        return new Builder(values).build();
     }
 
-    static IllegalArgumentException invalid(final String key, final long value, final String rule) {
-        return new IllegalArgumentException(key + "=" + value + " " + rule);
+    /**
+     * The keys of {@code properties} this class does not read (what {@link #fromProperties} reports), sorted.
+     *
+     * @param properties property names to values
+     * @return the unknown names
+     */
+    public static List<String> unknownKeys(final Map<String, ?> properties) {
+        final List<String> unknown = new ArrayList<>();
+        for (final String name : new java.util.TreeSet<>(properties.keySet())) {
+            if (KEYS.key(name) == null && !name.equals(INTERNAL_SEGMENT_BYTES_CONFIG)) {
+                unknown.add(name);
+            }
+        }
+        return List.copyOf(unknown);
+    }
+
+    /**
+     * The names of the keys this class reads, in table order (Kafka's names where Kafka has the key).
+     *
+     * @return the names
+     */
+    public static List<String> keyNames() {
+        final List<String> names = new ArrayList<>();
+        for (final ConfigKey<?> key : KEYS.keys()) {
+            names.add(key.name());
+        }
+        names.add(INTERNAL_SEGMENT_BYTES_CONFIG);
+        return List.copyOf(names);
     }
 
     /**
      * The size in bytes at which the active segment is rolled ({@code segment.bytes}).
      *
-     * @return bytes, at least {@link #MIN_SEGMENT_BYTES}
+     * @return bytes
      */
     public int segmentBytes() {
-        return segmentBytes;
+        return get(SEGMENT_BYTES);
     }
 
     /**
-     * The record-time span after which the active segment is rolled ({@code segment.ms}).
+     * The record-time age at which the active segment is rolled ({@code segment.ms}).
      *
-     * @return milliseconds, at least 1
+     * @return milliseconds
      */
     public long segmentMs() {
-        return segmentMs;
+        return get(SEGMENT_MS);
     }
 
     /**
-     * The upper bound (exclusive) of the random jitter subtracted from {@code segment.ms} per segment.
+     * The maximum jitter subtracted from {@code segment.ms} per segment ({@code segment.jitter.ms}).
      *
-     * @return milliseconds, 0 for none
+     * @return milliseconds
      */
     public long segmentJitterMs() {
-        return segmentJitterMs;
+        return get(SEGMENT_JITTER_MS);
     }
 
     /**
-     * The preallocated size of each offset index and time index ({@code segment.index.bytes}).
+     * The preallocated size of each index file ({@code segment.index.bytes}).
      *
-     * @return bytes, at least 4
+     * @return bytes
      */
     public int segmentIndexBytes() {
-        return segmentIndexBytes;
+        return get(SEGMENT_INDEX_BYTES);
     }
 
     /**
-     * Log bytes written between two sparse index entries ({@code index.interval.bytes}).
+     * Log bytes between two index entries ({@code index.interval.bytes}).
      *
-     * @return bytes, 0 or more (0 indexes every batch after the first)
+     * @return bytes
      */
     public int indexIntervalBytes() {
-        return indexIntervalBytes;
+        return get(INDEX_INTERVAL_BYTES);
     }
 
     /**
-     * The largest record batch, header included, that an append accepts ({@code max.message.bytes}).
+     * The largest record batch accepted ({@code max.message.bytes}).
      *
      * @return bytes
      */
     public int maxMessageBytes() {
-        return maxMessageBytes;
+        return get(MAX_MESSAGE_BYTES);
     }
 
     /**
-     * Whether the leader keeps the producer's timestamps or stamps its own ({@code message.timestamp.type}).
+     * Whose timestamps the log keeps ({@code message.timestamp.type}).
      *
      * @return the timestamp type
      */
     public TimestampType messageTimestampType() {
-        return messageTimestampType;
+        return get(MESSAGE_TIMESTAMP_TYPE);
     }
 
     /**
-     * How long a segment is kept after its newest record ({@code retention.ms}); used by retention.
+     * How long segments are kept ({@code retention.ms}).
      *
      * @return milliseconds, -1 for forever
      */
     public long retentionMs() {
-        return retentionMs;
+        return get(RETENTION_MS);
     }
 
     /**
-     * The size the log is trimmed to by retention ({@code retention.bytes}).
+     * The size above which the oldest segments are deleted ({@code retention.bytes}).
      *
-     * @return bytes, -1 for no limit
+     * @return bytes, negative for no limit
      */
     public long retentionBytes() {
-        return retentionBytes;
+        return get(RETENTION_BYTES);
     }
 
     /**
-     * How far before the broker's time a {@code CreateTime} record's timestamp may lie
-     * ({@code message.timestamp.before.max.ms}); a leader append with an earlier record is rejected.
+     * How far before the broker's time a {@code CreateTime} record timestamp may lie
+     * ({@code message.timestamp.before.max.ms}).
      *
-     * @return milliseconds, {@link Long#MAX_VALUE} for no bound
+     * @return milliseconds
      */
     public long messageTimestampBeforeMaxMs() {
-        return messageTimestampBeforeMaxMs;
+        return get(MESSAGE_TIMESTAMP_BEFORE_MAX_MS);
     }
 
     /**
-     * How far after the broker's time a {@code CreateTime} record's timestamp may lie
-     * ({@code message.timestamp.after.max.ms}); a leader append with a later record is rejected.
+     * How far after the broker's time a {@code CreateTime} record timestamp may lie
+     * ({@code message.timestamp.after.max.ms}).
      *
-     * @return milliseconds, {@link Long#MAX_VALUE} for no bound
+     * @return milliseconds
      */
     public long messageTimestampAfterMaxMs() {
-        return messageTimestampAfterMaxMs;
+        return get(MESSAGE_TIMESTAMP_AFTER_MAX_MS);
     }
 
     /**
-     * Unflushed messages after which an append forces an fsync ({@code flush.messages}).
+     * Unflushed messages that force an fsync ({@code flush.messages}).
      *
-     * @return messages, {@link Long#MAX_VALUE} for never
+     * @return messages
      */
     public long flushMessages() {
-        return flushMessages;
+        return get(FLUSH_MESSAGES);
     }
 
     /**
-     * Age of unflushed data after which a scheduled flush forces an fsync ({@code flush.ms}).
+     * The age of unflushed data that forces an fsync ({@code flush.ms}).
      *
-     * @return milliseconds, {@link Long#MAX_VALUE} for never
+     * @return milliseconds
      */
     public long flushMs() {
-        return flushMs;
+        return get(FLUSH_MS);
     }
 
     /**
-     * Delay between renaming a deleted segment to {@code .deleted} and unlinking it.
+     * The delay between renaming a deleted segment and unlinking it ({@code file.delete.delay.ms}).
      *
      * @return milliseconds
      */
     public long fileDeleteDelayMs() {
-        return fileDeleteDelayMs;
+        return get(FILE_DELETE_DELAY_MS);
     }
 
     /**
-     * What crash recovery does with corruption that is not a torn tail ({@value #CORRUPTION_POLICY_CONFIG},
-     * Seglog-specific).
+     * What recovery does with corruption that is not a torn tail ({@value #CORRUPTION_POLICY_CONFIG}).
      *
-     * @return the policy, {@link CorruptionPolicy#FAIL} by default
+     * @return the policy
      */
     public CorruptionPolicy corruptionPolicy() {
-        return corruptionPolicy;
+        return get(CORRUPTION_POLICY);
     }
 
     /**
-     * Largest append copied through the mapped tail ({@value #MAPPED_APPEND_MAX_BYTES_CONFIG}, Seglog-specific).
+     * The largest append copied through the mapped tail ({@value #MAPPED_APPEND_MAX_BYTES_CONFIG}).
      *
-     * @return bytes, 0 when every append is a {@code write} call
+     * @return bytes, 0 when appends are always written
      */
     public int mappedAppendMaxBytes() {
-        return mappedAppendMaxBytes;
+        return get(MAPPED_APPEND_MAX_BYTES);
     }
 
     /**
-     * Kafka's {@code cleanup.policy} ({@value #CLEANUP_POLICY_CONFIG}).
+     * Kafka's {@code cleanup.policy}.
      *
-     * @return the policy, {@link CleanupPolicy#DELETE} by default
+     * @return the policy
      */
     public CleanupPolicy cleanupPolicy() {
-        return cleanupPolicy;
+        return get(CLEANUP_POLICY);
     }
 
     /**
-     * Whether readers read batch headers through a mapping of each segment ({@value #READ_MAPPED_CONFIG},
-     * Seglog-specific).
+     * Whether readers read batch headers through a mapping of each segment ({@value #READ_MAPPED_CONFIG}).
      *
-     * @return true when mapped (the default), false for a positional read per header
+     * @return true when mapped
      */
     public boolean readMapped() {
-        return readMapped;
+        return get(READ_MAPPED);
+    }
+
+    /**
+     * Kafka's {@code min.insync.replicas}, for the replication layer.
+     *
+     * @return at least 1
+     */
+    public int minInsyncReplicas() {
+        return get(MIN_INSYNC_REPLICAS);
+    }
+
+    /**
+     * Kafka's {@code unclean.leader.election.enable}, for the replication layer.
+     *
+     * @return whether unclean elections are allowed
+     */
+    public boolean uncleanLeaderElectionEnable() {
+        return get(UNCLEAN_LEADER_ELECTION_ENABLE);
     }
 
     /**
@@ -547,94 +485,47 @@ public final class LogConfig {
      * @return the segment configuration
      */
     SegmentConfig segmentConfig() {
-        return new SegmentConfig(segmentBytes, segmentMs, segmentIndexBytes, indexIntervalBytes, mappedAppendMaxBytes,
-            readMapped, cleanupPolicy.compact(), corruptionPolicy == CorruptionPolicy.TRUNCATE);
+        return segmentConfig;
     }
 
     /**
-     * A builder starting from this configuration's values.
+     * A builder holding this configuration's values.
      *
      * @return a new builder
      */
     public Builder toBuilder() {
-        return builder().segmentBytes(segmentBytes).segmentMs(segmentMs).segmentJitterMs(segmentJitterMs)
-            .segmentIndexBytes(segmentIndexBytes).indexIntervalBytes(indexIntervalBytes)
-            .maxMessageBytes(maxMessageBytes).messageTimestampType(messageTimestampType)
-            .messageTimestampBeforeMaxMs(messageTimestampBeforeMaxMs).messageTimestampAfterMaxMs(messageTimestampAfterMaxMs)
-            .retentionMs(retentionMs).retentionBytes(retentionBytes).flushMessages(flushMessages)
-            .flushMs(flushMs).fileDeleteDelayMs(fileDeleteDelayMs).corruptionPolicy(corruptionPolicy)
-            .mappedAppendMaxBytes(mappedAppendMaxBytes).cleanupPolicy(cleanupPolicy).readMapped(readMapped);
+        return new Builder(values.clone());
     }
 
     @Override
     public boolean equals(final Object o) {
-        if (this == o) {
-            return true;
-        }
-        if (!(o instanceof LogConfig)) {
-            return false;
-        }
-        final LogConfig that = (LogConfig) o;
-        return segmentBytes == that.segmentBytes && segmentMs == that.segmentMs
-            && segmentJitterMs == that.segmentJitterMs && segmentIndexBytes == that.segmentIndexBytes
-            && indexIntervalBytes == that.indexIntervalBytes && maxMessageBytes == that.maxMessageBytes
-            && messageTimestampType == that.messageTimestampType
-            && messageTimestampBeforeMaxMs == that.messageTimestampBeforeMaxMs
-            && messageTimestampAfterMaxMs == that.messageTimestampAfterMaxMs && retentionMs == that.retentionMs
-            && retentionBytes == that.retentionBytes && flushMessages == that.flushMessages
-            && flushMs == that.flushMs && fileDeleteDelayMs == that.fileDeleteDelayMs
-            && corruptionPolicy == that.corruptionPolicy && mappedAppendMaxBytes == that.mappedAppendMaxBytes
-            && cleanupPolicy == that.cleanupPolicy && readMapped == that.readMapped;
+        return this == o || o instanceof LogConfig && ConfigDef.equal(values, ((LogConfig) o).values);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(segmentBytes, segmentMs, segmentJitterMs, segmentIndexBytes, indexIntervalBytes,
-            maxMessageBytes, messageTimestampType, messageTimestampBeforeMaxMs, messageTimestampAfterMaxMs,
-            retentionMs, retentionBytes, flushMessages, flushMs, fileDeleteDelayMs, corruptionPolicy,
-            mappedAppendMaxBytes, cleanupPolicy, readMapped);
+        return ConfigDef.hash(values);
     }
 
     @Override
     public String toString() {
-        return "LogConfig{" + SEGMENT_BYTES_CONFIG + "=" + segmentBytes + ", " + SEGMENT_MS_CONFIG + "=" + segmentMs
-            + ", " + SEGMENT_JITTER_MS_CONFIG + "=" + segmentJitterMs + ", " + SEGMENT_INDEX_BYTES_CONFIG + "="
-            + segmentIndexBytes + ", " + INDEX_INTERVAL_BYTES_CONFIG + "=" + indexIntervalBytes + ", "
-            + MAX_MESSAGE_BYTES_CONFIG + "=" + maxMessageBytes + ", " + MESSAGE_TIMESTAMP_TYPE_CONFIG + "="
-            + messageTimestampType.kafkaName() + ", " + MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG + "="
-            + messageTimestampBeforeMaxMs + ", " + MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG + "="
-            + messageTimestampAfterMaxMs + ", " + RETENTION_MS_CONFIG + "=" + retentionMs + ", "
-            + RETENTION_BYTES_CONFIG + "=" + retentionBytes + ", " + FLUSH_MESSAGES_CONFIG + "=" + flushMessages
-            + ", " + FLUSH_MS_CONFIG + "=" + flushMs + ", " + FILE_DELETE_DELAY_MS_CONFIG + "=" + fileDeleteDelayMs
-            + ", " + CORRUPTION_POLICY_CONFIG + "=" + corruptionPolicy.configName() + ", "
-            + MAPPED_APPEND_MAX_BYTES_CONFIG + "=" + mappedAppendMaxBytes + ", " + CLEANUP_POLICY_CONFIG + "="
-            + cleanupPolicy.kafkaName() + ", " + READ_MAPPED_CONFIG + "=" + readMapped + "}";
+        return KEYS.toString(values);
     }
 
     /**
-     * Collects values, then validates them all in {@link #build()}. Not thread-safe.
+     * Collects values, each checked against its key's range as it is set, then runs the validation pass in
+     * {@link #build()}. Not thread-safe.
      */
     public static final class Builder {
-        private int segmentBytes = DEFAULT_SEGMENT_BYTES;
-        private long segmentMs = DEFAULT_SEGMENT_MS;
-        private long segmentJitterMs = DEFAULT_SEGMENT_JITTER_MS;
-        private int segmentIndexBytes = DEFAULT_SEGMENT_INDEX_BYTES;
-        private int indexIntervalBytes = DEFAULT_INDEX_INTERVAL_BYTES;
-        private int maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES;
-        private TimestampType messageTimestampType = TimestampType.CREATE_TIME;
-        private long messageTimestampBeforeMaxMs = DEFAULT_MESSAGE_TIMESTAMP_BEFORE_MAX_MS;
-        private long messageTimestampAfterMaxMs = DEFAULT_MESSAGE_TIMESTAMP_AFTER_MAX_MS;
-        private long retentionMs = DEFAULT_RETENTION_MS;
-        private long retentionBytes = DEFAULT_RETENTION_BYTES;
-        private long flushMessages = DEFAULT_FLUSH_MESSAGES;
-        private long flushMs = DEFAULT_FLUSH_MS;
-        private long fileDeleteDelayMs = DEFAULT_FILE_DELETE_DELAY_MS;
-        private CorruptionPolicy corruptionPolicy = CorruptionPolicy.FAIL;
-        private int mappedAppendMaxBytes = DEFAULT_MAPPED_APPEND_MAX_BYTES;
-        private CleanupPolicy cleanupPolicy = CleanupPolicy.DELETE;
-        private boolean readMapped = DEFAULT_READ_MAPPED;
+        private final Object[] values;
 
-        private Builder() {
+        private Builder(final Object[] values) {
+            this.values = values;
+        }
+
+        private <T> Builder set(final ConfigKey<T> key, final T value) {
+            ConfigDef.put(values, key, value); // checked in build(), so a builder may pass through a bad value
+            return this;
         }
 
         /**
@@ -644,8 +535,7 @@ public final class LogConfig {
          * @return this builder
          */
         public Builder cleanupPolicy(final CleanupPolicy cleanupPolicy) {
-            this.cleanupPolicy = Objects.requireNonNull(cleanupPolicy, "cleanupPolicy");
-            return this;
+            return set(CLEANUP_POLICY, Objects.requireNonNull(cleanupPolicy, "cleanupPolicy"));
         }
 
         /**
@@ -656,8 +546,7 @@ public final class LogConfig {
          * @return this builder
          */
         public Builder segmentBytes(final int segmentBytes) {
-            this.segmentBytes = segmentBytes;
-            return this;
+            return set(SEGMENT_BYTES, segmentBytes);
         }
 
         /**
@@ -667,8 +556,7 @@ public final class LogConfig {
          * @return this builder
          */
         public Builder segmentMs(final long segmentMs) {
-            this.segmentMs = segmentMs;
-            return this;
+            return set(SEGMENT_MS, segmentMs);
         }
 
         /**
@@ -678,8 +566,7 @@ public final class LogConfig {
          * @return this builder
          */
         public Builder segmentJitterMs(final long segmentJitterMs) {
-            this.segmentJitterMs = segmentJitterMs;
-            return this;
+            return set(SEGMENT_JITTER_MS, segmentJitterMs);
         }
 
         /**
@@ -689,8 +576,7 @@ public final class LogConfig {
          * @return this builder
          */
         public Builder segmentIndexBytes(final int segmentIndexBytes) {
-            this.segmentIndexBytes = segmentIndexBytes;
-            return this;
+            return set(SEGMENT_INDEX_BYTES, segmentIndexBytes);
         }
 
         /**
@@ -700,8 +586,7 @@ public final class LogConfig {
          * @return this builder
          */
         public Builder indexIntervalBytes(final int indexIntervalBytes) {
-            this.indexIntervalBytes = indexIntervalBytes;
-            return this;
+            return set(INDEX_INTERVAL_BYTES, indexIntervalBytes);
         }
 
         /**
@@ -711,8 +596,7 @@ public final class LogConfig {
          * @return this builder
          */
         public Builder maxMessageBytes(final int maxMessageBytes) {
-            this.maxMessageBytes = maxMessageBytes;
-            return this;
+            return set(MAX_MESSAGE_BYTES, maxMessageBytes);
         }
 
         /**
@@ -722,8 +606,7 @@ public final class LogConfig {
          * @return this builder
          */
         public Builder messageTimestampType(final TimestampType messageTimestampType) {
-            this.messageTimestampType = messageTimestampType;
-            return this;
+            return set(MESSAGE_TIMESTAMP_TYPE, messageTimestampType);
         }
 
         /**
@@ -733,8 +616,7 @@ public final class LogConfig {
          * @return this builder
          */
         public Builder retentionMs(final long retentionMs) {
-            this.retentionMs = retentionMs;
-            return this;
+            return set(RETENTION_MS, retentionMs);
         }
 
         /**
@@ -744,8 +626,7 @@ public final class LogConfig {
          * @return this builder
          */
         public Builder retentionBytes(final long retentionBytes) {
-            this.retentionBytes = retentionBytes;
-            return this;
+            return set(RETENTION_BYTES, retentionBytes);
         }
 
         /**
@@ -755,8 +636,7 @@ public final class LogConfig {
          * @return this builder
          */
         public Builder messageTimestampBeforeMaxMs(final long messageTimestampBeforeMaxMs) {
-            this.messageTimestampBeforeMaxMs = messageTimestampBeforeMaxMs;
-            return this;
+            return set(MESSAGE_TIMESTAMP_BEFORE_MAX_MS, messageTimestampBeforeMaxMs);
         }
 
         /**
@@ -766,8 +646,7 @@ public final class LogConfig {
          * @return this builder
          */
         public Builder messageTimestampAfterMaxMs(final long messageTimestampAfterMaxMs) {
-            this.messageTimestampAfterMaxMs = messageTimestampAfterMaxMs;
-            return this;
+            return set(MESSAGE_TIMESTAMP_AFTER_MAX_MS, messageTimestampAfterMaxMs);
         }
 
         /**
@@ -777,8 +656,7 @@ public final class LogConfig {
          * @return this builder
          */
         public Builder mappedAppendMaxBytes(final int mappedAppendMaxBytes) {
-            this.mappedAppendMaxBytes = mappedAppendMaxBytes;
-            return this;
+            return set(MAPPED_APPEND_MAX_BYTES, mappedAppendMaxBytes);
         }
 
         /**
@@ -788,8 +666,7 @@ public final class LogConfig {
          * @return this builder
          */
         public Builder readMapped(final boolean readMapped) {
-            this.readMapped = readMapped;
-            return this;
+            return set(READ_MAPPED, readMapped);
         }
 
         /**
@@ -799,8 +676,7 @@ public final class LogConfig {
          * @return this builder
          */
         public Builder flushMessages(final long flushMessages) {
-            this.flushMessages = flushMessages;
-            return this;
+            return set(FLUSH_MESSAGES, flushMessages);
         }
 
         /**
@@ -810,8 +686,7 @@ public final class LogConfig {
          * @return this builder
          */
         public Builder flushMs(final long flushMs) {
-            this.flushMs = flushMs;
-            return this;
+            return set(FLUSH_MS, flushMs);
         }
 
         /**
@@ -821,8 +696,7 @@ public final class LogConfig {
          * @return this builder
          */
         public Builder fileDeleteDelayMs(final long fileDeleteDelayMs) {
-            this.fileDeleteDelayMs = fileDeleteDelayMs;
-            return this;
+            return set(FILE_DELETE_DELAY_MS, fileDeleteDelayMs);
         }
 
         /**
@@ -832,59 +706,40 @@ public final class LogConfig {
          * @return this builder
          */
         public Builder corruptionPolicy(final CorruptionPolicy corruptionPolicy) {
-            this.corruptionPolicy = Objects.requireNonNull(corruptionPolicy, CORRUPTION_POLICY_CONFIG);
-            return this;
+            return set(CORRUPTION_POLICY, Objects.requireNonNull(corruptionPolicy, CORRUPTION_POLICY_CONFIG));
         }
 
         /**
-         * Validates every value with Kafka's ranges and builds the configuration.
+         * Sets {@code min.insync.replicas}.
+         *
+         * @param minInsyncReplicas the fewest in-sync replicas for an acks=all write, at least 1
+         * @return this builder
+         */
+        public Builder minInsyncReplicas(final int minInsyncReplicas) {
+            return set(MIN_INSYNC_REPLICAS, minInsyncReplicas);
+        }
+
+        /**
+         * Sets {@code unclean.leader.election.enable}.
+         *
+         * @param enable whether a replica outside the ISR may become leader
+         * @return this builder
+         */
+        public Builder uncleanLeaderElectionEnable(final boolean enable) {
+            return set(UNCLEAN_LEADER_ELECTION_ENABLE, enable);
+        }
+
+        /**
+         * The validation pass: every value against its key's range (Kafka's ranges), then the cross-field rules.
          *
          * @return the immutable configuration
          * @throws IllegalArgumentException naming the key (Kafka's property name) and the value of the first
          *                                  invalid setting
          */
         public LogConfig build() {
-            if (segmentBytes < MIN_SEGMENT_BYTES) {
-                throw invalid(SEGMENT_BYTES_CONFIG, segmentBytes, "must be at least " + MIN_SEGMENT_BYTES);
-            }
-            if (segmentMs < 1) {
-                throw invalid(SEGMENT_MS_CONFIG, segmentMs, "must be at least 1");
-            }
-            if (segmentJitterMs < 0) {
-                throw invalid(SEGMENT_JITTER_MS_CONFIG, segmentJitterMs, "must be at least 0");
-            }
-            if (segmentIndexBytes < MIN_SEGMENT_INDEX_BYTES) {
-                throw invalid(SEGMENT_INDEX_BYTES_CONFIG, segmentIndexBytes, "must be at least " + MIN_SEGMENT_INDEX_BYTES);
-            }
-            if (indexIntervalBytes < 0) {
-                throw invalid(INDEX_INTERVAL_BYTES_CONFIG, indexIntervalBytes, "must be at least 0");
-            }
-            if (maxMessageBytes < 0) {
-                throw invalid(MAX_MESSAGE_BYTES_CONFIG, maxMessageBytes, "must be at least 0");
-            }
-            Objects.requireNonNull(messageTimestampType, MESSAGE_TIMESTAMP_TYPE_CONFIG);
-            if (messageTimestampBeforeMaxMs < 0) {
-                throw invalid(MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG, messageTimestampBeforeMaxMs, "must be at least 0");
-            }
-            if (messageTimestampAfterMaxMs < 0) {
-                throw invalid(MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG, messageTimestampAfterMaxMs, "must be at least 0");
-            }
-            if (retentionMs < -1) {
-                throw invalid(RETENTION_MS_CONFIG, retentionMs, "must be at least -1");
-            }
-            if (flushMessages < 1) {
-                throw invalid(FLUSH_MESSAGES_CONFIG, flushMessages, "must be at least 1");
-            }
-            if (flushMs < 0) {
-                throw invalid(FLUSH_MS_CONFIG, flushMs, "must be at least 0");
-            }
-            if (fileDeleteDelayMs < 0) {
-                throw invalid(FILE_DELETE_DELAY_MS_CONFIG, fileDeleteDelayMs, "must be at least 0");
-            }
-            if (mappedAppendMaxBytes < 0) {
-                throw invalid(MAPPED_APPEND_MAX_BYTES_CONFIG, mappedAppendMaxBytes, "must be at least 0");
-            }
-            return new LogConfig(this);
+            final Object[] copy = values.clone();
+            KEYS.validate(copy);
+            return new LogConfig(copy);
         }
     }
 }

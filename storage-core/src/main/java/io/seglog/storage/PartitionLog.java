@@ -137,7 +137,7 @@ public final class PartitionLog implements AutoCloseable {
         this.retired = new RetiredSegments(io, durability);
         this.epochs = opened.epochs();
         this.appender = new Appender(segments, end, epochs, config.segmentConfig(), new Appender.Rules(
-            config.maxMessageBytes(), config.messageTimestampType() == LogConfig.TimestampType.LOG_APPEND_TIME,
+            config.maxMessageBytes(), config.messageTimestampType() == TimestampType.LOG_APPEND_TIME,
             config.messageTimestampBeforeMaxMs(), config.messageTimestampAfterMaxMs()), time);
         this.truncation = new Truncation(dir, io, time, config.segmentIndexBytes(), segments, end, durability,
             watermarks, epochs, appender, env.recoveryPointLowered());

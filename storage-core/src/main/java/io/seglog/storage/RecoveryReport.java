@@ -6,7 +6,7 @@ import java.util.Objects;
 
 /**
  * What opening a partition log repaired: whether a recovery scan ran, which data was truncated (torn tails,
- * or corruption under {@link LogConfig.CorruptionPolicy#TRUNCATE}), which segments were deleted after a
+ * or corruption under {@link CorruptionPolicy#TRUNCATE}), which segments were deleted after a
  * truncation, which index files were rebuilt and which stray files were removed. Immutable.
  *
  * @param recovered         whether the log was scanned (no clean shutdown)

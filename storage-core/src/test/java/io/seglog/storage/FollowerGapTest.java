@@ -34,7 +34,7 @@ class FollowerGapTest {
 
     /** A compacted topic's log, with segments small enough that almost every append rolls. */
     private static final LogConfig SMALL_SEGMENTS = LogConfig.builder().segmentBytes(200)
-        .cleanupPolicy(LogConfig.CleanupPolicy.COMPACT).build();
+        .cleanupPolicy(CleanupPolicy.COMPACT).build();
 
     private PartitionLog open(final RecoveryOptions recovery) {
         return PartitionLog.open(dir.resolve("gaps-0"), SMALL_SEGMENTS, FileIO.system(), new ManualClock(0),

@@ -31,7 +31,7 @@ class HotPathAllocationTest {
     void appendAndReadAllocateNothingInSteadyState() {
         // A direct buffer is what a network layer hands over; the leader re-stamps its offsets on every append.
         final ByteBuffer append = directConcat(smallBatches(BATCHES_PER_APPEND, RECORDS_PER_BATCH));
-        final LogConfig config = LogConfig.builder().messageTimestampType(LogConfig.TimestampType.LOG_APPEND_TIME).build();
+        final LogConfig config = LogConfig.builder().messageTimestampType(TimestampType.LOG_APPEND_TIME).build();
         try (PartitionLog log = PartitionLog.open(dir.resolve("alloc-0"), config, FileIO.system(), Clock.systemUTC())) {
             final LogReader slice = log.reader();
             for (int i = 0; i < WARMUP_CALLS; i++) {
@@ -65,7 +65,7 @@ class HotPathAllocationTest {
             final ByteBuffer heap = KafkaBatches.batch(0, records);
             requests[b] = ByteBuffer.allocateDirect(heap.remaining()).put(heap).flip();
         }
-        final LogConfig config = LogConfig.builder().messageTimestampType(LogConfig.TimestampType.LOG_APPEND_TIME).build();
+        final LogConfig config = LogConfig.builder().messageTimestampType(TimestampType.LOG_APPEND_TIME).build();
         try (PartitionLog log = PartitionLog.open(dir.resolve("rotate-0"), config, FileIO.system(), Clock.systemUTC())) {
             final LogReader slice = log.reader();
             for (int i = 0; i < WARMUP_CALLS; i++) {

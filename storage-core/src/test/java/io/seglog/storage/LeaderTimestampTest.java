@@ -102,7 +102,7 @@ class LeaderTimestampTest {
 
     @Test
     void logAppendTimeIgnoresTheBounds() {
-        final LogConfig config = LogConfig.builder().messageTimestampType(LogConfig.TimestampType.LOG_APPEND_TIME)
+        final LogConfig config = LogConfig.builder().messageTimestampType(TimestampType.LOG_APPEND_TIME)
             .messageTimestampAfterMaxMs(0).messageTimestampBeforeMaxMs(0).build();
         try (PartitionLog log = open(config, NOW_MS)) {
             assertEquals(0, log.appendAsLeader(copy(RecordBatchBuilder.batchOf(0, NOW_MS * 2, new byte[] {1})), 0));

@@ -53,13 +53,13 @@ class LogConfigTest {
         assertEquals(kafka.maxIndexSize, ours.segmentIndexBytes());
         assertEquals(kafka.indexInterval, ours.indexIntervalBytes());
         assertEquals(kafka.maxMessageSize(), ours.maxMessageBytes());
-        assertEquals(LogConfig.TimestampType.LOG_APPEND_TIME, ours.messageTimestampType());
+        assertEquals(TimestampType.LOG_APPEND_TIME, ours.messageTimestampType());
         assertEquals(kafka.retentionMs, ours.retentionMs());
         assertEquals(kafka.retentionSize, ours.retentionBytes());
         assertEquals(kafka.flushInterval, ours.flushMessages());
         assertEquals(kafka.flushMs, ours.flushMs());
         assertEquals(kafka.fileDeleteDelayMs, ours.fileDeleteDelayMs());
-        assertEquals(LogConfig.CleanupPolicy.DELETE, ours.cleanupPolicy());
+        assertEquals(CleanupPolicy.DELETE, ours.cleanupPolicy());
         assertEquals(ours, ours.toBuilder().build());
     }
 
@@ -73,7 +73,7 @@ class LogConfigTest {
             assertEquals(kafka.compact, ours.cleanupPolicy().compact(), value);
             assertEquals(kafka.delete, ours.cleanupPolicy().delete(), value);
             assertEquals(ours, ours.toBuilder().build());
-            assertEquals(ours.cleanupPolicy(), LogConfig.CleanupPolicy.fromKafkaName(ours.cleanupPolicy().kafkaName()));
+            assertEquals(ours.cleanupPolicy(), CleanupPolicy.fromKafkaName(ours.cleanupPolicy().kafkaName()));
         }
         final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
             () -> LogConfig.fromProperties(Map.of("cleanup.policy", "compact,shred")));
@@ -124,5 +124,64 @@ class LogConfigTest {
     private static void assertMessage(final org.junit.jupiter.api.function.Executable call, final String expected) {
         final IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call);
         assertTrue(e.getMessage().contains(expected), () -> "'" + e.getMessage() + "' should contain " + expected);
+    }
+
+    @Test
+    void keysAComponentClaimsAreValidatedByIt() {
+        assertMessage(() -> LogConfig.fromProperties(Map.of("min.insync.replicas", "abc")), "min.insync.replicas=abc");
+        assertMessage(() -> LogConfig.fromProperties(Map.of("min.insync.replicas", 0)), "min.insync.replicas=0");
+        assertMessage(() -> LogConfig.fromProperties(Map.of("unclean.leader.election.enable", "maybe")),
+            "unclean.leader.election.enable=maybe");
+        final LogConfig read = LogConfig.fromProperties(Map.of("min.insync.replicas", "2",
+            "unclean.leader.election.enable", "true"));
+        assertEquals(2, read.minInsyncReplicas());
+        assertTrue(read.uncleanLeaderElectionEnable());
+        final org.apache.kafka.storage.internals.log.LogConfig kafka =
+            new org.apache.kafka.storage.internals.log.LogConfig(Map.of());
+        assertEquals(kafka.minInSyncReplicas, LogConfig.defaults().minInsyncReplicas());
+        assertEquals(kafka.uncleanLeaderElectionEnable, LogConfig.defaults().uncleanLeaderElectionEnable());
+    }
+
+    @Test
+    void unknownKeysAreReportedNotDropped() {
+        final Map<String, Object> props = Map.of("segment.ms", "10", "broker.id", "1", "log.dirs", "/tmp/x",
+            "internal.segment.bytes", "4096");
+        assertEquals(java.util.List.of("broker.id", "log.dirs"), LogConfig.unknownKeys(props));
+        assertEquals(10, LogConfig.fromProperties(props).segmentMs(), "unknown keys do not stop the known ones");
+    }
+
+    @Test
+    void everyKeyRoundTripsThroughToStringAndProperties() {
+        // A configuration with every key away from its default, printed by the table and read back by the table.
+        final LogConfig changed = LogConfig.builder().segmentBytes(2 << 20).segmentMs(11).segmentJitterMs(3)
+            .segmentIndexBytes(8192).indexIntervalBytes(100).maxMessageBytes(5000)
+            .messageTimestampType(TimestampType.LOG_APPEND_TIME).messageTimestampBeforeMaxMs(7)
+            .messageTimestampAfterMaxMs(8).retentionMs(9).retentionBytes(10).flushMessages(12).flushMs(13)
+            .fileDeleteDelayMs(14).corruptionPolicy(CorruptionPolicy.TRUNCATE).mappedAppendMaxBytes(15)
+            .cleanupPolicy(CleanupPolicy.COMPACT_DELETE).readMapped(false).minInsyncReplicas(2)
+            .uncleanLeaderElectionEnable(true).build();
+        final Map<String, Object> parsed = properties(changed);
+        final Map<String, Object> defaults = properties(LogConfig.defaults());
+        for (final String key : LogConfig.keyNames()) {
+            if (!key.equals(LogConfig.INTERNAL_SEGMENT_BYTES_CONFIG)) {
+                assertTrue(parsed.containsKey(key), "toString lists " + key + ": " + changed);
+                assertTrue(!parsed.get(key).equals(defaults.get(key)), "the test moves every key off its default: "
+                    + key);
+            }
+        }
+        final LogConfig back = LogConfig.fromProperties(parsed);
+        assertEquals(changed, back);
+        assertEquals(changed.hashCode(), back.hashCode());
+        assertTrue(!changed.equals(LogConfig.defaults()));
+    }
+
+    /** The {@code key=value} pairs of a configuration's toString. */
+    private static Map<String, Object> properties(final LogConfig config) {
+        final String text = config.toString();
+        final Map<String, Object> parsed = new HashMap<>();
+        for (final String pair : text.substring(text.indexOf('{') + 1, text.length() - 1).split(", (?=[a-z.]+=)")) {
+            parsed.put(pair.substring(0, pair.indexOf('=')), pair.substring(pair.indexOf('=') + 1));
+        }
+        return parsed;
     }
 }

@@ -71,7 +71,7 @@ class PartitionLogAppendTest {
 
     @Test
     void leaderAppendWithLogAppendTimeStampsBrokerTimeAndKeepsCrcValid() throws IOException {
-        final LogConfig config = LogConfig.builder().messageTimestampType(LogConfig.TimestampType.LOG_APPEND_TIME).build();
+        final LogConfig config = LogConfig.builder().messageTimestampType(io.seglog.storage.TimestampType.LOG_APPEND_TIME).build();
         try (PartitionLog log = open(config)) {
             log.appendAsLeader(batch(0, 5, 6), 0);
             final RecordBatch b = batches(bytesOf(log.read(0, 1 << 20, Long.MAX_VALUE, false))).get(0);

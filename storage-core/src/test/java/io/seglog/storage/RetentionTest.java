@@ -69,7 +69,7 @@ class RetentionTest {
     @Test
     void compactOnlyPolicyKeepsOldSegmentsButHonoursTheLogStart() {
         try (PartitionLog log = open(oneBatchPerSegment().retentionMs(10_000).retentionBytes(batchBytes)
-            .cleanupPolicy(LogConfig.CleanupPolicy.COMPACT).build())) {
+            .cleanupPolicy(CleanupPolicy.COMPACT).build())) {
             appendFive(log);
             log.updateHighWatermark(log.logEndOffset());
             clock.advanceMs(60_000);
@@ -81,7 +81,7 @@ class RetentionTest {
         }
         // compact,delete: retention deletes again.
         try (PartitionLog log = PartitionLog.open(dir.resolve("t-1"), oneBatchPerSegment().retentionMs(10_000)
-            .cleanupPolicy(LogConfig.CleanupPolicy.COMPACT_DELETE).build(), FileIO.system(), clock)) {
+            .cleanupPolicy(CleanupPolicy.COMPACT_DELETE).build(), FileIO.system(), clock)) {
             log.appendAsLeader(batch(0, clock.millis()), 0);
             log.appendAsLeader(batch(0, clock.millis()), 0);
             log.updateHighWatermark(log.logEndOffset());

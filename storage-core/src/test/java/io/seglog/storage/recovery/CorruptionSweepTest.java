@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.seglog.storage.CorruptLogException;
+import io.seglog.storage.CorruptionPolicy;
 import io.seglog.storage.LogConfig;
 import io.seglog.storage.ManualClock;
 import io.seglog.storage.PartitionLog;
@@ -90,7 +91,7 @@ class CorruptionSweepTest extends ScratchDirTest {
     @Timeout(300)
     void truncatePolicyCutsAtTheDamagedBatchAndReportsIt() throws IOException {
         final LogImage original = smallLog();
-        final LogConfig truncating = CONFIG.toBuilder().corruptionPolicy(LogConfig.CorruptionPolicy.TRUNCATE).build();
+        final LogConfig truncating = CONFIG.toBuilder().corruptionPolicy(CorruptionPolicy.TRUNCATE).build();
         final SplittableRandom random = new SplittableRandom(5);
         for (int trial = 0; trial < 60; trial++) {
             final LogImage.Batch victim = original.batches.get(random.nextInt(original.batches.size()));

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.seglog.storage.CorruptLogException;
+import io.seglog.storage.CorruptionPolicy;
 import io.seglog.storage.LogConfig;
 import io.seglog.storage.ManualClock;
 import io.seglog.storage.PartitionLog;
@@ -134,7 +135,7 @@ class LoaderTest extends ScratchDirTest {
         assertTrue(e.getMessage().contains("valid batch follows"), e.getMessage());
         final LogConfig truncating = LogConfig.fromProperties(Map.of("internal.segment.bytes", "1500",
             "index.interval.bytes", "100", "segment.index.bytes", "4096", LogConfig.CORRUPTION_POLICY_CONFIG, "truncate"));
-        assertEquals(LogConfig.CorruptionPolicy.TRUNCATE, truncating.corruptionPolicy());
+        assertEquals(CorruptionPolicy.TRUNCATE, truncating.corruptionPolicy());
         try (PartitionLog log = open(copy("truncate", files), truncating, RecoveryOptions.afterCrash(recoveryPoint))) {
             original.assertServes(log, victim.baseOffset(), "truncate policy");
             assertEquals(RecoveryReport.Reason.CORRUPTION, log.recoveryReport().truncations().get(0).reason());
@@ -142,7 +143,7 @@ class LoaderTest extends ScratchDirTest {
         }
         assertThrows(IllegalArgumentException.class,
             () -> LogConfig.fromProperties(Map.of(LogConfig.CORRUPTION_POLICY_CONFIG, "ignore")));
-        assertEquals(LogConfig.CorruptionPolicy.FAIL, LogConfig.defaults().corruptionPolicy());
+        assertEquals(CorruptionPolicy.FAIL, LogConfig.defaults().corruptionPolicy());
     }
 
     @Test

@@ -1,0 +1,92 @@
+package io.seglog.storage;
+
+/**
+ * Kafka's {@code cleanup.policy}. With {@code delete}, retention by time and size deletes old segments and
+ * the log's offsets are contiguous, so a follower append or a recovered batch that leaves a gap is refused
+ * (the base offset is outside the CRC: contiguity is what catches a flipped bit there). With
+ * {@code compact}, offset gaps between batches are legal (Kafka's cleaner drops whole batches, and a
+ * follower keeps the gaps it replicates) and retention by time and size does not delete (Kafka's rule);
+ * Seglog does not compact logs itself.
+ */
+public enum CleanupPolicy {
+    /** Retention deletes old segments; offsets are contiguous. */
+    DELETE("delete", false, true),
+    /** Compacted (by Kafka, or a leader's cleaner): offset gaps are legal; retention does not delete. */
+    COMPACT("compact", true, false),
+    /** Both: offset gaps are legal and retention deletes. */
+    COMPACT_DELETE("compact,delete", true, true);
+
+    private final String kafkaName;
+    private final boolean compact;
+    private final boolean delete;
+
+    CleanupPolicy(final String kafkaName, final boolean compact, final boolean delete) {
+        this.kafkaName = kafkaName;
+        this.compact = compact;
+        this.delete = delete;
+    }
+
+    /**
+     * The value as Kafka writes it.
+     *
+     * @return {@code delete}, {@code compact} or {@code compact,delete}
+     */
+    public String kafkaName() {
+        return kafkaName;
+    }
+
+    /**
+     * Whether the log may be compacted, so offset gaps between batches are legal.
+     *
+     * @return true for {@code compact} and {@code compact,delete}
+     */
+    public boolean compact() {
+        return compact;
+    }
+
+    /**
+     * Whether retention by time and size deletes old segments.
+     *
+     * @return true for {@code delete} and {@code compact,delete}
+     */
+    public boolean delete() {
+        return delete;
+    }
+
+    /**
+     * Whether a batch may start at {@code baseOffset} where the log (or the batch before it) ends at
+     * {@code nextOffset}: exactly there, or, in a compacted log, anywhere after (a gap). Never before.
+     *
+     * @param baseOffset the batch's first offset
+     * @param nextOffset the offset after the log's (or the previous batch's) last offset
+     * @return whether the batch continues the log under this policy
+     */
+    public boolean allowsBatchAt(final long baseOffset, final long nextOffset) {
+        return baseOffset == nextOffset || compact && baseOffset > nextOffset;
+    }
+
+    /**
+     * Parses Kafka's value: a comma-separated list of {@code delete} and {@code compact}, in any order,
+     * ignoring case and spaces.
+     *
+     * @param value the configured value
+     * @return the policy
+     * @throws IllegalArgumentException naming the key and value when it holds anything else or nothing
+     */
+    public static CleanupPolicy fromKafkaName(final String value) {
+        boolean compact = false;
+        boolean delete = false;
+        for (final String part : value.split(",", -1)) {
+            final String name = part.trim();
+            if (name.equalsIgnoreCase("compact")) {
+                compact = true;
+            } else if (name.equalsIgnoreCase("delete")) {
+                delete = true;
+            } else {
+                throw new IllegalArgumentException(LogConfig.CLEANUP_POLICY_CONFIG + "=" + value
+                    + " must be a list of delete and compact");
+            }
+        }
+        return compact ? (delete ? COMPACT_DELETE : COMPACT) : DELETE;
+    }
+}

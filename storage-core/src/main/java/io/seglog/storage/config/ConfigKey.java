@@ -1,0 +1,154 @@
+package io.seglog.storage.config;
+
+import java.util.Objects;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+/**
+ * One configuration key, defined once: its property name (Kafka's where Kafka has the key), type, default, range,
+ * documentation and the component that reads it. A {@link ConfigDef} holds the keys of one configuration object
+ * and drives everything else from them: the builder's defaults, parsing properties, validation, equality and
+ * {@code toString}.
+ *
+ * @param <T> the value type
+ */
+public final class ConfigKey<T> {
+    private final int index;
+    private final String name;
+    private final Class<T> type;
+    private final T defaultValue;
+    private final Function<String, T> parser;
+    private final Function<T, String> printer;
+    private final Predicate<T> valid;
+    private final String rule;
+    private final String doc;
+    private final String readBy;
+
+    ConfigKey(final int index, final String name, final Class<T> type, final T defaultValue,
+              final Function<String, T> parser, final Function<T, String> printer, final Predicate<T> valid,
+              final String rule, final String doc, final String readBy) {
+        this.index = index;
+        this.name = Objects.requireNonNull(name, "name");
+        this.type = type;
+        this.defaultValue = defaultValue;
+        this.parser = parser;
+        this.printer = printer;
+        this.valid = valid;
+        this.rule = rule;
+        this.doc = doc;
+        this.readBy = readBy;
+        if (!valid.test(defaultValue)) {
+            throw new IllegalStateException("the default of " + name + " breaks its own rule: " + rule);
+        }
+    }
+
+    int index() {
+        return index;
+    }
+
+    /**
+     * The property name.
+     *
+     * @return the name, e.g. {@code segment.bytes}
+     */
+    public String name() {
+        return name;
+    }
+
+    /**
+     * The default value.
+     *
+     * @return the default
+     */
+    public T defaultValue() {
+        return defaultValue;
+    }
+
+    /**
+     * What the key is for.
+     *
+     * @return the documentation
+     */
+    public String doc() {
+        return doc;
+    }
+
+    /**
+     * The component that reads the key (a key a component claims to accept is validated by it).
+     *
+     * @return the component, e.g. {@code segments}, {@code append}, {@code replication}
+     */
+    public String readBy() {
+        return readBy;
+    }
+
+    /**
+     * The range rule, as the error message states it.
+     *
+     * @return the rule, e.g. {@code must be at least 1}
+     */
+    public String rule() {
+        return rule;
+    }
+
+    /**
+     * Checks a value against the range.
+     *
+     * @param value the value
+     * @return the value
+     * @throws IllegalArgumentException naming the key and the value when it is out of range or null
+     */
+    public T check(final T value) {
+        if (value == null) {
+            throw new IllegalArgumentException(name + " must not be null");
+        }
+        if (!valid.test(value)) {
+            throw new IllegalArgumentException(name + "=" + format(value) + " " + rule);
+        }
+        return value;
+    }
+
+    /**
+     * Reads a property value (a string as in a properties file, or a number or boolean of the key's type) and checks
+     * it.
+     *
+     * @param raw the value as given
+     * @return the typed, checked value
+     * @throws IllegalArgumentException naming the key and the value when it does not parse or is out of range
+     */
+    public T fromProperty(final Object raw) {
+        if (raw == null) {
+            throw new IllegalArgumentException(name + "=null has no value");
+        }
+        final T value;
+        if (type.isInstance(raw)) {
+            value = type.cast(raw);
+        } else if (type == Long.class && (raw instanceof Integer || raw instanceof Short)) {
+            value = type.cast(((Number) raw).longValue());
+        } else if (type == Integer.class && (raw instanceof Long || raw instanceof Short)) {
+            final long wide = ((Number) raw).longValue();
+            if (wide < Integer.MIN_VALUE || wide > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException(name + "=" + raw + " does not fit an int");
+            }
+            value = type.cast((int) wide);
+        } else {
+            value = parser.apply(String.valueOf(raw).trim());
+        }
+        return check(value);
+    }
+
+    /**
+     * The value as a property would spell it.
+     *
+     * @param value the value
+     * @return its text
+     */
+    public String format(final T value) {
+        return printer.apply(value);
+    }
+
+    @Override
+    public String toString() {
+        return name;
+    }
+}
