@@ -1,5 +1,6 @@
 package io.seglog.storage;
 
+import io.seglog.storage.segment.CorruptSegmentException;
 import java.nio.file.Path;
 
 /**
@@ -103,5 +104,21 @@ public final class CorruptLogException extends StorageException {
      */
     public String found() {
         return found;
+    }
+
+    /**
+     * The public form of damage found in a segment: a recovery finding becomes this exception (field, position,
+     * offset), any other damage a {@link StorageException} naming the file.
+     *
+     * @param e the segment layer's exception
+     * @return the exception to throw
+     */
+    static StorageException of(final CorruptSegmentException e) {
+        final CorruptSegmentException.Finding f = e.finding();
+        if (f == null) {
+            return new StorageException(e.getMessage(), e.file(), e);
+        }
+        return new CorruptLogException(e.file(), f.position(), f.offset(), f.field(), f.expected(), f.found(),
+            f.detail(), e);
     }
 }

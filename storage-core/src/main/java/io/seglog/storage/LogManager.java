@@ -312,9 +312,9 @@ public final class LogManager implements AutoCloseable {
     }
 
     /** What a log of {@code dir} gets from this manager: the directory's state, the scheduler, the checkpoints. */
-    private PartitionLog.Environment environment(final Dir dir, final long logStartOffset, final long highWatermark,
+    private LogEnvironment environment(final Dir dir, final long logStartOffset, final long highWatermark,
                                                  final long unflushedFrom) {
-        return new PartitionLog.Environment(dir.failure, scheduler,
+        return new LogEnvironment(dir.failure, scheduler,
             () -> writeCheckpoint(dir, dir.recoveryPoints, PartitionLog::flushedOffset), logStartOffset, highWatermark,
             unflushedFrom);
     }

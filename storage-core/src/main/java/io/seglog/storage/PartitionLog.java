@@ -77,24 +77,6 @@ public final class PartitionLog implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(PartitionLog.class);
 
-    /**
-     * What a {@link LogManager} gives a log it opens: the log directory's shared failure state, the scheduler, what
-     * persists a lowered recovery point, and the offsets read from the directory's checkpoints. A standalone log
-     * has none of them ({@link #STANDALONE}).
-     *
-     * @param dirFailure           the directory's failure state, or null
-     * @param scheduler            runs group-commit flushes and segment unlinks, or null
-     * @param recoveryPointLowered persists a lowered recovery point (runs under the append lock)
-     * @param logStartOffset       the log-start checkpoint's value (0 when none)
-     * @param highWatermark        the replication checkpoint's value (0 when none)
-     * @param unflushedFrom        after a crash, the checkpointed recovery point from which recovered data counts
-     *                             as unflushed; -1 after a clean shutdown or for a new log
-     */
-    record Environment(LogDirFailure dirFailure, Scheduler scheduler, Runnable recoveryPointLowered,
-                       long logStartOffset, long highWatermark, long unflushedFrom) {
-        static final Environment STANDALONE = new Environment(null, null, () -> { }, 0, 0, -1);
-    }
-
     private final Path dir;
     private final LogConfig config;
     private final FileIO io;
@@ -114,14 +96,17 @@ public final class PartitionLog implements AutoCloseable {
     private final LogDirFailure dirFailure;
     private final Consumer<StorageException> onDirOffline;
     private final Scheduler scheduler;
+    /** {@code flush.messages}, read on every append: a plain field, not a lookup in the configuration's table. */
+    private final long flushMessages;
 
     private volatile boolean closed;
     private volatile Throwable offlineCause;
 
     private PartitionLog(final Path dir, final LogConfig config, final FileIO io, final InstantSource time,
-                         final RandomGenerator jitterRandom, final LogOpening opened, final Environment env) {
+                         final RandomGenerator jitterRandom, final LogOpening opened, final LogEnvironment env) {
         this.dir = dir;
         this.config = config;
+        this.flushMessages = config.flushMessages();
         this.io = io;
         this.time = time;
         this.segments = new Segments(io, dir, config.segmentConfig(), () -> jitter(config, jitterRandom),
@@ -141,9 +126,11 @@ public final class PartitionLog implements AutoCloseable {
             config.messageTimestampBeforeMaxMs(), config.messageTimestampAfterMaxMs()), time);
         this.truncation = new Truncation(dir, io, time, config.segmentIndexBytes(), segments, end, durability,
             watermarks, epochs, appender, env.recoveryPointLowered());
-        this.retention = new Retention(segments, end, watermarks, new Retention.Rules(config.retentionMs(),
-            config.retentionBytes(), config.cleanupPolicy().delete()));
-        this.recoveryReport = report(opened.repairs());
+        this.retention = new Retention(segments, end, watermarks, retired, new Retention.Rules(config.retentionMs(),
+            config.retentionBytes(), config.cleanupPolicy().delete(), config.fileDeleteDelayMs()),
+            flushes == null ? null : (name, unlink) -> flushes.schedule(name, unlink, config.fileDeleteDelayMs(), 0),
+            failure -> goOffline("unlink of a deleted segment", failure));
+        this.recoveryReport = RecoveryReport.of(opened.repairs());
         if (env.unflushedFrom() >= 0) {
             durability.markUnflushedFrom(env.unflushedFrom(), segments, opened.endOffset());
         }
@@ -234,12 +221,12 @@ public final class PartitionLog implements AutoCloseable {
     public static PartitionLog open(final Path partitionDir, final LogConfig config, final FileIO io,
                                     final InstantSource time, final RandomGenerator jitterRandom,
                                     final RecoveryOptions recovery) {
-        return open(partitionDir, config, io, time, jitterRandom, recovery, Environment.STANDALONE);
+        return open(partitionDir, config, io, time, jitterRandom, recovery, LogEnvironment.STANDALONE);
     }
 
     static PartitionLog open(final Path partitionDir, final LogConfig config, final FileIO io,
                              final InstantSource time, final RandomGenerator jitterRandom,
-                             final RecoveryOptions recovery, final Environment env) {
+                             final RecoveryOptions recovery, final LogEnvironment env) {
         Objects.requireNonNull(recovery, "recovery");
         Objects.requireNonNull(partitionDir, "partitionDir");
         Objects.requireNonNull(config, "config");
@@ -253,32 +240,12 @@ public final class PartitionLog implements AutoCloseable {
                     recovery.recoveryPoint(), recovery.scanFromOffset(), null, recovery.verifyExecutor(),
                     recovery.verifyThreads()));
         } catch (final CorruptSegmentException e) {
-            throw corruption(e);
+            throw CorruptLogException.of(e);
         } catch (final IOException | RuntimeException e) {
             throw e instanceof StorageException ? (StorageException) e
                 : new StorageException("cannot open the log: " + e.getMessage(), partitionDir, e);
         }
         return new PartitionLog(partitionDir, config, io, time, jitterRandom, opened, env);
-    }
-
-    /** The public form of damage found in a segment: a recovery finding names field, position and offset. */
-    private static StorageException corruption(final CorruptSegmentException e) {
-        final CorruptSegmentException.Finding f = e.finding();
-        if (f == null) {
-            return new StorageException(e.getMessage(), e.file(), e);
-        }
-        return new CorruptLogException(e.file(), f.position(), f.offset(), f.field(), f.expected(), f.found(),
-            f.detail(), e);
-    }
-
-    private static RecoveryReport report(final LogLoader.Repairs repairs) {
-        final List<RecoveryReport.Truncation> truncations = new ArrayList<>(repairs.truncations().size());
-        for (final LogLoader.Cut cut : repairs.truncations()) {
-            truncations.add(new RecoveryReport.Truncation(cut.file(), cut.position(), cut.offset(), cut.bytesDropped(),
-                cut.tornTail() ? RecoveryReport.Reason.TORN_TAIL : RecoveryReport.Reason.CORRUPTION, cut.detail()));
-        }
-        return new RecoveryReport(repairs.recovered(), repairs.segmentsScanned(), repairs.bytesScanned(), truncations,
-            repairs.deletedSegments(), repairs.rebuiltIndexes(), repairs.removedFiles(), repairs.epochsRebuilt());
     }
 
     private static long jitter(final LogConfig config, final RandomGenerator random) {
@@ -353,7 +320,7 @@ public final class PartitionLog implements AutoCloseable {
 
     /** The flush.messages rule, checked after the append lock is released so the fsync never blocks appends. */
     private void maybeFlushAfterAppend() {
-        if (end.offset() - durability.flushedOffset() >= config.flushMessages()) {
+        if (end.offset() - durability.flushedOffset() >= flushMessages) {
             flush();
         }
     }
@@ -386,8 +353,8 @@ public final class PartitionLog implements AutoCloseable {
     }
 
     /**
-     * Kafka's {@code ListOffsets} by timestamp up to the log end (see {@link LogReader#offsetForTimestamp});
-     * allocates a reader.
+     * Kafka's {@code ListOffsets} by timestamp up to the log end (see {@link LogReader#offsetForTimestamp}, which
+     * also takes a bound such as the high watermark); allocates a reader.
      *
      * @param timestampMs the target timestamp, or {@link #LATEST_TIMESTAMP} / {@link #EARLIEST_TIMESTAMP}
      * @return the offset, or -1 when no record below the log end has such a timestamp
@@ -396,22 +363,7 @@ public final class PartitionLog implements AutoCloseable {
      * @throws UnsupportedOperationException if the records of a compressed batch must be read
      */
     public long offsetForTimestamp(final long timestampMs) {
-        return offsetForTimestamp(timestampMs, Long.MAX_VALUE);
-    }
-
-    /**
-     * Kafka's {@code ListOffsets} by timestamp below a bound (see {@link LogReader#offsetForTimestamp});
-     * allocates a reader.
-     *
-     * @param timestampMs        the target timestamp, or {@link #LATEST_TIMESTAMP} / {@link #EARLIEST_TIMESTAMP}
-     * @param maxOffsetExclusive the upper bound, e.g. the high watermark for a consumer
-     * @return the offset, or -1 when no record below the bound has such a timestamp
-     * @throws IllegalArgumentException if {@code timestampMs} is negative and not one of the special values
-     * @throws StorageException if the log is closed or offline, or a read fails
-     * @throws UnsupportedOperationException if the records of a compressed batch must be read
-     */
-    public long offsetForTimestamp(final long timestampMs, final long maxOffsetExclusive) {
-        return reader().offsetForTimestamp(timestampMs, maxOffsetExclusive);
+        return reader().offsetForTimestamp(timestampMs, Long.MAX_VALUE);
     }
 
     /**
@@ -521,14 +473,10 @@ public final class PartitionLog implements AutoCloseable {
         ensureWritable();
         final long nowMs = time.millis();
         if (scheduler == null) {
-            final Throwable failure;
             try {
-                failure = retired.unlinkExpired(nowMs);
-            } catch (final IOException e) {
-                throw goOffline("unlink of deleted segments", e);
-            }
-            if (failure != null) {
-                throw goOffline("unlink of deleted segments", failure);
+                retired.unlinkExpired(nowMs);
+            } catch (final LogWriteException e) {
+                throw goOffline(e.what(), e.getCause());
             }
         }
         return deleteSegments(nowMs, false);
@@ -545,32 +493,12 @@ public final class PartitionLog implements AutoCloseable {
         } finally {
             appendLock.unlock();
         }
-        final long delayMs = config.fileDeleteDelayMs();
-        for (final LogSegment segment : removed) {
-            try {
-                retired.retire(segment, nowMs + delayMs);
-            } catch (final IOException | RuntimeException e) {
-                throw goOffline("rename of " + segment.logFile() + " to " + RetiredSegments.DELETED_SUFFIX
-                    + " failed", e);
-            }
-            if (scheduler != null) {
-                scheduler.schedule("delete-segment " + segment.logFile().getFileName(), () -> unlink(segment),
-                    delayMs, 0);
-            }
+        try {
+            retention.retire(removed, nowMs);
+        } catch (final LogWriteException e) {
+            throw goOffline(e.what(), e.getCause());
         }
         return removed.length;
-    }
-
-    private void unlink(final LogSegment segment) {
-        Throwable failure;
-        try {
-            failure = retired.unlink(segment);
-        } catch (final IOException e) {
-            failure = e;
-        }
-        if (failure != null) {
-            goOffline("unlink of " + segment.logFile(), failure);
-        }
     }
 
     /**
@@ -585,12 +513,8 @@ public final class PartitionLog implements AutoCloseable {
      * standalone embedder that keeps {@code flushedOffset} as its recovery point must persist it too), so a crash
      * after later appends finds their torn tail above the recovery point.
      *
-     * <p>Readers: the new log end is published before any file shrinks, so a read that starts afterwards never
-     * looks past it; a read in flight that runs into the shrink retries from a fresh snapshot. A
-     * {@link LogSlice} taken before may refer to bytes that are then gone (its transfer fails with an IOException)
-     * or, after later appends, replaced. Kafka has the same window and excludes it the same way: consumers read
-     * only below the high watermark, and a follower truncates only above what its leader committed, so the bytes
-     * a truncation removes are never ones a bounded reader was given.
+     * <p>Readers: the new log end is published before any file shrinks, and a read in flight that runs into the
+     * shrink retries; a {@link LogSlice} taken before may refer to bytes that are then gone (see its class comment).
      *
      * @param offset the new log end offset, 0 or more
      * @return the new log end offset ({@code offset}, or the base of the batch holding it)
@@ -817,22 +741,7 @@ public final class PartitionLog implements AutoCloseable {
         } catch (final IOException e) {
             failure = e;
         }
-        final boolean offline = isOffline();
-        for (int i = segs.length - 1; i >= 0; i--) {
-            try {
-                if (offline) {
-                    segs[i].abandon();
-                } else {
-                    segs[i].close();
-                }
-            } catch (final IOException | RuntimeException e) {
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
-        }
+        failure = segments.closeAll(isOffline(), failure);
         if (failure != null) {
             throw new StorageException("closing the log failed: " + failure.getMessage(), dir, failure);
         }

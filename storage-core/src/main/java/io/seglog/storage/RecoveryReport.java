@@ -1,6 +1,8 @@
 package io.seglog.storage;
 
+import io.seglog.storage.segment.LogLoader;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
@@ -88,5 +90,21 @@ public record RecoveryReport(boolean recovered, int segmentsScanned, long bytesS
             Objects.requireNonNull(reason, "reason");
             Objects.requireNonNull(detail, "detail");
         }
+    }
+
+    /**
+     * The public report of what a load repaired.
+     *
+     * @param repairs the segment layer's account
+     * @return the report
+     */
+    static RecoveryReport of(final LogLoader.Repairs repairs) {
+        final List<RecoveryReport.Truncation> truncations = new ArrayList<>(repairs.truncations().size());
+        for (final LogLoader.Cut cut : repairs.truncations()) {
+            truncations.add(new RecoveryReport.Truncation(cut.file(), cut.position(), cut.offset(), cut.bytesDropped(),
+                cut.tornTail() ? RecoveryReport.Reason.TORN_TAIL : RecoveryReport.Reason.CORRUPTION, cut.detail()));
+        }
+        return new RecoveryReport(repairs.recovered(), repairs.segmentsScanned(), repairs.bytesScanned(), truncations,
+            repairs.deletedSegments(), repairs.rebuiltIndexes(), repairs.removedFiles(), repairs.epochsRebuilt());
     }
 }

@@ -43,7 +43,7 @@ class PartitionLogFailureTest {
                     "offset " + offset + " read from the batch holding it");
                 assertEquals(log.logEndOffset() - 1, read.get(read.size() - 1).lastOffset(), "up to the log end");
             }
-            assertEquals(20, log.offsetForTimestamp(100L, Long.MAX_VALUE), "timestamp search by positional reads");
+            assertEquals(20, log.reader().offsetForTimestamp(100L, Long.MAX_VALUE), "timestamp search by positional reads");
             assertEquals(mapsBefore + 1, io.count(Op.MAP), "one failed mapping, not one attempt per read");
             io.clearFaults(); // closing trims the indexes, which maps them again
         }

@@ -6,6 +6,7 @@
  *
  * <p>All file access goes through {@link io.seglog.storage.io.FileIO}, which is how the tests inject
  * faults. The formats and the fallbacks a caller applies when a file is missing or corrupt are described
- * in {@code docs/checkpoints.md}.
+ * in {@code docs/checkpoints.md}. Owns the checkpoint files' formats; what goes in them is the log manager's and
+ * the epoch cache's. Internal; not exported.
  */
 package io.seglog.storage.checkpoint;

@@ -14,6 +14,7 @@
  * </ul>
  *
  * <p>The byte layout, integrity policy and validation rules are described in {@code docs/format.md}. Every
- * class here is single-threaded: give each thread its own flyweights, builder and validator.
+ * class here is single-threaded: give each thread its own flyweights, builder and validator. Exported: embedders
+ * build and read batches with these classes.
  */
 package io.seglog.storage.format;

@@ -4,7 +4,8 @@
  * segment's {@code .log} file, {@link io.seglog.storage.index.TimeIndex} maps a timestamp to an offset.
  * {@link io.seglog.storage.index.IndexDescriptor} states the entry layouts.
  *
- * <p>Internal to the storage core: the segment package drives these classes (when to add an entry, when to
- * roll, trim, flush and close); no embedder should use them directly.
+ * <p>Owns: each index file, its mapping (a {@code SharedMapping}) and its published entry count. The segment
+ * package drives these classes (when to add an entry, when to roll, trim, flush and close). Internal; not
+ * exported.
  */
 package io.seglog.storage.index;

@@ -25,8 +25,8 @@ import java.nio.file.Files;
  * Retention by time and size applies only under {@code cleanup.policy=delete} (Kafka's rule); by log start always.
  *
  * <p>Order: the log start offset advances first (a reader asking below it now gets an out-of-range answer rather
- * than a segment that is about to be renamed), then the shorter segment array is published. The caller then
- * retires the segments taken out ({@link RetiredSegments}) outside the append lock.
+ * than a segment that is about to be renamed), then the shorter segment array is published; then, outside the
+ * append lock, {@link #retire} renames the segments taken out and schedules their unlink ({@link RetiredSegments}).
  *
  * <p>Threads: the log's writer only (the caller holds the append lock).
  */
@@ -37,28 +37,86 @@ public final class Retention {
      * @param retentionMs    {@code retention.ms}, -1 for none
      * @param retentionBytes {@code retention.bytes}, -1 for none
      * @param byTimeAndSize  {@code cleanup.policy} includes {@code delete}
+     * @param deleteDelayMs  {@code file.delete.delay.ms}: how long a retired segment stays readable
      */
-    public record Rules(long retentionMs, long retentionBytes, boolean byTimeAndSize) {
+    public record Rules(long retentionMs, long retentionBytes, boolean byTimeAndSize, long deleteDelayMs) {
+    }
+
+    /** Runs a segment's unlink after the delete delay. */
+    @FunctionalInterface
+    public interface UnlinkScheduler {
+        /**
+         * Schedules the task.
+         *
+         * @param name   names the task
+         * @param unlink the task
+         */
+        void schedule(String name, Runnable unlink);
     }
 
     private final Segments segments;
     private final LogEnd end;
     private final Watermarks watermarks;
+    private final RetiredSegments retired;
     private final Rules rules;
+    private final UnlinkScheduler unlinks;
+    private final java.util.function.Consumer<Throwable> onUnlinkFailure;
 
     /**
      * Creates the retention of one log.
      *
-     * @param segments   the log's segments
-     * @param end        the log's published end
-     * @param watermarks the log's start offset and high watermark
-     * @param rules      the retention rules
+     * @param segments        the log's segments
+     * @param end             the log's published end
+     * @param watermarks      the log's start offset and high watermark
+     * @param retired         the log's retired segments
+     * @param rules           the retention rules
+     * @param unlinks         schedules unlinks, or null (the owner then unlinks expired segments itself)
+     * @param onUnlinkFailure told when a scheduled unlink fails (the owner takes the log offline)
      */
-    public Retention(final Segments segments, final LogEnd end, final Watermarks watermarks, final Rules rules) {
+    public Retention(final Segments segments, final LogEnd end, final Watermarks watermarks,
+                     final RetiredSegments retired, final Rules rules, final UnlinkScheduler unlinks,
+                     final java.util.function.Consumer<Throwable> onUnlinkFailure) {
         this.segments = segments;
         this.end = end;
         this.watermarks = watermarks;
+        this.retired = retired;
         this.rules = rules;
+        this.unlinks = unlinks;
+        this.onUnlinkFailure = onUnlinkFailure;
+    }
+
+    /**
+     * Retires the segments {@link #takeExpired} took out: renamed {@code .deleted} now (so a reader holding one
+     * keeps reading), unlinked after the delete delay. Runs outside the append lock.
+     *
+     * @param removed the segments, oldest first
+     * @param nowMs   the time
+     * @throws LogWriteException if a rename fails; the log must go offline
+     */
+    public void retire(final LogSegment[] removed, final long nowMs) throws LogWriteException {
+        for (final LogSegment segment : removed) {
+            try {
+                retired.retire(segment, nowMs + rules.deleteDelayMs());
+            } catch (final IOException | RuntimeException e) {
+                throw new LogWriteException("rename of " + segment.logFile() + " to " + RetiredSegments.DELETED_SUFFIX
+                    + " failed", e);
+            }
+            if (unlinks != null) {
+                unlinks.schedule("delete-segment " + segment.logFile().getFileName(), () -> unlink(segment));
+            }
+        }
+    }
+
+    private void unlink(final LogSegment segment) {
+        Throwable failure;
+        try {
+            failure = retired.unlink(segment);
+        } catch (final IOException e) {
+            failure = e;
+        }
+        if (failure != null) {
+            onUnlinkFailure.accept(failure);
+        }
     }
 
     /**

@@ -96,10 +96,9 @@ public final class RetiredSegments {
      * Unlinks every retired segment whose time has come (standalone logs, without a scheduler).
      *
      * @param nowMs the time
-     * @return the first failure with the others suppressed, or null
-     * @throws IOException never (failures are returned)
+     * @throws LogWriteException if an unlink fails (the first failure, the others suppressed)
      */
-    public Throwable unlinkExpired(final long nowMs) throws IOException {
+    public void unlinkExpired(final long nowMs) throws LogWriteException {
         final List<Retired> due = new ArrayList<>();
         synchronized (this) {
             for (final Iterator<Retired> it = pending.iterator(); it.hasNext(); ) {
@@ -110,13 +109,21 @@ public final class RetiredSegments {
                 }
             }
         }
-        return durability.whileNoFlush(() -> {
-            Throwable failure = null;
-            for (final Retired r : due) {
-                failure = unlinkOne(io, r, failure);
-            }
-            return failure;
-        });
+        final Throwable failure;
+        try {
+            failure = durability.whileNoFlush(() -> {
+                Throwable first = null;
+                for (final Retired r : due) {
+                    first = unlinkOne(io, r, first);
+                }
+                return first;
+            });
+        } catch (final IOException e) {
+            throw new LogWriteException("unlink of deleted segments", e);
+        }
+        if (failure != null) {
+            throw new LogWriteException("unlink of deleted segments", failure);
+        }
     }
 
     /**

@@ -208,4 +208,33 @@ public final class Segments {
         }
         return rest;
     }
+
+    /**
+     * Closes every segment, newest first, keeping every failure: trimmed and synced, or, when the log is offline,
+     * abandoned without a sync (no fsync may follow a failed one). Close only.
+     *
+     * @param offline  whether the log went offline
+     * @param earlier  a failure to add to, or null
+     * @return the first failure with the others suppressed, or null
+     */
+    public Throwable closeAll(final boolean offline, final Throwable earlier) {
+        Throwable failure = earlier;
+        final LogSegment[] segs = segments;
+        for (int i = segs.length - 1; i >= 0; i--) {
+            try {
+                if (offline) {
+                    segs[i].abandon();
+                } else {
+                    segs[i].close();
+                }
+            } catch (final IOException | RuntimeException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        return failure;
+    }
 }
