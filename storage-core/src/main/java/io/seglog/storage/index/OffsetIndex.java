@@ -145,6 +145,53 @@ public final class OffsetIndex extends MappedIndex {
     }
 
     /**
+     * The greatest entry with offset {@code <= targetOffset}, offset and position: where a reader of
+     * {@code targetOffset} starts scanning, and what it checks the batch there against. Lock-free and
+     * allocation-free.
+     *
+     * @param targetOffset the offset looked for
+     * @param into         the answer (none found: the base offset at position 0)
+     * @throws IllegalStateException if the index is closed
+     */
+    public void lookup(final long targetOffset, final IndexEntry into) {
+        final SharedMapping read = beginRead();
+        final UnsafeBuffer current = read.view();
+        try {
+            final int slot = largestLowerBoundSlot(current, entries(current), targetOffset);
+            if (slot < 0) {
+                into.none(baseOffset());
+            } else {
+                into.set(offsetAt(current, slot), positionAt(current, slot), IndexDescriptor.NO_TIMESTAMP, baseOffset());
+            }
+        } finally {
+            read.release();
+        }
+    }
+
+    /**
+     * The greatest entry whose position is {@code <= position}, offset and position ({@link #lookupPositionAtMost}
+     * with the entry's offset, so the caller can check the batch there). Lock-free and allocation-free.
+     *
+     * @param position a byte position in the segment's log file
+     * @param into     the answer (none found: the base offset at position 0)
+     * @throws IllegalStateException if the index is closed
+     */
+    public void lookupAtMost(final int position, final IndexEntry into) {
+        final SharedMapping read = beginRead();
+        final UnsafeBuffer current = read.view();
+        try {
+            final int slot = largestLowerBoundSlot(current, entries(current), position, true);
+            if (slot < 0) {
+                into.none(baseOffset());
+            } else {
+                into.set(offsetAt(current, slot), positionAt(current, slot), IndexDescriptor.NO_TIMESTAMP, baseOffset());
+            }
+        } finally {
+            read.release();
+        }
+    }
+
+    /**
      * The log-file position of the greatest entry with offset {@code <= targetOffset}: where a reader of
      * {@code targetOffset} starts scanning batch headers. Lock-free and allocation-free.
      *

@@ -140,6 +140,30 @@ public final class TimeIndex extends MappedIndex {
     }
 
     /**
+     * The greatest entry with timestamp {@code <= targetTimestamp}, timestamp and offset ({@link #lookupOffset} with
+     * the entry's timestamp, so the caller can check the batch it names). Lock-free and allocation-free.
+     *
+     * @param targetTimestamp the timestamp looked for
+     * @param into            the answer (none found: the base offset, no timestamp)
+     * @throws IllegalStateException if the index is closed
+     */
+    public void lookup(final long targetTimestamp, final IndexEntry into) {
+        final SharedMapping read = beginRead();
+        final UnsafeBuffer current = read.view();
+        try {
+            final int slot = largestLowerBoundSlot(current, entries(current), targetTimestamp);
+            if (slot < 0) {
+                into.none(baseOffset());
+            } else {
+                into.set(offsetAt(current, slot), 0, timestampAt(current, slot),
+                    slot == 0 ? baseOffset() : offsetAt(current, slot - 1));
+            }
+        } finally {
+            read.release();
+        }
+    }
+
+    /**
      * The slot of the greatest entry with timestamp {@code <= targetTimestamp}. Lock-free and allocation-free.
      *
      * @param targetTimestamp the timestamp looked for

@@ -4,6 +4,7 @@ import io.seglog.storage.checkpoint.CorruptCheckpointException;
 import io.seglog.storage.checkpoint.LeaderEpochCheckpointFile;
 import io.seglog.storage.epoch.LeaderEpochCache;
 import io.seglog.storage.io.FileIO;
+import io.seglog.storage.segment.CorruptSegmentException;
 import io.seglog.storage.segment.LogLoader;
 import io.seglog.storage.segment.LogSegment;
 import io.seglog.storage.segment.SegmentConfig;
@@ -69,13 +70,25 @@ public record LogOpening(List<LogSegment> segments, LeaderEpochCache epochs, lon
             final LogSegment active = loaded.get(loaded.size() - 1);
             active.resizeIndexes(config.segmentIndexBytes());
             final long endOffset = active.reader().readNextOffset(active.sizeInBytes(), scratch);
+            final LogLoader.Repairs repairs = result.report();
+            if (options.hadCleanShutdown() && options.recoveryPoint() > endOffset && !config.truncateOnCorruption()) {
+                // After a clean shutdown the recovery point is the log end at close (a log manager's checkpoint); a
+                // log that now ends below it lost flushed data (its last segment files deleted or cut short), and
+                // appending would reuse those offsets. (After a crash a caller may pass any bound it knows to be
+                // flushed, e.g. Long.MAX_VALUE, so the rule applies to clean shutdowns only.)
+                throw new CorruptSegmentException(active.logFile(), new CorruptSegmentException.Finding(
+                    active.sizeInBytes(), endOffset, "logEndOffset", "at least " + options.recoveryPoint(),
+                    Long.toString(endOffset), "the log ends below its recovery point, so flushed data is missing (a"
+                        + " segment file was deleted or cut short); set " + SegmentConfig.CORRUPTION_POLICY_KEY
+                        + "=truncate to open it as it is, or re-fetch the partition from a replica"));
+            }
             if (rebuildEpochs) {
                 epochs.clear();
                 epochs.assign(result.epochs().entries());
             }
             epochs.truncateFromEnd(endOffset);
             epochs.flush();
-            return new LogOpening(loaded, epochs, endOffset, result.report());
+            return new LogOpening(loaded, epochs, endOffset, repairs);
         } catch (final IOException | RuntimeException e) {
             // After an I/O failure nothing may be synced again (the directory goes offline): abandon, not close.
             final boolean ioFailure = e instanceof IOException;

@@ -2,6 +2,7 @@ package io.seglog.storage.segment;
 
 import static io.seglog.storage.format.RecordBatchDescriptor.BASE_OFFSET_OFFSET;
 
+import io.seglog.storage.index.IndexEntry;
 import java.nio.ByteBuffer;
 
 /**
@@ -19,6 +20,8 @@ public final class BatchCursor {
     static final int SEARCH_CHUNK_BYTES = 4096;
 
     final ByteBuffer scratch = ByteBuffer.allocate(SCRATCH_BYTES);
+    /** The index entry the last lookup started from, checked against the batch it points to. */
+    final IndexEntry entry = new IndexEntry();
     private ByteBuffer searchChunk;
     int position = -1;
     int size;

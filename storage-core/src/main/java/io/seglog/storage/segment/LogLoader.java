@@ -164,7 +164,28 @@ public final class LogLoader {
                     firstScanned = i;
                 }
             }
+            long expectedNext = -1;
             for (int i = 0; i < firstScanned; i++) {
+                if (expectedNext >= 0 && bases[i] != expectedNext && !config.offsetGapsAllowed()) {
+                    // Under delete, offsets are contiguous: each segment starts where the previous one ends. A gap
+                    // means a segment file is missing (or was replaced); trusting it would answer reads in the gap
+                    // with the next segment's batches.
+                    final Path file = dir.resolve(SegmentFiles.fileName(bases[i], SegmentFiles.LOG_SUFFIX));
+                    if (!config.truncateOnCorruption()) {
+                        throw new CorruptSegmentException(file, new CorruptSegmentException.Finding(0, expectedNext,
+                            "segmentBaseOffset", Long.toString(expectedNext), Long.toString(bases[i]),
+                            "the segment does not start where the previous one ends, so a segment file is missing or"
+                                + " was replaced; set " + SegmentConfig.CORRUPTION_POLICY_KEY + "=truncate to drop the"
+                                + " log from here on, or re-fetch the partition from a replica"));
+                    }
+                    LOG.error("Opening {}: segment {} does not start where the previous one ends ({}); dropping it and"
+                        + " every later one as {}=truncate says", dir, file.getFileName(), expectedNext,
+                        SegmentConfig.CORRUPTION_POLICY_KEY);
+                    recovery.deleteFrom(bases, i);
+                    io.fsyncDirectory(dir);
+                    firstScanned = bases.length;
+                    break;
+                }
                 final LogSegment segment = LogSegment.open(io, dir, bases[i], config, nowMs, jitter.getAsLong(),
                     scratch);
                 segments.add(segment);
@@ -174,8 +195,9 @@ public final class LogLoader {
                 if (options.knownEpochs() == null) {
                     collectEpochs(segment, epochs, scratch);
                 }
+                expectedNext = segment.reader().readNextOffset(segment.sizeInBytes(), scratch);
             }
-            recovery.recoverFrom(bases, firstScanned, segments, nowMs, jitter);
+            recovery.recoverFrom(bases, firstScanned, segments, nowMs, jitter, expectedNext);
         } catch (final IOException | RuntimeException e) {
             closeAll(segments, e);
             throw e;
@@ -244,12 +266,12 @@ public final class LogLoader {
         }
 
         void recoverFrom(final long[] bases, final int first, final List<LogSegment> segments, final long nowMs,
-                         final LongSupplier jitter) throws IOException {
+                         final LongSupplier jitter, final long expectedFirst) throws IOException {
             if (first >= bases.length) {
                 return;
             }
             final List<LogSegment> scanned = new ArrayList<>();
-            long expected = -1;
+            long expected = expectedFirst;
             int lastEpoch = epochs.latestEpoch();
             boolean changedDirectory = false;
             for (int i = first; i < bases.length; i++) {

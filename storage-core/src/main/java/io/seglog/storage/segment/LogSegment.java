@@ -103,7 +103,8 @@ public final class LogSegment implements AutoCloseable {
         this.offsetOfMaxTimestampSoFar = baseOffset;
         this.mappedAppendMaxBytes = config.mappedAppendMaxBytes();
         this.mappedTail = mappedAppendMaxBytes > 0 ? new MappedTail(channel, config.segmentBytes()) : null;
-        this.reader = new SegmentReader(logFile, baseOffset, channel, offsetIndex, timeIndex, config.readMapped());
+        this.reader = new SegmentReader(logFile, baseOffset, channel, offsetIndex, timeIndex, config.readMapped(),
+            this::sizeInBytes);
     }
 
     /**
@@ -266,11 +267,15 @@ public final class LogSegment implements AutoCloseable {
      * Kafka's {@code loadLargestTimestamp}: the time index's last entry, then the batches from the offset-index
      * entry at or below it to the end, whose timestamps may be larger (they were not indexed yet).
      */
-    private void reloadLargestTimestamp(final ByteBuffer scratch) throws IOException {
+    void reloadLargestTimestamp(final ByteBuffer scratch) throws IOException {
         long maxTimestamp = timeIndex.entries() == 0 ? NO_TIMESTAMP : timeIndex.lastTimestamp();
         long offsetOfMax = timeIndex.entries() == 0 ? baseOffset : timeIndex.lastEntryOffset();
         final int size = sizeInBytes;
-        for (int position = offsetIndex.lookupPosition(offsetOfMax); position < size; ) {
+        // Start at the batch holding the time index's last offset, found through the checked lookup (an index
+        // position is not trusted unchecked); the writer maps nothing for it (a truncation drops the mapping anyway).
+        final BatchCursor cursor = new BatchCursor();
+        for (int position = reader.findBatchForTruncation(offsetOfMax, size, cursor) ? cursor.position() : size;
+             position < size; ) {
             final int batchSize = readHeader(scratch, position, size, TIMESTAMP_HEADER_BYTES);
             final long batchMax = scratch.getLong(MAX_TIMESTAMP_OFFSET);
             if (batchMax > maxTimestamp) {
@@ -549,6 +554,7 @@ public final class LogSegment implements AutoCloseable {
      * @throws CorruptSegmentException if a batch length does not fit the file (a torn tail needs crash recovery)
      */
     public void rebuildIndexes(final ByteBuffer scratch) throws IOException {
+        reader.indexesRebuilt();
         offsetIndex.truncate();
         timeIndex.truncate();
         maxTimestampSoFar = NO_TIMESTAMP;
@@ -682,8 +688,12 @@ public final class LogSegment implements AutoCloseable {
      */
     private void closeFiles(final boolean trim, final Throwable earlier) throws IOException {
         Throwable failure = earlier;
+        // An index found wrong by a reader goes with the close, so the next open rebuilds it from the data file.
+        final boolean dropIndexes = trim && reader.indexesSuspect();
         try {
-            if (trim) {
+            if (dropIndexes) {
+                offsetIndex.closeAndDelete();
+            } else if (trim) {
                 offsetIndex.close();
             } else {
                 offsetIndex.abandon();
@@ -692,7 +702,9 @@ public final class LogSegment implements AutoCloseable {
             failure = addTo(failure, e);
         }
         try {
-            if (trim) {
+            if (dropIndexes) {
+                timeIndex.closeAndDelete();
+            } else if (trim) {
                 timeIndex.close();
             } else {
                 timeIndex.abandon();

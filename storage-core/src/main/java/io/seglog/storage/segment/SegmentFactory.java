@@ -73,6 +73,9 @@ final class SegmentFactory {
                 try {
                     segment.offsetIndex().sanityCheck();
                     segment.timeIndex().sanityCheck();
+                    // Stronger than Kafka's sanity check: the last entries must name batches the file holds, so a
+                    // data file cut short or replaced behind its indexes (or a flipped last entry) is rebuilt.
+                    indexesOk = segment.reader().lastEntriesHold(new BatchCursor());
                 } catch (final RuntimeException corrupt) {
                     indexesOk = false;
                 }
@@ -83,8 +86,9 @@ final class SegmentFactory {
                 segment.rollingBasedTimestampMs = scratch.getLong(MAX_TIMESTAMP_OFFSET);
             }
             if (indexesOk) {
-                segment.maxTimestampSoFar = segment.timeIndex().lastTimestamp();
-                segment.offsetOfMaxTimestampSoFar = segment.timeIndex().lastEntryOffset();
+                // Kafka's loadLargestTimestamp: the time index's last entry, then the batches it has not indexed
+                // yet (all of them when the index has no slot, segment.index.bytes below one entry).
+                segment.reloadLargestTimestamp(scratch);
             } else {
                 segment.indexesRebuiltOnOpen = true;
                 segment.rebuildIndexes(scratch);

@@ -5,8 +5,11 @@ import static io.seglog.storage.format.RecordBatchDescriptor.BATCH_HEADER_LENGTH
 import static io.seglog.storage.format.RecordBatchDescriptor.LAST_OFFSET_DELTA_OFFSET;
 import static io.seglog.storage.format.RecordBatchDescriptor.LENGTH_OFFSET;
 import static io.seglog.storage.format.RecordBatchDescriptor.LOG_OVERHEAD;
+import static io.seglog.storage.format.RecordBatchDescriptor.MAGIC_OFFSET;
+import static io.seglog.storage.format.RecordBatchDescriptor.MAGIC_V2;
 import static io.seglog.storage.format.RecordBatchDescriptor.MAX_TIMESTAMP_OFFSET;
 
+import io.seglog.storage.index.IndexEntry;
 import io.seglog.storage.index.OffsetIndex;
 import io.seglog.storage.index.TimeIndex;
 import io.seglog.storage.mapping.SharedMapping;
@@ -15,6 +18,9 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.util.function.IntSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The read side of a {@link LogSegment} ({@link LogSegment#reader()}): batch-header scans bounded by a published
@@ -44,6 +50,7 @@ import java.nio.file.Path;
  * take.
  */
 public final class SegmentReader {
+    private static final Logger LOG = LoggerFactory.getLogger(SegmentReader.class);
     /** A remap happens only after at least this much growth, so small appends never cost a remap each. */
     static final int MIN_REMAP_GROWTH_BYTES = 1 << 20;
     private static final ByteOrder ORDER = ByteOrder.BIG_ENDIAN;
@@ -67,14 +74,105 @@ public final class SegmentReader {
     /** Guarded by mapLock: mapping failed once (e.g. no address space); positional reads from then on. */
     private boolean mappingFailed;
 
+    /** The segment's published size: bytes below it are whole batches (index entries are checked against them). */
+    private final IntSupplier publishedSize;
+    /**
+     * Set when an offset-index (or time-index) entry did not match the batch it points to: from then on lookups in
+     * this segment scan from its first batch instead of trusting that index, and the segment drops the index files
+     * when it closes, so the next open rebuilds them from the data file.
+     */
+    private volatile boolean offsetIndexSuspect;
+    private volatile boolean timeIndexSuspect;
+
     SegmentReader(final Path logFile, final long baseOffset, final FileChannel channel, final OffsetIndex offsetIndex,
-                  final TimeIndex timeIndex, final boolean mappingEnabled) {
+                  final TimeIndex timeIndex, final boolean mappingEnabled, final IntSupplier publishedSize) {
         this.logFile = logFile;
         this.baseOffset = baseOffset;
         this.channel = channel;
         this.offsetIndex = offsetIndex;
         this.timeIndex = timeIndex;
         this.mappingEnabled = mappingEnabled;
+        this.publishedSize = publishedSize;
+    }
+
+    /**
+     * Whether a lookup found an index entry that contradicts the data file (the indexes must be rebuilt).
+     *
+     * @return true once either index was found wrong
+     */
+    boolean indexesSuspect() {
+        return offsetIndexSuspect || timeIndexSuspect;
+    }
+
+    private void offsetIndexWrong(final long entryOffset, final int entryPosition, final String found) {
+        if (!offsetIndexSuspect) {
+            offsetIndexSuspect = true;
+            LOG.warn("Offset index {} is wrong: its entry (offset {}, position {}) does not match the data file ({});"
+                + " until the indexes are rebuilt from the data file (at open, or at the next open), lookups in {}"
+                + " scan from its first batch", offsetIndex.file(), entryOffset, entryPosition, found, logFile);
+        }
+    }
+
+    private void timeIndexWrong(final long entryOffset, final long entryTimestamp, final String found) {
+        if (!timeIndexSuspect) {
+            timeIndexSuspect = true;
+            LOG.warn("Time index {} is wrong: its entry (timestamp {}, offset {}) does not match the data file ({});"
+                + " until the indexes are rebuilt from the data file (at open, or at the next open), timestamp"
+                + " searches in {} scan from its first batch", timeIndex.file(), entryTimestamp, entryOffset, found,
+                logFile);
+        }
+    }
+
+    /**
+     * Whether the last entry of each index is true to the data file (an open checks this: a {@code .log} cut short
+     * or replaced behind its indexes, or a flipped bit in a last entry, must not be trusted).
+     *
+     * @param cursor a cursor for the header reads
+     * @return true when both last entries hold (or the indexes are empty)
+     * @throws IOException if a read fails
+     */
+    boolean lastEntriesHold(final BatchCursor cursor) throws IOException {
+        final int offsetEntries = offsetIndex.entries();
+        if (offsetEntries > 0 && !offsetEntryHolds(null, cursor.scratch, offsetIndex.entryOffset(offsetEntries - 1),
+            offsetIndex.entryPosition(offsetEntries - 1))) {
+            return false;
+        }
+        final int timeEntries = timeIndex.entries();
+        return timeEntries == 0 || timeEntryHolds(timeIndex.entryOffset(timeEntries - 1),
+            timeIndex.entryTimestamp(timeEntries - 1), cursor);
+    }
+
+    /** The indexes were rebuilt from the data file: trust them again. Writer only. */
+    void indexesRebuilt() {
+        offsetIndexSuspect = false;
+        timeIndexSuspect = false;
+    }
+
+    /**
+     * Whether the offset-index entry (last offset {@code entryOffset} of the batch at {@code entryPosition}) is true
+     * to the data file: the position lies below the published size and a v2 batch whose last offset is exactly the
+     * entry's starts there. Fills {@code scratch} with that header.
+     */
+    private boolean offsetEntryHolds(final SharedMapping mapped, final ByteBuffer scratch, final long entryOffset,
+                                     final int entryPosition) throws IOException {
+        final int size = publishedSize.getAsInt();
+        if (entryPosition < 0 || entryPosition > size - BATCH_HEADER_LENGTH) {
+            offsetIndexWrong(entryOffset, entryPosition, "the position is outside the " + size + " bytes of batches");
+            return false;
+        }
+        try {
+            readHeader(mapped, scratch, entryPosition, size, LogSegment.OFFSET_HEADER_BYTES);
+        } catch (final CorruptSegmentException e) {
+            offsetIndexWrong(entryOffset, entryPosition, "no batch starts there: " + e.getMessage());
+            return false;
+        }
+        final long last = scratch.getLong(BASE_OFFSET_OFFSET) + scratch.getInt(LAST_OFFSET_DELTA_OFFSET);
+        if (scratch.get(MAGIC_OFFSET) != MAGIC_V2 || last != entryOffset) {
+            offsetIndexWrong(entryOffset, entryPosition, "the batch there has magic " + scratch.get(MAGIC_OFFSET)
+                + " and last offset " + last);
+            return false;
+        }
+        return true;
     }
 
     /**
@@ -314,13 +412,26 @@ public final class SegmentReader {
 
     private boolean findBatch(final long offset, final int maxPosition, final BatchCursor cursor, final boolean mayMap)
         throws IOException {
-        int position = offset < baseOffset ? 0 : offsetIndex.lookupPosition(offset);
-        if (position >= maxPosition) {
-            return false;
+        final IndexEntry entry = cursor.entry;
+        if (offset >= baseOffset && !offsetIndexSuspect) {
+            offsetIndex.lookup(offset, entry);
+        } else {
+            entry.none(baseOffset);
         }
         final ByteBuffer scratch = cursor.scratch;
         final SharedMapping mapped = mayMap ? acquireMap(maxPosition) : acquireExisting();
         try {
+            int position = 0;
+            if (entry.found()) {
+                // Indexes are not checksummed: the batch the entry points to must be the one it names. The check reads
+                // the header the scan then starts from (through the mapping, a few nanoseconds).
+                if (offsetEntryHolds(mapped, scratch, entry.offset(), entry.position())) {
+                    position = entry.position();
+                    if (position >= maxPosition) {
+                        return false;
+                    }
+                }
+            }
             while (position < maxPosition) {
                 final int size = readHeader(mapped, scratch, position, maxPosition, LogSegment.OFFSET_HEADER_BYTES);
                 final long lastOffset = scratch.getLong(BASE_OFFSET_OFFSET) + scratch.getInt(LAST_OFFSET_DELTA_OFFSET);
@@ -366,14 +477,32 @@ public final class SegmentReader {
      */
     public int lastBatchEndWithin(final int fromPosition, final int limitPosition, final BatchCursor cursor)
         throws IOException {
-        return lastBatchEndWithin(fromPosition, limitPosition, cursor.scratch);
+        int start = fromPosition;
+        final IndexEntry entry = cursor.entry;
+        if (!offsetIndexSuspect) {
+            // One lookup that reads the index's count once (a truncation cannot move it under the search) and tries
+            // the warm tail first; an entry below fromPosition is no help, the scan starts at a batch boundary anyway.
+            offsetIndex.lookupAtMost(limitPosition, entry);
+            if (entry.found() && entry.position() > fromPosition) {
+                final SharedMapping mapped = acquireExisting();
+                try {
+                    if (offsetEntryHolds(mapped, cursor.scratch, entry.offset(), entry.position())) {
+                        start = entry.position();
+                    }
+                } finally {
+                    if (mapped != null) {
+                        mapped.release();
+                    }
+                }
+            }
+        }
+        return lastBatchEndFrom(start, limitPosition, cursor.scratch);
     }
 
-    private int lastBatchEndWithin(final int fromPosition, final int limitPosition, final ByteBuffer scratch)
+    /** The end of the last whole batch within {@code [position, limitPosition]}, walking lengths from a batch start. */
+    private int lastBatchEndFrom(final int startPosition, final int limitPosition, final ByteBuffer scratch)
         throws IOException {
-        // One lookup that reads the index's count once (a truncation cannot move it under the search) and tries
-        // the warm tail first; an entry below fromPosition is no help, the scan starts at a batch boundary anyway.
-        int position = Math.max(fromPosition, offsetIndex.lookupPositionAtMost(limitPosition));
+        int position = startPosition;
         if (limitPosition - position < BATCH_HEADER_LENGTH) {
             return position;
         }
@@ -421,20 +550,63 @@ public final class SegmentReader {
      */
     public long findOffsetByTimestamp(final long timestampMs, final long startingOffset, final int maxPosition,
                                       final BatchCursor cursor) throws IOException {
-        return findOffsetByTimestamp(timestampMs, startingOffset, maxPosition, cursor.searchChunk());
-    }
-
-    long findOffsetByTimestamp(final long timestampMs, final long startingOffset, final int maxPosition,
-                               final ByteBuffer scratch) throws IOException {
-        if (!scratch.hasArray() || scratch.capacity() < TimestampScan.MIN_SCRATCH_BYTES) {
-            throw new IllegalArgumentException("scratch must be a heap buffer of at least "
-                + TimestampScan.MIN_SCRATCH_BYTES + " bytes: " + scratch);
+        long from = startingOffset;
+        final IndexEntry entry = cursor.entry;
+        if (!timeIndexSuspect) {
+            timeIndex.lookup(timestampMs, entry);
+            // Only an entry past the starting offset narrows the scan; it is checked before it is trusted.
+            if (entry.found() && entry.offset() > startingOffset) {
+                final long entryOffset = entry.offset();
+                final long entryTimestamp = entry.timestamp();
+                // Start at the smaller of this entry's and the previous entry's offset: the entry itself is checked,
+                // and a damaged offset that still passes the check (another batch with the same largest timestamp)
+                // cannot move the start past the batch the search needs.
+                final long start = Math.min(entry.previousOffset(), entryOffset);
+                if (timeEntryHolds(entryOffset, entryTimestamp, cursor)) {
+                    from = Math.max(startingOffset, start);
+                }
+            }
         }
-        final long indexedOffset = timeIndex.lookupOffset(timestampMs);
-        int position = offsetIndex.lookupPosition(Math.max(indexedOffset, startingOffset));
-        if (position >= maxPosition) {
+        if (!findBatch(from, maxPosition, cursor, true)) {
             return -1;
         }
+        return scanTimestamps(timestampMs, startingOffset, cursor.position, maxPosition, cursor.searchChunk());
+    }
+
+    /**
+     * Whether the time-index entry (timestamp, offset) is true to the data file: the offset is the last offset of a
+     * batch whose largest timestamp is exactly the entry's (the index records a batch's largest timestamp with its
+     * last offset, as Kafka's does).
+     */
+    private boolean timeEntryHolds(final long entryOffset, final long entryTimestamp, final BatchCursor cursor)
+        throws IOException {
+        final int size = publishedSize.getAsInt();
+        if (!findBatch(entryOffset, size, cursor, true) || cursor.baseOffset > entryOffset) {
+            timeIndexWrong(entryOffset, entryTimestamp, "no batch holds the offset");
+            return false;
+        }
+        final SharedMapping mapped = acquireExisting();
+        try {
+            readHeader(mapped, cursor.scratch, cursor.position, size, LogSegment.TIMESTAMP_HEADER_BYTES);
+        } finally {
+            if (mapped != null) {
+                mapped.release();
+            }
+        }
+        final long batchMax = cursor.scratch.getLong(MAX_TIMESTAMP_OFFSET);
+        final long batchLast = cursor.scratch.getLong(BASE_OFFSET_OFFSET) + cursor.scratch.getInt(LAST_OFFSET_DELTA_OFFSET);
+        if (batchMax != entryTimestamp || batchLast != entryOffset) {
+            timeIndexWrong(entryOffset, entryTimestamp, "the batch holding the offset has largest timestamp "
+                + batchMax + " and last offset " + batchLast);
+            return false;
+        }
+        return true;
+    }
+
+    /** The scan of a timestamp search from a batch start. */
+    private long scanTimestamps(final long timestampMs, final long startingOffset, final int startPosition,
+                                final int maxPosition, final ByteBuffer scratch) throws IOException {
+        int position = startPosition;
         final SharedMapping mapped = acquireMap(maxPosition);
         try {
             while (position < maxPosition) {
@@ -468,7 +640,16 @@ public final class SegmentReader {
      */
     public long readNextOffset(final int publishedSize, final ByteBuffer scratch) throws IOException {
         final int size = publishedSize;
-        int position = offsetIndex.entries() == 0 ? 0 : offsetIndex.lookupPosition(offsetIndex.lastOffset());
+        int position = 0;
+        final int entries = offsetIndex.entries();
+        if (entries > 0 && !offsetIndexSuspect) {
+            final long entryOffset = offsetIndex.entryOffset(entries - 1);
+            final int entryPosition = offsetIndex.entryPosition(entries - 1);
+            // Checked like every index answer: a last entry past the data (a .log cut short) must not hide batches.
+            if (offsetEntryHolds(null, scratch, entryOffset, entryPosition)) {
+                position = entryPosition;
+            }
+        }
         long next = baseOffset;
         while (position < size) {
             final int batchSize = readHeader(scratch, position, size, LogSegment.OFFSET_HEADER_BYTES);
