@@ -81,20 +81,22 @@ public final class LogReader {
         if (startOffset >= bound) {
             return answerEmpty(startOffset);
         }
+        final LogSegment[] segsAtStart = segments.array();
         try {
-            return readBelow(startOffset, bound, maxBytes, minOneBatch);
-        } catch (final IOException e) {
-            if (end.truncations() != truncationsAtStart && !log.isClosed()) {
-                // The snapshot predates a truncation whose shrink this read ran into: read again from a fresh one.
+            return readBelow(segsAtStart, startOffset, bound, maxBytes, minOneBatch);
+        } catch (final IOException | IllegalStateException e) {
+            if (!log.isClosed() && (end.truncations() != truncationsAtStart || segments.array() != segsAtStart)) {
+                // The snapshot predates a truncation whose shrink this read ran into, or retention closed a segment
+                // under it (file.delete.delay.ms=0): read again from a fresh snapshot, which answers out-of-range
+                // when the offset went with the segment.
                 return read(startOffset, maxBytes, maxOffsetExclusive, minOneBatch);
             }
-            throw log.readFailure(e);
+            throw e instanceof IOException ? log.readFailure((IOException) e) : (IllegalStateException) e;
         }
     }
 
-    private boolean readBelow(final long startOffset, final long bound, final int maxBytes,
+    private boolean readBelow(final LogSegment[] segs, final long startOffset, final long bound, final int maxBytes,
                               final boolean minOneBatch) throws IOException {
-        final LogSegment[] segs = segments.array();
         final LogSegment endSegment = snapshot.segment();
         // The upper bound as a (segment, position): every batch before it lies wholly below the bound.
         final LogSegment boundSegment;
@@ -143,7 +145,8 @@ public final class LogReader {
      * answer is bounded by the high watermark). Timestamps need not be ordered: the answer is the earliest such
      * offset, found through each segment's largest timestamp and time index. Kafka's special targets are honoured:
      * {@link PartitionLog#LATEST_TIMESTAMP} (-1) answers the bound itself, {@link PartitionLog#EARLIEST_TIMESTAMP}
-     * (-2) the log start offset; other negative targets are refused. Thread-confined, lock-free, allocation-free
+     * (-2) the log start offset, {@link PartitionLog#MAX_TIMESTAMP} (-3) the first record with the largest
+     * timestamp (-1 when it lies at or above the bound); other negative targets (tiered storage's) are refused. Thread-confined, lock-free, allocation-free
      * after the first search (which makes the cursor's 4 KiB chunk buffer). Leaves the read answer as it was.
      *
      * @param timestampMs        the target timestamp, or one of the special values
@@ -155,9 +158,10 @@ public final class LogReader {
      */
     public long offsetForTimestamp(final long timestampMs, final long maxOffsetExclusive) {
         if (timestampMs < 0 && timestampMs != PartitionLog.LATEST_TIMESTAMP
-            && timestampMs != PartitionLog.EARLIEST_TIMESTAMP) {
+            && timestampMs != PartitionLog.EARLIEST_TIMESTAMP && timestampMs != PartitionLog.MAX_TIMESTAMP) {
             throw new IllegalArgumentException("timestampMs=" + timestampMs + " must be >= 0, or "
-                + PartitionLog.LATEST_TIMESTAMP + " (latest) or " + PartitionLog.EARLIEST_TIMESTAMP + " (earliest)");
+                + PartitionLog.LATEST_TIMESTAMP + " (latest), " + PartitionLog.EARLIEST_TIMESTAMP + " (earliest) or "
+                + PartitionLog.MAX_TIMESTAMP + " (the record with the largest timestamp)");
         }
         log.ensureReadable();
         final int truncationsAtStart = end.truncations();
@@ -170,9 +174,13 @@ public final class LogReader {
         if (timestampMs == PartitionLog.EARLIEST_TIMESTAMP) {
             return startOff;
         }
+        final LogSegment[] segsAtStart = segments.array();
         try {
             final LogSegment endSegment = snapshot.segment();
-            for (final LogSegment candidate : segments.array()) {
+            if (timestampMs == PartitionLog.MAX_TIMESTAMP) {
+                return offsetOfLargestTimestamp(segsAtStart, endSegment, startOff, bound);
+            }
+            for (final LogSegment candidate : segsAtStart) {
                 if (candidate.baseOffset() > endSegment.baseOffset() || candidate.baseOffset() >= bound) {
                     break;
                 }
@@ -186,13 +194,38 @@ public final class LogReader {
                     return found < bound ? found : -1;
                 }
             }
-        } catch (final IOException e) {
-            if (end.truncations() != truncationsAtStart && !log.isClosed()) {
-                return offsetForTimestamp(timestampMs, maxOffsetExclusive); // ran into a truncation's shrink
+        } catch (final IOException | IllegalStateException e) {
+            if (!log.isClosed() && (end.truncations() != truncationsAtStart || segments.array() != segsAtStart)) {
+                return offsetForTimestamp(timestampMs, maxOffsetExclusive); // ran into a truncation or retention
             }
-            throw log.readFailure(e);
+            throw e instanceof IOException ? log.readFailure((IOException) e) : (IllegalStateException) e;
         }
         return -1;
+    }
+
+    /**
+     * Kafka's MAX_TIMESTAMP answer (UnifiedLog.fetchOffsetByTimestamp): the first segment with the largest
+     * timestamp, and in it the first record that carries that timestamp; -1 when the log has no timestamp or that
+     * record lies at or above the bound.
+     */
+    private long offsetOfLargestTimestamp(final LogSegment[] segs, final LogSegment endSegment, final long startOff,
+                                          final long bound) throws IOException {
+        LogSegment best = null;
+        for (final LogSegment candidate : segs) {
+            if (candidate.baseOffset() > endSegment.baseOffset() || candidate.baseOffset() >= bound) {
+                break;
+            }
+            if (candidate.maxTimestampSoFar() >= 0
+                && (best == null || candidate.maxTimestampSoFar() > best.maxTimestampSoFar())) {
+                best = candidate;
+            }
+        }
+        if (best == null) {
+            return -1;
+        }
+        final int maxPosition = best == endSegment ? snapshot.position() : best.sizeInBytes();
+        final long found = best.reader().findOffsetByTimestamp(best.maxTimestampSoFar(), startOff, maxPosition, cursor);
+        return found >= 0 && found < bound ? found : -1;
     }
 
     private boolean answerEmpty(final long requested) {

@@ -74,6 +74,11 @@ public final class PartitionLog implements AutoCloseable {
     public static final long LATEST_TIMESTAMP = -1L;
     /** Kafka's {@code ListOffsetsRequest.EARLIEST_TIMESTAMP}: {@link #offsetForTimestamp} answers the log start. */
     public static final long EARLIEST_TIMESTAMP = -2L;
+    /**
+     * Kafka's {@code ListOffsetsRequest.MAX_TIMESTAMP}: {@link #offsetForTimestamp} answers the offset of the first
+     * record with the largest timestamp (KIP-734).
+     */
+    public static final long MAX_TIMESTAMP = -3L;
 
     private static final Logger LOG = LoggerFactory.getLogger(PartitionLog.class);
 
@@ -549,13 +554,14 @@ public final class PartitionLog implements AutoCloseable {
      * leader's range). The new segment is created and its directory entry fsynced before the old ones are
      * deleted, so an active segment always exists; the leader-epoch cache is cleared and written.
      *
-     * @param offset the new log start and end offset, 0 or more
-     * @throws IllegalArgumentException if {@code offset} is negative
+     * @param offset the new log start and end offset, 0 or more and below {@link Long#MAX_VALUE}
+     * @throws IllegalArgumentException if {@code offset} is negative or {@link Long#MAX_VALUE}
      * @throws StorageException if a file operation fails (the log goes offline) or the log is closed or offline
      */
     public void truncateFullyAndStartAt(final long offset) {
-        if (offset < 0) {
-            throw new IllegalArgumentException("offset=" + offset + " must be >= 0");
+        if (offset < 0 || offset > Appender.MAX_LAST_OFFSET) {
+            throw new IllegalArgumentException("offset=" + offset + " must be in [0, " + Appender.MAX_LAST_OFFSET
+                + "] (the log end offset must stay representable)");
         }
         appendLock.lock();
         try {

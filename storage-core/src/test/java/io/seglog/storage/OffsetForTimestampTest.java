@@ -77,7 +77,7 @@ class OffsetForTimestampTest {
         assertEquals(bound, scratch.offsetForTimestamp(PartitionLog.LATEST_TIMESTAMP, bound));
         assertEquals(records.size(), log.offsetForTimestamp(PartitionLog.LATEST_TIMESTAMP));
         assertEquals(log.logStartOffset(), scratch.offsetForTimestamp(PartitionLog.EARLIEST_TIMESTAMP, bound));
-        for (final long invalid : new long[] {-3, -5, Long.MIN_VALUE}) {
+        for (final long invalid : new long[] {-4, -5, Long.MIN_VALUE}) {
             final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> log.offsetForTimestamp(invalid));
             assertTrue(e.getMessage().contains("timestampMs=" + invalid), e.getMessage());

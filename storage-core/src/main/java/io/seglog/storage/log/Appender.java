@@ -40,6 +40,12 @@ public final class Appender {
                         long timestampAfterMaxMs) {
     }
 
+    /**
+     * The largest offset a record may get: the log end offset (the last offset plus one) must still be a long. Kafka
+     * has the same bound in practice; here it is checked, so an append near the top never wraps to negative offsets.
+     */
+    public static final long MAX_LAST_OFFSET = Long.MAX_VALUE - 1;
+
     private static final String TIMESTAMP_BEFORE_KEY = "message.timestamp.before.max.ms";
     private static final String TIMESTAMP_AFTER_KEY = "message.timestamp.after.max.ms";
 
@@ -117,6 +123,11 @@ public final class Appender {
         }
         final long firstOffset = end.offset();
         // Every check comes before the first stamp, so a rejected append leaves the caller's buffer as it was.
+        if (firstOffset > MAX_LAST_OFFSET - (records - 1)) {
+            throw new InvalidRecordException("lastOffset", firstOffset + (records - 1), MAX_LAST_OFFSET, 0, offset,
+                "the append's " + records + " records at logEndOffset=" + firstOffset + " would pass the largest offset"
+                    + " a log can hold (" + MAX_LAST_OFFSET + ", so that the log end offset stays representable)");
+        }
         checkOffsetSpan(firstOffset, firstOffset + records - 1, offset);
         // Walk 2: stamp each batch and note it for the segment.
         batches.clear();
@@ -244,6 +255,10 @@ public final class Appender {
             }
             epoch = Math.max(epoch, batchEpoch);
             final long last = BatchHeaders.lastOffset(appendView, p);
+            if (last < base || last > MAX_LAST_OFFSET) {
+                throw new InvalidRecordException("lastOffset", last, MAX_LAST_OFFSET, index, p, "the batch's base offset "
+                    + base + " plus its lastOffsetDelta passes the largest offset a log can hold");
+            }
             batches.add(size, base, last, BatchHeaders.maxTimestamp(appendView, p), batchEpoch);
             expected = last + 1;
             p += size;
@@ -333,8 +348,12 @@ public final class Appender {
         checkOffsetSpan(firstOffset, lastOffset, offset);
         LogSegment active = segments.active();
         try {
-            if (active.sizeInBytes() > 0 && active.shouldRoll(segmentConfig, batches.bytes(), batches.maxTimestamp(),
-                lastOffset, active.indexEntriesFor(batches), nowMs)) {
+            // An offset the active segment's 32-bit relative indexes cannot hold forces a roll even when the segment
+            // is empty (a compacted follower's first batch far above the segment's base): the new segment starts at
+            // the batch, and the empty one stays, as in Kafka.
+            final boolean outOfReach = !active.canConvertToRelativeOffset(lastOffset);
+            if (outOfReach || active.sizeInBytes() > 0 && active.shouldRoll(segmentConfig, batches.bytes(),
+                batches.maxTimestamp(), lastOffset, active.indexEntriesFor(batches), nowMs)) {
                 active = segments.roll(firstOffset, nowMs);
             }
             active.append(source, appendView, offset, batches);
