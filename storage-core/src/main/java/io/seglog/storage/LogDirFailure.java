@@ -50,8 +50,9 @@ final class LogDirFailure {
             if (failure != null) {
                 return failure;
             }
-            offline = new StorageException("log directory is offline after a failed write or fsync (first failure: "
-                + what + ": " + cause + "); it stays offline until restart", logDir, cause);
+            offline = new StorageException("log directory is offline (first failure: " + what + ": "
+                + (cause.getMessage() == null ? cause.toString() : cause.getMessage()) + "); it stays offline until"
+                + " restart", logDir, cause);
             failure = offline;
         }
         for (final Consumer<StorageException> listener : listeners) {

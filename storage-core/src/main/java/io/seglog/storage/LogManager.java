@@ -5,6 +5,7 @@ import io.seglog.storage.checkpoint.CorruptCheckpointException;
 import io.seglog.storage.checkpoint.OffsetCheckpointFile;
 import io.seglog.storage.checkpoint.PartitionKey;
 import io.seglog.storage.dir.LogDirLock;
+import io.seglog.storage.dir.LogDirLockedException;
 import io.seglog.storage.io.FileIO;
 import io.seglog.storage.log.ParallelOpen;
 import java.io.IOException;
@@ -86,6 +87,8 @@ public final class LogManager implements AutoCloseable {
     private final Map<TopicPartition, Entry> logs = new ConcurrentHashMap<>();
     /** Partitions found at open in a directory that could not start: never re-created elsewhere. */
     private final Map<TopicPartition, Dir> offlineAtStart = new ConcurrentHashMap<>();
+    /** Why each partition that did not open at start did not (the log's own error: corruption, I/O, ...). */
+    private final Map<TopicPartition, StorageException> openFailures = new ConcurrentHashMap<>();
     private final List<Scheduler.Cancellable> tasks = new ArrayList<>();
     private final Object lifecycleLock = new Object();
     private volatile boolean closed;
@@ -166,9 +169,15 @@ public final class LogManager implements AutoCloseable {
         final LogDirLock lock;
         try {
             lock = LogDirLock.acquire(io, path);
-        } catch (final IOException e) {
+        } catch (final LogDirLockedException e) {
             throw new StorageException("cannot lock the log directory (is another process or LogManager using it?): "
                 + e.getMessage(), path, e);
+        } catch (final java.nio.file.FileSystemException e) {
+            // Not a lock held by someone else: the directory cannot be written (read-only, or permissions).
+            throw new StorageException("cannot create the lock file in the log directory (read-only file system or"
+                + " no write permission?): " + e, path, e);
+        } catch (final IOException e) {
+            throw new StorageException("cannot lock the log directory: " + e, path, e);
         }
         final Dir dir = new Dir(io, path, lock);
         try {
@@ -254,6 +263,7 @@ public final class LogManager implements AutoCloseable {
                 dirs.get(result.task().dirIndex()).failure.markOffline("opening partition " + result.task().tp(),
                     failure);
                 offlineAtStart.put(result.task().tp(), dirs.get(result.task().dirIndex()));
+                openFailures.put(result.task().tp(), (StorageException) failure);
             } else if (failure != null) {
                 unexpected = (RuntimeException) add(unexpected, failure);
             }
@@ -372,6 +382,11 @@ public final class LogManager implements AutoCloseable {
             final Dir home = offlineAtStart.get(tp);
             if (home != null) {
                 // Its data lives in an offline directory: a new empty copy elsewhere would diverge from it.
+                final StorageException why = openFailures.get(tp);
+                if (why != null) {
+                    throw new StorageException("partition " + tp + " did not open at start, so its log directory is"
+                        + " offline: " + why.getMessage(), why.path(), why);
+                }
                 home.failure.ensureOnline();
             }
             final Dir dir = leastLoadedOnlineDir();
@@ -445,7 +460,18 @@ public final class LogManager implements AutoCloseable {
     }
 
     /**
-     * Whether a log directory is offline after a failed write or fsync.
+     * Why a partition found at start did not open: the log's own error, e.g. a {@link CorruptLogException} naming
+     * file, position and offset (its log directory went offline with it).
+     *
+     * @param tp the partition
+     * @return the error, or empty when it opened (or was not found)
+     */
+    public Optional<StorageException> openFailure(final TopicPartition tp) {
+        return Optional.ofNullable(openFailures.get(tp));
+    }
+
+    /**
+     * Whether a log directory is offline (after a failed write or fsync, or a partition that could not open).
      *
      * @param logDir one of the configured log directories
      * @return true when offline

@@ -309,6 +309,14 @@ class LogManagerTest {
             final StorageException e = assertThrows(StorageException.class, () -> m.getOrCreate(p),
                 "never re-created in another directory");
             assertTrue(e.getMessage().contains(a.toAbsolutePath().normalize().toString()), e.getMessage());
+            // The error says what happened (corruption found at open), not "a failed write or fsync", and the
+            // caller can get the corruption itself, with file, position and offset.
+            assertTrue(e.getMessage().contains("corrupt log") && !e.getMessage().contains("fsync"), e.getMessage());
+            assertTrue(e.getCause() instanceof CorruptLogException, String.valueOf(e.getCause()));
+            final CorruptLogException why = (CorruptLogException) m.openFailure(p).orElseThrow();
+            assertEquals(0, why.offset());
+            assertEquals(segment.toAbsolutePath().normalize(), why.path().toAbsolutePath().normalize());
+            assertTrue(m.openFailure(q).isEmpty());
             final PartitionLog log = m.log(q).orElseThrow();
             assertEquals(2, log.appendAsLeader(batch(0, T0), 0) + 1);
             final TopicPartition r = new TopicPartition("r", 0);
@@ -360,5 +368,47 @@ class LogManagerTest {
             && e.getMessage().contains("00000000000000000000.log"), e.getMessage());
         assertTrue(Files.exists(segment) && Files.size(segment) == intact.length, "a refused open changes nothing");
         awaitNoSeglogThreads();
+    }
+
+    @Test
+    void aDirectoryThatCannotBeWrittenIsNotReportedAsLockedByAnotherProcess() {
+        final Path logs = root.resolve("read-only");
+        // What a read-only file system answers when the lock file is created (root ignores chmod, so it is injected).
+        final FileIO readOnly = new FileIO() {
+            @Override
+            public java.nio.channels.FileChannel open(final Path path,
+                                                      final Set<? extends java.nio.file.OpenOption> options)
+                throws IOException {
+                if (path.getFileName().toString().equals(".lock")) {
+                    throw new java.nio.file.AccessDeniedException(path.toString());
+                }
+                return FileIO.system().open(path, options);
+            }
+
+            @Override
+            public void fsyncDirectory(final Path directory) throws IOException {
+                FileIO.system().fsyncDirectory(directory);
+            }
+
+            @Override
+            public void atomicMove(final Path source, final Path target) throws IOException {
+                FileIO.system().atomicMove(source, target);
+            }
+
+            @Override
+            public boolean deleteIfExists(final Path path) throws IOException {
+                return FileIO.system().deleteIfExists(path);
+            }
+
+            @Override
+            public void createDirectories(final Path directory) throws IOException {
+                FileIO.system().createDirectories(directory);
+            }
+        };
+        final StorageException e = assertThrows(StorageException.class, () -> LogManager.open(
+            LogManagerConfig.builder().logDirs(logs).build(), readOnly, new ManualScheduler(clock), clock));
+        assertTrue(e.getMessage().contains("read-only file system or no write permission"), e.getMessage());
+        assertFalse(e.getMessage().contains("another process"), e.getMessage());
+        assertTrue(e.getCause() instanceof java.nio.file.AccessDeniedException, String.valueOf(e.getCause()));
     }
 }
