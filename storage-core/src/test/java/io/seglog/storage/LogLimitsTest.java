@@ -100,4 +100,21 @@ class LogLimitsTest {
         }
         assertTrue(Files.exists(dir.resolve("max-0")));
     }
+
+    @Test
+    void aFollowerBatchWithAnOlderEpochIsRefusedAtItsOwnPosition() {
+        try (PartitionLog log = open("epochs-0", LogConfig.defaults())) {
+            log.appendAsFollower(batchAtOffsets(3, 0, 1));
+            final java.nio.ByteBuffer older = batchAtOffsets(2, 2);
+            // The batch sits 5 bytes into the caller's buffer: the error names its position there, once.
+            final java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocate(5 + older.remaining());
+            buffer.position(5);
+            buffer.put(older.duplicate()).position(5);
+            final InvalidRecordException e = assertThrows(InvalidRecordException.class,
+                () -> log.appendAsFollower(buffer));
+            assertEquals("partitionLeaderEpoch", e.field());
+            assertEquals(5, e.position());
+            assertEquals(2, log.logEndOffset());
+        }
+    }
 }

@@ -250,7 +250,7 @@ public final class Appender {
             }
             final int batchEpoch = BatchHeaders.partitionLeaderEpoch(appendView, p);
             if (batchEpoch >= 0 && batchEpoch < epoch) {
-                throw new InvalidRecordException("partitionLeaderEpoch", batchEpoch, epoch, index, offset + p,
+                throw new InvalidRecordException("partitionLeaderEpoch", batchEpoch, epoch, index, p,
                     "leader epochs never decrease along a log; the follower must truncate first");
             }
             epoch = Math.max(epoch, batchEpoch);
