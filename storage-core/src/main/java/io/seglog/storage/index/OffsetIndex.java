@@ -157,12 +157,7 @@ public final class OffsetIndex extends MappedIndex {
         final SharedMapping read = beginRead();
         final UnsafeBuffer current = read.view();
         try {
-            final int slot = largestLowerBoundSlot(current, entries(current), targetOffset);
-            if (slot < 0) {
-                into.none(baseOffset());
-            } else {
-                into.set(offsetAt(current, slot), positionAt(current, slot), IndexDescriptor.NO_TIMESTAMP, baseOffset());
-            }
+            fill(current, largestLowerBoundSlot(current, entries(current), targetOffset), into);
         } finally {
             read.release();
         }
@@ -180,14 +175,17 @@ public final class OffsetIndex extends MappedIndex {
         final SharedMapping read = beginRead();
         final UnsafeBuffer current = read.view();
         try {
-            final int slot = largestLowerBoundSlot(current, entries(current), position, true);
-            if (slot < 0) {
-                into.none(baseOffset());
-            } else {
-                into.set(offsetAt(current, slot), positionAt(current, slot), IndexDescriptor.NO_TIMESTAMP, baseOffset());
-            }
+            fill(current, largestLowerBoundSlot(current, entries(current), position, true), into);
         } finally {
             read.release();
+        }
+    }
+
+    private void fill(final UnsafeBuffer current, final int slot, final IndexEntry into) {
+        if (slot < 0) {
+            into.none(baseOffset());
+        } else {
+            into.set(offsetAt(current, slot), positionAt(current, slot), IndexDescriptor.NO_TIMESTAMP, baseOffset());
         }
     }
 
