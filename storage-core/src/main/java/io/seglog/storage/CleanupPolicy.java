@@ -54,18 +54,6 @@ public enum CleanupPolicy {
     }
 
     /**
-     * Whether a batch may start at {@code baseOffset} where the log (or the batch before it) ends at
-     * {@code nextOffset}: exactly there, or, in a compacted log, anywhere after (a gap). Never before.
-     *
-     * @param baseOffset the batch's first offset
-     * @param nextOffset the offset after the log's (or the previous batch's) last offset
-     * @return whether the batch continues the log under this policy
-     */
-    public boolean allowsBatchAt(final long baseOffset, final long nextOffset) {
-        return baseOffset == nextOffset || compact && baseOffset > nextOffset;
-    }
-
-    /**
      * Parses Kafka's value: a comma-separated list of {@code delete} and {@code compact}, in any order,
      * ignoring case and spaces.
      *

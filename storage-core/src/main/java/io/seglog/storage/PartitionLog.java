@@ -762,16 +762,6 @@ public final class PartitionLog implements AutoCloseable {
         return durability.isFlushDue(nowMs, config.flushMs(), end.offset());
     }
 
-    /** Durability waiters not completed yet (tests). */
-    int pendingDurabilityWaiters() {
-        return durability.pendingWaiters();
-    }
-
-    /** Segments renamed {@code .deleted} and not unlinked yet (tests). */
-    int pendingUnlinks() {
-        return retired.pendingCount();
-    }
-
     void ensureWritable() {
         if (closed) {
             throw new StorageException("the log is closed", dir, null);

@@ -12,6 +12,7 @@ import io.seglog.storage.checkpoint.CleanShutdownFile;
 import io.seglog.storage.checkpoint.OffsetCheckpointFile;
 import io.seglog.storage.checkpoint.PartitionKey;
 import io.seglog.storage.io.FileIO;
+import io.seglog.storage.io.ForwardingFileIO;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -374,7 +375,7 @@ class LogManagerTest {
     void aDirectoryThatCannotBeWrittenIsNotReportedAsLockedByAnotherProcess() {
         final Path logs = root.resolve("read-only");
         // What a read-only file system answers when the lock file is created (root ignores chmod, so it is injected).
-        final FileIO readOnly = new FileIO() {
+        final FileIO readOnly = new ForwardingFileIO() {
             @Override
             public java.nio.channels.FileChannel open(final Path path,
                                                       final Set<? extends java.nio.file.OpenOption> options)
@@ -382,27 +383,7 @@ class LogManagerTest {
                 if (path.getFileName().toString().equals(".lock")) {
                     throw new java.nio.file.AccessDeniedException(path.toString());
                 }
-                return FileIO.system().open(path, options);
-            }
-
-            @Override
-            public void fsyncDirectory(final Path directory) throws IOException {
-                FileIO.system().fsyncDirectory(directory);
-            }
-
-            @Override
-            public void atomicMove(final Path source, final Path target) throws IOException {
-                FileIO.system().atomicMove(source, target);
-            }
-
-            @Override
-            public boolean deleteIfExists(final Path path) throws IOException {
-                return FileIO.system().deleteIfExists(path);
-            }
-
-            @Override
-            public void createDirectories(final Path directory) throws IOException {
-                FileIO.system().createDirectories(directory);
+                return super.open(path, options);
             }
         };
         final StorageException e = assertThrows(StorageException.class, () -> LogManager.open(

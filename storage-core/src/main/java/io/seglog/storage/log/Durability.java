@@ -204,13 +204,4 @@ public final class Durability {
     public void failAll(final RuntimeException cause, final boolean permanent) {
         groupCommit.failAll(cause, permanent);
     }
-
-    /**
-     * The number of waiters not completed yet.
-     *
-     * @return the count
-     */
-    public int pendingWaiters() {
-        return groupCommit.pendingWaiters();
-    }
 }

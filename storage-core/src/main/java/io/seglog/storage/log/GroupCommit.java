@@ -178,8 +178,4 @@ final class GroupCommit {
             waiter.future.completeExceptionally(cause);
         }
     }
-
-    synchronized int pendingWaiters() {
-        return waiters.size();
-    }
 }

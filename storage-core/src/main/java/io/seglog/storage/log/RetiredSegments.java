@@ -148,15 +148,6 @@ public final class RetiredSegments {
         });
     }
 
-    /**
-     * The number of segments waiting to be unlinked.
-     *
-     * @return the count
-     */
-    public synchronized int pendingCount() {
-        return pending.size();
-    }
-
     private static Throwable unlinkOne(final FileIO io, final Retired r, final Throwable earlier) {
         Throwable failure = earlier;
         try {

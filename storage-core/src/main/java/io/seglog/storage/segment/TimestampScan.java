@@ -30,8 +30,6 @@ import java.nio.file.Path;
 final class TimestampScan {
     /** Length varint (5) + attributes (1) + timestampDelta varlong (10) + offsetDelta varint (5). */
     static final int RECORD_PREFIX_MAX_BYTES = 5 + 1 + 10 + 5;
-    /** The smallest usable scratch: a whole batch header, which also holds any record prefix. */
-    static final int MIN_SCRATCH_BYTES = BATCH_HEADER_LENGTH;
 
     private TimestampScan() {
     }
@@ -43,7 +41,7 @@ final class TimestampScan {
      * @param channel        the data file, read with positional reads where {@code mapped} does not cover a chunk
      * @param mapped         the segment's read mapping, acquired by the caller, or null
      * @param logFile        its path, for errors
-     * @param scratch        a heap buffer of at least {@link #MIN_SCRATCH_BYTES}, confined to the calling thread;
+     * @param scratch        a heap buffer of at least a batch header's bytes, confined to the calling thread;
      *                       its capacity is the chunk size
      * @param batchPosition  where the batch starts
      * @param batchSize      its size, already checked against the published size

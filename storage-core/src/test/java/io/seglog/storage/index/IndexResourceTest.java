@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.seglog.storage.io.FileIO;
+import io.seglog.storage.io.ForwardingFileIO;
 import io.seglog.storage.mapping.SharedMapping;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -100,14 +101,9 @@ class IndexResourceTest {
     }
 
     /** The platform's file I/O, counting fsyncs of directories and failing them on demand. */
-    private static final class CountingFileIO implements FileIO {
+    private static final class CountingFileIO extends ForwardingFileIO {
         final AtomicInteger directorySyncs = new AtomicInteger();
         volatile boolean failDirectorySync;
-
-        @Override
-        public FileChannel open(final Path path, final Set<? extends OpenOption> options) throws IOException {
-            return FileIO.system().open(path, options);
-        }
 
         @Override
         public void fsyncDirectory(final Path directory) throws IOException {
@@ -116,21 +112,6 @@ class IndexResourceTest {
                 throw new IOException("injected fsync failure: " + directory);
             }
             FileIO.system().fsyncDirectory(directory);
-        }
-
-        @Override
-        public void atomicMove(final Path source, final Path target) throws IOException {
-            FileIO.system().atomicMove(source, target);
-        }
-
-        @Override
-        public boolean deleteIfExists(final Path path) throws IOException {
-            return FileIO.system().deleteIfExists(path);
-        }
-
-        @Override
-        public void createDirectories(final Path directory) throws IOException {
-            FileIO.system().createDirectories(directory);
         }
     }
 

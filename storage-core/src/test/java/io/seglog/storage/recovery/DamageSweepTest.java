@@ -247,4 +247,50 @@ class DamageSweepTest extends ScratchDirTest {
         }
         assertTrue(cuts > 10, "cuts=" + cuts);
     }
+
+    @Test
+    void underTheTruncatePolicyAMissingMiddleSegmentDropsTheLogFromThereAndSaysSo() throws IOException {
+        final Oracle oracle = oracle();
+        final List<Long> bases = oracle.image().segmentBases;
+        final long missing = bases.get(1);
+        final Map<String, byte[]> files = new TreeMap<>(oracle.image().files);
+        files.remove(LogImage.logName(missing));
+        final Path dir = tmp.resolve("truncate-gap");
+        LogImage.write(files, dir);
+        final LogConfig truncating = CONFIG.toBuilder().corruptionPolicy(io.seglog.storage.CorruptionPolicy.TRUNCATE)
+            .build();
+        try (PartitionLog log = PartitionLog.open(dir, truncating, FileIO.system(), new ManualClock(1_000),
+            new SplittableRandom(1), new RecoveryOptions(true, oracle.end(), Long.MAX_VALUE))) {
+            assertEquals(missing, log.logEndOffset(), "the log ends where the missing segment began");
+            assertEquals(bases.size() - 2, log.recoveryReport().deletedSegments().size(),
+                "every segment after the gap is dropped and reported: " + log.recoveryReport());
+            assertAnswers(oracle, log, 0, "truncated at the gap");
+        }
+    }
+
+    @Test
+    void anIndexFoundWrongByAReadIsDroppedAtCloseAndRebuiltAtTheNextOpen() throws IOException {
+        final Oracle oracle = oracle();
+        final String name = LogImage.logName(oracle.image().segmentBases.get(0)).replace(".log", ".index");
+        final ByteBuffer index = ByteBuffer.wrap(oracle.image().files.get(name).clone());
+        assertTrue(index.capacity() >= 24, "three entries at least");
+        // Entry 0 points at entry 1's batch: a real batch start, but not the batch entry 0 names. The open's checks
+        // (ascending entries, the last entry's batch) pass; only a read through entry 0 can tell.
+        index.putInt(4, index.getInt(12));
+        final Map<String, byte[]> files = new TreeMap<>(oracle.image().files);
+        files.put(name, index.array());
+        final Path dir = tmp.resolve("wrong-entry");
+        LogImage.write(files, dir);
+        try (PartitionLog log = open(dir, RecoveryOptions.clean())) {
+            assertTrue(log.recoveryReport().rebuiltIndexes().isEmpty(), "the open trusted the index");
+            assertAnswers(oracle, log, 0, "entry 0 damaged");
+        }
+        assertTrue(!java.nio.file.Files.exists(dir.resolve(name)), "the wrong index went with the close");
+        try (PartitionLog log = open(dir, RecoveryOptions.clean())) {
+            assertEquals(1, log.recoveryReport().rebuiltIndexes().size(), "rebuilt at the next open");
+            assertArrayEquals(oracle.image().files.get(name), java.nio.file.Files.readAllBytes(dir.resolve(name)),
+                "and equal to the index the log wrote");
+            assertAnswers(oracle, log, 0, "after the rebuild");
+        }
+    }
 }
