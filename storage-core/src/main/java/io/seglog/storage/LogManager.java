@@ -365,10 +365,13 @@ public final class LogManager implements AutoCloseable {
      * @return the log, owned by this manager (do not close it; use {@link #delete})
      * @throws StorageException if no log directory is online, the directory cannot be created, or the
      *     partition exists in a log directory that is offline
+     * @throws IllegalArgumentException if {@code <topic>-<partition>} is longer than a file name may be (255
+     *     bytes); nothing is created and no log directory goes offline
      * @throws IllegalStateException if the manager is closed
      */
     public PartitionLog getOrCreate(final TopicPartition tp) {
         Objects.requireNonNull(tp, "tp");
+        PartitionDirs.checkName(tp);
         final Entry existing = logs.get(tp);
         if (existing != null) {
             return existing.log;
@@ -509,8 +512,8 @@ public final class LogManager implements AutoCloseable {
             entry.dir.failure.ensureOnline();
             logs.remove(tp);
             entry.log.close();
-            renamed = entry.dir.path.resolve(tp.directoryName() + "." + UUID.randomUUID().toString().replace("-", "")
-                + DELETE_DIR_SUFFIX);
+            renamed = entry.dir.path.resolve(
+                PartitionDirs.deleteDirName(tp, UUID.randomUUID().toString().replace("-", "")));
             try {
                 io.atomicMove(entry.log.dir(), renamed);
                 io.fsyncDirectory(entry.dir.path);

@@ -20,6 +20,9 @@ import org.slf4j.LoggerFactory;
 final class PartitionDirs {
     private static final Logger LOG = LoggerFactory.getLogger(PartitionDirs.class);
 
+    /** Longest file name the common file systems (ext4, XFS, APFS, NTFS) accept, in bytes. */
+    static final int MAX_NAME_BYTES = 255;
+
     private PartitionDirs() {
     }
 
@@ -69,11 +72,30 @@ final class PartitionDirs {
     }
 
     /**
+     * Refuses a partition whose directory name would not fit a file name.
+     *
+     * @throws IllegalArgumentException naming the topic, the partition and the length
+     */
+    static void checkName(final TopicPartition tp) {
+        final String name = tp.directoryName();
+        if (name.length() > MAX_NAME_BYTES) {
+            // A legal topic name (up to 249 characters) with a large partition number can still make a name the
+            // file system refuses; that is the caller's error, found here before any file-system call, never a
+            // failed create that would take the log directory offline. Topic names are ASCII: chars = bytes.
+            throw new IllegalArgumentException("partition directory name " + tp.topic().length() + "-character topic"
+                + " + '-" + tp.partition() + "' is " + name.length() + " bytes, more than the " + MAX_NAME_BYTES
+                + " a file name may have; use a shorter topic name or a lower partition number (topic=" + tp.topic()
+                + ")");
+        }
+    }
+
+    /**
      * The partition's directory inside {@code logDir}; refuses a path that would leave it.
      *
      * @throws IllegalArgumentException naming both paths if the resolved directory is not a direct child
      */
     static Path resolveInside(final Path logDir, final TopicPartition tp) {
+        checkName(tp);
         final Path base = logDir.toAbsolutePath().normalize();
         final Path resolved = base.resolve(tp.directoryName()).normalize();
         if (!base.equals(resolved.getParent())) {
@@ -81,6 +103,21 @@ final class PartitionDirs {
                 + " is not a direct child of logDir=" + base);
         }
         return resolved;
+    }
+
+    /**
+     * The name a deleted partition's directory is renamed to, Kafka's {@code <topic>-<partition>.<uuid>-delete}
+     * with the topic cut short so that the name fits {@value #MAX_NAME_BYTES} bytes (Kafka's
+     * {@code LocalLog.logDeleteDirName}); the name is never parsed back, only recognised by its suffix.
+     *
+     * @param tp       the partition
+     * @param uniqueId 32 hex digits
+     * @return a name of at most {@value #MAX_NAME_BYTES} bytes
+     */
+    static String deleteDirName(final TopicPartition tp, final String uniqueId) {
+        final String suffix = "-" + tp.partition() + "." + uniqueId + LogManager.DELETE_DIR_SUFFIX;
+        final int prefixLength = Math.min(tp.topic().length(), MAX_NAME_BYTES - suffix.length());
+        return tp.topic().substring(0, prefixLength) + suffix;
     }
 
     /** Deletes a directory tree (regular files and directories only, never following links). */

@@ -150,6 +150,38 @@ class LogManagerTest {
     }
 
     @Test
+    void longLegalTopicNamesAreDeletedAndOverlongDirectoryNamesRefusedWithoutTakingTheDirectoryOffline()
+        throws IOException {
+        final Path logs = root.resolve("logs");
+        final ManualScheduler scheduler = new ManualScheduler(clock);
+        final TopicPartition longest = new TopicPartition("t".repeat(230), 7);
+        final TopicPartition tooLong = new TopicPartition("u".repeat(TopicPartition.MAX_TOPIC_LENGTH), 123_456);
+        final TopicPartition ordinary = new TopicPartition("ordinary", 0);
+        try (LogManager m = LogManager.open(config(logs), FileIO.system(), scheduler, clock)) {
+            m.getOrCreate(longest).appendAsLeader(batch(0, T0), 0);
+            // <topic>-7.<32 hex>-delete would be 272 bytes: the topic is cut short in the renamed name (Kafka's rule)
+            assertTrue(m.delete(longest));
+            final String renamed = listNames(logs).stream().filter(n -> n.endsWith("-delete")).findFirst()
+                .orElseThrow();
+            assertEquals(PartitionDirs.MAX_NAME_BYTES, renamed.length(), renamed);
+            assertTrue(renamed.matches("t+-7\\.[0-9a-f]{32}-delete"), renamed);
+
+            final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> m.getOrCreate(tooLong));
+            assertTrue(e.getMessage().contains("256 bytes") && e.getMessage().contains("255"), e.getMessage());
+            assertFalse(listNames(logs).stream().anyMatch(n -> n.startsWith("u")), "nothing made");
+            // the directory stays online for everything else
+            m.getOrCreate(ordinary).appendAsLeader(batch(0, T0), 0);
+            assertEquals(1, m.log(ordinary).orElseThrow().logEndOffset());
+            assertEquals(Set.of(ordinary), m.partitions());
+        }
+        try (LogManager m = LogManager.open(config(logs), FileIO.system(), new ManualScheduler(clock), clock)) {
+            assertEquals(Set.of(ordinary), m.partitions(), "the renamed directory is removed at the next open");
+            assertFalse(listNames(logs).stream().anyMatch(n -> n.endsWith("-delete")));
+        }
+    }
+
+    @Test
     void leftoverDeleteDirectoriesAreRemovedAtOpen() throws IOException {
         final Path logs = root.resolve("logs");
         Files.createDirectories(logs.resolve("x-0.0123456789abcdef0123456789abcdef-delete"));
