@@ -255,7 +255,10 @@ public final class LogManager implements AutoCloseable {
         RuntimeException unexpected = null;
         for (final Opened result : results) {
             final RuntimeException failure = result.failure();
-            if (failure instanceof StorageException) {
+            if (failure instanceof LogInUseException) {
+                // Another writer has it open: this manager does not start rather than share the partition.
+                unexpected = (RuntimeException) add(unexpected, failure);
+            } else if (failure instanceof StorageException) {
                 // Kafka's rule: a partition that cannot be opened for an I/O or corruption reason takes its log
                 // directory offline; the other directories start.
                 LOG.error("cannot open {}; log directory {} goes offline: {}", result.task().dir(),
@@ -398,6 +401,8 @@ public final class LogManager implements AutoCloseable {
             try {
                 log = PartitionLog.open(partitionDir, config.logConfig(tp.topic()), io, time, new SplittableRandom(),
                     RecoveryOptions.afterCrash(0), environment(dir, 0, 0, -1));
+            } catch (final LogInUseException e) {
+                throw e; // another writer holds it: the caller's problem, not the directory's
             } catch (final StorageException e) {
                 throw dir.failure.markOffline("creating partition " + tp, e);
             }

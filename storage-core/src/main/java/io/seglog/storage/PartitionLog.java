@@ -1,6 +1,8 @@
 package io.seglog.storage;
 
 import io.seglog.storage.checkpoint.EpochEntry;
+import io.seglog.storage.dir.LogDirLock;
+import io.seglog.storage.dir.LogDirLockedException;
 import io.seglog.storage.epoch.EpochEnd;
 import io.seglog.storage.epoch.LeaderEpochCache;
 import io.seglog.storage.format.InvalidRecordException;
@@ -20,6 +22,7 @@ import io.seglog.storage.segment.LogLoader;
 import io.seglog.storage.segment.LogSegment;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Path;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -65,6 +68,10 @@ import org.slf4j.LoggerFactory;
  * {@link #highWatermark}. A {@link LogManager} adds the {@code flush.ms} policy, periodic retention and checkpoints
  * (docs/log-manager.md).
  *
+ * <p>Ownership: an open log holds an OS lock on its directory's {@code .lock} file until {@link #close}, so a
+ * second writable open of the same partition, in this process or another, fails with {@link LogInUseException}
+ * before it reads or changes anything (a {@link LogManager}'s logs hold it too).
+ *
  * <p>Failures: an I/O error takes the log offline ({@link StorageException}); every later call fails, since a
  * failed write or fsync leaves the files in an unknown state and is never retried in place. A log opened by a
  * {@link LogManager} shares that state with every partition of its log directory.
@@ -104,12 +111,17 @@ public final class PartitionLog implements AutoCloseable {
     /** {@code flush.messages}, read on every append: a plain field, not a lookup in the configuration's table. */
     private final long flushMessages;
 
+    /** The partition directory's {@code .lock}, held from before the open until {@link #close}: one writer. */
+    private final LogDirLock ownership;
+
     private volatile boolean closed;
     private volatile Throwable offlineCause;
 
     private PartitionLog(final Path dir, final LogConfig config, final FileIO io, final InstantSource time,
-                         final RandomGenerator jitterRandom, final LogOpening opened, final LogEnvironment env) {
+                         final RandomGenerator jitterRandom, final LogOpening opened, final LogEnvironment env,
+                         final LogDirLock ownership) {
         this.dir = dir;
+        this.ownership = ownership;
         this.config = config;
         this.flushMessages = config.flushMessages();
         this.io = io;
@@ -182,6 +194,7 @@ public final class PartitionLog implements AutoCloseable {
      * @param jitterRandom source of each segment's jitter in {@code [0, min(segment.jitter.ms, segment.ms))}
      * @return the open log, owned by the caller
      * @throws CorruptLogException if the log holds corruption that is not a torn tail and the policy is fail
+     * @throws LogInUseException if another log, log manager or process has the partition open for writing
      * @throws StorageException if the directory or a segment cannot be opened
      */
     public static PartitionLog open(final Path partitionDir, final LogConfig config, final FileIO io,
@@ -201,6 +214,7 @@ public final class PartitionLog implements AutoCloseable {
      * @param hadCleanShutdown whether the clean-shutdown marker was present
      * @return the open log, owned by the caller
      * @throws CorruptLogException if the log holds corruption that is not a torn tail and the policy is fail
+     * @throws LogInUseException if another log, log manager or process has the partition open for writing
      * @throws StorageException if the directory or a segment cannot be opened
      */
     public static PartitionLog open(final Path partitionDir, final LogConfig config, final FileIO io,
@@ -221,6 +235,7 @@ public final class PartitionLog implements AutoCloseable {
      * @param recovery     clean shutdown or crash, recovery point, scan start
      * @return the open log, owned by the caller
      * @throws CorruptLogException if the log holds corruption that is not a torn tail and the policy is fail
+     * @throws LogInUseException if another log, log manager or process has the partition open for writing
      * @throws StorageException if the directory or a segment cannot be opened
      */
     public static PartitionLog open(final Path partitionDir, final LogConfig config, final FileIO io,
@@ -238,6 +253,7 @@ public final class PartitionLog implements AutoCloseable {
         Objects.requireNonNull(io, "io");
         Objects.requireNonNull(time, "time");
         Objects.requireNonNull(jitterRandom, "jitterRandom");
+        final LogDirLock ownership = lockForWriting(io, partitionDir);
         final LogOpening opened;
         try {
             opened = LogOpening.load(io, partitionDir, config.segmentConfig(), time.millis(),
@@ -245,12 +261,37 @@ public final class PartitionLog implements AutoCloseable {
                     recovery.recoveryPoint(), recovery.scanFromOffset(), null, recovery.verifyExecutor(),
                     recovery.verifyThreads()));
         } catch (final CorruptSegmentException e) {
-            throw CorruptLogException.of(e);
+            throw release(ownership, CorruptLogException.of(e));
         } catch (final IOException | RuntimeException e) {
-            throw e instanceof StorageException ? (StorageException) e
-                : new StorageException("cannot open the log: " + e.getMessage(), partitionDir, e);
+            throw release(ownership, e instanceof StorageException ? (StorageException) e
+                : new StorageException("cannot open the log: " + e.getMessage(), partitionDir, e));
         }
-        return new PartitionLog(partitionDir, config, io, time, jitterRandom, opened, env);
+        return new PartitionLog(partitionDir, config, io, time, jitterRandom, opened, env, ownership);
+    }
+
+    /**
+     * Creates the partition directory if needed and takes its {@code .lock}, before anything in it is read or
+     * repaired: a second writer (another log or log manager in this JVM, or another process) is refused here.
+     */
+    private static LogDirLock lockForWriting(final FileIO io, final Path partitionDir) {
+        try {
+            io.createDirectories(partitionDir);
+            return LogDirLock.acquire(io, partitionDir);
+        } catch (final LogDirLockedException e) {
+            final boolean here = e.getCause() instanceof OverlappingFileLockException;
+            throw new LogInUseException(partitionDir, here ? "another log in this process" : "another process", e);
+        } catch (final IOException e) {
+            throw new StorageException("cannot create or lock the partition directory: " + e, partitionDir, e);
+        }
+    }
+
+    private static StorageException release(final LogDirLock ownership, final StorageException failure) {
+        try {
+            ownership.close();
+        } catch (final IOException e) {
+            failure.addSuppressed(e);
+        }
+        return failure;
     }
 
     private static long jitter(final LogConfig config, final RandomGenerator random) {
@@ -716,7 +757,11 @@ public final class PartitionLog implements AutoCloseable {
                 return;
             }
             closed = true;
-            closeFiles();
+            try {
+                closeFiles();
+            } finally {
+                releaseOwnership();
+            }
         } finally {
             appendLock.unlock();
             if (dirFailure != null) {
@@ -753,7 +798,17 @@ public final class PartitionLog implements AutoCloseable {
         }
     }
 
-    boolean isClosed() {
+    /** Releases the partition directory's lock once every file is closed (also after a failed close). */
+    private void releaseOwnership() {
+        try {
+            ownership.close();
+        } catch (final IOException e) {
+            LOG.warn("releasing the lock of {} failed (the OS releases it when the process exits): {}", dir,
+                e.toString());
+        }
+    }
+
+        boolean isClosed() {
         return closed;
     }
 
