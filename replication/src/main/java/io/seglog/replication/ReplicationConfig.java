@@ -50,6 +50,7 @@ public final class ReplicationConfig {
     private final String advertisedHost;
     private final int advertisedPort;
     private final String zookeeperConnect;
+    private final Optional<String> zookeeperChroot;
     private final int zookeeperSessionTimeoutMs;
     private final int zookeeperConnectionTimeoutMs;
     private final int zookeeperRequestTimeoutMs;
@@ -68,6 +69,7 @@ public final class ReplicationConfig {
         this.advertisedHost = b.advertisedHost;
         this.advertisedPort = b.advertisedPort;
         this.zookeeperConnect = b.zookeeperConnect;
+        this.zookeeperChroot = b.parsedChroot;
         this.zookeeperSessionTimeoutMs = b.zookeeperSessionTimeoutMs;
         this.zookeeperConnectionTimeoutMs = b.zookeeperConnectionTimeoutMs > 0
             ? b.zookeeperConnectionTimeoutMs : b.zookeeperSessionTimeoutMs;
@@ -217,6 +219,52 @@ public final class ReplicationConfig {
         return zookeeperConnect;
     }
 
+    /**
+     * The servers part of {@value #ZOOKEEPER_CONNECT}.
+     *
+     * @return {@code host:port[,host:port...]}
+     */
+    public String zookeeperServers() {
+        final int slash = zookeeperConnect.indexOf('/');
+        return slash < 0 ? zookeeperConnect : zookeeperConnect.substring(0, slash);
+    }
+
+    /**
+     * The chroot of {@value #ZOOKEEPER_CONNECT}, normalised (no trailing {@code /}; {@code /} alone is none).
+     *
+     * @return the chroot starting with {@code /}, or empty
+     */
+    public Optional<String> zookeeperChroot() {
+        return zookeeperChroot;
+    }
+
+    /**
+     * Checks a chroot: absolute, no empty, {@code .} or {@code ..} element (ZooKeeper would resolve none of
+     * them, and {@code /..} would put the cluster's znodes beside the root's).
+     */
+    private static Optional<String> normaliseChroot(final String chroot) {
+        String c = chroot;
+        while (c.length() > 1 && c.endsWith("/")) {
+            c = c.substring(0, c.length() - 1);
+        }
+        if (c.equals("/")) {
+            return Optional.empty();
+        }
+        for (final String element : c.substring(1).split("/", -1)) {
+            if (element.isEmpty() || element.equals(".") || element.equals("..")) {
+                throw new IllegalArgumentException(ZOOKEEPER_CONNECT + " chroot=" + chroot
+                    + " has an empty, '.' or '..' path element");
+            }
+        }
+        try {
+            org.apache.zookeeper.common.PathUtils.validatePath(c);
+        } catch (final IllegalArgumentException e) {
+            throw new IllegalArgumentException(ZOOKEEPER_CONNECT + " chroot=" + chroot + " is not a ZooKeeper path: "
+                + e.getMessage(), e);
+        }
+        return Optional.of(c);
+    }
+
     /** @return {@value #ZOOKEEPER_SESSION_TIMEOUT_MS} */
     public int zookeeperSessionTimeoutMs() {
         return zookeeperSessionTimeoutMs;
@@ -347,6 +395,8 @@ public final class ReplicationConfig {
         private long leaderImbalanceCheckIntervalSeconds = 300;
         private int minInsyncReplicas = 1;
         private long replicaLagTimeMaxMs = 30_000;
+        /** Set by {@link #build()} from {@code zookeeperConnect}. */
+        private Optional<String> parsedChroot = Optional.empty();
 
         private Builder() {
         }
@@ -563,6 +613,19 @@ public final class ReplicationConfig {
             }
             if (zookeeperSetAcl && zookeeperDigest.isEmpty()) {
                 throw new IllegalArgumentException(ZOOKEEPER_SET_ACL + "=true requires " + ZOOKEEPER_DIGEST);
+            }
+            final int slash = zookeeperConnect.indexOf('/');
+            require(slash != 0 && !zookeeperConnect.substring(0, slash < 0 ? zookeeperConnect.length() : slash)
+                .isBlank(), ZOOKEEPER_CONNECT, zookeeperConnect, "must name at least one host:port");
+            parsedChroot = slash < 0 ? Optional.empty() : normaliseChroot(zookeeperConnect.substring(slash));
+            if (zookeeperSetAcl && parsedChroot.isEmpty()) {
+                // Secure ACLs protect the znodes brokers create, not the ZooKeeper root (world:anyone:cdrwa): without
+                // a chroot an unauthenticated client could create /controller (an ephemeral, absent between
+                // elections) or /brokers/ids/<id> first and stop elections. Under a chroot the brokers create
+                // (creator-all, world-read), only authenticated brokers can create those znodes.
+                throw new IllegalArgumentException(ZOOKEEPER_SET_ACL + "=true requires a chroot in " + ZOOKEEPER_CONNECT
+                    + "=" + zookeeperConnect + " (e.g. " + zookeeperConnect + "/seglog): the root znode's ACL lets any"
+                    + " client create /controller and stop elections; the brokers create the chroot with secure ACLs");
             }
             if (brokerRack.isPresent() && brokerRack.get().isBlank()) {
                 throw new IllegalArgumentException(BROKER_RACK + "='" + brokerRack.get() + "' must not be blank");

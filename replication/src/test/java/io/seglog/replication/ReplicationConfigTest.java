@@ -64,8 +64,35 @@ class ReplicationConfigTest {
     }
 
     @Test
+    void chrootsAreCheckedWhenTheConfigIsBuilt() {
+        final ReplicationConfig c = ReplicationConfig.builder().brokerId(1).zookeeperConnect("a:1,b:2/seglog/x/")
+            .build();
+        assertEquals("a:1,b:2", c.zookeeperServers());
+        assertEquals(Optional.of("/seglog/x"), c.zookeeperChroot());
+        assertEquals(Optional.empty(), ReplicationConfig.builder().brokerId(1).zookeeperConnect("a:1/").build()
+            .zookeeperChroot(), "'/' alone is the root");
+        for (final String bad : new String[] {"a:1/..", "a:1/seglog/../x", "a:1/./x", "a:1//x", "/seglog", " /x"}) {
+            final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> ReplicationConfig.fromProperties(Map.of("broker.id", 1, "zookeeper.connect", bad)), bad);
+            assertTrue(e.getMessage().startsWith("zookeeper.connect"), e.getMessage());
+        }
+    }
+
+    @Test
+    void secureAclsWithoutAChrootAreRefused() {
+        final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> ReplicationConfig.builder().brokerId(1).zookeeperConnect("zk:1").zookeeperSetAcl(true)
+                .zookeeperDigest("broker:s3cret").build());
+        assertTrue(e.getMessage().startsWith("zookeeper.set.acl=true requires a chroot in zookeeper.connect=zk:1"),
+            e.getMessage());
+        assertFalse(e.getMessage().contains("s3cret"), e.getMessage());
+        assertTrue(ReplicationConfig.builder().brokerId(1).zookeeperConnect("zk:1/seglog").zookeeperSetAcl(true)
+            .zookeeperDigest("broker:s3cret").build().zookeeperSetAcl());
+    }
+
+    @Test
     void theDigestSecretIsNeverPrinted() {
-        final ReplicationConfig c = ReplicationConfig.builder().brokerId(1).zookeeperConnect("zk:1")
+        final ReplicationConfig c = ReplicationConfig.builder().brokerId(1).zookeeperConnect("zk:1/seglog")
             .zookeeperSetAcl(true).zookeeperDigest("broker:s3cret").build();
         assertFalse(c.toString().contains("s3cret"), c.toString());
         final IllegalArgumentException bad = assertThrows(IllegalArgumentException.class, () ->

@@ -646,6 +646,14 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
         final Set<String> unknown = new HashSet<>(requested);
         unknown.removeAll(ctx.assignments.keySet());
         if (!unknown.isEmpty()) {
+            for (final String name : unknown) {
+                try {
+                    TopicPartition.validateTopic(name);
+                } catch (final IllegalArgumentException illegal) {
+                    LOG.warn("controller epoch {}: dropping {}/{}: {}", ctx.epoch, ZkPaths.DELETE_TOPICS, name,
+                        illegal.getMessage());
+                }
+            }
             LOG.info("controller epoch {}: dropping deletion requests for unknown topics {}", ctx.epoch, unknown);
             store.admin().deleteTopicDeletionRequests(unknown, ctx.epochZkVersion);
         }

@@ -129,9 +129,10 @@ public final class AdminZkStore {
     }
 
     /**
-     * Controller: removes deletion requests for topics that do not exist (Kafka drops them), epoch-fenced.
+     * Controller: removes deletion requests for topics that do not exist (Kafka drops them), including requests
+     * whose name is not a legal topic name (written by another client), epoch-fenced.
      *
-     * @param topics         the topics
+     * @param topics         the children of {@code /admin/delete_topics} to remove, as listed
      * @param epochZkVersion the fencing token
      * @throws ControllerMovedException when fenced
      * @throws ZkException              on failure other than "already gone"
@@ -139,7 +140,7 @@ public final class AdminZkStore {
     public void deleteTopicDeletionRequests(final Collection<String> topics, final int epochZkVersion) {
         for (final String topic : topics) {
             try {
-                store.fencedMulti(epochZkVersion, List.of(new ZkOp.Delete(ZkPaths.deleteTopicPath(topic), -1)));
+                store.fencedMulti(epochZkVersion, List.of(new ZkOp.Delete(ZkPaths.deleteTopicRequestPath(topic), -1)));
             } catch (final ZkException e) {
                 if (e.error() != ZkError.NO_NODE) {
                     throw e;

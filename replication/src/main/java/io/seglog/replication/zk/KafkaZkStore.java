@@ -457,7 +457,8 @@ public final class KafkaZkStore {
      * Lists pending topic deletions and leaves a child watch on {@code /admin/delete_topics}.
      *
      * @param watch the watch, or null
-     * @return topics whose deletion was requested
+     * @return the children as listed: topics whose deletion was requested, and any name another client wrote that
+     *     is not a legal topic (it names no topic, so the controller drops it as a request for an unknown topic)
      * @throws ZkException on failure
      */
     public Set<String> topicDeletions(final ZkWatch watch) {

@@ -73,10 +73,8 @@ public final class ZkClient implements AutoCloseable {
 
     private ZkClient(final ReplicationConfig config, final ThreadFactory threadFactory,
                      final ZkSessionListener sessionListener) {
-        final String connect = config.zookeeperConnect();
-        final int slash = connect.indexOf('/');
-        this.connectString = slash < 0 ? connect : connect.substring(0, slash);
-        this.chroot = slash < 0 ? Optional.empty() : normaliseChroot(connect.substring(slash));
+        this.connectString = config.zookeeperServers();
+        this.chroot = config.zookeeperChroot();
         this.requestTimeoutMs = config.zookeeperRequestTimeoutMs();
         this.sessionListener = sessionListener;
         final ZKClientConfig zkConfig = new ZKClientConfig();
@@ -105,7 +103,6 @@ public final class ZkClient implements AutoCloseable {
      * @param threadFactory   makes Curator's background threads
      * @param sessionListener hears of session expiries and new sessions
      * @return the started client, owned (and closed) by the caller
-     * @throws IllegalArgumentException when the chroot is malformed
      */
     public static ZkClient open(final ReplicationConfig config, final ThreadFactory threadFactory,
                                 final ZkSessionListener sessionListener) {
@@ -113,23 +110,6 @@ public final class ZkClient implements AutoCloseable {
         client.curator.getConnectionStateListenable().addListener(client.new SessionTracker());
         client.curator.start();
         return client;
-    }
-
-    private static Optional<String> normaliseChroot(final String chroot) {
-        String c = chroot;
-        while (c.length() > 1 && c.endsWith("/")) {
-            c = c.substring(0, c.length() - 1);
-        }
-        if (c.equals("/")) {
-            return Optional.empty();
-        }
-        for (final String element : c.substring(1).split("/", -1)) {
-            if (element.isEmpty() || element.equals(".") || element.equals("..")) {
-                throw new IllegalArgumentException(ReplicationConfig.ZOOKEEPER_CONNECT + " chroot=" + chroot
-                    + " has an empty, '.' or '..' path element");
-            }
-        }
-        return Optional.of(c);
     }
 
     /**

@@ -187,6 +187,21 @@ public final class ZkPaths {
     }
 
     /**
+     * The path of a child of {@code /admin/delete_topics} as ZooKeeper listed it, legal topic name or not, so that
+     * a request another client wrote with an illegal name can be dropped.
+     *
+     * @param child a child name as listed (one path element)
+     * @return {@code /admin/delete_topics/<child>}
+     * @throws IllegalArgumentException when {@code child} is not one path element
+     */
+    public static String deleteTopicRequestPath(final String child) {
+        if (child == null || child.isEmpty() || child.indexOf('/') >= 0) {
+            throw new IllegalArgumentException("'" + child + "' is not a child of " + DELETE_TOPICS);
+        }
+        return DELETE_TOPICS + "/" + child;
+    }
+
+    /**
      * The path to pass to a persistent-sequential create of an ISR change notification.
      *
      * @return {@code /isr_change_notification/isr_change_}

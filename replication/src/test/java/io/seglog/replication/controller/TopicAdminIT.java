@@ -243,8 +243,16 @@ class TopicAdminIT extends ClusterFixture {
 
     @Test
     void malformedZnodesWrittenByOtherClientsAreSkippedNotFatal() throws Exception {
+        // A deletion request whose name is no legal topic (ZooKeeper allows the space), present when the first
+        // controller starts: it is dropped like a request for an unknown topic. Before, the deletion event failed on
+        // it, in the controller's start too, so no topic could be deleted.
+        final String illegal = ZkPaths.DELETE_TOPICS + "/bad name";
+        cluster.observer.createPersistentPaths();
+        cluster.observerClient.create(illegal, new byte[0], false);
         cluster.startAll(1, 2, 3);
         final ReplicationBroker controller = cluster.awaitController(1);
+        Await.until(TestCluster.WAIT, () -> cluster.observerClient.exists(illegal, null).isEmpty(),
+            () -> "the new controller dropped the illegal deletion request");
         final int epoch = controller.controller().epoch();
         cluster.observerClient.create(ZkPaths.topicPath("garbage"), "{not json".getBytes(StandardCharsets.UTF_8), false);
         cluster.observerClient.create(ZkPaths.brokerPath(77), "x".getBytes(StandardCharsets.UTF_8), true);
@@ -254,6 +262,17 @@ class TopicAdminIT extends ClusterFixture {
         cluster.admin().createTopic("fine", 2, 3);
         cluster.awaitAllLed(partitions("fine", 2));
         assertEquals(epoch, controller.controller().epoch(), "still the same controller");
+
+        // Written while the controller runs: dropped by the deletion event, and a real deletion still completes.
+        cluster.observerClient.create(illegal, new byte[0], false);
+        Await.until(TestCluster.WAIT, () -> cluster.observerClient.exists(illegal, null).isEmpty(),
+            () -> "the illegal deletion request is dropped");
+        cluster.admin().createTopic("doomed", 1, 3);
+        cluster.awaitAllLed(partitions("doomed", 1));
+        cluster.admin().deleteTopic("doomed");
+        Await.until(TestCluster.WAIT, () -> cluster.observerClient.exists(ZkPaths.topicPath("doomed"), null).isEmpty()
+            && cluster.observerClient.exists(ZkPaths.deleteTopicPath("doomed"), null).isEmpty(),
+            () -> "a real deletion still completes");
 
         // A garbage state znode survives a failover: the new controller skips it and carries on.
         cluster.observerClient.setData(ZkPaths.partitionStatePath(new TopicPartition("fine", 0)),
@@ -268,5 +287,10 @@ class TopicAdminIT extends ClusterFixture {
             return !lai.isr().contains(stopped) && lai.hasLeader() && lai.leader() != stopped;
         }, () -> "the controller still manages the readable partition: " + cluster.state(healthy));
         assertTrue(next.isController());
+        cluster.admin().createTopic("doomed2", 1, 2);
+        cluster.awaitAllLed(partitions("doomed2", 1));
+        cluster.admin().deleteTopic("doomed2");
+        Await.until(TestCluster.WAIT, () -> cluster.observerClient.exists(ZkPaths.topicPath("doomed2"), null).isEmpty(),
+            () -> "deletions work under the new controller");
     }
 }

@@ -107,12 +107,13 @@ class ZkClientIT {
 
     @Test
     void unauthenticatedClientCannotWriteWhatBrokersCreated() {
-        final ZkClient broker = open(config(zk.connectString()).zookeeperSetAcl(true)
+        final String secured = zk.connectString() + "/acl";
+        final ZkClient broker = open(config(secured).zookeeperSetAcl(true)
             .zookeeperDigest("broker:secret").build(), NO_LISTENER);
         final KafkaZkStore store = new KafkaZkStore(broker);
         store.createPersistentPaths();
         store.createTopic("t", Map.of(0, List.of(1)));
-        final ZkClient anonymous = open(config(zk.connectString()).build(), NO_LISTENER);
+        final ZkClient anonymous = open(config(secured).build(), NO_LISTENER);
         assertTrue(new KafkaZkStore(anonymous).topicAssignment("t", null).isPresent(), "everyone may read");
         final ZkException write = assertThrows(ZkException.class,
             () -> anonymous.setData(ZkPaths.topicPath("t"), "{}".getBytes(StandardCharsets.UTF_8), -1));
@@ -122,7 +123,12 @@ class ZkClientIT {
         assertEquals(ZkError.NO_AUTH, create.error());
         final ZkException delete = assertThrows(ZkException.class, () -> anonymous.delete(ZkPaths.topicPath("t"), -1));
         assertEquals(ZkError.NO_AUTH, delete.error());
-        final ZkClient otherBroker = open(config(zk.connectString()).zookeeperSetAcl(true)
+        // The chroot the brokers created carries their ACL: an absent /controller cannot be taken by an outsider
+        // (it could at the ZooKeeper root, which is why set.acl requires a chroot).
+        assertTrue(anonymous.exists(ZkPaths.CONTROLLER, null).isEmpty());
+        assertEquals(ZkError.NO_AUTH, assertThrows(ZkException.class,
+            () -> anonymous.create(ZkPaths.CONTROLLER, "{}".getBytes(StandardCharsets.UTF_8), true)).error());
+        final ZkClient otherBroker = open(config(secured).zookeeperSetAcl(true)
             .zookeeperDigest("broker:secret").build(), NO_LISTENER);
         otherBroker.setData(ZkPaths.topicPath("t"), new TopicAssignmentZnode(Map.of(0, List.of(2))).toJson(), -1);
         assertEquals(List.of(2), store.topicAssignment("t", null).orElseThrow().value().partitions().get(0));
