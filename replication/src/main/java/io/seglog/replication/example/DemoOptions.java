@@ -12,9 +12,19 @@ import java.util.Optional;
  *                         embedded one
  * @param dir              the demo directory, or empty for a new temporary one
  * @param keep             whether a temporary directory is kept at the end (a given one always is)
+ * @param help             whether {@code --help} was given: print {@link #HELP} and run nothing
  */
-record DemoOptions(Optional<String> zookeeperConnect, Optional<Path> dir, boolean keep) {
-    static final String USAGE = "usage: SeglogDemo [--zookeeper host:port[/chroot]] [--dir <path>] [--keep]";
+record DemoOptions(Optional<String> zookeeperConnect, Optional<Path> dir, boolean keep, boolean help) {
+    static final String USAGE = "usage: SeglogDemo [--zookeeper host:port[/chroot]] [--dir <path>] [--keep] [--help]";
+    static final String HELP = USAGE + System.lineSeparator()
+        + "  Tours the storage core (append, read, kill and recover) and a three-broker cluster (controller and"
+        + System.lineSeparator()
+        + "  leader elections, failover) and prints what it checked." + System.lineSeparator()
+        + "  --zookeeper <connect>  use this ZooKeeper instead of starting an embedded one" + System.lineSeparator()
+        + "  --dir <path>           put the logs and ZooKeeper data here (kept) instead of a temporary directory"
+        + System.lineSeparator()
+        + "  --keep                 keep the temporary directory at the end" + System.lineSeparator()
+        + "  --help, -h             print this and exit";
 
     DemoOptions {
         Objects.requireNonNull(zookeeperConnect, "zookeeperConnect");
@@ -32,6 +42,7 @@ record DemoOptions(Optional<String> zookeeperConnect, Optional<Path> dir, boolea
         String zookeeper = null;
         Path dir = null;
         boolean keep = false;
+        boolean help = false;
         for (int i = 0; i < args.length; i++) {
             final String arg = args[i];
             switch (arg) {
@@ -52,10 +63,11 @@ record DemoOptions(Optional<String> zookeeperConnect, Optional<Path> dir, boolea
                     dir = Paths.get(value(args, i++));
                 }
                 case "--keep" -> keep = true;
+                case "--help", "-h" -> help = true;
                 default -> throw new IllegalArgumentException("unknown argument " + arg);
             }
         }
-        return new DemoOptions(Optional.ofNullable(zookeeper), Optional.ofNullable(dir), keep);
+        return new DemoOptions(Optional.ofNullable(zookeeper), Optional.ofNullable(dir), keep, help);
     }
 
     private static String value(final String[] args, final int index) {

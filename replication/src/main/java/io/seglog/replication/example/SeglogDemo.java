@@ -62,6 +62,10 @@ public final class SeglogDemo {
      * @param args {@code [--zookeeper host:port[/chroot]] [--dir <path>] [--keep]}
      */
     public static void main(final String[] args) {
+        // slf4j-simple (on this module's runtime class path only) logs at INFO by default; keep the tour readable:
+        // warnings and errors of every library, Seglog's own INFO. Either property given on the command line wins.
+        System.getProperties().putIfAbsent("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        System.getProperties().putIfAbsent("org.slf4j.simpleLogger.log.io.seglog", "info");
         final int code = run(args, System.out, System.err);
         if (code != 0) {
             System.exit(code);
@@ -84,6 +88,10 @@ public final class SeglogDemo {
             err.println("SeglogDemo: " + e.getMessage());
             err.println(DemoOptions.USAGE);
             return 2;
+        }
+        if (options.help()) {
+            out.println(DemoOptions.HELP);
+            return 0;
         }
         try {
             execute(options, out);

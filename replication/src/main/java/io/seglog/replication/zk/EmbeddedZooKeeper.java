@@ -14,7 +14,9 @@ import org.apache.zookeeper.server.persistence.FileTxnSnapLog;
 /**
  * A standalone ZooKeeper server inside this JVM, on a loopback ephemeral port, built from ZooKeeper's own server
  * classes ({@link ZooKeeperServer} behind an {@link NIOServerCnxnFactory}). It is what the demo starts when it is
- * given no connection string; production brokers connect to a real ensemble instead.
+ * given no connection string; production brokers connect to a real ensemble instead. It needs ZooKeeper's server
+ * classes ({@code org.apache.zookeeper:zookeeper}) and, at run time, {@code io.dropwizard.metrics:metrics-core} and
+ * {@code org.xerial.snappy:snappy-java}, all of which this module passes on to its dependents.
  *
  * <p>Its snapshot and transaction log live in the given data directory (kept on close, so a restart on the same
  * directory finds the same znodes). {@link #close()} stops the listener, its selector and worker threads, the
@@ -54,8 +56,8 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
      * @throws UncheckedIOException naming the directory when it cannot be created or the server cannot bind
      * @throws IllegalStateException if interrupted while the server starts, or when ZooKeeper's server finds a
      *     class missing (it needs {@code io.dropwizard.metrics:metrics-core} and
-     *     {@code org.xerial.snappy:snappy-java} at run time; this module declares them optional, so an embedder
-     *     that starts this server must depend on them too)
+     *     {@code org.xerial.snappy:snappy-java} at run time; this module depends on both at run time, so a project
+     *     that depends on it gets them; one that excludes them cannot start this server)
      */
     public static EmbeddedZooKeeper start(final Path dataDir) {
         FileTxnSnapLog txnLog = null;

@@ -194,8 +194,23 @@ class SeglogDemoIT {
             assertTrue(message.contains(args[0]), message);
             assertTrue(message.contains(DemoOptions.USAGE), message);
         }
-        assertEquals(new DemoOptions(Optional.of("h:1/c"), Optional.of(Paths.get("d")), true),
+        assertEquals(new DemoOptions(Optional.of("h:1/c"), Optional.of(Paths.get("d")), true, false),
             DemoOptions.parse("--keep", "--zookeeper", "h:1/c", "--dir", "d"));
+    }
+
+    @Test
+    void helpPrintsTheOptionsAndRunsNothing() {
+        for (final String flag : new String[] {"--help", "-h"}) {
+            final ByteArrayOutputStream out = new ByteArrayOutputStream();
+            final ByteArrayOutputStream err = new ByteArrayOutputStream();
+            final int code = SeglogDemo.run(new String[] {flag}, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+            final String printed = out.toString(StandardCharsets.UTF_8);
+            assertEquals(0, code, flag + ": " + err.toString(StandardCharsets.UTF_8));
+            assertTrue(printed.startsWith(DemoOptions.USAGE) && printed.contains("--zookeeper <connect>"), printed);
+            assertEquals(DemoOptions.HELP + System.lineSeparator(), printed, "the help alone: nothing ran");
+            assertEquals("", err.toString(StandardCharsets.UTF_8));
+        }
     }
 
     /** The controller changed at epoch + 1 and every partition is led by a live broker, with the stopped one gone. */

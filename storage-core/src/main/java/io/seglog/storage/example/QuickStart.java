@@ -43,6 +43,10 @@ public final class QuickStart {
      * @throws IOException if the temporary directory cannot be created or a slice cannot be read
      */
     public static void main(final String[] args) throws IOException {
+        // slf4j-simple (on this module's runtime class path only) logs at INFO by default; keep the tour readable:
+        // warnings and errors of every library, Seglog's own INFO. Either property given on the command line wins.
+        System.getProperties().putIfAbsent("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        System.getProperties().putIfAbsent("org.slf4j.simpleLogger.log.io.seglog", "info");
         final Path root = args.length > 0 ? Paths.get(args[0]) : Files.createTempDirectory("seglog-quickstart");
         run(root.resolve("quickstart-0"), System.out);
     }
