@@ -6,6 +6,8 @@
 #   storage-bench/target/bench-summary.md    (the comparison table)
 #   storage-bench/target/bench-summary.png   (systems per workload)
 # Arguments go to io.seglog.bench.report.StandardSuite: [--quick] [--no-gc] [--only REGEX] [--out DIR].
+# --quick (one unwarmed 200 ms iteration each) checks the pipeline: its files are bench-quick-*, headed as such,
+# and it prints no target verdicts.
 # MAVEN_ARGS is passed to Maven (e.g. MAVEN_ARGS=-o for offline).
 set -euo pipefail
 cd "$(dirname "$0")/.."

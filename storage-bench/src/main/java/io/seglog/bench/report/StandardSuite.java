@@ -29,7 +29,8 @@ import org.openjdk.jmh.runner.options.TimeValue;
  *
  * <p>Usage: {@code java -cp benchmarks.jar io.seglog.bench.report.StandardSuite [--out DIR] [--quick]
  * [--no-gc] [--only REGEX]}; {@code --quick} runs one 200 ms iteration per benchmark and no warm-up (to
- * check the pipeline, not to measure); {@code --only} keeps benchmarks whose name matches.
+ * check the pipeline, not to measure: its files are named {@code bench-quick-*}, marked as such, and judge no
+ * target); {@code --only} keeps benchmarks whose name matches.
  */
 public final class StandardSuite {
 
@@ -135,13 +136,13 @@ public final class StandardSuite {
         if (results.isEmpty()) {
             throw new IllegalStateException("no benchmark ran; includes=" + STEPS + " only=" + only);
         }
-        Path json = out.resolve("bench-results.json");
+        Path json = out.resolve(SummaryFiles.named("bench-results.json", quick));
         try (PrintStream jsonOut = new PrintStream(Files.newOutputStream(json), false, StandardCharsets.UTF_8)) {
             ResultFormatFactory.getInstance(ResultFormatType.JSON, jsonOut).writeOut(results);
         }
         System.out.printf("%nStandard suite: %d results in %.1f min; JMH JSON: %s%n", results.size(),
             (System.nanoTime() - startNs) / 60e9, json);
-        SummaryFiles.write(json, out, System.out);
+        SummaryFiles.write(json, out, System.out, quick);
     }
 
     private static List<String> filter(List<String> includes, Pattern only) {

@@ -26,11 +26,15 @@ public final class SummaryFiles {
     /** The chart's file name. */
     public static final String PNG = "bench-summary.png";
 
+    /** What heads a quick run's table and markdown file. */
+    static final String QUICK_WARNING = "QUICK RUN (--quick: one unwarmed 200 ms iteration per benchmark): these"
+        + " numbers check the pipeline and are no measurement.";
+
     private SummaryFiles() {
     }
 
     /**
-     * Summarises a JMH JSON file into {@code outDir}.
+     * Summarises a JMH JSON file of a full run into {@code outDir}, with the targets' verdicts.
      *
      * @param jmhJson JMH's JSON result
      * @param outDir  where the files go (created if missing)
@@ -39,25 +43,63 @@ public final class SummaryFiles {
      * @throws IOException when reading or writing fails
      */
     public static Summary write(Path jmhJson, Path outDir, PrintStream out) throws IOException {
+        return write(jmhJson, outDir, out, false);
+    }
+
+    /**
+     * Summarises a JMH JSON file into {@code outDir}. A quick run's files are named {@code bench-quick-*} (so they
+     * never overwrite or pass for a full run's), say at the top that they are no measurement, and carry no target
+     * verdicts: one unwarmed 200 ms iteration judges nothing.
+     *
+     * @param jmhJson JMH's JSON result
+     * @param outDir  where the files go (created if missing)
+     * @param out     where the table is printed
+     * @param quick   whether the results come from {@code --quick}
+     * @return the summary
+     * @throws IOException when reading or writing fails
+     */
+    public static Summary write(Path jmhJson, Path outDir, PrintStream out, boolean quick) throws IOException {
         List<BenchResult> results = BenchResult.read(jmhJson);
         if (results.isEmpty()) {
             throw new IOException("no benchmark results in " + jmhJson);
         }
         Summary summary = Summary.of(results);
         Files.createDirectories(outDir);
-        summary.writeCsv(outDir.resolve(CSV));
-        Files.writeString(outDir.resolve(MARKDOWN), summary.markdown(), StandardCharsets.UTF_8);
-        ChartWriter.writePng(summary, outDir.resolve(PNG));
+        Path csv = outDir.resolve(named(CSV, quick));
+        Path markdown = outDir.resolve(named(MARKDOWN, quick));
+        Path png = outDir.resolve(named(PNG, quick));
+        summary.writeCsv(csv);
+        Files.writeString(markdown, (quick ? QUICK_WARNING + "\n\n" : "") + summary.markdown(), StandardCharsets.UTF_8);
+        ChartWriter.writePng(summary, png);
         out.println();
+        if (quick) {
+            out.println(QUICK_WARNING);
+        }
         out.print(summary.table());
+        if (quick) {
+            out.println("Targets: not judged (a quick run checks the pipeline; run without --quick to measure).");
+            out.println("Files: " + csv + ", " + markdown + ", " + png);
+            return summary;
+        }
         String targets = Targets.markdown(Targets.check(summary));
         Files.writeString(outDir.resolve(TARGETS), targets, StandardCharsets.UTF_8);
         out.println("Targets (issue 4):");
         out.print(targets);
         out.println("Ratios are against the baseline measured in the same run; for latency a ratio below 1 is faster.");
-        out.println("Errors are JMH's 99.9% confidence half-widths. Files: " + outDir.resolve(CSV) + ", "
-            + outDir.resolve(MARKDOWN) + ", " + outDir.resolve(TARGETS) + ", " + outDir.resolve(PNG));
+        out.println("Errors are JMH's 99.9% confidence half-widths. Files: " + csv + ", " + markdown + ", "
+            + outDir.resolve(TARGETS) + ", " + png);
         return summary;
+    }
+
+    /**
+     * A summary file's name for a full or a quick run.
+     *
+     * @param name  a full run's name, e.g. {@value #CSV}
+     * @param quick whether the run is quick
+     * @return {@code name}, or {@code bench-quick-*} for a quick run
+     */
+    public static String named(String name, boolean quick) {
+        return quick ? name.replaceFirst("^bench-", "bench-quick-") : name;
     }
 
     /**

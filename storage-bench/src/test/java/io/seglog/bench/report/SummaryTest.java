@@ -1,6 +1,7 @@
 package io.seglog.bench.report;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -100,6 +101,23 @@ class SummaryTest {
         assertEquals(373.0775805739514, summary.find(workload, "Kafka UnifiedLog.read", "us/op").value(), 1e-9);
         assertEquals("p50 us/op", summary.headlineMetric(workload));
         assertNull(summary.find(workload, "Kafka UnifiedLog.read", "Mrec/s"));
+    }
+
+    @Test
+    void aQuickRunIsMarkedWritesItsOwnFilesAndJudgesNoTarget() throws Exception {
+        ByteArrayOutputStream printed = new ByteArrayOutputStream();
+        SummaryFiles.write(sample(), tmp, new PrintStream(printed, true, StandardCharsets.UTF_8), true);
+        String text = printed.toString(StandardCharsets.UTF_8);
+        assertTrue(text.contains(SummaryFiles.QUICK_WARNING) && text.contains("Targets: not judged"), text);
+        assertFalse(text.contains("Targets (issue 4)") || text.contains("| verdict |"), text);
+        for (String full : List.of(SummaryFiles.CSV, SummaryFiles.MARKDOWN, SummaryFiles.PNG, SummaryFiles.TARGETS)) {
+            assertFalse(Files.exists(tmp.resolve(full)), "a quick run never writes a full run's " + full);
+        }
+        assertTrue(Files.readString(tmp.resolve("bench-quick-summary.md")).startsWith(SummaryFiles.QUICK_WARNING));
+        assertTrue(Files.size(tmp.resolve("bench-quick-summary.csv")) > 0);
+        assertTrue(Files.size(tmp.resolve("bench-quick-summary.png")) > 1000);
+        assertEquals("bench-quick-results.json", SummaryFiles.named("bench-results.json", true));
+        assertEquals("bench-results.json", SummaryFiles.named("bench-results.json", false));
     }
 
     @Test
