@@ -113,6 +113,8 @@ public final class PartitionLog implements AutoCloseable {
 
     /** The partition directory's {@code .lock}, held from before the open until {@link #close}: one writer. */
     private final LogDirLock ownership;
+    /** Opened by {@link #openReadOnly}: no lock, nothing on disk ever changes, every write refused. */
+    private final boolean readOnly;
 
     private volatile boolean closed;
     private volatile Throwable offlineCause;
@@ -122,6 +124,7 @@ public final class PartitionLog implements AutoCloseable {
                          final LogDirLock ownership) {
         this.dir = dir;
         this.ownership = ownership;
+        this.readOnly = ownership == null;
         this.config = config;
         this.flushMessages = config.flushMessages();
         this.io = io;
@@ -242,6 +245,76 @@ public final class PartitionLog implements AutoCloseable {
                                     final InstantSource time, final RandomGenerator jitterRandom,
                                     final RecoveryOptions recovery) {
         return open(partitionDir, config, io, time, jitterRandom, recovery, LogEnvironment.STANDALONE);
+    }
+
+    /**
+     * Opens a log read-only, for inspection and tools: nothing in the directory is created, changed, deleted or
+     * synced, and no lock is taken (so a log another process has open can be inspected; it is seen as it was at
+     * this open). Like {@link #open(Path, LogConfig, FileIO, InstantSource)} it cannot tell a clean shutdown from a
+     * crash, so every batch is CRC-checked ({@link RecoveryOptions#afterCrash afterCrash(0)}); what a writable open
+     * would repair is left on disk and out of the log, and {@link #recoveryReport()} says what (see
+     * {@link #openReadOnly(Path, LogConfig, FileIO, InstantSource, RecoveryOptions)}).
+     *
+     * @param partitionDir the partition directory, which must exist and hold a segment
+     * @param config       the configuration (its corruption policy decides as for a writable open)
+     * @param io           the file layer; used for reading only
+     * @param time         the clock
+     * @return the open log, owned by the caller; every write (append, truncation, retention, flush, high
+     *     watermark) throws {@link IllegalStateException}
+     * @throws CorruptLogException if the log holds corruption that is not a torn tail and the policy is fail
+     * @throws StorageException if the directory is missing or holds no segment, a file cannot be read, or the
+     *     directory holds an unfinished segment swap (only a writable open completes it)
+     */
+    public static PartitionLog openReadOnly(final Path partitionDir, final LogConfig config, final FileIO io,
+                                            final InstantSource time) {
+        return openReadOnly(partitionDir, config, io, time, RecoveryOptions.afterCrash(0));
+    }
+
+    /**
+     * Opens a log read-only with explicit recovery options: segments the options say to scan are CRC-checked, the
+     * others opened as after a clean shutdown. Nothing on disk changes:
+     * <ul>
+     *   <li>a torn tail, or corruption the {@code truncate} policy drops, is left in the file; the log ends before
+     *       it, and later segments are left out ({@link RecoveryReport#truncations()},
+     *       {@link RecoveryReport#deletedSegments()});</li>
+     *   <li>index files are used, mapped read-only, when they exist and pass the checks a writable open applies;
+     *       otherwise, and in scanned segments, the segment is read without an index, from its start (correct,
+     *       slower; {@link RecoveryReport#rebuiltIndexes()});</li>
+     *   <li>the leader epochs come from the checkpoint or, when it is missing or corrupt, from the batches, and
+     *       stay in memory; stray files ({@code .deleted}, {@code .cleaned}, {@code .tmp}) are ignored.</li>
+     * </ul>
+     *
+     * @param partitionDir the partition directory, which must exist and hold a segment
+     * @param config       the configuration
+     * @param io           the file layer; used for reading only (wrapped so that any other call would fail)
+     * @param time         the clock
+     * @param recovery     clean shutdown or crash, recovery point, scan start
+     * @return the open log, owned by the caller; every write throws {@link IllegalStateException}
+     * @throws CorruptLogException if the log holds corruption that is not a torn tail and the policy is fail
+     * @throws StorageException if the directory is missing or holds no segment, a file cannot be read, or the
+     *     directory holds an unfinished segment swap
+     */
+    public static PartitionLog openReadOnly(final Path partitionDir, final LogConfig config, final FileIO io,
+                                            final InstantSource time, final RecoveryOptions recovery) {
+        Objects.requireNonNull(recovery, "recovery");
+        Objects.requireNonNull(partitionDir, "partitionDir");
+        Objects.requireNonNull(config, "config");
+        Objects.requireNonNull(io, "io");
+        Objects.requireNonNull(time, "time");
+        final FileIO reading = new ReadOnlyFileIO(io, partitionDir);
+        final LogOpening opened;
+        try {
+            opened = LogOpening.load(reading, partitionDir, config.segmentConfig(), time.millis(), () -> 0L,
+                new LogLoader.Options(recovery.hadCleanShutdown(), recovery.recoveryPoint(),
+                    recovery.scanFromOffset(), null, recovery.verifyExecutor(), recovery.verifyThreads(), true));
+        } catch (final CorruptSegmentException e) {
+            throw CorruptLogException.of(e);
+        } catch (final IOException | RuntimeException e) {
+            throw e instanceof StorageException ? (StorageException) e
+                : new StorageException("cannot open the log read-only: " + e.getMessage(), partitionDir, e);
+        }
+        return new PartitionLog(partitionDir, config, reading, time, new SplittableRandom(0), opened,
+            LogEnvironment.STANDALONE, null);
     }
 
     static PartitionLog open(final Path partitionDir, final LogConfig config, final FileIO io,
@@ -778,7 +851,7 @@ public final class PartitionLog implements AutoCloseable {
     private void closeFiles() {
         Throwable failure = null;
         final LogSegment[] segs = segments.array();
-        if (!isOffline()) {
+        if (!isOffline() && !readOnly) {
             try {
                 segs[segs.length - 1].onBecomeInactive();
                 durability.flushOnClose(segments, end.offset());
@@ -792,7 +865,8 @@ public final class PartitionLog implements AutoCloseable {
         } catch (final IOException e) {
             failure = e;
         }
-        failure = segments.closeAll(isOffline(), failure);
+        // Offline: no fsync may follow a failed one; read-only: nothing is trimmed or synced. Both abandon.
+        failure = segments.closeAll(isOffline() || readOnly, failure);
         if (failure != null) {
             throw new StorageException("closing the log failed: " + failure.getMessage(), dir, failure);
         }
@@ -800,6 +874,9 @@ public final class PartitionLog implements AutoCloseable {
 
     /** Releases the partition directory's lock once every file is closed (also after a failed close). */
     private void releaseOwnership() {
+        if (ownership == null) {
+            return; // read-only: no lock was taken
+        }
         try {
             ownership.close();
         } catch (final IOException e) {
@@ -818,6 +895,14 @@ public final class PartitionLog implements AutoCloseable {
     }
 
     void ensureWritable() {
+        ensureReadable();
+        if (readOnly) {
+            throw new IllegalStateException("the log in " + dir + " is open read-only (PartitionLog.openReadOnly):"
+                + " nothing in it is ever written");
+        }
+    }
+
+    void ensureReadable() {
         if (closed) {
             throw new StorageException("the log is closed", dir, null);
         }
@@ -828,10 +913,6 @@ public final class PartitionLog implements AutoCloseable {
         if (cause != null) {
             throw new StorageException("the log is offline after an I/O failure", dir, cause);
         }
-    }
-
-    void ensureReadable() {
-        ensureWritable();
     }
 
     StorageException goOffline(final String what, final Throwable cause) {

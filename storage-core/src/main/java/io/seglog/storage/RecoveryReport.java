@@ -11,6 +11,11 @@ import java.util.Objects;
  * or corruption under {@link CorruptionPolicy#TRUNCATE}), which segments were deleted after a
  * truncation, which index files were rebuilt and which stray files were removed. Immutable.
  *
+ * <p>For a log opened with {@link PartitionLog#openReadOnly} nothing on disk changed, and the report says what the
+ * read-only log left out instead: {@code truncations} are data it ends before (a writable open would cut them),
+ * {@code deletedSegments} segments it left out, {@code rebuiltIndexes} segments it reads without their index
+ * files (missing or unusable); {@code removedFiles} is empty.
+ *
  * @param recovered         whether the log was scanned (no clean shutdown)
  * @param segmentsScanned   segments CRC-checked by the scan
  * @param bytesScanned      bytes CRC-checked by the scan

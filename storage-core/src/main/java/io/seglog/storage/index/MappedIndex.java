@@ -149,6 +149,32 @@ abstract sealed class MappedIndex implements AutoCloseable permits OffsetIndex, 
     }
 
     /**
+     * Opens an existing index file for a read-only log: the file is opened for reading only and mapped read-only
+     * at its length (every whole slot an entry, as {@link #openFile} counts them), and nothing is created,
+     * resized or written; the index is always full, so nothing is ever appended to it.
+     *
+     * @throws java.nio.file.NoSuchFileException if the file does not exist
+     */
+    static Opened openFileReadOnly(final FileIO io, final Path file) throws IOException {
+        try (FileChannel channel = io.open(file, Set.of(READ))) {
+            final long length = channel.size();
+            if (length > Integer.MAX_VALUE) {
+                throw new CorruptIndexException(file, "lengthBytes", length, "<= " + Integer.MAX_VALUE);
+            }
+            return new Opened(channel.map(FileChannel.MapMode.READ_ONLY, 0, length), length, false);
+        }
+    }
+
+    /**
+     * An index with no slot for a read-only log whose index file is missing or unusable: every lookup finds no
+     * entry, so readers scan the segment from its start. Maps zero bytes of {@code anyFile} (a mapping needs a
+     * file; zero bytes of any readable one is an empty read-only mapping), touching nothing.
+     */
+    static Opened emptyReadOnly(final FileChannel anyFile) throws IOException {
+        return new Opened(anyFile.map(FileChannel.MapMode.READ_ONLY, 0, 0), 0, false);
+    }
+
+    /**
      * Makes the page-cache pages of the next {@code slots} slots present by writing zeros to them with positional
      * writes, so that appending through the mapping afterwards does not fault on the holes of the sparse,
      * preallocated file page by page (each such fault zero-fills pages one at a time, with readahead; measured

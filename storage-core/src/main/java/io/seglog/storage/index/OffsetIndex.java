@@ -8,6 +8,7 @@ import static io.seglog.storage.index.IndexDescriptor.OFFSET_ENTRY_RELATIVE_OFFS
 import io.seglog.storage.io.FileIO;
 import io.seglog.storage.mapping.SharedMapping;
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -54,6 +55,36 @@ public final class OffsetIndex extends MappedIndex {
         throws IOException {
         return new OffsetIndex(io, file, baseOffset, maxIndexBytes,
             openFile(io, file, baseOffset, maxIndexBytes, OFFSET_ENTRY_LENGTH));
+    }
+
+    /**
+     * Opens an existing offset index for a read-only log: read and mapped read-only, never created, resized or written;
+     * always full, so nothing is appended. The caller checks it ({@link #sanityCheck()}) before trusting it.
+     *
+     * @param io         the file-system seam
+     * @param file       the file
+     * @param baseOffset the base offset of the segment, {@code >= 0}
+     * @return the open index, which the caller closes with {@link #abandon()}
+     * @throws IOException           if the file does not exist or cannot be opened or mapped
+     * @throws CorruptIndexException if the file is too long to map
+     */
+    public static OffsetIndex openReadOnly(final FileIO io, final Path file, final long baseOffset) throws IOException {
+        return new OffsetIndex(io, file, baseOffset, 0, openFileReadOnly(io, file));
+    }
+
+    /**
+     * A offset index with no slot, for a read-only log whose index file is missing or unusable: lookups find no
+     * entry, so the segment is read from its start.
+     *
+     * @param file       the index file it stands for (not opened)
+     * @param baseOffset the base offset of the segment, {@code >= 0}
+     * @param anyFile    an open readable file, of which zero bytes are mapped
+     * @return the empty index, which the caller closes with {@link #abandon()}
+     * @throws IOException if the empty mapping cannot be made
+     */
+    public static OffsetIndex emptyReadOnly(final Path file, final long baseOffset, final FileChannel anyFile)
+        throws IOException {
+        return new OffsetIndex(null, file, baseOffset, 0, MappedIndex.emptyReadOnly(anyFile));
     }
 
     /**

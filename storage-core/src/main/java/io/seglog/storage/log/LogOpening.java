@@ -11,6 +11,7 @@ import io.seglog.storage.segment.SegmentConfig;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.function.LongSupplier;
@@ -32,7 +33,9 @@ public record LogOpening(List<LogSegment> segments, LeaderEpochCache epochs, lon
 
     /**
      * Loads a partition directory, creating it and a first empty segment at offset 0 when it holds none. Closes
-     * (or, after an I/O failure, abandons without syncing) whatever it opened when it fails.
+     * (or, after an I/O failure, abandons without syncing) whatever it opened when it fails. With
+     * {@code options.readOnly()} nothing on disk changes: the directory and a segment must exist, the epochs are
+     * kept in memory, the active segment's indexes are not grown, and failures abandon.
      *
      * @param io           the file layer
      * @param dir          the partition directory
@@ -49,18 +52,27 @@ public record LogOpening(List<LogSegment> segments, LeaderEpochCache epochs, lon
                                   final LongSupplier rollJitterMs, final LogLoader.Options options)
         throws IOException {
         final ByteBuffer scratch = ByteBuffer.allocate(64);
+        final boolean readOnly = options.readOnly();
         List<LogSegment> loaded = List.of();
         try {
-            io.createDirectories(dir);
+            if (!readOnly) {
+                io.createDirectories(dir);
+            } else if (!Files.isDirectory(dir)) {
+                throw new NoSuchFileException(dir.toString(), null, "no partition directory to open read-only");
+            }
             final LeaderEpochCheckpointFile checkpoint =
                 new LeaderEpochCheckpointFile(io, dir.resolve(LeaderEpochCheckpointFile.FILE_NAME));
-            final LeaderEpochCache epochs = loadEpochs(checkpoint);
+            // Read-only: the checkpoint's entries in a cache that is never persisted.
+            final LeaderEpochCache epochs = readOnly ? inMemoryCopy(loadEpochs(checkpoint)) : loadEpochs(checkpoint);
             final boolean rebuildEpochs = epochs.isEmpty();
             final LogLoader.Loaded result = LogLoader.load(io, dir, config, nowMs, rollJitterMs, scratch,
                 new LogLoader.Options(options.hadCleanShutdown(), options.recoveryPoint(), options.scanFrom(),
-                    rebuildEpochs ? null : epochs, options.verifyExecutor(), options.verifyThreads()));
+                    rebuildEpochs ? null : epochs, options.verifyExecutor(), options.verifyThreads(), readOnly));
             loaded = result.segments();
             if (loaded.isEmpty()) {
+                if (readOnly) {
+                    throw new NoSuchFileException(dir.toString(), null, "holds no segment file to open read-only");
+                }
                 loaded = List.of(LogSegment.create(io, dir, 0, config, nowMs, rollJitterMs.getAsLong()));
                 io.fsyncDirectory(dir);
                 if (dir.toAbsolutePath().getParent() != null) {
@@ -68,7 +80,9 @@ public record LogOpening(List<LogSegment> segments, LeaderEpochCache epochs, lon
                 }
             }
             final LogSegment active = loaded.get(loaded.size() - 1);
-            active.resizeIndexes(config.segmentIndexBytes());
+            if (!readOnly) {
+                active.resizeIndexes(config.segmentIndexBytes());
+            }
             final long endOffset = active.reader().readNextOffset(active.sizeInBytes(), scratch);
             final LogLoader.Repairs repairs = result.report();
             if (options.hadCleanShutdown() && options.recoveryPoint() > endOffset && !config.truncateOnCorruption()) {
@@ -87,11 +101,14 @@ public record LogOpening(List<LogSegment> segments, LeaderEpochCache epochs, lon
                 epochs.assign(result.epochs().entries());
             }
             epochs.truncateFromEnd(endOffset);
-            epochs.flush();
+            if (!readOnly) {
+                epochs.flush();
+            }
             return new LogOpening(loaded, epochs, endOffset, repairs);
         } catch (final IOException | RuntimeException e) {
             // After an I/O failure nothing may be synced again (the directory goes offline): abandon, not close.
-            final boolean ioFailure = e instanceof IOException;
+            // A read-only load always abandons: a close trims and syncs.
+            final boolean ioFailure = e instanceof IOException || readOnly;
             for (int i = loaded.size() - 1; i >= 0; i--) {
                 try {
                     if (ioFailure) {
@@ -105,6 +122,12 @@ public record LogOpening(List<LogSegment> segments, LeaderEpochCache epochs, lon
             }
             throw e;
         }
+    }
+
+    private static LeaderEpochCache inMemoryCopy(final LeaderEpochCache fromFile) throws IOException {
+        final LeaderEpochCache copy = LeaderEpochCache.inMemory();
+        copy.assign(fromFile.entries());
+        return copy;
     }
 
     /** The checkpoint's epochs; an empty cache (to be rebuilt from the batches) when it is missing or corrupt. */

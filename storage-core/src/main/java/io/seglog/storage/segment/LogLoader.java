@@ -55,9 +55,13 @@ public final class LogLoader {
      *                         checkpoint was missing or corrupt and must be rebuilt
      * @param verifyExecutor   runs CRC checks of a scan beside the loading thread, or null to scan on it alone
      * @param verifyThreads    how many tasks of {@code verifyExecutor} a scan uses at once (0 without one)
+     * @param readOnly         load without changing anything on disk: stray files are left, unusable indexes are
+     *                         replaced by empty in-memory ones, and what a scan finds past the valid data (a torn
+     *                         tail, damage the policy drops, later segments) is left out of the log, not cut or
+     *                         deleted
      */
     public record Options(boolean hadCleanShutdown, long recoveryPoint, long scanFrom, LeaderEpochCache knownEpochs,
-                          Executor verifyExecutor, int verifyThreads) {
+                          Executor verifyExecutor, int verifyThreads, boolean readOnly) {
         /**
          * Checks that an executor comes with a thread count and the reverse.
          *
@@ -67,6 +71,7 @@ public final class LogLoader {
          * @param knownEpochs      the leader-epoch checkpoint's entries, or null
          * @param verifyExecutor   runs CRC checks beside the loading thread, or null
          * @param verifyThreads    tasks of {@code verifyExecutor} used at once: at least 1 with an executor, else 0
+         * @param readOnly         load without changing anything on disk
          * @throws IllegalArgumentException naming both values when they do not agree
          */
         public Options {
@@ -86,7 +91,22 @@ public final class LogLoader {
          */
         public Options(final boolean hadCleanShutdown, final long recoveryPoint, final long scanFrom,
                        final LeaderEpochCache knownEpochs) {
-            this(hadCleanShutdown, recoveryPoint, scanFrom, knownEpochs, null, 0);
+            this(hadCleanShutdown, recoveryPoint, scanFrom, knownEpochs, null, 0, false);
+        }
+
+        /**
+         * Options for a load that may repair the directory.
+         *
+         * @param hadCleanShutdown the log was closed cleanly: no scan
+         * @param recoveryPoint    offsets below it were flushed
+         * @param scanFrom         the scan starts at the segment holding {@code min(recoveryPoint, scanFrom)}
+         * @param knownEpochs      the leader-epoch checkpoint's entries, or null
+         * @param verifyExecutor   runs CRC checks beside the loading thread, or null
+         * @param verifyThreads    tasks of {@code verifyExecutor} used at once: at least 1 with an executor, else 0
+         */
+        public Options(final boolean hadCleanShutdown, final long recoveryPoint, final long scanFrom,
+                       final LeaderEpochCache knownEpochs, final Executor verifyExecutor, final int verifyThreads) {
+            this(hadCleanShutdown, recoveryPoint, scanFrom, knownEpochs, verifyExecutor, verifyThreads, false);
         }
     }
 
@@ -150,7 +170,11 @@ public final class LogLoader {
                               final LongSupplier jitter, final ByteBuffer scratch, final Options options)
         throws IOException {
         final List<Path> removed = new ArrayList<>();
-        StrayFiles.tidy(io, dir, scratch, removed);
+        if (options.readOnly()) {
+            StrayFiles.refuseUnfinishedSwap(dir);
+        } else {
+            StrayFiles.tidy(io, dir, scratch, removed);
+        }
         final long[] bases = listBaseOffsets(dir);
         final List<LogSegment> segments = new ArrayList<>(bases.length);
         final LeaderEpochCache epochs = LeaderEpochCache.inMemory();
@@ -179,15 +203,18 @@ public final class LogLoader {
                                 + " log from here on, or re-fetch the partition from a replica"));
                     }
                     LOG.error("Opening {}: segment {} does not start where the previous one ends ({}); dropping it and"
-                        + " every later one as {}=truncate says", dir, file.getFileName(), expectedNext,
-                        SegmentConfig.CORRUPTION_POLICY_KEY);
+                        + " every later one as {}=truncate says{}", dir, file.getFileName(), expectedNext,
+                        SegmentConfig.CORRUPTION_POLICY_KEY, options.readOnly() ? " (read-only: left on disk)" : "");
                     recovery.deleteFrom(bases, i);
-                    io.fsyncDirectory(dir);
+                    if (!options.readOnly()) {
+                        io.fsyncDirectory(dir);
+                    }
                     firstScanned = bases.length;
                     break;
                 }
-                final LogSegment segment = LogSegment.open(io, dir, bases[i], config, nowMs, jitter.getAsLong(),
-                    scratch);
+                final LogSegment segment = options.readOnly()
+                    ? LogSegment.openReadOnly(io, dir, bases[i], config, nowMs, scratch, false)
+                    : LogSegment.open(io, dir, bases[i], config, nowMs, jitter.getAsLong(), scratch);
                 segments.add(segment);
                 if (segment.indexesRebuiltOnOpen()) {
                     recovery.rebuiltIndexes.add(segment.logFile());
@@ -296,11 +323,14 @@ public final class LogLoader {
                     changedDirectory = true;
                     break;
                 }
-                final LogSegment segment = LogSegment.openForRecovery(io, dir, bases[i], config, nowMs,
-                    jitter.getAsLong());
+                final LogSegment segment = options.readOnly()
+                    ? LogSegment.openReadOnly(io, dir, bases[i], config, nowMs, null, true)
+                    : LogSegment.openForRecovery(io, dir, bases[i], config, nowMs, jitter.getAsLong());
                 segments.add(segment);
                 scanned.add(segment);
-                rebuiltIndexes.add(segment.logFile());
+                if (!options.readOnly()) {
+                    rebuiltIndexes.add(segment.logFile());
+                }
                 final int size = segment.sizeInBytes();
                 final SegmentRecovery.Outcome outcome = scanner.scan(segment, options.recoveryPoint(), lastEpoch,
                     options.knownEpochs(), epochs);
@@ -309,16 +339,19 @@ public final class LogLoader {
                 final SegmentRecovery.Problem problem = outcome.problem();
                 if (problem != null) {
                     truncate(segment, size, problem);
-                    segment.finishRecovery();
+                    finish(segment);
                     if (i + 1 < bases.length) {
                         deleteFrom(bases, i + 1);
                     }
                     changedDirectory = true;
                     break;
                 }
-                segment.finishRecovery();
+                finish(segment);
                 expected = outcome.nextOffset();
                 lastEpoch = outcome.lastEpoch();
+            }
+            if (options.readOnly()) {
+                return; // nothing was written, so nothing is synced
             }
             // Everything the log now holds must be durable, so the recovery point may move to its end.
             for (final LogSegment segment : scanned) {
@@ -326,6 +359,13 @@ public final class LogLoader {
             }
             if (changedDirectory) {
                 io.fsyncDirectory(dir);
+            }
+        }
+
+        /** After a segment's scan: its final index entries and trimmed indexes; nothing in a read-only load. */
+        private void finish(final LogSegment segment) throws IOException {
+            if (!options.readOnly()) {
+                segment.finishRecovery();
             }
         }
 
@@ -348,14 +388,24 @@ public final class LogLoader {
                     + "dropping {} bytes and every later segment: {}", segment.logFile(), problem.position(),
                     problem.offset(), SegmentConfig.CORRUPTION_POLICY_KEY, dropped, what);
             }
-            segment.truncateDataTo(problem.position());
+            if (options.readOnly()) {
+                segment.hideFrom(problem.position());
+            } else {
+                segment.truncateDataTo(problem.position());
+            }
             truncations.add(new Cut(segment.logFile(), problem.position(), problem.offset(), dropped,
                 problem.tornTail(), what));
         }
 
+        /** Deletes the segments from {@code from} on (a read-only load only leaves them out and lists them). */
         private void deleteFrom(final long[] bases, final int from) throws IOException {
             for (int j = from; j < bases.length; j++) {
                 final Path log = dir.resolve(SegmentFiles.fileName(bases[j], SegmentFiles.LOG_SUFFIX));
+                if (options.readOnly()) {
+                    LOG.warn("Read-only open of {}: leaving out segment {} after a cut one", dir, log.getFileName());
+                    deletedSegments.add(log);
+                    continue;
+                }
                 LOG.warn("Recovery of {}: deleting segment {} after a truncated one", dir, log.getFileName());
                 io.deleteIfExists(log);
                 io.deleteIfExists(dir.resolve(SegmentFiles.fileName(bases[j], SegmentFiles.INDEX_SUFFIX)));

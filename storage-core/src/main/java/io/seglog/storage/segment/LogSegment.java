@@ -153,6 +153,60 @@ public final class LogSegment implements AutoCloseable {
     }
 
     /**
+     * Opens an existing segment of a read-only log: the data file is opened for reading only, nothing is created,
+     * deleted, resized or written. Its indexes are used (mapped read-only) when both files exist and pass the
+     * checks {@link #open} applies; otherwise, and for a segment that is {@code toBeScanned} by a recovery scan,
+     * it has empty indexes with no slot, so every lookup reads it from its start (correct, slower) and a scan
+     * adds no entry. Close it with {@link #abandon()}.
+     *
+     * @param io          the file layer (a read-only one)
+     * @param dir         the partition directory
+     * @param baseOffset  the base offset parsed from the file name
+     * @param config      the log configuration
+     * @param nowMs       the time the segment is opened at
+     * @param scratch     a heap buffer of at least 64 bytes for header reads (unused, and may be null, when
+     *                    {@code toBeScanned})
+     * @param toBeScanned whether a recovery scan accounts its batches next
+     * @return the open segment, owned by the caller
+     * @throws IOException if a file cannot be opened or read
+     * @throws CorruptSegmentException if the data file is larger than a segment can be or holds a partial batch
+     */
+    public static LogSegment openReadOnly(final FileIO io, final Path dir, final long baseOffset,
+                                          final SegmentConfig config, final long nowMs, final ByteBuffer scratch,
+                                          final boolean toBeScanned) throws IOException {
+        return SegmentFactory.openReadOnly(io, dir, baseOffset, config, nowMs, scratch, toBeScanned);
+    }
+
+    /**
+     * A read-only log's stand-in for {@link #truncateDataTo}: bytes from {@code position} on (a torn tail, or
+     * damage the policy drops) are no longer part of the segment; the file is not changed. Before readers.
+     *
+     * @param position the new size, a batch boundary
+     */
+    void hideFrom(final int position) {
+        if (position < sizeInBytes) {
+            sizeInBytes = position;
+        }
+    }
+
+    /**
+     * Discards this segment object without touching any file and leaves the data file open, for a read-only open
+     * that found the indexes unusable and builds the segment again without them.
+     */
+    void abandonKeepingDataFile() throws IOException {
+        closed = true;
+        if (mappedTail != null) {
+            mappedTail.release();
+        }
+        reader.closeMapping();
+        try {
+            offsetIndex.abandon();
+        } finally {
+            timeIndex.abandon();
+        }
+    }
+
+    /**
      * Opens an existing segment for a crash-recovery scan: both index files are deleted and recreated empty
      * (indexes are never trusted above the recovery point; {@link SegmentRecovery} rebuilds them while it
      * CRC-checks the batches), and the size is the data file's length, which may end in a torn batch.

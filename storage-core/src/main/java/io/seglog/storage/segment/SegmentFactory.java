@@ -103,6 +103,80 @@ final class SegmentFactory {
         return segment;
     }
 
+    /** {@link LogSegment#openReadOnly}. */
+    static LogSegment openReadOnly(final FileIO io, final Path dir, final long baseOffset, final SegmentConfig config,
+                                   final long nowMs, final ByteBuffer scratch, final boolean toBeScanned)
+        throws IOException {
+        final Path logFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.LOG_SUFFIX));
+        final Path indexFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.INDEX_SUFFIX));
+        final Path timeIndexFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.TIME_INDEX_SUFFIX));
+        final FileChannel channel = io.open(logFile, EnumSet.of(StandardOpenOption.READ));
+        final int length = checkedLength(channel, logFile);
+        LogSegment segment = null;
+        if (!toBeScanned && Files.exists(indexFile) && Files.exists(timeIndexFile)) {
+            segment = withReadOnlyIndexes(io, channel, logFile, indexFile, timeIndexFile, baseOffset, length, config,
+                nowMs);
+            boolean usable;
+            try {
+                segment.offsetIndex().sanityCheck();
+                segment.timeIndex().sanityCheck();
+                usable = segment.reader().lastEntriesHold(new BatchCursor());
+            } catch (final RuntimeException corrupt) {
+                usable = false;
+            }
+            if (!usable) {
+                // Leave the files as they are; read this segment without them (the channel stays open).
+                segment.abandonKeepingDataFile();
+                segment = null;
+            }
+        }
+        try {
+            if (segment == null) {
+                segment = new LogSegment(logFile, baseOffset, channel,
+                    OffsetIndex.emptyReadOnly(indexFile, baseOffset, channel),
+                    TimeIndex.emptyReadOnly(timeIndexFile, baseOffset, channel), length, config, 0, nowMs);
+                segment.indexesRebuiltOnOpen = !toBeScanned;
+            }
+        } catch (final IOException | RuntimeException e) {
+            closeQuietly(channel, e);
+            throw e;
+        }
+        try {
+            if (length > 0 && !toBeScanned) {
+                segment.readHeader(scratch, 0, length, LogSegment.TIMESTAMP_HEADER_BYTES);
+                segment.rollingBasedTimestampMs = scratch.getLong(MAX_TIMESTAMP_OFFSET);
+                // With an empty time index this walks every batch header: the largest timestamp, without writing.
+                segment.reloadLargestTimestamp(scratch);
+            }
+        } catch (final IOException | RuntimeException e) {
+            segment.closeAfterFailure(e);
+            throw e;
+        }
+        return segment;
+    }
+
+    private static LogSegment withReadOnlyIndexes(final FileIO io, final FileChannel channel, final Path logFile,
+                                                  final Path indexFile, final Path timeIndexFile,
+                                                  final long baseOffset, final int size, final SegmentConfig config,
+                                                  final long nowMs) throws IOException {
+        OffsetIndex offsetIndex = null;
+        try {
+            offsetIndex = OffsetIndex.openReadOnly(io, indexFile, baseOffset);
+            final TimeIndex timeIndex = TimeIndex.openReadOnly(io, timeIndexFile, baseOffset);
+            return new LogSegment(logFile, baseOffset, channel, offsetIndex, timeIndex, size, config, 0, nowMs);
+        } catch (final IOException | RuntimeException e) {
+            if (offsetIndex != null) {
+                try {
+                    offsetIndex.abandon();
+                } catch (final IOException | RuntimeException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+            }
+            closeQuietly(channel, e);
+            throw e;
+        }
+    }
+
     /** {@link LogSegment#openForRecovery}. */
     static LogSegment openForRecovery(final FileIO io, final Path dir, final long baseOffset, final SegmentConfig config,
                                       final long nowMs, final long rollJitterMs) throws IOException {

@@ -110,6 +110,24 @@ final class StrayFiles {
         }
     }
 
+    /**
+     * A read-only load's stand-in for {@link #tidy}: stray files are left alone (they are not segments, so the
+     * load ignores them), but a log {@code .swap} file is an unfinished replacement of segments that only a
+     * writable open can complete, so the directory cannot be read as it is.
+     *
+     * @param dir the partition directory
+     * @throws IOException naming the swap file when there is one, or if the directory cannot be listed
+     */
+    static void refuseUnfinishedSwap(final Path dir) throws IOException {
+        for (final Path file : list(dir)) {
+            final String name = file.getFileName().toString();
+            if (name.endsWith(SegmentFiles.LOG_SUFFIX + SWAP_SUFFIX)) {
+                throw new IOException("read-only open of " + dir + ": " + name + " is an unfinished segment swap"
+                    + " (compaction or a split was interrupted); only a writable open completes it");
+            }
+        }
+    }
+
     /** Replaces the segments a log swap file covers, then renames it into place (Kafka's swap completion). */
     private static void completeSwap(final FileIO io, final Path dir, final Path swap, final ByteBuffer scratch,
                                      final List<Path> removed) throws IOException {

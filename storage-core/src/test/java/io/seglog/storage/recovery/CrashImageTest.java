@@ -84,6 +84,17 @@ class CrashImageTest extends ScratchDirTest {
             final long start = System.nanoTime();
             // Every other image verifies its CRCs on a second thread too: the outcome must not differ.
             final RecoveryOptions options = i % 2 == 0 ? image.options : image.options.verifyingOn(verifyPool, 1);
+            // Read-only first: it ends where recovery will cut, serves the same batches, and changes no byte.
+            try (PartitionLog readOnly = PartitionLog.openReadOnly(dir, LAYOUTS[layout], FileIO.system(),
+                new ManualClock(1_000), options)) {
+                originals.get(layout).assertServes(readOnly, image.expectedEnd, context + ", read-only");
+                for (final RecoveryReport.Truncation t : readOnly.recoveryReport().truncations()) {
+                    assertEquals(RecoveryReport.Reason.TORN_TAIL, t.reason(), context + ", read-only: " + t);
+                }
+            } catch (final RuntimeException | AssertionError e) {
+                throw new AssertionError(context + ", read-only: " + e, e);
+            }
+            LogImage.assertHolds(image.files, dir, context + ", read-only");
             try (PartitionLog log = PartitionLog.open(dir, LAYOUTS[layout], FileIO.system(), new ManualClock(1_000),
                 new SplittableRandom(1), options)) {
                 maxRecoveryNs = Math.max(maxRecoveryNs, System.nanoTime() - start);

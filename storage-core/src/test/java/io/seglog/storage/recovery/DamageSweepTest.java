@@ -116,6 +116,22 @@ class DamageSweepTest extends ScratchDirTest {
         return out;
     }
 
+    /**
+     * A read-only open of a damaged image: it answers correctly from {@code from} on, or refuses naming a file; either
+     * way the directory is exactly as written.
+     */
+    private static void readOnlyAnswersOrRefuses(final Oracle oracle, final Map<String, byte[]> files, final Path dir,
+                                                 final RecoveryOptions options, final long from, final String context)
+        throws IOException {
+        try (PartitionLog log = PartitionLog.openReadOnly(dir, CONFIG, FileIO.system(), new ManualClock(1_000),
+            options)) {
+            assertAnswers(oracle, log, Math.max(from, log.logStartOffset()), context + ", read-only");
+        } catch (final StorageException e) {
+            assertNamesAFile(e, context + ", read-only");
+        }
+        LogImage.assertHolds(files, dir, context + ", read-only");
+    }
+
     private static void assertNamesAFile(final StorageException e, final String context) {
         assertNotNull(e.path(), context + ": the error names no file: " + e);
     }
@@ -140,6 +156,14 @@ class DamageSweepTest extends ScratchDirTest {
                     final Path dir = tmp.resolve("flip-" + images++);
                     LogImage.write(files, dir);
                     final String context = name + " byte " + at + " ^ 0x" + Integer.toHexString(mask);
+                    // Read-only first: the same answers, and the directory exactly as written.
+                    try (PartitionLog readOnly = PartitionLog.openReadOnly(dir, CONFIG, FileIO.system(),
+                        new ManualClock(1_000), RecoveryOptions.clean())) {
+                        assertAnswers(oracle, readOnly, 0, context + ", read-only");
+                    } catch (final RuntimeException e) {
+                        fail(context + ": read-only: index damage must be answered correctly: " + e, e);
+                    }
+                    LogImage.assertHolds(files, dir, context + ", read-only");
                     try (PartitionLog log = open(dir, RecoveryOptions.clean())) {
                         if (!log.recoveryReport().rebuiltIndexes().isEmpty()) {
                             rebuiltAtOpen++;
@@ -179,6 +203,8 @@ class DamageSweepTest extends ScratchDirTest {
             LogImage.write(files, dir);
             final long base = Long.parseLong(name.substring(0, 20));
             final boolean data = name.endsWith(".log");
+            readOnlyAnswersOrRefuses(oracle, files, dir, new RecoveryOptions(true, oracle.end(), Long.MAX_VALUE),
+                data ? bases.get(1) : 0, name + " deleted");
             // As a log manager opens it after a clean shutdown: the recovery point is the log end at close.
             try (PartitionLog log = open(dir, new RecoveryOptions(true, oracle.end(), Long.MAX_VALUE))) {
                 if (data && base != bases.get(0)) {
@@ -223,6 +249,7 @@ class DamageSweepTest extends ScratchDirTest {
                     final Path dir = tmp.resolve("cut-" + cuts++);
                     LogImage.write(files, dir);
                     final String context = logName + " cut at " + cutAt;
+                    readOnlyAnswersOrRefuses(oracle, files, dir, RecoveryOptions.clean(), 0, context);
                     // Without a recovery point (a standalone embedder after a clean close): what is left is served.
                     try (PartitionLog log = open(dir, RecoveryOptions.clean())) {
                         final boolean last = logName.equals(LogImage.logName(

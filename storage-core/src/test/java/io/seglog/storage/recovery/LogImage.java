@@ -114,6 +114,20 @@ final class LogImage {
         }
     }
 
+    /** Asserts that the directory holds exactly {@code files}, byte for byte (a read-only open changed nothing). */
+    static void assertHolds(final Map<String, byte[]> files, final Path dir, final String context) throws IOException {
+        final Map<String, byte[]> found = new TreeMap<>();
+        try (Stream<Path> list = Files.list(dir)) {
+            for (final Path p : (Iterable<Path>) list::iterator) {
+                found.put(p.getFileName().toString(), Files.readAllBytes(p));
+            }
+        }
+        assertEquals(files.keySet(), found.keySet(), context + ": file names");
+        for (final Map.Entry<String, byte[]> e : files.entrySet()) {
+            assertArrayEquals(e.getValue(), found.get(e.getKey()), context + ": " + e.getKey() + " changed");
+        }
+    }
+
     long logEndOffset() {
         return batches.get(batches.size() - 1).lastOffset() + 1;
     }
