@@ -293,7 +293,7 @@ public final class LogManager implements AutoCloseable {
         }
         if (dirs.stream().allMatch(d -> d.failure.isOffline())) {
             throw new StorageException("every log directory is offline after opening; first: "
-                + dirs.get(0).failure.failure().getMessage(), null, dirs.get(0).failure.failure());
+                + dirs.get(0).failure.failure().getMessage(), dirs.get(0).path, dirs.get(0).failure.failure());
         }
     }
 

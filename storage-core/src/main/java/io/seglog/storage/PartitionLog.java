@@ -306,7 +306,7 @@ public final class PartitionLog implements AutoCloseable {
         try {
             opened = LogOpening.load(reading, partitionDir, config.segmentConfig(), time.millis(), () -> 0L,
                 new LogLoader.Options(recovery.hadCleanShutdown(), recovery.recoveryPoint(),
-                    recovery.scanFromOffset(), null, recovery.verifyExecutor(), recovery.verifyThreads(), true));
+                    recovery.scanFromOffset(), null, recovery.verifyExecutor(), recovery.verifyThreads(), true), 0);
         } catch (final CorruptSegmentException e) {
             throw CorruptLogException.of(e);
         } catch (final IOException | RuntimeException e) {
@@ -332,7 +332,7 @@ public final class PartitionLog implements AutoCloseable {
             opened = LogOpening.load(io, partitionDir, config.segmentConfig(), time.millis(),
                 () -> jitter(config, jitterRandom), new LogLoader.Options(recovery.hadCleanShutdown(),
                     recovery.recoveryPoint(), recovery.scanFromOffset(), null, recovery.verifyExecutor(),
-                    recovery.verifyThreads()));
+                    recovery.verifyThreads()), env.logStartOffset());
         } catch (final CorruptSegmentException e) {
             throw release(ownership, CorruptLogException.of(e));
         } catch (final IOException | RuntimeException e) {

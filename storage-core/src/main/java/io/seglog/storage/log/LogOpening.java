@@ -5,6 +5,7 @@ import io.seglog.storage.checkpoint.LeaderEpochCheckpointFile;
 import io.seglog.storage.epoch.LeaderEpochCache;
 import io.seglog.storage.io.FileIO;
 import io.seglog.storage.segment.CorruptSegmentException;
+import io.seglog.storage.segment.EpochAgreement;
 import io.seglog.storage.segment.LogLoader;
 import io.seglog.storage.segment.LogSegment;
 import io.seglog.storage.segment.SegmentConfig;
@@ -44,12 +45,20 @@ public record LogOpening(List<LogSegment> segments, LeaderEpochCache epochs, lon
      * @param rollJitterMs each segment's roll jitter
      * @param options      clean shutdown or crash, recovery point, scan start, verification threads (the known
      *                     epochs are filled in here)
+     * @param logStartOffset the log start the log will restore (its checkpoint's; 0 when none)
      * @return what the log is built from
      * @throws IOException if a file cannot be opened, read or written, or the log holds corruption that the policy
      *                     does not truncate ({@code CorruptSegmentException})
      */
     public static LogOpening load(final FileIO io, final Path dir, final SegmentConfig config, final long nowMs,
-                                  final LongSupplier rollJitterMs, final LogLoader.Options options)
+                                  final LongSupplier rollJitterMs, final LogLoader.Options options,
+                                  final long logStartOffset) throws IOException {
+        return load(io, dir, config, nowMs, rollJitterMs, options, logStartOffset, null);
+    }
+
+    private static LogOpening load(final FileIO io, final Path dir, final SegmentConfig config, final long nowMs,
+                                   final LongSupplier rollJitterMs, final LogLoader.Options options,
+                                   final long logStartOffset, final LogLoader.Repairs earlier)
         throws IOException {
         final ByteBuffer scratch = ByteBuffer.allocate(64);
         final boolean readOnly = options.readOnly();
@@ -84,7 +93,42 @@ public record LogOpening(List<LogSegment> segments, LeaderEpochCache epochs, lon
                 active.resizeIndexes(config.segmentIndexBytes());
             }
             final long endOffset = active.reader().readNextOffset(active.sizeInBytes(), scratch);
-            final LogLoader.Repairs repairs = result.report();
+            LogLoader.Repairs repairs = earlier == null ? result.report() : merge(earlier, result.report());
+            if (!rebuildEpochs) {
+                final CorruptSegmentException disagreement = EpochAgreement.check(epochs, loaded, endOffset,
+                    checkpoint.file(), logStartOffset);
+                // Where this pass's crash scan began (nothing was scanned after a clean shutdown).
+                final long scanned = options.hadCleanShutdown() ? Long.MAX_VALUE
+                    : Math.min(options.recoveryPoint(), options.scanFrom());
+                final boolean alreadyScanned = disagreement != null && disagreement.finding().offset() >= scanned;
+                if (disagreement != null && alreadyScanned && config.truncateOnCorruption()) {
+                    // The scan checked every batch from there against the checkpoint (and cut where one
+                    // contradicted it), yet an entry still does not begin where the batches' epoch begins (a start
+                    // moved within one epoch's batches): the batches decide.
+                    LOG.warn("Rebuilding the leader epochs of {} from the batches ({}=truncate): {}", dir,
+                        SegmentConfig.CORRUPTION_POLICY_KEY, disagreement.getMessage());
+                    epochs.clear();
+                    epochs.assign(LogLoader.epochsOf(loaded).entries());
+                    repairs = new LogLoader.Repairs(repairs.recovered(), repairs.segmentsScanned(),
+                        repairs.bytesScanned(), repairs.truncations(), repairs.deletedSegments(),
+                        repairs.rebuiltIndexes(), repairs.removedFiles(), true);
+                } else if (disagreement != null) {
+                    if (!config.truncateOnCorruption()) {
+                        throw disagreement;
+                    }
+                    // The truncate policy: treat it as the crash scan treats a batch that contradicts the checkpoint
+                    // (the checkpoint is kept, so no epoch is ever answered wrong): scan from there, which cuts the
+                    // log at the first batch that disagrees and reports it.
+                    final long from = disagreement.finding().offset();
+                    LOG.error("Opening {}: {}; scanning from offset {} as {}=truncate says", dir,
+                        disagreement.getMessage(), from, SegmentConfig.CORRUPTION_POLICY_KEY);
+                    closeAll(loaded, readOnly);
+                    loaded = List.of();
+                    return load(io, dir, config, nowMs, rollJitterMs, new LogLoader.Options(false,
+                        options.recoveryPoint(), from, null, options.verifyExecutor(),
+                        options.verifyThreads(), readOnly), logStartOffset, repairs);
+                }
+            }
             if (options.hadCleanShutdown() && options.recoveryPoint() > endOffset && !config.truncateOnCorruption()) {
                 // After a clean shutdown the recovery point is the log end at close (a log manager's checkpoint); a
                 // log that now ends below it lost flushed data (its last segment files deleted or cut short), and
@@ -93,7 +137,8 @@ public record LogOpening(List<LogSegment> segments, LeaderEpochCache epochs, lon
                 throw new CorruptSegmentException(active.logFile(), new CorruptSegmentException.Finding(
                     active.sizeInBytes(), endOffset, "logEndOffset", "at least " + options.recoveryPoint(),
                     Long.toString(endOffset), "the log ends below its recovery point, so flushed data is missing (a"
-                        + " segment file was deleted or cut short); set " + SegmentConfig.CORRUPTION_POLICY_KEY
+                        + " segment file was deleted or cut short), or the recovery point is wrong (a log manager's"
+                        + " recovery-point-offset-checkpoint altered); set " + SegmentConfig.CORRUPTION_POLICY_KEY
                         + "=truncate to open it as it is, or re-fetch the partition from a replica"));
             }
             if (rebuildEpochs) {
@@ -121,6 +166,32 @@ public record LogOpening(List<LogSegment> segments, LeaderEpochCache epochs, lon
                 }
             }
             throw e;
+        }
+    }
+
+    /** What two passes of a load did, together (the first pass's cuts and removals are on disk already). */
+    private static LogLoader.Repairs merge(final LogLoader.Repairs first, final LogLoader.Repairs second) {
+        return new LogLoader.Repairs(first.recovered() || second.recovered(),
+            first.segmentsScanned() + second.segmentsScanned(), first.bytesScanned() + second.bytesScanned(),
+            concat(first.truncations(), second.truncations()), concat(first.deletedSegments(), second.deletedSegments()),
+            concat(first.rebuiltIndexes(), second.rebuiltIndexes()), concat(first.removedFiles(), second.removedFiles()),
+            first.epochsRebuilt() || second.epochsRebuilt());
+    }
+
+    private static <T> List<T> concat(final List<T> a, final List<T> b) {
+        final List<T> all = new java.util.ArrayList<>(a);
+        all.addAll(b);
+        return List.copyOf(all);
+    }
+
+    /** Closes (read-only: abandons) segments loaded by a pass that is thrown away. */
+    private static void closeAll(final List<LogSegment> segments, final boolean readOnly) throws IOException {
+        for (int i = segments.size() - 1; i >= 0; i--) {
+            if (readOnly) {
+                segments.get(i).abandon();
+            } else {
+                segments.get(i).close();
+            }
         }
     }
 

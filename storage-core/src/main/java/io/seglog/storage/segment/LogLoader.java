@@ -51,8 +51,9 @@ public final class LogLoader {
      * @param scanFrom         the scan starts at the segment holding {@code min(recoveryPoint, scanFrom)}; pass
      *                         {@link Long#MAX_VALUE} for Kafka's rule (from the recovery point), or 0 to verify
      *                         every batch
-     * @param knownEpochs      the leader-epoch checkpoint's entries to check batches against, or null when the
-     *                         checkpoint was missing or corrupt and must be rebuilt
+     * @param knownEpochs      the leader-epoch checkpoint's entries to check scanned batches against, or null when
+     *                         the checkpoint was missing or corrupt and must be rebuilt (segments the scan does not
+     *                         cover are checked by the open: EpochAgreement)
      * @param verifyExecutor   runs CRC checks of a scan beside the loading thread, or null to scan on it alone
      * @param verifyThreads    how many tasks of {@code verifyExecutor} a scan uses at once (0 without one)
      * @param readOnly         load without changing anything on disk: stray files are left, unusable indexes are
@@ -233,6 +234,23 @@ public final class LogLoader {
             recovery.bytesScanned, recovery.truncations, recovery.deletedSegments, recovery.rebuiltIndexes, removed,
             options.knownEpochs() == null);
         return new Loaded(segments, report, epochs);
+    }
+
+    /**
+     * The leader epochs of every batch of {@code segments} (a header walk), for an open that cannot use the
+     * checkpoint it loaded.
+     *
+     * @param segments the loaded segments, oldest first
+     * @return an in-memory cache of the batches' epochs
+     * @throws IOException if a read fails, or a batch length does not fit its file
+     */
+    public static LeaderEpochCache epochsOf(final List<LogSegment> segments) throws IOException {
+        final LeaderEpochCache epochs = LeaderEpochCache.inMemory();
+        final ByteBuffer scratch = ByteBuffer.allocate(64);
+        for (final LogSegment segment : segments) {
+            collectEpochs(segment, epochs, scratch);
+        }
+        return epochs;
     }
 
     /**
