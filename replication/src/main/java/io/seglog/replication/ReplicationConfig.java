@@ -256,11 +256,15 @@ public final class ReplicationConfig {
                     + " has an empty, '.' or '..' path element");
             }
         }
-        try {
-            org.apache.zookeeper.common.PathUtils.validatePath(c);
-        } catch (final IllegalArgumentException e) {
-            throw new IllegalArgumentException(ZOOKEEPER_CONNECT + " chroot=" + chroot + " is not a ZooKeeper path: "
-                + e.getMessage(), e);
+        for (int i = 0; i < c.length(); i++) {
+            // The characters ZooKeeper refuses in a path (its PathUtils rule; ZooKeeper classes stay in the zk
+            // package): controls, and the surrogate, private-use and special ranges.
+            final char ch = c.charAt(i);
+            if (ch <= '\u001f' || ch >= '\u007f' && ch <= '\u009f' || ch >= '\ud800' && ch <= '\uf8ff'
+                || ch >= '\ufff0') {
+                throw new IllegalArgumentException(ZOOKEEPER_CONNECT + " chroot=" + chroot + " has a character"
+                    + " ZooKeeper refuses in a path at index " + i + " (U+" + String.format("%04X", (int) ch) + ")");
+            }
         }
         return Optional.of(c);
     }

@@ -71,7 +71,8 @@ class ReplicationConfigTest {
         assertEquals(Optional.of("/seglog/x"), c.zookeeperChroot());
         assertEquals(Optional.empty(), ReplicationConfig.builder().brokerId(1).zookeeperConnect("a:1/").build()
             .zookeeperChroot(), "'/' alone is the root");
-        for (final String bad : new String[] {"a:1/..", "a:1/seglog/../x", "a:1/./x", "a:1//x", "/seglog", " /x"}) {
+        for (final String bad : new String[] {"a:1/..", "a:1/seglog/../x", "a:1/./x", "a:1//x", "/seglog", " /x",
+            "a:1/x\u0001y"}) {
             final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> ReplicationConfig.fromProperties(Map.of("broker.id", 1, "zookeeper.connect", bad)), bad);
             assertTrue(e.getMessage().startsWith("zookeeper.connect"), e.getMessage());
