@@ -108,6 +108,7 @@ public final class LogManager implements AutoCloseable {
      *
      * @param config the configuration
      * @return the open manager, owned by the caller
+     * @throws LogInUseException if another writer has one of its partitions open (nothing was changed)
      * @throws StorageException if a directory is locked by another owner, or cannot be opened or read
      */
     public static LogManager open(final LogManagerConfig config) {
@@ -125,6 +126,7 @@ public final class LogManager implements AutoCloseable {
      *                  group-commit and segment-unlink tasks of closed logs may still run and do nothing)
      * @param time      the clock
      * @return the open manager, owned by the caller
+     * @throws LogInUseException if another writer has one of its partitions open (nothing was changed)
      * @throws StorageException if a directory is locked by another owner (the message says which), or a
      *     directory, checkpoint or partition cannot be opened or read
      */
@@ -179,6 +181,16 @@ public final class LogManager implements AutoCloseable {
         } catch (final IOException e) {
             throw new StorageException("cannot lock the log directory: " + e, path, e);
         }
+        try {
+            ensurePartitionsFree(io, path);
+        } catch (final RuntimeException e) {
+            try {
+                lock.close();
+            } catch (final IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
         final Dir dir = new Dir(io, path, lock);
         try {
             dir.hadCleanShutdown = dir.cleanShutdown.consume().present();
@@ -193,6 +205,30 @@ public final class LogManager implements AutoCloseable {
             throw failure;
         }
         return dir;
+    }
+
+    /**
+     * Refuses to start over a partition another writer has open, before anything in the directory changes (the
+     * clean-shutdown marker is consumed next, and partitions are recovered): each partition's lock is taken and
+     * released at once. A writer that opens one between this check and the load is refused there.
+     *
+     * @throws LogInUseException naming the first partition directory held
+     */
+    private static void ensurePartitionsFree(final FileIO io, final Path logDir) {
+        for (final Path child : PartitionDirs.list(logDir)) {
+            if (child.getFileName().toString().endsWith(DELETE_DIR_SUFFIX)
+                || PartitionDirs.parse(child, false) == null) {
+                continue;
+            }
+            try {
+                LogDirLock.acquire(io, child).close();
+            } catch (final LogDirLockedException e) {
+                throw new LogInUseException(child, e.inThisProcess() ? "another log in this process"
+                    : "another process", e);
+            } catch (final IOException e) {
+                throw new StorageException("cannot lock the partition directory: " + e, child, e);
+            }
+        }
     }
 
     private static void releaseLocks(final List<Dir> dirs, final Throwable primary) {
@@ -431,7 +467,7 @@ public final class LogManager implements AutoCloseable {
         }
         if (best == null) {
             throw new StorageException("every log directory is offline; first: " + dirs.get(0).failure.failure()
-                .getMessage(), null, dirs.get(0).failure.failure());
+                .getMessage(), dirs.get(0).path, dirs.get(0).failure.failure());
         }
         return best;
     }
@@ -497,6 +533,7 @@ public final class LogManager implements AutoCloseable {
 
     /**
      * Deletes a partition: its log is closed, its directory renamed to {@code <topic>-<partition>.<uuid>-delete}
+     * (the topic cut short to fit 255 bytes, as Kafka does)
      * (and the log directory fsynced), and the renamed directory is removed after {@code file.delete.delay.ms}
      * on the scheduler (or at the next open if the process stops first).
      *

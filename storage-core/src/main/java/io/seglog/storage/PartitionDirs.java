@@ -50,23 +50,34 @@ final class PartitionDirs {
      * @return the partition, or null (with a warning) when the name is not a valid partition directory name
      */
     static TopicPartition parse(final Path partitionDir) {
+        return parse(partitionDir, true);
+    }
+
+    /** {@link #parse(Path)}, without the warnings when {@code warn} is false (a second look at the same entry). */
+    static TopicPartition parse(final Path partitionDir, final boolean warn) {
         final String name = partitionDir.getFileName().toString();
         final int dash = name.lastIndexOf('-');
         if (dash <= 0 || dash == name.length() - 1) {
-            LOG.warn("ignoring directory that is not <topic>-<partition>: " + partitionDir);
+            if (warn) {
+                LOG.warn("ignoring directory that is not <topic>-<partition>: " + partitionDir);
+            }
             return null;
         }
         final String digits = name.substring(dash + 1);
         for (int i = 0; i < digits.length(); i++) {
             if (digits.charAt(i) < '0' || digits.charAt(i) > '9') {
-                LOG.warn("ignoring directory with a non-numeric partition: " + partitionDir);
+                if (warn) {
+                    LOG.warn("ignoring directory with a non-numeric partition: " + partitionDir);
+                }
                 return null;
             }
         }
         try {
             return new TopicPartition(name.substring(0, dash), Integer.parseInt(digits));
         } catch (final IllegalArgumentException e) {
-            LOG.warn("ignoring directory " + partitionDir + ": " + e.getMessage());
+            if (warn) {
+                LOG.warn("ignoring directory " + partitionDir + ": " + e.getMessage());
+            }
             return null;
         }
     }
@@ -92,7 +103,8 @@ final class PartitionDirs {
     /**
      * The partition's directory inside {@code logDir}; refuses a path that would leave it.
      *
-     * @throws IllegalArgumentException naming both paths if the resolved directory is not a direct child
+     * @throws IllegalArgumentException naming both paths if the resolved directory is not a direct child, or the
+     *     name is longer than a file name may be
      */
     static Path resolveInside(final Path logDir, final TopicPartition tp) {
         checkName(tp);

@@ -20,9 +20,9 @@ import io.seglog.storage.log.Watermarks;
 import io.seglog.storage.segment.CorruptSegmentException;
 import io.seglog.storage.segment.LogLoader;
 import io.seglog.storage.segment.LogSegment;
+import io.seglog.storage.segment.SegmentConfig;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Path;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -70,7 +70,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Ownership: an open log holds an OS lock on its directory's {@code .lock} file until {@link #close}, so a
  * second writable open of the same partition, in this process or another, fails with {@link LogInUseException}
- * before it reads or changes anything (a {@link LogManager}'s logs hold it too).
+ * before it reads or changes anything (a {@link LogManager}'s logs hold it too). A log opened with
+ * {@link #openReadOnly} takes no lock and changes nothing.
  *
  * <p>Failures: an I/O error takes the log offline ({@link StorageException}); every later call fails, since a
  * failed write or fsync leaves the files in an unknown state and is never retried in place. A log opened by a
@@ -175,6 +176,8 @@ public final class PartitionLog implements AutoCloseable {
      * @param io           the file layer
      * @param time         the clock, for log-append time and time-based rolls of batches without timestamps
      * @return the open log, owned by the caller
+     * @throws CorruptLogException if the log holds corruption that is not a torn tail and the policy is fail
+     * @throws LogInUseException if another log, log manager or process has the partition open for writing
      * @throws StorageException if the directory or a segment cannot be opened
      */
     public static PartitionLog open(final Path partitionDir, final LogConfig config, final FileIO io,
@@ -304,7 +307,12 @@ public final class PartitionLog implements AutoCloseable {
         final FileIO reading = new ReadOnlyFileIO(io, partitionDir);
         final LogOpening opened;
         try {
-            opened = LogOpening.load(reading, partitionDir, config.segmentConfig(), time.millis(), () -> 0L,
+            // Positional reads, never a mapping of the data files a writer in another process may shrink.
+            final SegmentConfig segments = config.segmentConfig();
+            final SegmentConfig unmapped = new SegmentConfig(segments.segmentBytes(), segments.segmentMs(),
+                segments.segmentIndexBytes(), segments.indexIntervalBytes(), 0, false, segments.offsetGapsAllowed(),
+                segments.truncateOnCorruption());
+            opened = LogOpening.load(reading, partitionDir, unmapped, time.millis(), () -> 0L,
                 new LogLoader.Options(recovery.hadCleanShutdown(), recovery.recoveryPoint(),
                     recovery.scanFromOffset(), null, recovery.verifyExecutor(), recovery.verifyThreads(), true), 0);
         } catch (final CorruptSegmentException e) {
@@ -327,19 +335,40 @@ public final class PartitionLog implements AutoCloseable {
         Objects.requireNonNull(time, "time");
         Objects.requireNonNull(jitterRandom, "jitterRandom");
         final LogDirLock ownership = lockForWriting(io, partitionDir);
-        final LogOpening opened;
         try {
-            opened = LogOpening.load(io, partitionDir, config.segmentConfig(), time.millis(),
-                () -> jitter(config, jitterRandom), new LogLoader.Options(recovery.hadCleanShutdown(),
-                    recovery.recoveryPoint(), recovery.scanFromOffset(), null, recovery.verifyExecutor(),
-                    recovery.verifyThreads()), env.logStartOffset());
-        } catch (final CorruptSegmentException e) {
-            throw release(ownership, CorruptLogException.of(e));
-        } catch (final IOException | RuntimeException e) {
-            throw release(ownership, e instanceof StorageException ? (StorageException) e
-                : new StorageException("cannot open the log: " + e.getMessage(), partitionDir, e));
+            final LogOpening opened;
+            try {
+                opened = LogOpening.load(io, partitionDir, config.segmentConfig(), time.millis(),
+                    () -> jitter(config, jitterRandom), new LogLoader.Options(recovery.hadCleanShutdown(),
+                        recovery.recoveryPoint(), recovery.scanFromOffset(), null, recovery.verifyExecutor(),
+                        recovery.verifyThreads()), env.logStartOffset());
+            } catch (final CorruptSegmentException e) {
+                throw CorruptLogException.of(e);
+            } catch (final IOException | RuntimeException e) {
+                throw e instanceof StorageException ? (StorageException) e
+                    : new StorageException("cannot open the log: " + e.getMessage(), partitionDir, e);
+            }
+            try {
+                return new PartitionLog(partitionDir, config, io, time, jitterRandom, opened, env, ownership);
+            } catch (final RuntimeException | Error e) {
+                abandonAll(opened, e);
+                throw e;
+            }
+        } catch (final RuntimeException | Error e) {
+            // Whatever failed (an Error included), the lock goes with it: the partition is not left "in use".
+            release(ownership, e);
+            throw e;
         }
-        return new PartitionLog(partitionDir, config, io, time, jitterRandom, opened, env, ownership);
+    }
+
+    private static void abandonAll(final LogOpening opened, final Throwable primary) {
+        for (final LogSegment segment : opened.segments()) {
+            try {
+                segment.abandon();
+            } catch (final IOException | RuntimeException e) {
+                primary.addSuppressed(e);
+            }
+        }
     }
 
     /**
@@ -351,20 +380,19 @@ public final class PartitionLog implements AutoCloseable {
             io.createDirectories(partitionDir);
             return LogDirLock.acquire(io, partitionDir);
         } catch (final LogDirLockedException e) {
-            final boolean here = e.getCause() instanceof OverlappingFileLockException;
-            throw new LogInUseException(partitionDir, here ? "another log in this process" : "another process", e);
+            throw new LogInUseException(partitionDir, e.inThisProcess() ? "another log in this process"
+                : "another process", e);
         } catch (final IOException e) {
             throw new StorageException("cannot create or lock the partition directory: " + e, partitionDir, e);
         }
     }
 
-    private static StorageException release(final LogDirLock ownership, final StorageException failure) {
+    private static void release(final LogDirLock ownership, final Throwable failure) {
         try {
             ownership.close();
         } catch (final IOException e) {
             failure.addSuppressed(e);
         }
-        return failure;
     }
 
     private static long jitter(final LogConfig config, final RandomGenerator random) {
@@ -885,7 +913,7 @@ public final class PartitionLog implements AutoCloseable {
         }
     }
 
-        boolean isClosed() {
+    boolean isClosed() {
         return closed;
     }
 

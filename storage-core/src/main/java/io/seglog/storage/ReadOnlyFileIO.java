@@ -14,7 +14,9 @@ import java.util.Set;
  * The file layer of a read-only {@link PartitionLog}: files open for reading only, and every call that would
  * change the directory (create, delete, rename, sync) is refused with an error naming the file. It is the safety
  * net under the read-only load, which asks for none of them: a bug that tried would fail loudly, never write.
- * Channels opened through it are read-only, so a write or force on one throws as well.
+ * Channels opened through it are read-only, so a write, truncation or read-write mapping of one throws as well
+ * (a {@code force} does not: the JDK allows it on a read-only channel, and no read-only path calls it); index
+ * mappings are read-only and refuse the writer's view.
  *
  * <p>Stateless apart from the layer it wraps; thread-safe when that is.
  */

@@ -10,7 +10,10 @@ import io.seglog.storage.checkpoint.PartitionKey;
  * @param partition the partition number, zero or more
  */
 public record TopicPartition(String topic, int partition) {
-    /** Longest legal topic name: Kafka's limit, which keeps {@code <topic>-<partition>} under 255 bytes. */
+    /**
+     * Longest legal topic name, Kafka's limit. With a partition number of up to five digits {@code <topic>-<partition>}
+     * fits a 255-byte file name; a log manager refuses a longer directory name up front.
+     */
     public static final int MAX_TOPIC_LENGTH = PartitionKey.MAX_TOPIC_LENGTH;
 
     /**

@@ -79,6 +79,27 @@ class FollowerGapTest {
     }
 
     @Test
+    void aGapRightBeforeAnEpochChangeInOneSegmentReopensCleanlyWithItsEpochs() {
+        final LogConfig oneSegment = LogConfig.builder().cleanupPolicy(CleanupPolicy.COMPACT).build();
+        final Path partition = dir.resolve("epoch-gap-0");
+        try (PartitionLog log = PartitionLog.open(partition, oneSegment, FileIO.system(), new ManualClock(0))) {
+            log.appendAsFollower(batchAtOffsets(0, 0, 1, 2, 3, 4));
+            log.appendAsFollower(batchAtOffsets(1, 10, 11, 12)); // offsets 5..9 compacted away, then epoch 1
+            assertEquals(1, log.segmentCount());
+        }
+        // Before, the epoch-checkpoint check looked up offset 9 for "the batch before", found the epoch-1 batch
+        // itself in the gap, and refused the healthy log.
+        for (final RecoveryOptions options : new RecoveryOptions[] {RecoveryOptions.clean(), RecoveryOptions.afterCrash(0)}) {
+            try (PartitionLog log = PartitionLog.open(partition, oneSegment, FileIO.system(), new ManualClock(0),
+                new SplittableRandom(1), options)) {
+                assertEquals(List.of(new LeaderEpochEntry(0, 0), new LeaderEpochEntry(1, 10)), log.leaderEpochs());
+                assertEquals(new EpochEndOffset(0, 10), log.endOffsetForEpoch(0));
+                assertEquals(13, log.logEndOffset());
+            }
+        }
+    }
+
+    @Test
     void followerKeepsGapsAndRollsAtTheFirstBatch() throws IOException {
         try (PartitionLog log = open(RecoveryOptions.afterCrash(0))) {
             final long[][] expected = appendGappedBatches(log);

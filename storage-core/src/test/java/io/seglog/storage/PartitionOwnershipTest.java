@@ -78,15 +78,22 @@ class PartitionOwnershipTest {
     void aLogManagerDoesNotStartOverAPartitionAStandaloneLogHoldsAndStartsOnceItIsClosed() {
         final Path logs = root.resolve("logs");
         final LogManagerConfig config = LogManagerConfig.builder().logDirs(logs).build();
+        try (LogManager manager = LogManager.open(config, FileIO.system(), new ManualScheduler(clock), clock)) {
+            manager.getOrCreate(new TopicPartition("orders", 0));
+            manager.getOrCreate(new TopicPartition("orders", 1)).appendAsLeader(batch(0, T0), 0);
+        } // clean shutdown: the marker is written
         final PartitionLog standalone = open(logs.resolve("orders-0"));
         standalone.appendAsLeader(batch(0, T0), 0);
         final LogInUseException e = assertThrows(LogInUseException.class,
             () -> LogManager.open(config, FileIO.system(), new ManualScheduler(clock), clock));
         assertTrue(e.getMessage().contains("orders-0"), e.getMessage());
         standalone.close();
-        // The refused manager released its log directory's lock: a new one opens and finds the record.
+        // The refused manager changed nothing (the marker is still there, no partition was recovered) and
+        // released its log directory's lock: a new one opens cleanly and finds both records.
         try (LogManager manager = LogManager.open(config, FileIO.system(), new ManualScheduler(clock), clock)) {
+            assertTrue(manager.hadCleanShutdown(logs), "the refused start did not consume the marker");
             assertEquals(1, manager.log(new TopicPartition("orders", 0)).orElseThrow().logEndOffset());
+            assertEquals(1, manager.log(new TopicPartition("orders", 1)).orElseThrow().logEndOffset());
         }
     }
 

@@ -115,6 +115,7 @@ public final class SummaryFiles {
         }
         Path json = Paths.get(args[0]).toAbsolutePath();
         Path outDir = args.length == 2 ? Paths.get(args[1]) : json.getParent();
-        write(json, outDir, System.out);
+        // A quick run's JSON keeps its quick naming and judges no target here either.
+        write(json, outDir, System.out, json.getFileName().toString().startsWith("bench-quick-"));
     }
 }

@@ -9,7 +9,10 @@ package io.seglog.storage.checkpoint;
  * @param partition the partition number
  */
 public record PartitionKey(String topic, int partition) {
-    /** Longest legal topic name: Kafka's limit, which keeps {@code <topic>-<partition>} under 255 bytes. */
+    /**
+     * Longest legal topic name, Kafka's limit. With a partition number of up to five digits {@code <topic>-<partition>}
+     * fits a 255-byte file name; a log manager refuses a longer directory name up front.
+     */
     public static final int MAX_TOPIC_LENGTH = 249;
 
     /**

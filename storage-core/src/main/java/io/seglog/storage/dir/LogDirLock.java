@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.agrona.CloseHelper;
 
 /**
@@ -26,13 +27,18 @@ public final class LogDirLock implements AutoCloseable {
     /** Name of the lock file in a log directory, as Kafka names it. */
     public static final String LOCK_FILE_NAME = ".lock";
 
+    /** Real paths of the directories locked through this class in this JVM. */
+    private static final Set<Path> HELD = ConcurrentHashMap.newKeySet();
+
     private final Path directory;
+    private final Path key;
     private final FileChannel channel;
     private final FileLock lock;
     private boolean closed; // guarded by this
 
-    private LogDirLock(final Path directory, final FileChannel channel, final FileLock lock) {
+    private LogDirLock(final Path directory, final Path key, final FileChannel channel, final FileLock lock) {
         this.directory = directory;
+        this.key = key;
         this.channel = channel;
         this.lock = lock;
     }
@@ -44,24 +50,34 @@ public final class LogDirLock implements AutoCloseable {
      * @param directory the log directory, which must exist
      * @return the held lock; the caller closes it to release the directory
      * @throws LogDirLockedException naming the directory if another process or owner holds it
-     * @throws IOException           if the lock file cannot be opened or locked
+     * @throws IOException           if the directory does not exist, or the lock file cannot be opened or locked
      */
     public static LogDirLock acquire(final FileIO io, final Path directory) throws IOException {
         final Path dir = Objects.requireNonNull(directory, "directory").toAbsolutePath();
-        final FileChannel channel = io.open(dir.resolve(LOCK_FILE_NAME),
-            Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE));
+        // Checked before any channel is opened: the OS lock is per process (fcntl), and closing any descriptor of
+        // the lock file, even one whose tryLock failed in this JVM, would release this process's lock on it for
+        // every other process (FileLock's javadoc warns of this; Lucene's NativeFSLockFactory keeps the same set).
+        final Path key = dir.toRealPath();
+        if (!HELD.add(key)) {
+            throw new LogDirLockedException(dir, true, "already held in this process", null);
+        }
+        FileChannel channel = null;
         try {
+            channel = io.open(dir.resolve(LOCK_FILE_NAME), Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE));
             final FileLock lock = channel.tryLock();
             if (lock == null) {
-                throw new LogDirLockedException(dir, "another process holds it", null);
+                throw new LogDirLockedException(dir, false, "another process holds it", null);
             }
-            return new LogDirLock(dir, channel, lock);
+            return new LogDirLock(dir, key, channel, lock);
         } catch (final OverlappingFileLockException e) {
-            final LogDirLockedException locked = new LogDirLockedException(dir, "already held in this process", e);
-            closeQuietly(channel, locked);
-            throw locked;
+            // Held in this JVM outside this class (not through acquire): refuse, keeping that lock's descriptor.
+            HELD.remove(key);
+            throw new LogDirLockedException(dir, true, "already held in this process", e);
         } catch (final IOException | RuntimeException e) {
-            closeQuietly(channel, e);
+            HELD.remove(key);
+            if (channel != null) {
+                closeQuietly(channel, e);
+            }
             throw e;
         }
     }
@@ -104,8 +120,12 @@ public final class LogDirLock implements AutoCloseable {
         }
         closed = true;
         // Releases the lock, then closes the channel even if the release failed; the first failure is thrown
-        // (an IOException, rethrown as it is) with the other suppressed.
-        CloseHelper.closeAll(lock, channel);
+        // (an IOException, rethrown as it is) with the other suppressed. Only then may this JVM lock it again.
+        try {
+            CloseHelper.closeAll(lock, channel);
+        } finally {
+            HELD.remove(key);
+        }
     }
 
     @Override

@@ -63,6 +63,8 @@ abstract sealed class MappedIndex implements AutoCloseable permits OffsetIndex, 
      */
     private final int warmEntries;
     private final Object lock = new Object();
+    /** Mapped read-only (a read-only log): the writer's view is refused, since a write through it kills the JVM. */
+    private final boolean readOnly;
 
     private volatile Path file;
     /** The current mapping; null once closed. Published before any entry written through it. */
@@ -93,6 +95,7 @@ abstract sealed class MappedIndex implements AutoCloseable permits OffsetIndex, 
         this.entries = opened.created ? 0 : maxEntries;
         this.directorySyncPending = opened.created;
         this.mapping = new SharedMapping(opened.mapping);
+        this.readOnly = opened.mapping.isReadOnly();
     }
 
     /** The result of opening and mapping an index file. */
@@ -385,6 +388,9 @@ abstract sealed class MappedIndex implements AutoCloseable permits OffsetIndex, 
         final SharedMapping current = mapping;
         if (current == null) {
             throw closedException();
+        }
+        if (readOnly) {
+            throw new IllegalStateException("index " + file + " is mapped read-only (a read-only log): not written");
         }
         return current.view();
     }

@@ -76,15 +76,16 @@ public final class TimeIndex extends MappedIndex {
      * A time index with no slot, for a read-only log whose index file is missing or unusable: lookups find no
      * entry, so the segment is read from its start.
      *
+     * @param io         the (read-only) file layer, never called by an index with no slot
      * @param file       the index file it stands for (not opened)
      * @param baseOffset the base offset of the segment, {@code >= 0}
      * @param anyFile    an open readable file, of which zero bytes are mapped
      * @return the empty index, which the caller closes with {@link #abandon()}
      * @throws IOException if the empty mapping cannot be made
      */
-    public static TimeIndex emptyReadOnly(final Path file, final long baseOffset, final FileChannel anyFile)
-        throws IOException {
-        return new TimeIndex(null, file, baseOffset, 0, MappedIndex.emptyReadOnly(anyFile));
+    public static TimeIndex emptyReadOnly(final FileIO io, final Path file, final long baseOffset,
+                                       final FileChannel anyFile) throws IOException {
+        return new TimeIndex(io, file, baseOffset, 0, MappedIndex.emptyReadOnly(anyFile));
     }
 
     /**

@@ -93,10 +93,11 @@ public record LogOpening(List<LogSegment> segments, LeaderEpochCache epochs, lon
                 active.resizeIndexes(config.segmentIndexBytes());
             }
             final long endOffset = active.reader().readNextOffset(active.sizeInBytes(), scratch);
-            LogLoader.Repairs repairs = earlier == null ? result.report() : merge(earlier, result.report());
+            // A read-only pass changed nothing, so the second pass finds (and reports) again what the first hid.
+            LogLoader.Repairs repairs = earlier == null || readOnly ? result.report() : merge(earlier, result.report());
             if (!rebuildEpochs) {
                 final CorruptSegmentException disagreement = EpochAgreement.check(epochs, loaded, endOffset,
-                    checkpoint.file(), logStartOffset);
+                    checkpoint.file(), logStartOffset, config.offsetGapsAllowed());
                 // Where this pass's crash scan began (nothing was scanned after a clean shutdown).
                 final long scanned = options.hadCleanShutdown() ? Long.MAX_VALUE
                     : Math.min(options.recoveryPoint(), options.scanFrom());
@@ -179,8 +180,8 @@ public record LogOpening(List<LogSegment> segments, LeaderEpochCache epochs, lon
     }
 
     private static <T> List<T> concat(final List<T> a, final List<T> b) {
-        final List<T> all = new java.util.ArrayList<>(a);
-        all.addAll(b);
+        final java.util.LinkedHashSet<T> all = new java.util.LinkedHashSet<>(a);
+        all.addAll(b); // a file rebuilt or scanned in both passes is listed once
         return List.copyOf(all);
     }
 

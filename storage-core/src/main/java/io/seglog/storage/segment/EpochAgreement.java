@@ -34,12 +34,14 @@ public final class EpochAgreement {
      * @param endOffset  the log end offset
      * @param checkpointFile the checkpoint's path, named in the message
      * @param logStartOffset the log start the open restores (a first entry may have been moved up to it)
+     * @param offsetGapsAllowed the log is compacted: an epoch's first batch may be gone
      * @return the finding (naming the segment file, the batch's position and offset, expected and found), or null
      * @throws IOException if a read fails
      */
     public static CorruptSegmentException check(final LeaderEpochCache checkpoint, final List<LogSegment> segments,
                                                 final long endOffset, final Path checkpointFile,
-                                                final long logStartOffset) throws IOException {
+                                                final long logStartOffset, final boolean offsetGapsAllowed)
+        throws IOException {
         final List<EpochEntry> entries = checkpoint.entriesInRange(-1, endOffset);
         final long first = segments.get(0).baseOffset();
         if (entries.isEmpty() || endOffset <= first) {
@@ -59,7 +61,10 @@ public final class EpochAgreement {
             final boolean moved = i == 0 && start == logStartOffset;
             final LogSegment segment = floor(segments, start);
             final Header at = header(segment, start, cursor, scratch);
-            if (at == null || !moved && at.baseOffset != start) {
+            // In a compacted log the batch that began the epoch may be gone: the first batch after it carries it.
+            final boolean compactedAway = offsetGapsAllowed && at != null && at.baseOffset > start
+                && at.epoch == entry.epoch();
+            if (at == null || !moved && !compactedAway && at.baseOffset != start) {
                 return new CorruptSegmentException(segment.logFile(), new CorruptSegmentException.Finding(
                     at == null ? segment.sizeInBytes() : at.position, start, "baseOffset", Long.toString(start),
                     at == null ? "no batch" : Long.toString(at.baseOffset), "the checkpoint starts epoch "
@@ -74,7 +79,8 @@ public final class EpochAgreement {
             if (!moved && start > first) {
                 final LogSegment before = floor(segments, start - 1);
                 final Header previous = header(before, start - 1, cursor, scratch);
-                if (previous != null && previous.epoch >= entry.epoch()) {
+                // (In a compacted log the batch found for start - 1 may be the one at or after start: no check.)
+                if (previous != null && previous.baseOffset < start && previous.epoch >= entry.epoch()) {
                     return new CorruptSegmentException(before.logFile(), new CorruptSegmentException.Finding(
                         previous.position, previous.baseOffset, "partitionLeaderEpoch",
                         "below " + entry.epoch(), Integer.toString(previous.epoch), "the checkpoint starts epoch "

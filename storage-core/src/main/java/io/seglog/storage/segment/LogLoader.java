@@ -153,7 +153,8 @@ public final class LogLoader {
     }
 
     /**
-     * Tidies the directory, opens every segment and, after a crash, recovers them; see the class comment.
+     * Tidies the directory (read-only: leaves it), opens every segment and, after a crash, recovers them; see the
+     * class comment.
      * On failure, closes what it opened.
      *
      * @param io      the file layer
@@ -214,7 +215,7 @@ public final class LogLoader {
                     break;
                 }
                 final LogSegment segment = options.readOnly()
-                    ? LogSegment.openReadOnly(io, dir, bases[i], config, nowMs, scratch, false)
+                    ? LogSegment.openReadOnly(io, dir, bases[i], config, nowMs, scratch, false, i < bases.length - 1)
                     : LogSegment.open(io, dir, bases[i], config, nowMs, jitter.getAsLong(), scratch);
                 segments.add(segment);
                 if (segment.indexesRebuiltOnOpen()) {
@@ -227,7 +228,7 @@ public final class LogLoader {
             }
             recovery.recoverFrom(bases, firstScanned, segments, nowMs, jitter, expectedNext);
         } catch (final IOException | RuntimeException e) {
-            closeAll(segments, e);
+            closeAll(segments, e, options.readOnly());
             throw e;
         }
         final Repairs report = new Repairs(!options.hadCleanShutdown(), recovery.segmentsScanned,
@@ -273,9 +274,14 @@ public final class LogLoader {
         }
     }
 
-    private static void closeAll(final List<LogSegment> segments, final Throwable primary) {
+    /** Closes the segments of a failed load; a read-only load abandons them (a close trims and syncs). */
+    private static void closeAll(final List<LogSegment> segments, final Throwable primary, final boolean readOnly) {
         for (int i = segments.size() - 1; i >= 0; i--) {
             try {
+                if (readOnly) {
+                    segments.get(i).abandon();
+                    continue;
+                }
                 segments.get(i).close();
             } catch (final IOException | RuntimeException suppressed) {
                 primary.addSuppressed(suppressed);
@@ -342,13 +348,11 @@ public final class LogLoader {
                     break;
                 }
                 final LogSegment segment = options.readOnly()
-                    ? LogSegment.openReadOnly(io, dir, bases[i], config, nowMs, null, true)
+                    ? LogSegment.openReadOnly(io, dir, bases[i], config, nowMs, null, true, false)
                     : LogSegment.openForRecovery(io, dir, bases[i], config, nowMs, jitter.getAsLong());
                 segments.add(segment);
                 scanned.add(segment);
-                if (!options.readOnly()) {
-                    rebuiltIndexes.add(segment.logFile());
-                }
+                rebuiltIndexes.add(segment.logFile()); // read-only: read without index files
                 final int size = segment.sizeInBytes();
                 final SegmentRecovery.Outcome outcome = scanner.scan(segment, options.recoveryPoint(), lastEpoch,
                     options.knownEpochs(), epochs);
@@ -398,7 +402,11 @@ public final class LogLoader {
                         + " from here on, or re-fetch the partition from a replica"));
             }
             final long dropped = size - problem.position();
-            if (problem.tornTail()) {
+            if (options.readOnly()) {
+                LOG.warn("Read-only open of {}: leaving {} bytes from position {} (offset {}) out of the log ({}): {}",
+                    segment.logFile(), dropped, problem.position(), problem.offset(),
+                    problem.tornTail() ? "a torn tail" : "corruption", what);
+            } else if (problem.tornTail()) {
                 LOG.warn("Recovery of {}: truncating a torn tail at position {} (offset {}), dropping {} bytes: {}",
                     segment.logFile(), problem.position(), problem.offset(), dropped, what);
             } else {

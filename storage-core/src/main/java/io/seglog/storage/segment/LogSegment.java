@@ -167,14 +167,18 @@ public final class LogSegment implements AutoCloseable {
      * @param scratch     a heap buffer of at least 64 bytes for header reads (unused, and may be null, when
      *                    {@code toBeScanned})
      * @param toBeScanned whether a recovery scan accounts its batches next
+     * @param useIndexFiles whether its index files may be mapped (not for the last segment: a writer that has the
+     *                    log open shrinks the active segment's index files when it rolls, and a mapped page past
+     *                    a file's end kills the reader)
      * @return the open segment, owned by the caller
      * @throws IOException if a file cannot be opened or read
      * @throws CorruptSegmentException if the data file is larger than a segment can be or holds a partial batch
      */
     public static LogSegment openReadOnly(final FileIO io, final Path dir, final long baseOffset,
                                           final SegmentConfig config, final long nowMs, final ByteBuffer scratch,
-                                          final boolean toBeScanned) throws IOException {
-        return SegmentFactory.openReadOnly(io, dir, baseOffset, config, nowMs, scratch, toBeScanned);
+                                          final boolean toBeScanned, final boolean useIndexFiles)
+        throws IOException {
+        return SegmentFactory.openReadOnly(io, dir, baseOffset, config, nowMs, scratch, toBeScanned, useIndexFiles);
     }
 
     /**

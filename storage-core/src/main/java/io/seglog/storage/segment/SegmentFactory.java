@@ -105,76 +105,81 @@ final class SegmentFactory {
 
     /** {@link LogSegment#openReadOnly}. */
     static LogSegment openReadOnly(final FileIO io, final Path dir, final long baseOffset, final SegmentConfig config,
-                                   final long nowMs, final ByteBuffer scratch, final boolean toBeScanned)
-        throws IOException {
+                                   final long nowMs, final ByteBuffer scratch, final boolean toBeScanned,
+                                   final boolean useIndexFiles) throws IOException {
         final Path logFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.LOG_SUFFIX));
         final Path indexFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.INDEX_SUFFIX));
         final Path timeIndexFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.TIME_INDEX_SUFFIX));
         final FileChannel channel = io.open(logFile, EnumSet.of(StandardOpenOption.READ));
         final int length = checkedLength(channel, logFile);
         LogSegment segment = null;
-        if (!toBeScanned && Files.exists(indexFile) && Files.exists(timeIndexFile)) {
-            segment = withReadOnlyIndexes(io, channel, logFile, indexFile, timeIndexFile, baseOffset, length, config,
-                nowMs);
-            boolean usable;
-            try {
-                segment.offsetIndex().sanityCheck();
-                segment.timeIndex().sanityCheck();
-                usable = segment.reader().lastEntriesHold(new BatchCursor());
-            } catch (final RuntimeException corrupt) {
-                usable = false;
-            }
-            if (!usable) {
-                // Leave the files as they are; read this segment without them (the channel stays open).
-                segment.abandonKeepingDataFile();
-                segment = null;
-            }
-        }
         try {
+            if (useIndexFiles && !toBeScanned && Files.exists(indexFile) && Files.exists(timeIndexFile)) {
+                segment = usableIndexes(io, channel, logFile, indexFile, timeIndexFile, baseOffset, length, config,
+                    nowMs);
+            }
             if (segment == null) {
                 segment = new LogSegment(logFile, baseOffset, channel,
-                    OffsetIndex.emptyReadOnly(indexFile, baseOffset, channel),
-                    TimeIndex.emptyReadOnly(timeIndexFile, baseOffset, channel), length, config, 0, nowMs);
-                segment.indexesRebuiltOnOpen = !toBeScanned;
+                    OffsetIndex.emptyReadOnly(io, indexFile, baseOffset, channel),
+                    TimeIndex.emptyReadOnly(io, timeIndexFile, baseOffset, channel), length, config, 0, nowMs);
+                segment.indexesRebuiltOnOpen = true;
             }
-        } catch (final IOException | RuntimeException e) {
-            closeQuietly(channel, e);
-            throw e;
-        }
-        try {
             if (length > 0 && !toBeScanned) {
                 segment.readHeader(scratch, 0, length, LogSegment.TIMESTAMP_HEADER_BYTES);
                 segment.rollingBasedTimestampMs = scratch.getLong(MAX_TIMESTAMP_OFFSET);
                 // With an empty time index this walks every batch header: the largest timestamp, without writing.
                 segment.reloadLargestTimestamp(scratch);
             }
+            return segment;
         } catch (final IOException | RuntimeException e) {
-            segment.closeAfterFailure(e);
+            // Nothing may be trimmed or synced: abandon, never close.
+            try {
+                if (segment != null) {
+                    segment.abandon();
+                } else {
+                    channel.close();
+                }
+            } catch (final IOException | RuntimeException suppressed) {
+                e.addSuppressed(suppressed);
+            }
             throw e;
         }
-        return segment;
     }
 
-    private static LogSegment withReadOnlyIndexes(final FileIO io, final FileChannel channel, final Path logFile,
-                                                  final Path indexFile, final Path timeIndexFile,
-                                                  final long baseOffset, final int size, final SegmentConfig config,
-                                                  final long nowMs) throws IOException {
+    /**
+     * The segment over its index files mapped read-only, when both open and pass the checks {@link #open} applies;
+     * null (everything it opened released, the data file left open) when they do not.
+     */
+    private static LogSegment usableIndexes(final FileIO io, final FileChannel channel, final Path logFile,
+                                            final Path indexFile, final Path timeIndexFile, final long baseOffset,
+                                            final int size, final SegmentConfig config, final long nowMs)
+        throws IOException {
         OffsetIndex offsetIndex = null;
+        TimeIndex timeIndex = null;
+        LogSegment segment = null;
         try {
             offsetIndex = OffsetIndex.openReadOnly(io, indexFile, baseOffset);
-            final TimeIndex timeIndex = TimeIndex.openReadOnly(io, timeIndexFile, baseOffset);
-            return new LogSegment(logFile, baseOffset, channel, offsetIndex, timeIndex, size, config, 0, nowMs);
-        } catch (final IOException | RuntimeException e) {
-            if (offsetIndex != null) {
-                try {
-                    offsetIndex.abandon();
-                } catch (final IOException | RuntimeException suppressed) {
-                    e.addSuppressed(suppressed);
-                }
+            timeIndex = TimeIndex.openReadOnly(io, timeIndexFile, baseOffset);
+            segment = new LogSegment(logFile, baseOffset, channel, offsetIndex, timeIndex, size, config, 0, nowMs);
+            segment.offsetIndex().sanityCheck();
+            segment.timeIndex().sanityCheck();
+            if (segment.reader().lastEntriesHold(new BatchCursor())) {
+                return segment;
             }
-            closeQuietly(channel, e);
-            throw e;
+        } catch (final IOException | RuntimeException unusable) {
+            // Unreadable, too long to map or failing a check: read the segment without them.
         }
+        if (segment != null) {
+            segment.abandonKeepingDataFile();
+        } else {
+            if (timeIndex != null) {
+                timeIndex.abandon();
+            }
+            if (offsetIndex != null) {
+                offsetIndex.abandon();
+            }
+        }
+        return null;
     }
 
     /** {@link LogSegment#openForRecovery}. */

@@ -71,6 +71,21 @@ class LogDirLockTest {
     }
 
     @Test
+    void aRefusedSecondAttemptInThisJvmKeepsTheLockForOtherProcesses() throws Exception {
+        try (LogDirLock lock = LogDirLock.acquire(FileIO.system(), dir)) {
+            final LogDirLockedException again = assertThrows(LogDirLockedException.class,
+                () -> LogDirLock.acquire(FileIO.system(), dir));
+            assertTrue(again.inThisProcess(), again.getMessage());
+            // Before the in-JVM check, the refused attempt closed its own descriptor of the lock file, which
+            // released this process's lock (fcntl): another process then got it while we still held it.
+            final Child child = Child.start("try", dir);
+            final List<String> output = child.finish();
+            assertEquals(LogDirLockChild.EXIT_LOCKED_BY_OTHER, child.exitCode, output.toString());
+            assertTrue(lock.isHeld());
+        }
+    }
+
+    @Test
     void weAreRefusedWhileAnotherProcessHoldsItAndAKilledHolderReleasesIt() throws Exception {
         final Child child = Child.start("hold", dir);
         try {

@@ -1,6 +1,7 @@
 package io.seglog.storage.recovery;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -48,6 +49,7 @@ class CheckpointSweepTest extends ScratchDirTest {
         int images = 0;
         int rebuilt = 0;
         int refused = 0;
+        final java.util.Set<String> servedUnderFail = new java.util.HashSet<>();
         for (int at = 0; at < checkpoint.length; at += STRIDE) {
             for (final int mask : new int[] {0x01, 0xFF}) {
                 final byte[] damaged = checkpoint.clone();
@@ -60,9 +62,11 @@ class CheckpointSweepTest extends ScratchDirTest {
                     LogImage.write(files, dir);
                     final String context = CHECKPOINT + " byte " + at + " ^ 0x" + Integer.toHexString(mask)
                         + (options.hadCleanShutdown() ? ", clean" : ", after a crash");
+                    boolean readOnlyOpened = false;
                     try (PartitionLog readOnly = PartitionLog.openReadOnly(dir, SMALL_SEGMENTS, FileIO.system(),
                         new ManualClock(1_000), options)) {
                         image.assertServes(readOnly, end, context + ", read-only");
+                        readOnlyOpened = true;
                     } catch (final StorageException e) {
                         assertNotNull(e.path(), context + ", read-only: the error names no file: " + e);
                     } catch (final RuntimeException e) {
@@ -72,11 +76,14 @@ class CheckpointSweepTest extends ScratchDirTest {
                     try (PartitionLog log = PartitionLog.open(dir, SMALL_SEGMENTS, FileIO.system(),
                         new ManualClock(1_000), new SplittableRandom(1), options)) {
                         image.assertServes(log, end, context);
+                        assertTrue(readOnlyOpened, context + ": served writable, refused read-only");
+                        servedUnderFail.add(context);
                         if (log.recoveryReport().epochsRebuilt()) {
                             rebuilt++;
                         }
                     } catch (final StorageException e) {
                         refused++;
+                        assertFalse(readOnlyOpened, context + ": refused writable, served read-only");
                         assertNotNull(e.path(), context + ": the error names no file: " + e);
                     } catch (final RuntimeException e) {
                         fail(context + ": an unclear exception: " + e, e);
@@ -101,8 +108,22 @@ class CheckpointSweepTest extends ScratchDirTest {
                     LogImage.write(files, dir);
                     final String context = CHECKPOINT + " byte " + at + " ^ 0x" + Integer.toHexString(mask)
                         + (options.hadCleanShutdown() ? ", clean" : ", after a crash") + ", truncate policy";
+                    final String failContext = context.replace(", truncate policy", "");
+                    long readOnlyEnd = -1;
+                    try (PartitionLog readOnly = PartitionLog.openReadOnly(dir, truncate, FileIO.system(),
+                        new ManualClock(1_000), options)) {
+                        image.assertServes(readOnly, readOnly.logEndOffset(), context + ", read-only");
+                        readOnlyEnd = readOnly.logEndOffset();
+                    } catch (final RuntimeException e) {
+                        fail(context + ", read-only: " + e, e);
+                    }
+                    LogImage.assertHolds(files, dir, context + ", read-only");
                     try (PartitionLog log = PartitionLog.open(dir, truncate, FileIO.system(), new ManualClock(1_000),
                         new SplittableRandom(1), options)) {
+                        assertEquals(readOnlyEnd, log.logEndOffset(), context + ": read-only and writable ends");
+                        if (servedUnderFail.contains(failContext)) {
+                            assertEquals(end, log.logEndOffset(), context + ": served whole under fail, cut here");
+                        }
                         // Served as it was, or cut where the batches disagree with the checkpoint and reported:
                         // what is left reads back with the right epochs either way.
                         image.assertServes(log, log.logEndOffset(), context);
@@ -123,6 +144,8 @@ class CheckpointSweepTest extends ScratchDirTest {
                 }
             }
         }
+        assertTrue(rebuilt > 0 && refused > 0 && cut > 0,
+            "every outcome occurs: rebuilt=" + rebuilt + " refused=" + refused + " cut=" + cut);
         System.out.printf("CheckpointSweepTest: %d epoch-checkpoint images (stride %d), %d rebuilt from the batches,"
             + " %d refused naming a file; under the truncate policy %d images, %d cut where the batches disagree;"
             + " 0 wrong epochs, 0 unclear exceptions%n", images, STRIDE, rebuilt, refused, truncateImages, cut);

@@ -2,6 +2,7 @@ package io.seglog.storage.recovery;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -120,16 +121,19 @@ class DamageSweepTest extends ScratchDirTest {
      * A read-only open of a damaged image: it answers correctly from {@code from} on, or refuses naming a file; either
      * way the directory is exactly as written.
      */
-    private static void readOnlyAnswersOrRefuses(final Oracle oracle, final Map<String, byte[]> files, final Path dir,
-                                                 final RecoveryOptions options, final long from, final String context)
-        throws IOException {
+    private static boolean readOnlyAnswersOrRefuses(final Oracle oracle, final Map<String, byte[]> files,
+                                                    final Path dir, final RecoveryOptions options, final long from,
+                                                    final String context) throws IOException {
+        boolean opened = false;
         try (PartitionLog log = PartitionLog.openReadOnly(dir, CONFIG, FileIO.system(), new ManualClock(1_000),
             options)) {
             assertAnswers(oracle, log, Math.max(from, log.logStartOffset()), context + ", read-only");
+            opened = true;
         } catch (final StorageException e) {
             assertNamesAFile(e, context + ", read-only");
         }
         LogImage.assertHolds(files, dir, context + ", read-only");
+        return opened;
     }
 
     private static void assertNamesAFile(final StorageException e, final String context) {
@@ -203,10 +207,11 @@ class DamageSweepTest extends ScratchDirTest {
             LogImage.write(files, dir);
             final long base = Long.parseLong(name.substring(0, 20));
             final boolean data = name.endsWith(".log");
-            readOnlyAnswersOrRefuses(oracle, files, dir, new RecoveryOptions(true, oracle.end(), Long.MAX_VALUE),
-                data ? bases.get(1) : 0, name + " deleted");
+            final boolean readOnlyOpened = readOnlyAnswersOrRefuses(oracle, files, dir,
+                new RecoveryOptions(true, oracle.end(), Long.MAX_VALUE), data ? bases.get(1) : 0, name + " deleted");
             // As a log manager opens it after a clean shutdown: the recovery point is the log end at close.
             try (PartitionLog log = open(dir, new RecoveryOptions(true, oracle.end(), Long.MAX_VALUE))) {
+                assertTrue(readOnlyOpened, name + " deleted: the writable open served it, the read-only one refused");
                 if (data && base != bases.get(0)) {
                     fail(name + " deleted: a missing segment in the middle or at the end must be refused");
                 }
@@ -223,6 +228,7 @@ class DamageSweepTest extends ScratchDirTest {
                 }
             } catch (final CorruptLogException e) {
                 assertTrue(data && base != bases.get(0), name + " deleted: refused without reason: " + e);
+                assertFalse(readOnlyOpened, name + " deleted: the read-only open served what the writable refused");
                 assertNamesAFile(e, name);
             }
             FastDirs.deleteTree(dir);
@@ -249,9 +255,11 @@ class DamageSweepTest extends ScratchDirTest {
                     final Path dir = tmp.resolve("cut-" + cuts++);
                     LogImage.write(files, dir);
                     final String context = logName + " cut at " + cutAt;
-                    readOnlyAnswersOrRefuses(oracle, files, dir, RecoveryOptions.clean(), 0, context);
+                    final boolean readOnlyOpened = readOnlyAnswersOrRefuses(oracle, files, dir,
+                        RecoveryOptions.clean(), 0, context);
                     // Without a recovery point (a standalone embedder after a clean close): what is left is served.
                     try (PartitionLog log = open(dir, RecoveryOptions.clean())) {
+                        assertTrue(readOnlyOpened, context + ": the writable open served it, the read-only refused");
                         final boolean last = logName.equals(LogImage.logName(
                             oracle.image().segmentBases.get(oracle.image().segmentBases.size() - 1)));
                         assertTrue(last, context + ": a cut segment that is not the last leaves a gap and must be"
@@ -259,6 +267,7 @@ class DamageSweepTest extends ScratchDirTest {
                         assertAnswers(oracle, log, 0, context);
                     } catch (final StorageException e) {
                         // Refused: a gap after a cut segment, or a cut inside a batch of a log that closed cleanly.
+                        assertFalse(readOnlyOpened, context + ": the read-only open served what the writable refused");
                         assertNamesAFile(e, context);
                     }
                     // With the recovery point a log manager keeps, the lost flushed data is refused.
