@@ -286,6 +286,10 @@ public final class PartitionLog implements AutoCloseable {
      *   <li>the leader epochs come from the checkpoint or, when it is missing or corrupt, from the batches, and
      *       stay in memory; stray files ({@code .deleted}, {@code .cleaned}, {@code .tmp}) are ignored.</li>
      * </ul>
+     * A log another process writes is read with positional reads, and the last segment's index files are never
+     * mapped (the writer shrinks them when it rolls). The CRC scan does map the data files it checks: if the writer
+     * truncates one meanwhile (a follower), touching the cut pages kills this JVM, so inspect a live follower's log
+     * with {@link RecoveryOptions#clean()} (no scan).
      *
      * @param partitionDir the partition directory, which must exist and hold a segment
      * @param config       the configuration

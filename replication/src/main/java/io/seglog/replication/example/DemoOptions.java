@@ -17,7 +17,7 @@ import java.util.Optional;
 record DemoOptions(Optional<String> zookeeperConnect, Optional<Path> dir, boolean keep, boolean help) {
     static final String USAGE = "usage: SeglogDemo [--zookeeper host:port[/chroot]] [--dir <path>] [--keep] [--help]";
     static final String HELP = USAGE + System.lineSeparator()
-        + "  Tours the storage core (append, read, kill and recover) and a three-broker cluster (controller and"
+        + "  Tours the storage core (append, read, close and reopen) and a three-broker cluster (controller and"
         + System.lineSeparator()
         + "  leader elections, failover) and prints what it checked." + System.lineSeparator()
         + "  --zookeeper <connect>  use this ZooKeeper instead of starting an embedded one" + System.lineSeparator()

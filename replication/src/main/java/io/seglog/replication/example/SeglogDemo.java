@@ -59,7 +59,7 @@ public final class SeglogDemo {
      * Runs the demo and exits with its exit code when that is not 0 (a successful run simply returns, which
      * shows that it left no thread running).
      *
-     * @param args {@code [--zookeeper host:port[/chroot]] [--dir <path>] [--keep]}
+     * @param args {@code [--zookeeper host:port[/chroot]] [--dir <path>] [--keep] [--help]}
      */
     public static void main(final String[] args) {
         // slf4j-simple (on this module's runtime class path only) logs at INFO by default; keep the tour readable:
