@@ -4,6 +4,8 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
@@ -50,6 +52,30 @@ class ReplicationArchitectureTest {
             "io.seglog.storage.index..", "io.seglog.storage.checkpoint..", "io.seglog.storage.epoch..",
             "io.seglog.storage.dir..", "io.seglog.storage.example..")
         .because("storage-core's module-info exports io.seglog.storage, .format and .io only");
+
+    /**
+     * kafka-clients is used for its generated message classes and their accessors only, and only by the wire
+     * package: the rest is internal and changes between releases (kafka-protocol.md: 4.3 moved 37 record classes).
+     */
+    static final ArchRule KAFKA_CLIENTS_MESSAGE_CLASSES_ONLY = noClasses()
+        .that().resideInAPackage("io.seglog.replication..")
+        .should().dependOnClassesThat(JavaClass.Predicates.resideInAPackage("org.apache.kafka..").and(
+            DescribedPredicate.not(JavaClass.Predicates.resideInAnyPackage("org.apache.kafka.common.message",
+                "org.apache.kafka.common.protocol"))))
+        .because("only kafka-clients' *Data message classes, ApiKeys, Errors and the accessors are stable enough to use");
+
+    /** Only the wire package speaks Kafka's protocol. */
+    static final ArchRule KAFKA_CLIENTS_ONLY_IN_WIRE = noClasses()
+        .that().resideOutsideOfPackage("io.seglog.replication.wire..")
+        .and().resideInAPackage("io.seglog.replication..")
+        .should().dependOnClassesThat().resideInAPackage("org.apache.kafka..")
+        .because("Kafka's wire protocol is decoded and encoded in io.seglog.replication.wire");
+
+    @Test
+    void kafkaClientsIsUsedForItsMessageClassesAndOnlyInTheWirePackage() {
+        KAFKA_CLIENTS_MESSAGE_CLASSES_ONLY.check(REPLICATION);
+        KAFKA_CLIENTS_ONLY_IN_WIRE.check(REPLICATION);
+    }
 
     @Test
     void usesOnlyWhatStorageCoreExports() {

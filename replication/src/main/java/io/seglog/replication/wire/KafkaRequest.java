@@ -1,0 +1,28 @@
+package io.seglog.replication.wire;
+
+import java.net.SocketAddress;
+import org.apache.kafka.common.message.RequestHeaderData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+
+/**
+ * A decoded request: its API and version, its header and its body. A body's record sets (a produce's batches)
+ * are views of the received frame, valid until the handler's stage completes.
+ *
+ * @param api     the API
+ * @param version the request's version
+ * @param header  the request header (correlation id, client id)
+ * @param body    the request body, the API's {@code *RequestData}
+ * @param peer    the client's address
+ */
+public record KafkaRequest(ApiKeys api, short version, RequestHeaderData header, ApiMessage body,
+                           SocketAddress peer) {
+    /**
+     * The correlation id the response must carry.
+     *
+     * @return the header's correlation id
+     */
+    public int correlationId() {
+        return header.correlationId();
+    }
+}

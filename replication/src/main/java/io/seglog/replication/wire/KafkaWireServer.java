@@ -1,0 +1,132 @@
+package io.seglog.replication.wire;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import java.net.InetSocketAddress;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * A Kafka-protocol server: one listening socket, connections served by Netty event loops, requests framed,
+ * decoded and answered as {@link io.seglog.replication.wire} describes, by the {@link KafkaApi}s it was started
+ * with. ApiVersions is built in: it advertises exactly those APIs and versions (and itself).
+ *
+ * <p>Thread-safe. Threads: one acceptor and {@code ioThreads} event loops from the given factory, ended by
+ * {@link #close()}.
+ */
+public final class KafkaWireServer implements AutoCloseable {
+    /** ApiVersions versions served: v0 to v4 (v3 is the first flexible one; 4.x clients send up to v4 or v5). */
+    static final short API_VERSIONS_MAX = 4;
+
+    private final EventLoopGroup boss;
+    private final EventLoopGroup workers;
+    private final Channel listener;
+    private final Map<ApiKeys, KafkaApi> apis;
+
+    private KafkaWireServer(final EventLoopGroup boss, final EventLoopGroup workers, final Channel listener,
+                            final Map<ApiKeys, KafkaApi> apis) {
+        this.boss = boss;
+        this.workers = workers;
+        this.listener = listener;
+        this.apis = apis;
+    }
+
+    /**
+     * Binds and starts serving.
+     *
+     * @param config        where to listen and the request size limit
+     * @param served        the APIs to serve (ApiVersions is added; passing it is an error)
+     * @param ioThreads     event-loop threads for the connections, at least 1
+     * @param threadFactory makes the acceptor and event-loop threads
+     * @return the running server, owned (and closed) by the caller
+     * @throws IllegalArgumentException if an API is given twice, or ApiVersions is given
+     * @throws java.io.UncheckedIOException naming the address when it cannot bind
+     */
+    public static KafkaWireServer start(final WireServerConfig config, final List<KafkaApi> served,
+                                        final int ioThreads, final ThreadFactory threadFactory) {
+        Objects.requireNonNull(config, "config");
+        Objects.requireNonNull(threadFactory, "threadFactory");
+        if (ioThreads < 1) {
+            throw new IllegalArgumentException("ioThreads=" + ioThreads + " must be at least 1");
+        }
+        final Map<ApiKeys, KafkaApi> apis = new EnumMap<>(ApiKeys.class);
+        for (final KafkaApi api : served) {
+            if (api.key() == ApiKeys.API_VERSIONS) {
+                throw new IllegalArgumentException("ApiVersions is served by the server itself");
+            }
+            if (apis.put(api.key(), api) != null) {
+                throw new IllegalArgumentException(api.key() + " given twice");
+            }
+        }
+        final Map<ApiKeys, KafkaApi> view = Collections.unmodifiableMap(apis);
+        apis.put(ApiKeys.API_VERSIONS, new KafkaApi(ApiKeys.API_VERSIONS, (short) 0, API_VERSIONS_MAX,
+            request -> CompletableFuture.completedFuture(Responses.apiVersions(view.values(), Errors.NONE))));
+        final EventLoopGroup boss = new NioEventLoopGroup(1, threadFactory);
+        final EventLoopGroup workers = new NioEventLoopGroup(ioThreads, threadFactory);
+        try {
+            final ServerBootstrap bootstrap = new ServerBootstrap().group(boss, workers)
+                .channel(NioServerSocketChannel.class)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(final SocketChannel channel) {
+                        channel.pipeline().addLast(new RequestDecoder(config.maxRequestBytes(), view),
+                            new ConnectionHandler(view));
+                    }
+                });
+            final InetSocketAddress address = config.host().isEmpty() ? new InetSocketAddress(config.port())
+                : new InetSocketAddress(config.host(), config.port());
+            final Channel listener = bootstrap.bind(address).syncUninterruptibly().channel();
+            return new KafkaWireServer(boss, workers, listener, view);
+        } catch (final RuntimeException e) {
+            shutdown(boss, workers);
+            throw new java.io.UncheckedIOException(new java.io.IOException("cannot listen on " + config.host() + ":"
+                + config.port() + ": " + e, e));
+        }
+    }
+
+    /**
+     * Where the server listens (the port chosen when the configuration asked for 0).
+     *
+     * @return the bound address
+     */
+    public InetSocketAddress address() {
+        return (InetSocketAddress) listener.localAddress();
+    }
+
+    /**
+     * The APIs served, ApiVersions included.
+     *
+     * @return an unmodifiable view
+     */
+    public Map<ApiKeys, KafkaApi> apis() {
+        return apis;
+    }
+
+    /** Stops listening, closes every connection and ends the threads; waits for them. Idempotent. */
+    @Override
+    public void close() {
+        listener.close().syncUninterruptibly();
+        shutdown(boss, workers);
+    }
+
+    private static void shutdown(final EventLoopGroup boss, final EventLoopGroup workers) {
+        // No quiet period: nothing is queued once the listener and connections are closed.
+        boss.shutdownGracefully(0, 10, TimeUnit.SECONDS).syncUninterruptibly();
+        workers.shutdownGracefully(0, 10, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+}

@@ -1,0 +1,113 @@
+package io.seglog.replication.wire;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.message.RequestHeaderData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Frames and decodes requests: an int32 size, checked against the maximum before a byte more is buffered, then
+ * the whole frame, its header ({@code requestHeaderVersion} of the API and version) and its body (the API's
+ * {@code *RequestData} at the version). ApiVersions at a version this server does not implement is passed on
+ * undecoded (it is answered at v0 with UNSUPPORTED_VERSION, Kafka's rule, so the client can retry at a version
+ * both know). Anything else malformed (a size out of range, an unknown API key, a version not implemented, a body
+ * that does not decode or leaves bytes over) closes this connection only, logged with the peer, the field and the
+ * value. Lengths inside a body are bounded by the frame: kafka-clients' readers refuse a collection larger than the
+ * bytes left.
+ *
+ * <p>One per connection (it keeps the partial frame); runs on the connection's event loop.
+ */
+final class RequestDecoder extends ByteToMessageDecoder {
+    private static final Logger LOG = LoggerFactory.getLogger(RequestDecoder.class);
+    /** apiKey, apiVersion and correlationId: the least a request header holds. */
+    static final int MIN_FRAME_BYTES = 8;
+
+    private final int maxFrameBytes;
+    private final Map<ApiKeys, KafkaApi> apis;
+
+    RequestDecoder(final int maxFrameBytes, final Map<ApiKeys, KafkaApi> apis) {
+        this.maxFrameBytes = maxFrameBytes;
+        this.apis = apis;
+    }
+
+    /** What the decoder hands on: a request, or an ApiVersions request at a version it does not implement. */
+    sealed interface Decoded permits Request, UnsupportedApiVersions {
+    }
+
+    /** A decoded request. */
+    record Request(KafkaRequest request) implements Decoded {
+    }
+
+    /** An ApiVersions request at a version this server does not implement: answered at v0. */
+    record UnsupportedApiVersions(int correlationId, short version) implements Decoded {
+    }
+
+    @Override
+    protected void decode(final ChannelHandlerContext ctx, final ByteBuf in, final List<Object> out) {
+        if (in.readableBytes() < Integer.BYTES) {
+            return;
+        }
+        final int size = in.getInt(in.readerIndex());
+        if (size < MIN_FRAME_BYTES || size > maxFrameBytes) {
+            refuse(ctx, in, "size", size + " (must be in [" + MIN_FRAME_BYTES + ", socket.request.max.bytes="
+                + maxFrameBytes + "])");
+            return;
+        }
+        if (in.readableBytes() < Integer.BYTES + size) {
+            return; // the cumulation holds at most one frame of a bounded size
+        }
+        in.skipBytes(Integer.BYTES);
+        final ByteBuf frame = in.readSlice(size);
+        final ByteBuffer bytes = frame.nioBuffer();
+        final short key = bytes.getShort(0);
+        final short version = bytes.getShort(2);
+        if (!ApiKeys.hasId(key)) {
+            refuse(ctx, in, "apiKey", Short.toString(key));
+            return;
+        }
+        final ApiKeys api = ApiKeys.forId(key);
+        final KafkaApi served = apis.get(api);
+        if (api == ApiKeys.API_VERSIONS && (served == null || !served.supports(version))) {
+            out.add(new UnsupportedApiVersions(bytes.getInt(4), version));
+            return;
+        }
+        if (served == null || !served.supports(version)) {
+            refuse(ctx, in, "apiVersion", api + " v" + version + " (served: " + (served == null ? "none"
+                : served.minVersion() + ".." + served.maxVersion()) + ")");
+            return;
+        }
+        // Decoded from a copy, so that a body's record views stay valid after Netty reuses the cumulation.
+        final ByteBuffer copy = ByteBuffer.allocate(size).put(bytes).flip();
+        final ByteBufferAccessor accessor = new ByteBufferAccessor(copy);
+        final RequestHeaderData header;
+        final ApiMessage body;
+        try {
+            header = new RequestHeaderData(accessor, api.requestHeaderVersion(version));
+            body = api.messageType.newRequest();
+            body.read(accessor, version);
+        } catch (final RuntimeException e) {
+            refuse(ctx, in, api + " v" + version + " body", e.toString());
+            return;
+        }
+        if (copy.hasRemaining()) {
+            refuse(ctx, in, api + " v" + version + " body", copy.remaining() + " bytes after the end of the body");
+            return;
+        }
+        out.add(new Request(new KafkaRequest(api, version, header, body, ctx.channel().remoteAddress())));
+    }
+
+    private void refuse(final ChannelHandlerContext ctx, final ByteBuf in, final String field, final String value) {
+        LOG.warn("closing the connection from {}: malformed request, {}={}", ctx.channel().remoteAddress(), field,
+            value);
+        in.skipBytes(in.readableBytes());
+        ctx.close();
+    }
+}

@@ -1,0 +1,92 @@
+package io.seglog.replication.wire;
+
+import java.util.Map;
+
+/**
+ * Configuration of a {@link KafkaWireServer}, read from Kafka's property names: {@value #LISTENERS} (one
+ * {@code PLAINTEXT://host:port} listener; port 0 picks a free one) and {@value #SOCKET_REQUEST_MAX_BYTES}.
+ *
+ * @param host            the address to bind (a host name or literal; empty binds every interface)
+ * @param port            the port, 0 for any free one
+ * @param maxRequestBytes the largest request frame accepted; a larger size closes the connection before any of
+ *                        it is buffered
+ */
+public record WireServerConfig(String host, int port, int maxRequestBytes) {
+    /** Kafka's listener list; one PLAINTEXT listener is supported. */
+    public static final String LISTENERS = "listeners";
+    /** Kafka's largest request size. */
+    public static final String SOCKET_REQUEST_MAX_BYTES = "socket.request.max.bytes";
+    /** Kafka's default of {@value #SOCKET_REQUEST_MAX_BYTES}: 100 MiB. */
+    public static final int DEFAULT_MAX_REQUEST_BYTES = 100 * 1024 * 1024;
+    private static final String PLAINTEXT = "PLAINTEXT://";
+
+    /**
+     * Validates the fields.
+     *
+     * @param host            the bind address
+     * @param port            the port
+     * @param maxRequestBytes the largest request frame
+     * @throws IllegalArgumentException naming the key and the value
+     */
+    public WireServerConfig {
+        if (host == null) {
+            throw new IllegalArgumentException(LISTENERS + " host must not be null");
+        }
+        if (port < 0 || port > 65_535) {
+            throw new IllegalArgumentException(LISTENERS + " port=" + port + " must be in [0, 65535]");
+        }
+        if (maxRequestBytes < RequestDecoder.MIN_FRAME_BYTES) {
+            throw new IllegalArgumentException(SOCKET_REQUEST_MAX_BYTES + "=" + maxRequestBytes + " must be at least "
+                + RequestDecoder.MIN_FRAME_BYTES);
+        }
+    }
+
+    /**
+     * A server on the loopback address and a free port, with Kafka's request limit: for tests and embedding.
+     *
+     * @return the configuration
+     */
+    public static WireServerConfig loopback() {
+        return new WireServerConfig("127.0.0.1", 0, DEFAULT_MAX_REQUEST_BYTES);
+    }
+
+    /**
+     * Reads Kafka's property names; other keys are ignored so that a whole {@code server.properties} can be passed.
+     *
+     * @param props property name to value
+     * @return the configuration
+     * @throws IllegalArgumentException naming the key and the value when one is missing or invalid
+     */
+    public static WireServerConfig fromProperties(final Map<String, ?> props) {
+        final Object listeners = props.get(LISTENERS);
+        if (listeners == null) {
+            throw new IllegalArgumentException(LISTENERS + " must be set, e.g. PLAINTEXT://127.0.0.1:9092");
+        }
+        final String listener = listeners.toString().trim();
+        if (!listener.startsWith(PLAINTEXT) || listener.indexOf(',') >= 0) {
+            throw new IllegalArgumentException(LISTENERS + "=" + listener + " must be one PLAINTEXT://host:port"
+                + " listener (TLS and SASL are not served yet)");
+        }
+        final String hostPort = listener.substring(PLAINTEXT.length());
+        final int colon = hostPort.lastIndexOf(':');
+        if (colon < 0) {
+            throw new IllegalArgumentException(LISTENERS + "=" + listener + " has no port");
+        }
+        final int port;
+        try {
+            port = Integer.parseInt(hostPort.substring(colon + 1));
+        } catch (final NumberFormatException e) {
+            throw new IllegalArgumentException(LISTENERS + "=" + listener + " has a port that is not a number", e);
+        }
+        int max = DEFAULT_MAX_REQUEST_BYTES;
+        final Object maxBytes = props.get(SOCKET_REQUEST_MAX_BYTES);
+        if (maxBytes != null) {
+            try {
+                max = Integer.parseInt(maxBytes.toString().trim());
+            } catch (final NumberFormatException e) {
+                throw new IllegalArgumentException(SOCKET_REQUEST_MAX_BYTES + "=" + maxBytes + " is not an int", e);
+            }
+        }
+        return new WireServerConfig(hostPort.substring(0, colon), port, max);
+    }
+}
