@@ -2,6 +2,7 @@ package io.seglog.replication.wire;
 
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
+import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -15,13 +16,21 @@ import org.slf4j.LoggerFactory;
 /**
  * Hands each request of one connection to its API's handler and writes the responses in request order (Kafka's
  * clients match responses to requests first in, first out): a response that completes early waits for the ones
- * before it. A request that gets no response (acks=0) still keeps its place. A handler that throws or fails its
- * stage closes the connection, logged with the peer and the API.
+ * before it. A request that gets no response (acks=0) still keeps its place. A handler that throws, a stage that
+ * fails, or a response that cannot be encoded closes the connection, logged with the peer, the API and the
+ * correlation id (a failure behind an unfinished earlier request closes it when it reaches the head).
+ *
+ * <p>Backpressure: the connection stops reading while {@value #MAX_IN_FLIGHT} requests are unanswered or its
+ * responses are not being read (the outbound buffer is above its high-water mark), and reads again when both
+ * clear, so a client that pipelines without reading cannot grow this server's memory without bound. When the
+ * connection closes, the stages still pending are cancelled and forgotten.
  *
  * <p>One per connection; everything runs on the connection's event loop (completions are moved onto it).
  */
 final class ConnectionHandler extends SimpleChannelInboundHandler<RequestDecoder.Decoded> {
     private static final Logger LOG = LoggerFactory.getLogger(ConnectionHandler.class);
+    /** Unanswered requests per connection before it stops reading (Kafka's producer pipelines up to 5). */
+    static final int MAX_IN_FLIGHT = 64;
 
     private final Map<ApiKeys, KafkaApi> apis;
     /** Requests answered or in progress, oldest first; only the event loop touches it. */
@@ -37,6 +46,9 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<RequestDecoder
 
     @Override
     protected void channelRead0(final ChannelHandlerContext ctx, final RequestDecoder.Decoded decoded) {
+        if (!ctx.channel().isActive()) {
+            return; // decoded before the close took effect: never handed to a handler
+        }
         final Pending pending;
         if (decoded instanceof RequestDecoder.UnsupportedApiVersions unsupported) {
             // Kafka's rule: answered at v0 with this server's ranges, so the client retries at a version both know.
@@ -47,48 +59,86 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<RequestDecoder
             CompletableFuture<ApiMessage> answer;
             try {
                 final CompletionStage<ApiMessage> stage = apis.get(request.api()).handler().handle(request);
-                answer = stage.toCompletableFuture();
+                answer = stage == null ? CompletableFuture.failedFuture(new IllegalStateException(
+                    "the handler returned no stage")) : stage.toCompletableFuture();
             } catch (final RuntimeException e) {
                 answer = CompletableFuture.failedFuture(e);
             }
             pending = new Pending(request.api(), request.version(), request.correlationId(), answer);
         }
         inFlight.addLast(pending);
+        updateReading(ctx);
         if (pending.answer().isDone()) {
             drain(ctx);
         } else {
-            pending.answer().whenComplete((body, failure) -> ctx.executor().execute(() -> drain(ctx)));
+            pending.answer().whenComplete((body, failure) -> {
+                if (!ctx.executor().isShuttingDown()) {
+                    ctx.executor().execute(() -> drain(ctx));
+                }
+            });
         }
     }
 
     /** Writes every answered response at the head of the queue, in order. */
     private void drain(final ChannelHandlerContext ctx) {
         boolean wrote = false;
-        while (!inFlight.isEmpty() && inFlight.peekFirst().answer().isDone()) {
+        while (!inFlight.isEmpty() && inFlight.peekFirst().answer().isDone() && ctx.channel().isActive()) {
             final Pending head = inFlight.removeFirst();
-            final ApiMessage body;
             try {
-                body = head.answer().join();
+                final ApiMessage body = head.answer().join();
+                if (body != null) {
+                    ctx.write(Responses.encode(ctx.alloc(), head.api(), head.version(), head.correlationId(), body));
+                    wrote = true;
+                }
             } catch (final RuntimeException e) {
-                LOG.warn("closing the connection from {}: the {} v{} handler failed (correlation id {})",
+                LOG.warn("closing the connection from {}: the {} v{} response (correlation id {}) failed",
                     ctx.channel().remoteAddress(), head.api(), head.version(), head.correlationId(), e);
-                inFlight.clear();
+                abandonAll();
                 ctx.close();
                 return;
-            }
-            if (body != null && ctx.channel().isActive()) {
-                ctx.write(Responses.encode(ctx.alloc(), head.api(), head.version(), head.correlationId(), body));
-                wrote = true;
             }
         }
         if (wrote) {
             ctx.flush();
         }
+        updateReading(ctx);
+    }
+
+    /** Reads while few requests are unanswered and the client reads its responses. */
+    private void updateReading(final ChannelHandlerContext ctx) {
+        final boolean read = inFlight.size() < MAX_IN_FLIGHT && ctx.channel().isWritable();
+        if (ctx.channel().config().isAutoRead() != read) {
+            ctx.channel().config().setAutoRead(read);
+        }
+    }
+
+    @Override
+    public void channelWritabilityChanged(final ChannelHandlerContext ctx) {
+        updateReading(ctx);
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void channelInactive(final ChannelHandlerContext ctx) {
+        abandonAll();
+        ctx.fireChannelInactive();
+    }
+
+    /** Cancels the stages still pending (their handlers may stop early) and forgets them. */
+    private void abandonAll() {
+        for (final Pending pending : inFlight) {
+            pending.answer().cancel(false);
+        }
+        inFlight.clear();
     }
 
     @Override
     public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause) {
-        LOG.warn("closing the connection from {}: {}", ctx.channel().remoteAddress(), cause.toString());
+        if (cause instanceof IOException) {
+            LOG.debug("closing the connection from {}: {}", ctx.channel().remoteAddress(), cause.toString());
+        } else {
+            LOG.warn("closing the connection from {}", ctx.channel().remoteAddress(), cause);
+        }
         ctx.close();
     }
 }

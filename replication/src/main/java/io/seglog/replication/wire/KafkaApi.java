@@ -23,14 +23,14 @@ public record KafkaApi(ApiKeys key, short minVersion, short maxVersion, Handler 
      * @param maxVersion the highest version implemented
      * @param handler    the handler
      * @throws IllegalArgumentException naming the API and the versions when the range is empty or outside the
-     *     message classes' range
+     *     message classes' stable versions
      */
     public KafkaApi {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(handler, "handler");
-        if (minVersion > maxVersion || minVersion < key.oldestVersion() || maxVersion > key.latestVersion(true)) {
+        if (minVersion > maxVersion || minVersion < key.oldestVersion() || maxVersion > key.latestVersion(false)) {
             throw new IllegalArgumentException(key + " versions " + minVersion + ".." + maxVersion + " must be a"
-                + " range within " + key.oldestVersion() + ".." + key.latestVersion(true));
+                + " range within " + key.oldestVersion() + ".." + key.latestVersion(false) + " (stable versions)");
         }
     }
 

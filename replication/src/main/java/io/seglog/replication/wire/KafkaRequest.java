@@ -6,8 +6,8 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 
 /**
- * A decoded request: its API and version, its header and its body. A body's record sets (a produce's batches)
- * are views of the received frame, valid until the handler's stage completes.
+ * A decoded request: its API and version, its header (a missing client id reads as {@code ""}, as Kafka's) and
+ * its body. The body is decoded from a private copy of the frame, so it stays valid for as long as it is held.
  *
  * @param api     the API
  * @param version the request's version

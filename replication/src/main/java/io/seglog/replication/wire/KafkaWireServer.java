@@ -2,12 +2,15 @@ package io.seglog.replication.wire;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -29,8 +32,11 @@ import org.apache.kafka.common.protocol.Errors;
  * {@link #close()}.
  */
 public final class KafkaWireServer implements AutoCloseable {
-    /** ApiVersions versions served: v0 to v4 (v3 is the first flexible one; 4.x clients send up to v4 or v5). */
-    static final short API_VERSIONS_MAX = 4;
+    /**
+     * ApiVersions versions served: v0 to the latest stable one (v5 in kafka-clients 4.4, which sends it first; v3 is
+     * the first flexible one). v5's ClusterId and NodeId are not compared yet.
+     */
+    static final short API_VERSIONS_MAX = ApiKeys.API_VERSIONS.latestVersion(false);
 
     private final EventLoopGroup boss;
     private final EventLoopGroup workers;
@@ -54,7 +60,7 @@ public final class KafkaWireServer implements AutoCloseable {
      * @param threadFactory makes the acceptor and event-loop threads
      * @return the running server, owned (and closed) by the caller
      * @throws IllegalArgumentException if an API is given twice, or ApiVersions is given
-     * @throws java.io.UncheckedIOException naming the address when it cannot bind
+     * @throws UncheckedIOException naming the address when it cannot bind (every thread is ended first)
      */
     public static KafkaWireServer start(final WireServerConfig config, final List<KafkaApi> served,
                                         final int ioThreads, final ThreadFactory threadFactory) {
@@ -75,9 +81,11 @@ public final class KafkaWireServer implements AutoCloseable {
         final Map<ApiKeys, KafkaApi> view = Collections.unmodifiableMap(apis);
         apis.put(ApiKeys.API_VERSIONS, new KafkaApi(ApiKeys.API_VERSIONS, (short) 0, API_VERSIONS_MAX,
             request -> CompletableFuture.completedFuture(Responses.apiVersions(view.values(), Errors.NONE))));
-        final EventLoopGroup boss = new NioEventLoopGroup(1, threadFactory);
-        final EventLoopGroup workers = new NioEventLoopGroup(ioThreads, threadFactory);
+        EventLoopGroup boss = null;
+        EventLoopGroup workers = null;
         try {
+            boss = new NioEventLoopGroup(1, threadFactory);
+            workers = new NioEventLoopGroup(ioThreads, threadFactory);
             final ServerBootstrap bootstrap = new ServerBootstrap().group(boss, workers)
                 .channel(NioServerSocketChannel.class)
                 .childOption(ChannelOption.TCP_NODELAY, true)
@@ -90,12 +98,16 @@ public final class KafkaWireServer implements AutoCloseable {
                 });
             final InetSocketAddress address = config.host().isEmpty() ? new InetSocketAddress(config.port())
                 : new InetSocketAddress(config.host(), config.port());
-            final Channel listener = bootstrap.bind(address).syncUninterruptibly().channel();
-            return new KafkaWireServer(boss, workers, listener, view);
-        } catch (final RuntimeException e) {
+            // awaitUninterruptibly, not sync: sync rethrows the bind failure (a checked BindException) as it is.
+            final ChannelFuture bound = bootstrap.bind(address).awaitUninterruptibly();
+            if (!bound.isSuccess()) {
+                throw new UncheckedIOException(new IOException("cannot listen on " + address + ": " + bound.cause(),
+                    bound.cause()));
+            }
+            return new KafkaWireServer(boss, workers, bound.channel(), view);
+        } catch (final RuntimeException | Error e) {
             shutdown(boss, workers);
-            throw new java.io.UncheckedIOException(new java.io.IOException("cannot listen on " + config.host() + ":"
-                + config.port() + ": " + e, e));
+            throw e;
         }
     }
 
@@ -117,7 +129,10 @@ public final class KafkaWireServer implements AutoCloseable {
         return apis;
     }
 
-    /** Stops listening, closes every connection and ends the threads; waits for them. Idempotent. */
+    /**
+     * Stops listening, closes every connection and ends the threads; waits for them. Idempotent. Not from a
+     * handler (an event-loop thread would wait for itself).
+     */
     @Override
     public void close() {
         listener.close().syncUninterruptibly();
@@ -125,8 +140,12 @@ public final class KafkaWireServer implements AutoCloseable {
     }
 
     private static void shutdown(final EventLoopGroup boss, final EventLoopGroup workers) {
-        // No quiet period: nothing is queued once the listener and connections are closed.
-        boss.shutdownGracefully(0, 10, TimeUnit.SECONDS).syncUninterruptibly();
-        workers.shutdownGracefully(0, 10, TimeUnit.SECONDS).syncUninterruptibly();
+        // No quiet period: the listener is closed, and the workers' shutdown closes every connection.
+        if (boss != null) {
+            boss.shutdownGracefully(0, 10, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+        if (workers != null) {
+            workers.shutdownGracefully(0, 10, TimeUnit.SECONDS).syncUninterruptibly();
+        }
     }
 }

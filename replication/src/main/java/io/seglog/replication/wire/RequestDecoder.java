@@ -19,8 +19,8 @@ import org.slf4j.LoggerFactory;
  * {@code *RequestData} at the version). ApiVersions at a version this server does not implement is passed on
  * undecoded (it is answered at v0 with UNSUPPORTED_VERSION, Kafka's rule, so the client can retry at a version
  * both know). Anything else malformed (a size out of range, an unknown API key, a version not implemented, a body
- * that does not decode or leaves bytes over) closes this connection only, logged with the peer, the field and the
- * value. Lengths inside a body are bounded by the frame: kafka-clients' readers refuse a collection larger than the
+ * that does not decode or leaves bytes over, which Kafka does not check) closes this connection only, logged with
+ * the peer, the field and the value. Lengths inside a body are bounded by the frame: kafka-clients' readers refuse a collection larger than the
  * bytes left.
  *
  * <p>One per connection (it keeps the partial frame); runs on the connection's event loop.
@@ -52,6 +52,10 @@ final class RequestDecoder extends ByteToMessageDecoder {
 
     @Override
     protected void decode(final ChannelHandlerContext ctx, final ByteBuf in, final List<Object> out) {
+        if (!ctx.channel().isActive()) {
+            in.skipBytes(in.readableBytes()); // closed (a refused frame, a failed handler): decode nothing more
+            return;
+        }
         if (in.readableBytes() < Integer.BYTES) {
             return;
         }
@@ -62,7 +66,7 @@ final class RequestDecoder extends ByteToMessageDecoder {
             return;
         }
         if (in.readableBytes() < Integer.BYTES + size) {
-            return; // the cumulation holds at most one frame of a bounded size
+            return; // wait for the rest; the size was bounded above, and only received bytes are buffered
         }
         in.skipBytes(Integer.BYTES);
         final ByteBuf frame = in.readSlice(size);
@@ -100,6 +104,9 @@ final class RequestDecoder extends ByteToMessageDecoder {
         if (copy.hasRemaining()) {
             refuse(ctx, in, api + " v" + version + " body", copy.remaining() + " bytes after the end of the body");
             return;
+        }
+        if (header.clientId() == null) {
+            header.setClientId(""); // Kafka's RequestHeader.parse does the same
         }
         out.add(new Request(new KafkaRequest(api, version, header, body, ctx.channel().remoteAddress())));
     }

@@ -31,19 +31,23 @@ final class Responses {
         header.addSize(size, cache, headerVersion);
         body.addSize(size, cache, version);
         final int total = size.totalSize();
-        final ByteBuf out = alloc.heapBuffer(Integer.BYTES + total);
-        out.writeInt(total);
-        final ByteBuffer view = out.nioBuffer(Integer.BYTES, total);
-        final ByteBufferAccessor writer = new ByteBufferAccessor(view);
-        header.write(writer, cache, headerVersion);
-        body.write(writer, cache, version);
-        if (view.hasRemaining()) {
+        final ByteBuf out = alloc.ioBuffer(Integer.BYTES + total);
+        try {
+            out.writeInt(total);
+            final ByteBuffer view = out.nioBuffer(Integer.BYTES, total);
+            final ByteBufferAccessor writer = new ByteBufferAccessor(view);
+            header.write(writer, cache, headerVersion);
+            body.write(writer, cache, version);
+            if (view.hasRemaining()) {
+                throw new IllegalStateException(api + " v" + version + " response wrote " + view.position() + " of "
+                    + total + " bytes");
+            }
+            out.writerIndex(Integer.BYTES + total);
+            return out;
+        } catch (final RuntimeException | Error e) {
             out.release();
-            throw new IllegalStateException(api + " v" + version + " response wrote " + view.position() + " of "
-                + total + " bytes");
+            throw e;
         }
-        out.writerIndex(Integer.BYTES + total);
-        return out;
     }
 
     /** The ApiVersions answer: every served API with its range, and the error (NONE or UNSUPPORTED_VERSION). */

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -72,6 +73,9 @@ class KafkaWireServerTest {
                     new MetadataResponseData.MetadataResponseBroker().setNodeId(1)
                         .setHost(server.address().getHostString()).setPort(server.address().getPort()));
             }
+            if ("throw".equals(request.header().clientId())) {
+                throw new IllegalStateException("a handler bug");
+            }
             if ("silent".equals(request.header().clientId())) {
                 return CompletableFuture.completedFuture(null); // like a produce with acks=0
             }
@@ -101,6 +105,13 @@ class KafkaWireServerTest {
 
         void send(final ApiKeys api, final short version, final int correlationId, final String clientId,
                   final ApiMessage body) throws IOException {
+            out.write(frame(api, version, correlationId, clientId, body));
+            out.flush();
+        }
+
+        /** A request frame with its int32 size, encoded with kafka-clients' classes. */
+        static byte[] frame(final ApiKeys api, final short version, final int correlationId, final String clientId,
+                            final ApiMessage body) {
             final RequestHeaderData header = new RequestHeaderData().setRequestApiKey(api.id)
                 .setRequestApiVersion(version).setCorrelationId(correlationId).setClientId(clientId);
             final short headerVersion = api.requestHeaderVersion(version);
@@ -108,11 +119,12 @@ class KafkaWireServerTest {
             final MessageSizeAccumulator size = new MessageSizeAccumulator();
             header.addSize(size, cache, headerVersion);
             body.addSize(size, cache, version);
-            final ByteBuffer frame = ByteBuffer.allocate(size.totalSize());
+            final ByteBuffer frame = ByteBuffer.allocate(Integer.BYTES + size.totalSize());
+            frame.putInt(size.totalSize());
             final ByteBufferAccessor writer = new ByteBufferAccessor(frame);
             header.write(writer, cache, headerVersion);
             body.write(writer, cache, version);
-            sendRaw(frame.array());
+            return frame.array();
         }
 
         void sendRaw(final byte[] frame) throws IOException {
@@ -160,10 +172,12 @@ class KafkaWireServerTest {
     }
 
     @Test
-    void apiVersionsAdvertisesExactlyWhatIsServed() throws IOException {
+    void apiVersionsAdvertisesExactlyWhatIsServedAtEveryStableVersion() throws IOException {
+        assertEquals(ApiKeys.API_VERSIONS.latestVersion(false), KafkaWireServer.API_VERSIONS_MAX,
+            "kafka-clients 4.4 sends its latest stable ApiVersions first; serving it saves a round trip");
         start(WireServerConfig.DEFAULT_MAX_REQUEST_BYTES, false);
         try (Client client = new Client(server.address())) {
-            for (final short version : new short[] {0, 1, 2, 3, 4}) {
+            for (short version = 0; version <= KafkaWireServer.API_VERSIONS_MAX; version++) {
                 final ApiVersionsResponseData data = apiVersions(client, version, 100 + version);
                 assertEquals(Errors.NONE.code(), data.errorCode());
                 assertEquals(2, data.apiKeys().size(), data.toString());
@@ -211,11 +225,13 @@ class KafkaWireServerTest {
                 client.send(ApiKeys.METADATA, METADATA_MAX, id, id % 5 == 0 ? "silent" : "client",
                     new MetadataRequestData().setTopics(null));
             }
-            // Wait (with a deadline) until every request reached its handler, then finish them last to first.
+            // Wait (with a deadline) until every answered request is held, then finish them last to first.
+            final int answeredCount = requests - requests / 5;
             final long deadline = System.nanoTime() + 30_000_000_000L;
-            while (handled.get() < requests && System.nanoTime() < deadline) {
+            while ((held.size() < answeredCount || handled.get() < requests) && System.nanoTime() < deadline) {
                 Thread.onSpinWait();
             }
+            assertEquals(answeredCount, held.size(), "requests held by the handler");
             assertEquals(requests, handled.get(), "requests handled");
             final List<Integer> ids = new ArrayList<>(held.keySet());
             ids.sort(java.util.Comparator.reverseOrder());
@@ -266,6 +282,8 @@ class KafkaWireServerTest {
     @Test
     void aMalformedFrameClosesItsConnectionOnlyAndIsNeverBuffered() throws IOException {
         start(1024, false);
+        final Client bystander = new Client(server.address());
+        assertEquals(Errors.NONE.code(), apiVersions(bystander, (short) 3, 1).errorCode());
         final List<byte[]> bad = new ArrayList<>();
         bad.add(new byte[] {0, 0, 0, 1}); // shorter than a header
         bad.add(ByteBuffer.allocate(12).putShort((short) 999).putShort((short) 0).putInt(1).array()); // no such API
@@ -288,11 +306,130 @@ class KafkaWireServerTest {
             client.out.flush();
             assertTrue(client.closedByServer());
         }
-        // The server still serves everyone else.
+        // The server still serves everyone else: the connection open all along, and a new one.
+        try (Client client = bystander) {
+            assertEquals(Errors.NONE.code(), apiVersions(client, (short) 3, 2).errorCode());
+        }
         try (Client client = new Client(server.address())) {
             assertEquals(Errors.NONE.code(), apiVersions(client, (short) 3, 1).errorCode());
         }
         assertEquals(0, handled.get(), "no malformed request reached a handler");
+    }
+
+    @Test
+    void theSizeLimitIsExactAndBothSidesOfItAreHandled() throws IOException {
+        start(1024, false);
+        // A metadata request whose topic name makes the frame exactly socket.request.max.bytes, then one byte more.
+        int length = 1024 - frameSize(metadataFor(""));
+        while (frameSize(metadataFor("t".repeat(length))) > 1024) {
+            length--; // the name's length prefix is a varint: one byte more from 127 on
+        }
+        final int exactLength = length;
+        try (Client client = new Client(server.address())) {
+            final MetadataRequestData exact = metadataFor("t".repeat(exactLength));
+            assertEquals(1024, frameSize(exact));
+            client.send(ApiKeys.METADATA, METADATA_MAX, 5, "client", exact);
+            final ResponseHeaderData header = new ResponseHeaderData();
+            client.receive(ApiKeys.METADATA, METADATA_MAX, header);
+            assertEquals(5, header.correlationId());
+        }
+        try (Client client = new Client(server.address())) {
+            final MetadataRequestData over = metadataFor("t".repeat(exactLength + 1));
+            assertEquals(1025, frameSize(over));
+            client.send(ApiKeys.METADATA, METADATA_MAX, 6, "client", over);
+            assertTrue(client.closedByServer());
+        }
+        assertEquals(1, handled.get());
+    }
+
+    private static MetadataRequestData metadataFor(final String topic) {
+        final MetadataRequestData data = new MetadataRequestData();
+        data.topics().add(new MetadataRequestData.MetadataRequestTopic().setName(topic));
+        return data;
+    }
+
+    /** The size of a Metadata request frame (without its int32 size) as {@link Client#send} writes it. */
+    private static int frameSize(final MetadataRequestData body) {
+        final RequestHeaderData header = new RequestHeaderData().setRequestApiKey(ApiKeys.METADATA.id)
+            .setRequestApiVersion(METADATA_MAX).setCorrelationId(1).setClientId("client");
+        final ObjectSerializationCache cache = new ObjectSerializationCache();
+        final MessageSizeAccumulator size = new MessageSizeAccumulator();
+        header.addSize(size, cache, ApiKeys.METADATA.requestHeaderVersion(METADATA_MAX));
+        body.addSize(size, cache, METADATA_MAX);
+        return size.totalSize();
+    }
+
+    @Test
+    void aConnectionThatStoppedReadingForUnansweredRequestsReadsAgainAsTheyAreAnswered() throws Exception {
+        start(WireServerConfig.DEFAULT_MAX_REQUEST_BYTES, true);
+        final int requests = 5_000; // far more than one socket read and than MAX_IN_FLIGHT
+        try (Client client = new Client(server.address())) {
+            final java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
+            for (int id = 1; id <= requests; id++) {
+                all.write(Client.frame(ApiKeys.METADATA, METADATA_MAX, id, "client",
+                    new MetadataRequestData().setTopics(null)));
+            }
+            client.out.write(all.toByteArray());
+            client.out.flush();
+            // Answer whatever is held, again and again: each answer lets the connection read more, until every
+            // request got through (a connection that never read again would stop this loop at the deadline).
+            final long deadline = System.nanoTime() + 50_000_000_000L;
+            while (handled.get() < requests && System.nanoTime() < deadline) {
+                for (final CompletableFuture<ApiMessage> future : held.values()) {
+                    future.complete(null);
+                }
+                Thread.onSpinWait();
+            }
+            assertEquals(requests, handled.get(), "requests handled");
+            held.values().forEach(future -> future.complete(null));
+            for (int id = 1; id <= requests; id++) {
+                final ResponseHeaderData header = new ResponseHeaderData();
+                client.receive(ApiKeys.METADATA, METADATA_MAX, header);
+                assertEquals(id, header.correlationId(), "in order");
+            }
+        }
+    }
+
+    @Test
+    void aFailingHandlerClosesItsConnectionAndNothingPipelinedAfterItIsHandled() throws IOException {
+        start(WireServerConfig.DEFAULT_MAX_REQUEST_BYTES, false);
+        try (Client client = new Client(server.address())) {
+            // Both in one write: the second is decoded from the same read, after the close began.
+            final java.io.ByteArrayOutputStream both = new java.io.ByteArrayOutputStream();
+            both.write(Client.frame(ApiKeys.METADATA, METADATA_MAX, 1, "throw",
+                new MetadataRequestData().setTopics(null)));
+            both.write(Client.frame(ApiKeys.METADATA, METADATA_MAX, 2, "client",
+                new MetadataRequestData().setTopics(null)));
+            client.out.write(both.toByteArray());
+            client.out.flush();
+            assertTrue(client.closedByServer());
+        }
+        assertEquals(1, handled.get(), "the request after the failing one never reached a handler");
+        try (Client client = new Client(server.address())) {
+            assertEquals(Errors.NONE.code(), apiVersions(client, (short) 3, 3).errorCode(), "still serving");
+        }
+    }
+
+    @Test
+    void aPortInUseFailsTheStartClearlyAndLeavesNoThread() throws IOException {
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1,
+            java.net.InetAddress.getLoopbackAddress())) {
+            final AtomicInteger made = new AtomicInteger();
+            final java.util.concurrent.ThreadFactory factory = task -> {
+                final Thread thread = new Thread(task, "wire-bind-" + made.incrementAndGet());
+                thread.setDaemon(true);
+                return thread;
+            };
+            final java.io.UncheckedIOException e = assertThrows(java.io.UncheckedIOException.class,
+                () -> KafkaWireServer.start(new WireServerConfig("127.0.0.1", taken.getLocalPort(), 1024), List.of(),
+                    1, factory));
+            assertTrue(e.getMessage().contains(Integer.toString(taken.getLocalPort())), e.getMessage());
+            final long deadline = System.nanoTime() + 10_000_000_000L;
+            while (threads("wire-bind-") > 0 && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            assertEquals(0, threads("wire-bind-"), "threads left after a failed start");
+        }
     }
 
     @Test
@@ -313,20 +450,28 @@ class KafkaWireServerTest {
                     : (short) random.nextInt(KafkaWireServer.API_VERSIONS_MAX + 1);
                 ByteBuffer.wrap(frame).putShort(api.id).putShort(version);
             }
+            final int correlationId = ByteBuffer.wrap(frame).getInt(4);
             try (Client client = new Client(server.address())) {
                 client.sendRaw(frame);
-                final int first = client.in.read();
-                if (first >= 0) {
-                    answered++; // a garbage body that happened to decode: answered, as Kafka would
+                // Refused (the connection ends), or answered with a whole frame for this correlation id.
+                final int size;
+                try {
+                    size = client.in.readInt();
+                } catch (final EOFException | java.net.SocketException closed) {
+                    continue;
                 }
+                final byte[] response = new byte[size];
+                client.in.readFully(response);
+                assertEquals(correlationId, ByteBuffer.wrap(response).getInt(), "frame " + i + " answered as another");
+                answered++; // a garbage body that happened to decode: answered, as Kafka would
             } catch (final java.net.SocketException reset) {
-                // closed while the rest was still being written: refused
+                // closed while the frame was still being written: refused
             }
         }
         try (Client client = new Client(server.address())) {
             assertEquals(Errors.NONE.code(), apiVersions(client, (short) 3, 1).errorCode(), "still serving");
         }
-        assertTrue(answered < frames, "most garbage is refused: answered " + answered + " of " + frames);
+        assertTrue(answered < frames / 2, "most garbage is refused: answered " + answered + " of " + frames);
     }
 
     @Test
@@ -355,14 +500,14 @@ class KafkaWireServerTest {
         server.close();
         server = null;
         final long deadline = System.nanoTime() + 10_000_000_000L;
-        while (threads() > 0 && System.nanoTime() < deadline) {
+        while (threads("wire-test-") > 0 && System.nanoTime() < deadline) {
             Thread.onSpinWait();
         }
-        assertEquals(0, threads(), "wire threads left");
+        assertEquals(0, threads("wire-test-"), "wire threads left");
     }
 
-    private static long threads() {
+    private static long threads(final String prefix) {
         return Thread.getAllStackTraces().keySet().stream().filter(t -> t.isAlive()
-            && t.getName().startsWith("wire-test-")).count();
+            && t.getName().startsWith(prefix)).count();
     }
 }
