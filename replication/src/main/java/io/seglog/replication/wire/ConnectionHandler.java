@@ -2,6 +2,7 @@ package io.seglog.replication.wire;
 
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.timeout.IdleStateEvent;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.Map;
@@ -116,6 +117,17 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<RequestDecoder
     public void channelWritabilityChanged(final ChannelHandlerContext ctx) {
         updateReading(ctx);
         ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void userEventTriggered(final ChannelHandlerContext ctx, final Object event) {
+        if (event instanceof IdleStateEvent && inFlight.isEmpty()) {
+            // connections.max.idle.ms: nothing read or written, nothing unanswered (a long-poll keeps it open).
+            LOG.debug("closing the idle connection from {}", ctx.channel().remoteAddress());
+            ctx.close();
+            return;
+        }
+        ctx.fireUserEventTriggered(event);
     }
 
     @Override

@@ -9,6 +9,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.timeout.IdleStateHandler;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -92,8 +93,9 @@ public final class KafkaWireServer implements AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(final SocketChannel channel) {
-                        channel.pipeline().addLast(new RequestDecoder(config.maxRequestBytes(), view),
-                            new ConnectionHandler(view));
+                        channel.pipeline().addLast(
+                            new IdleStateHandler(0, 0, config.connectionsMaxIdleMs(), TimeUnit.MILLISECONDS),
+                            new RequestDecoder(config.maxRequestBytes(), view), new ConnectionHandler(view));
                     }
                 });
             final InetSocketAddress address = config.host().isEmpty() ? new InetSocketAddress(config.port())

@@ -4,20 +4,28 @@ import java.util.Map;
 
 /**
  * Configuration of a {@link KafkaWireServer}, read from Kafka's property names: {@value #LISTENERS} (one
- * {@code PLAINTEXT://host:port} listener; port 0 picks a free one) and {@value #SOCKET_REQUEST_MAX_BYTES}.
+ * {@code PLAINTEXT://host:port} listener; port 0 picks a free one), {@value #SOCKET_REQUEST_MAX_BYTES} and
+ * {@value #CONNECTIONS_MAX_IDLE_MS}.
  *
- * @param host            the address to bind (a host name or literal; empty binds every interface)
- * @param port            the port, 0 for any free one
- * @param maxRequestBytes the largest request frame accepted; a larger size closes the connection before any of
- *                        it is buffered
+ * @param host             the address to bind (a host name or literal; empty binds every interface)
+ * @param port             the port, 0 for any free one
+ * @param maxRequestBytes  the largest request frame accepted; a larger size closes the connection before any of
+ *                         it is buffered
+ * @param connectionsMaxIdleMs a connection with no bytes read or written for this long, and no request
+ *                         unanswered, is closed (so a peer that sends part of a frame and stops does not hold its
+ *                         buffer for ever)
  */
-public record WireServerConfig(String host, int port, int maxRequestBytes) {
+public record WireServerConfig(String host, int port, int maxRequestBytes, long connectionsMaxIdleMs) {
     /** Kafka's listener list; one PLAINTEXT listener is supported. */
     public static final String LISTENERS = "listeners";
     /** Kafka's largest request size. */
     public static final String SOCKET_REQUEST_MAX_BYTES = "socket.request.max.bytes";
     /** Kafka's default of {@value #SOCKET_REQUEST_MAX_BYTES}: 100 MiB. */
     public static final int DEFAULT_MAX_REQUEST_BYTES = 100 * 1024 * 1024;
+    /** Kafka's time after which an idle connection is closed. */
+    public static final String CONNECTIONS_MAX_IDLE_MS = "connections.max.idle.ms";
+    /** Kafka's default of {@value #CONNECTIONS_MAX_IDLE_MS}: 10 minutes. */
+    public static final long DEFAULT_CONNECTIONS_MAX_IDLE_MS = 600_000;
     private static final String PLAINTEXT = "PLAINTEXT://";
 
     /**
@@ -26,6 +34,7 @@ public record WireServerConfig(String host, int port, int maxRequestBytes) {
      * @param host            the bind address
      * @param port            the port
      * @param maxRequestBytes the largest request frame
+     * @param connectionsMaxIdleMs the idle time after which a connection is closed
      * @throws IllegalArgumentException naming the key and the value
      */
     public WireServerConfig {
@@ -39,6 +48,20 @@ public record WireServerConfig(String host, int port, int maxRequestBytes) {
             throw new IllegalArgumentException(SOCKET_REQUEST_MAX_BYTES + "=" + maxRequestBytes + " must be at least "
                 + RequestDecoder.MIN_FRAME_BYTES);
         }
+        if (connectionsMaxIdleMs < 1) {
+            throw new IllegalArgumentException(CONNECTIONS_MAX_IDLE_MS + "=" + connectionsMaxIdleMs + " must be >= 1");
+        }
+    }
+
+    /**
+     * Kafka's idle limit with the given address and request limit.
+     *
+     * @param host            the bind address
+     * @param port            the port
+     * @param maxRequestBytes the largest request frame
+     */
+    public WireServerConfig(final String host, final int port, final int maxRequestBytes) {
+        this(host, port, maxRequestBytes, DEFAULT_CONNECTIONS_MAX_IDLE_MS);
     }
 
     /**
@@ -87,6 +110,15 @@ public record WireServerConfig(String host, int port, int maxRequestBytes) {
                 throw new IllegalArgumentException(SOCKET_REQUEST_MAX_BYTES + "=" + maxBytes + " is not an int", e);
             }
         }
-        return new WireServerConfig(hostPort.substring(0, colon), port, max);
+        long idle = DEFAULT_CONNECTIONS_MAX_IDLE_MS;
+        final Object idleMs = props.get(CONNECTIONS_MAX_IDLE_MS);
+        if (idleMs != null) {
+            try {
+                idle = Long.parseLong(idleMs.toString().trim());
+            } catch (final NumberFormatException e) {
+                throw new IllegalArgumentException(CONNECTIONS_MAX_IDLE_MS + "=" + idleMs + " is not a long", e);
+            }
+        }
+        return new WireServerConfig(hostPort.substring(0, colon), port, max, idle);
     }
 }

@@ -475,10 +475,23 @@ class KafkaWireServerTest {
     }
 
     @Test
+    void aConnectionLeftIdleInsideAFrameIsClosed() throws IOException {
+        server = KafkaWireServer.start(new WireServerConfig("127.0.0.1", 0, 1024, 200), List.of(), 1, THREADS);
+        try (Client client = new Client(server.address())) {
+            client.out.writeInt(100);
+            client.out.write(new byte[10]); // part of a frame, then nothing: its buffer is not held for ever
+            client.out.flush();
+            assertTrue(client.closedByServer(), "closed after connections.max.idle.ms");
+        }
+    }
+
+    @Test
     void configurationReadsKafkaNamesAndRefusesWhatItCannotServe() {
         final WireServerConfig config = WireServerConfig.fromProperties(Map.of("listeners", "PLAINTEXT://0.0.0.0:9093",
-            "socket.request.max.bytes", "4096", "log.dirs", "/ignored"));
-        assertEquals(new WireServerConfig("0.0.0.0", 9093, 4096), config);
+            "socket.request.max.bytes", "4096", "connections.max.idle.ms", "1000", "log.dirs", "/ignored"));
+        assertEquals(new WireServerConfig("0.0.0.0", 9093, 4096, 1000), config);
+        assertEquals(WireServerConfig.DEFAULT_CONNECTIONS_MAX_IDLE_MS,
+            WireServerConfig.fromProperties(Map.of("listeners", "PLAINTEXT://h:1")).connectionsMaxIdleMs());
         for (final String listeners : new String[] {"SSL://h:1", "PLAINTEXT://h", "PLAINTEXT://h:x",
             "PLAINTEXT://a:1,PLAINTEXT://b:2"}) {
             final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
