@@ -553,7 +553,8 @@ public final class LogManager implements AutoCloseable {
             }
             entry.dir.failure.ensureOnline();
             logs.remove(tp);
-            entry.log.close();
+            // The partition's lock is kept until the directory is renamed: no writer opens it in between.
+            final LogDirLock held = entry.log.closeKeepingLock();
             renamed = entry.dir.path.resolve(
                 PartitionDirs.deleteDirName(tp, UUID.randomUUID().toString().replace("-", "")));
             try {
@@ -561,6 +562,13 @@ public final class LogManager implements AutoCloseable {
                 io.fsyncDirectory(entry.dir.path);
             } catch (final IOException | RuntimeException e) {
                 throw entry.dir.failure.markOffline("rename of " + entry.log.dir() + " for deletion", e);
+            } finally {
+                try {
+                    held.close();
+                } catch (final IOException e) {
+                    LOG.warn("releasing the lock of {} failed (the OS releases it when the process exits): {}",
+                        renamed, e.toString());
+                }
             }
         }
         final Scheduler.Cancellable removal = scheduler.schedule("delete-partition " + renamed.getFileName(),

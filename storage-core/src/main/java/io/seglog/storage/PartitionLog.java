@@ -856,16 +856,37 @@ public final class PartitionLog implements AutoCloseable {
      */
     @Override
     public void close() {
+        close(true);
+    }
+
+    /**
+     * Closes the log as {@link #close()} does but keeps the partition directory's lock, for a log manager that
+     * renames the directory for deletion first: no other writer can open the partition between the close and the
+     * rename. The caller closes the returned lock. If closing fails, the lock is released and the failure thrown.
+     *
+     * @return the held lock; null for a read-only log
+     */
+    LogDirLock closeKeepingLock() {
+        close(false);
+        return ownership;
+    }
+
+    private void close(final boolean releaseLock) {
         appendLock.lock();
         try {
             if (closed) {
                 return;
             }
             closed = true;
+            boolean closedFiles = false;
             try {
                 closeFiles();
+                closedFiles = true;
             } finally {
-                releaseOwnership();
+                // A close that failed releases the lock even for a caller that meant to keep it.
+                if (releaseLock || !closedFiles) {
+                    releaseOwnership();
+                }
             }
         } finally {
             appendLock.unlock();

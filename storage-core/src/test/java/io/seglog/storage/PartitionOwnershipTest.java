@@ -98,6 +98,36 @@ class PartitionOwnershipTest {
     }
 
     @Test
+    void aPartitionBeingDeletedCannotBeOpenedBetweenItsCloseAndItsRename() {
+        final Path logs = root.resolve("logs");
+        final TopicPartition tp = new TopicPartition("orders", 0);
+        final java.util.List<Throwable> during = new java.util.ArrayList<>();
+        final io.seglog.storage.io.ForwardingFileIO watching = new io.seglog.storage.io.ForwardingFileIO() {
+            @Override
+            public void atomicMove(final Path source, final Path target) throws IOException {
+                if (source.getFileName().toString().equals("orders-0")) {
+                    // Another writer tries the partition after the log closed, before the rename.
+                    try (PartitionLog intruder = PartitionOwnershipTest.this.open(source)) {
+                        during.add(new AssertionError("opened during the deletion: " + intruder.dir()));
+                    } catch (final LogInUseException refused) {
+                        during.add(refused);
+                    }
+                }
+                super.atomicMove(source, target);
+            }
+        };
+        try (LogManager manager = LogManager.open(LogManagerConfig.builder().logDirs(logs).build(), watching,
+            new ManualScheduler(clock), clock)) {
+            manager.getOrCreate(tp).appendAsLeader(batch(0, T0), 0);
+            assertTrue(manager.delete(tp));
+            assertEquals(1, during.size());
+            assertTrue(during.get(0) instanceof LogInUseException, during.get(0).toString());
+            // Released after the rename: the partition can be created again at once.
+            assertEquals(0, manager.getOrCreate(tp).logEndOffset());
+        }
+    }
+
+    @Test
     void anOpenThatFailsReleasesTheLock() throws IOException {
         final Path dir = root.resolve("bad-0");
         try (PartitionLog log = open(dir)) {
