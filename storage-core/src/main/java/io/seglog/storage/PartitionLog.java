@@ -303,28 +303,17 @@ public final class PartitionLog implements AutoCloseable {
      */
     public static PartitionLog openReadOnly(final Path partitionDir, final LogConfig config, final FileIO io,
                                             final InstantSource time, final RecoveryOptions recovery) {
-        Objects.requireNonNull(recovery, "recovery");
-        Objects.requireNonNull(partitionDir, "partitionDir");
-        Objects.requireNonNull(config, "config");
-        Objects.requireNonNull(io, "io");
-        Objects.requireNonNull(time, "time");
+        requireArguments(partitionDir, config, io, time, recovery);
         final FileIO reading = new ReadOnlyFileIO(io, partitionDir);
-        final LogOpening opened;
-        try {
-            // Positional reads, never a mapping of the data files a writer in another process may shrink.
-            final SegmentConfig segments = config.segmentConfig();
-            final SegmentConfig unmapped = new SegmentConfig(segments.segmentBytes(), segments.segmentMs(),
-                segments.segmentIndexBytes(), segments.indexIntervalBytes(), 0, false, segments.offsetGapsAllowed(),
-                segments.truncateOnCorruption());
-            opened = LogOpening.load(reading, partitionDir, unmapped, time.millis(), () -> 0L,
-                new LogLoader.Options(recovery.hadCleanShutdown(), recovery.recoveryPoint(),
-                    recovery.scanFromOffset(), null, recovery.verifyExecutor(), recovery.verifyThreads(), true), 0);
-        } catch (final CorruptSegmentException e) {
-            throw CorruptLogException.of(e);
-        } catch (final IOException | RuntimeException e) {
-            throw e instanceof StorageException ? (StorageException) e
-                : new StorageException("cannot open the log read-only: " + e.getMessage(), partitionDir, e);
-        }
+        // Positional reads, never a mapping of the data files a writer in another process may shrink.
+        final SegmentConfig segments = config.segmentConfig();
+        final SegmentConfig unmapped = new SegmentConfig(segments.segmentBytes(), segments.segmentMs(),
+            segments.segmentIndexBytes(), segments.indexIntervalBytes(), 0, false, segments.offsetGapsAllowed(),
+            segments.truncateOnCorruption());
+        final LogOpening opened = load(partitionDir, " read-only", () -> LogOpening.load(reading, partitionDir,
+            unmapped, time.millis(), () -> 0L, new LogLoader.Options(recovery.hadCleanShutdown(),
+                recovery.recoveryPoint(), recovery.scanFromOffset(), null, recovery.verifyExecutor(),
+                recovery.verifyThreads(), true), 0));
         return new PartitionLog(partitionDir, config, reading, time, new SplittableRandom(0), opened,
             LogEnvironment.STANDALONE, null);
     }
@@ -332,26 +321,14 @@ public final class PartitionLog implements AutoCloseable {
     static PartitionLog open(final Path partitionDir, final LogConfig config, final FileIO io,
                              final InstantSource time, final RandomGenerator jitterRandom,
                              final RecoveryOptions recovery, final LogEnvironment env) {
-        Objects.requireNonNull(recovery, "recovery");
-        Objects.requireNonNull(partitionDir, "partitionDir");
-        Objects.requireNonNull(config, "config");
-        Objects.requireNonNull(io, "io");
-        Objects.requireNonNull(time, "time");
+        requireArguments(partitionDir, config, io, time, recovery);
         Objects.requireNonNull(jitterRandom, "jitterRandom");
         final LogDirLock ownership = lockForWriting(io, partitionDir);
         try {
-            final LogOpening opened;
-            try {
-                opened = LogOpening.load(io, partitionDir, config.segmentConfig(), time.millis(),
-                    () -> jitter(config, jitterRandom), new LogLoader.Options(recovery.hadCleanShutdown(),
-                        recovery.recoveryPoint(), recovery.scanFromOffset(), null, recovery.verifyExecutor(),
-                        recovery.verifyThreads()), env.logStartOffset());
-            } catch (final CorruptSegmentException e) {
-                throw CorruptLogException.of(e);
-            } catch (final IOException | RuntimeException e) {
-                throw e instanceof StorageException ? (StorageException) e
-                    : new StorageException("cannot open the log: " + e.getMessage(), partitionDir, e);
-            }
+            final LogOpening opened = load(partitionDir, "", () -> LogOpening.load(io, partitionDir,
+                config.segmentConfig(), time.millis(), () -> jitter(config, jitterRandom),
+                new LogLoader.Options(recovery.hadCleanShutdown(), recovery.recoveryPoint(), recovery.scanFromOffset(),
+                    null, recovery.verifyExecutor(), recovery.verifyThreads()), env.logStartOffset()));
             try {
                 return new PartitionLog(partitionDir, config, io, time, jitterRandom, opened, env, ownership);
             } catch (final RuntimeException | Error e) {
@@ -362,6 +339,32 @@ public final class PartitionLog implements AutoCloseable {
             // Whatever failed (an Error included), the lock goes with it: the partition is not left "in use".
             release(ownership, e);
             throw e;
+        }
+    }
+
+    private static void requireArguments(final Path partitionDir, final LogConfig config, final FileIO io,
+                                         final InstantSource time, final RecoveryOptions recovery) {
+        Objects.requireNonNull(partitionDir, "partitionDir");
+        Objects.requireNonNull(config, "config");
+        Objects.requireNonNull(io, "io");
+        Objects.requireNonNull(time, "time");
+        Objects.requireNonNull(recovery, "recovery");
+    }
+
+    /** A load, with its failures as the API reports them: corruption as itself, anything else as StorageException. */
+    @FunctionalInterface
+    private interface Load {
+        LogOpening run() throws IOException;
+    }
+
+    private static LogOpening load(final Path partitionDir, final String mode, final Load load) {
+        try {
+            return load.run();
+        } catch (final CorruptSegmentException e) {
+            throw CorruptLogException.of(e);
+        } catch (final IOException | RuntimeException e) {
+            throw e instanceof StorageException ? (StorageException) e
+                : new StorageException("cannot open the log" + mode + ": " + e.getMessage(), partitionDir, e);
         }
     }
 

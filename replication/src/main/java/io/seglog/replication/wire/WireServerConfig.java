@@ -101,24 +101,24 @@ public record WireServerConfig(String host, int port, int maxRequestBytes, long 
         } catch (final NumberFormatException e) {
             throw new IllegalArgumentException(LISTENERS + "=" + listener + " has a port that is not a number", e);
         }
-        int max = DEFAULT_MAX_REQUEST_BYTES;
-        final Object maxBytes = props.get(SOCKET_REQUEST_MAX_BYTES);
-        if (maxBytes != null) {
-            try {
-                max = Integer.parseInt(maxBytes.toString().trim());
-            } catch (final NumberFormatException e) {
-                throw new IllegalArgumentException(SOCKET_REQUEST_MAX_BYTES + "=" + maxBytes + " is not an int", e);
-            }
+        final long max = number(props, SOCKET_REQUEST_MAX_BYTES, DEFAULT_MAX_REQUEST_BYTES);
+        if (max > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(SOCKET_REQUEST_MAX_BYTES + "=" + max + " does not fit in an int");
         }
-        long idle = DEFAULT_CONNECTIONS_MAX_IDLE_MS;
-        final Object idleMs = props.get(CONNECTIONS_MAX_IDLE_MS);
-        if (idleMs != null) {
-            try {
-                idle = Long.parseLong(idleMs.toString().trim());
-            } catch (final NumberFormatException e) {
-                throw new IllegalArgumentException(CONNECTIONS_MAX_IDLE_MS + "=" + idleMs + " is not a long", e);
-            }
+        return new WireServerConfig(hostPort.substring(0, colon), port, (int) max,
+            number(props, CONNECTIONS_MAX_IDLE_MS, DEFAULT_CONNECTIONS_MAX_IDLE_MS));
+    }
+
+    /** A numeric property, or its default when absent; the error names the key and the value. */
+    private static long number(final Map<String, ?> props, final String key, final long defaultValue) {
+        final Object value = props.get(key);
+        if (value == null) {
+            return defaultValue;
         }
-        return new WireServerConfig(hostPort.substring(0, colon), port, max, idle);
+        try {
+            return Long.parseLong(value.toString().trim());
+        } catch (final NumberFormatException e) {
+            throw new IllegalArgumentException(key + "=" + value + " is not a number", e);
+        }
     }
 }
