@@ -724,6 +724,34 @@ public final class PartitionLog implements AutoCloseable {
     }
 
     /**
+     * Starts a leader epoch at the log end, before any batch of it is written: the replica became leader with this
+     * epoch (Kafka's {@code makeLeader}, KAFKA-7415). The leader-epoch cache gets {@code (epoch, logEndOffset)} and
+     * its checkpoint is written, so OffsetsForLeaderEpoch answers for the new epoch at once (followers that saw it
+     * truncate correctly even if this leader is replaced before it appends). Entries at or above the log end are
+     * dropped from the checkpoint again by the next open, as Kafka's loader does. A no-op when the epoch is already
+     * the latest.
+     *
+     * @param leaderEpoch the new leader epoch, 0 or more and not below {@link #latestEpoch()}
+     * @return the offset where the epoch starts: the log end offset
+     * @throws IllegalArgumentException if the epoch is negative or below the log's latest
+     * @throws StorageException if the checkpoint write fails (the log goes offline) or the log is closed or offline
+     */
+    public long beginLeaderEpoch(final int leaderEpoch) {
+        if (leaderEpoch < 0) {
+            throw new IllegalArgumentException("leaderEpoch=" + leaderEpoch + " must be >= 0");
+        }
+        appendLock.lock();
+        try {
+            ensureWritable();
+            return appender.beginEpoch(leaderEpoch);
+        } catch (final LogWriteException e) {
+            throw goOffline(e.what(), e.getCause());
+        } finally {
+            appendLock.unlock();
+        }
+    }
+
+    /**
      * Answers a follower's OffsetsForLeaderEpoch (KIP-101/KIP-279): the largest epoch at or below
      * {@code epoch} that this log knows and the offset where it ended here (the log end for the latest epoch).
      *

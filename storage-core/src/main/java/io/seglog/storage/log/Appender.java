@@ -280,6 +280,27 @@ public final class Appender {
     }
 
     /**
+     * Starts a leader epoch at the log end before any batch of it is written (Kafka's {@code makeLeader}:
+     * {@code maybeAssignEpochStartOffset(leaderEpoch, logEndOffset)}, KAFKA-7415), so that a leader elected twice
+     * in quick succession can answer OffsetsForLeaderEpoch for an epoch it never wrote a batch in.
+     *
+     * @param epoch the new leader epoch, not below the log's latest
+     * @return the epoch's start offset: the log end offset
+     * @throws IllegalArgumentException if the epoch is below the log's latest
+     * @throws LogWriteException if the checkpoint write fails; the log must go offline
+     */
+    public long beginEpoch(final int epoch) throws LogWriteException {
+        final int latestEpoch = confirmedEpoch >= 0 ? confirmedEpoch : epochs.latestEpoch();
+        if (epoch < latestEpoch) {
+            throw new IllegalArgumentException("leaderEpoch=" + epoch + " is below the log's latest leader epoch "
+                + latestEpoch);
+        }
+        final long start = end.offset();
+        assignEpoch(epoch, start);
+        return start;
+    }
+
+    /**
      * Any change to the epoch cache other than a confirmed leader append's forgets the confirmed epoch (a
      * truncation, a full restart).
      */
