@@ -1,11 +1,14 @@
 package io.seglog.replication.broker;
 
+import io.seglog.replication.election.LeaderAndIsr;
 import io.seglog.replication.transport.ControlRequest;
 import io.seglog.replication.transport.ControlRequestHandler;
 import io.seglog.replication.transport.ControlRequestRefusedException;
 import io.seglog.replication.transport.ControlResponse;
 import io.seglog.replication.transport.LeaderAndIsrRequest;
+import io.seglog.replication.transport.LiveBroker;
 import io.seglog.replication.transport.PartitionStateInfo;
+import io.seglog.replication.transport.ReplicaStateListener;
 import io.seglog.replication.transport.StaleBrokerEpochException;
 import io.seglog.replication.transport.StaleControllerEpochException;
 import io.seglog.replication.transport.StaleLeaderEpochException;
@@ -31,8 +34,9 @@ import org.slf4j.LoggerFactory;
  *   <li>per partition of a LeaderAndIsr, a leader epoch not newer than the one held
  *       ({@link StaleLeaderEpochException} in the response).</li>
  * </ul>
- * It keeps the partitions this broker replicates and a metadata cache. Thread-safe (one lock; messages are small
- * and rare).
+ * It keeps the partitions this broker replicates and a metadata cache, and tells a {@link ReplicaStateListener}
+ * (the replica layer) what to do about each accepted message, in order. Thread-safe: messages are applied under one
+ * lock; the metadata cache is published as immutable snapshots, so readers (Metadata requests) never wait.
  */
 public final class BrokerControlHandler implements ControlRequestHandler {
     /** Broker epoch while the broker has no registration: only messages for a newer registration are accepted. */
@@ -45,17 +49,32 @@ public final class BrokerControlHandler implements ControlRequestHandler {
     private long highestBrokerEpoch = NO_BROKER_EPOCH;
     private int controllerEpoch = -1;
     private final Map<TopicPartition, PartitionStateInfo> replicas = new HashMap<>();
-    private final Map<TopicPartition, PartitionStateInfo> metadata = new HashMap<>();
-    private Map<Integer, Long> liveBrokers = Map.of();
+    /** The metadata cache: written under the lock, published whole so that readers never wait for a message. */
+    private volatile Map<TopicPartition, PartitionStateInfo> metadata = Map.of();
+    private volatile Map<Integer, LiveBroker> liveBrokers = Map.of();
+    /** Addresses of brokers named as leaders by a LeaderAndIsr that no UpdateMetadata has described yet. */
+    private volatile Map<Integer, LiveBroker> leaderAddresses = Map.of();
     private final AtomicLong refused = new AtomicLong();
+    private final ReplicaStateListener listener;
+
+    /**
+     * Creates the handler of one broker with a control plane only (no replicas act on its messages).
+     *
+     * @param brokerId the broker
+     */
+    public BrokerControlHandler(final int brokerId) {
+        this(brokerId, ReplicaStateListener.NONE);
+    }
 
     /**
      * Creates the handler of one broker.
      *
      * @param brokerId the broker
+     * @param listener told every accepted change to this broker's replicas, in order
      */
-    public BrokerControlHandler(final int brokerId) {
+    public BrokerControlHandler(final int brokerId, final ReplicaStateListener listener) {
         this.brokerId = brokerId;
+        this.listener = listener;
     }
 
     /**
@@ -120,8 +139,17 @@ public final class BrokerControlHandler implements ControlRequestHandler {
      * @param tp the partition
      * @return the state, or empty when unknown
      */
-    public synchronized Optional<PartitionStateInfo> metadata(final TopicPartition tp) {
+    public Optional<PartitionStateInfo> metadata(final TopicPartition tp) {
         return Optional.ofNullable(metadata.get(tp));
+    }
+
+    /**
+     * The whole metadata cache. Never waits for a control message being applied.
+     *
+     * @return an immutable snapshot: partition to its state
+     */
+    public Map<TopicPartition, PartitionStateInfo> metadata() {
+        return metadata;
     }
 
     /**
@@ -129,8 +157,30 @@ public final class BrokerControlHandler implements ControlRequestHandler {
      *
      * @return broker id to epoch
      */
-    public synchronized Map<Integer, Long> liveBrokers() {
+    public Map<Integer, Long> liveBrokers() {
+        final Map<Integer, Long> epochs = new HashMap<>();
+        liveBrokers.forEach((id, b) -> epochs.put(id, b.epoch()));
+        return epochs;
+    }
+
+    /**
+     * The live brokers with their addresses, as the last UpdateMetadata described them. Never waits.
+     *
+     * @return an immutable snapshot: broker id to broker
+     */
+    public Map<Integer, LiveBroker> liveBrokerEndpoints() {
         return liveBrokers;
+    }
+
+    /**
+     * Where a broker can be reached: from the last UpdateMetadata, else from a LeaderAndIsr that named it leader.
+     *
+     * @param id the broker
+     * @return its address, or empty when no message named it
+     */
+    public Optional<LiveBroker> endpoint(final int id) {
+        final LiveBroker live = liveBrokers.get(id);
+        return live != null ? Optional.of(live) : Optional.ofNullable(leaderAddresses.get(id));
     }
 
     @Override
@@ -157,28 +207,34 @@ public final class BrokerControlHandler implements ControlRequestHandler {
             return applyLeaderAndIsr(lai);
         } else if (request instanceof UpdateMetadataRequest um) {
             liveBrokers = um.liveBrokers();
+            final Map<TopicPartition, PartitionStateInfo> next = new HashMap<>(metadata);
             um.partitions().forEach((tp, state) -> {
-                if (state.leaderAndIsr().leader() == io.seglog.replication.election.LeaderAndIsr.LEADER_DURING_DELETE) {
-                    metadata.remove(tp);
+                if (state.leaderAndIsr().leader() == LeaderAndIsr.LEADER_DURING_DELETE) {
+                    next.remove(tp);
                 } else {
-                    metadata.put(tp, state);
+                    next.put(tp, state);
                 }
             });
+            metadata = Map.copyOf(next);
             return ControlResponse.ok();
         } else {
             final StopReplicaRequest stop = (StopReplicaRequest) request;
+            final Map<TopicPartition, PartitionStateInfo> next = new HashMap<>(metadata);
             for (final TopicPartition tp : stop.partitions()) {
                 replicas.remove(tp);
                 if (stop.delete()) {
-                    metadata.remove(tp);
+                    next.remove(tp);
                 }
             }
+            metadata = Map.copyOf(next);
+            listener.onStopReplica(stop.partitions(), stop.delete());
             return ControlResponse.ok();
         }
     }
 
     private ControlResponse applyLeaderAndIsr(final LeaderAndIsrRequest request) {
         final Map<TopicPartition, ControlRequestRefusedException> errors = new HashMap<>();
+        final Map<TopicPartition, PartitionStateInfo> applied = new HashMap<>();
         for (final Map.Entry<TopicPartition, PartitionStateInfo> e : request.partitions().entrySet()) {
             final PartitionStateInfo current = replicas.get(e.getKey());
             final int requested = e.getValue().leaderAndIsr().leaderEpoch();
@@ -190,10 +246,19 @@ public final class BrokerControlHandler implements ControlRequestHandler {
                 continue;
             }
             replicas.put(e.getKey(), e.getValue());
-            metadata.put(e.getKey(), e.getValue());
+            applied.put(e.getKey(), e.getValue());
         }
         if (!errors.isEmpty()) {
             LOG.debug("broker.id={} refused {} partitions of a LeaderAndIsr", brokerId, errors.size());
+        }
+        if (!applied.isEmpty()) {
+            final Map<TopicPartition, PartitionStateInfo> next = new HashMap<>(metadata);
+            next.putAll(applied);
+            metadata = Map.copyOf(next);
+            final Map<Integer, LiveBroker> addresses = new HashMap<>(leaderAddresses);
+            addresses.putAll(request.liveLeaders());
+            leaderAddresses = Map.copyOf(addresses);
+            listener.onLeaderAndIsr(applied, request.liveLeaders());
         }
         return new ControlResponse(errors);
     }

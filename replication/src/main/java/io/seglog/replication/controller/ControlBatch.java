@@ -4,9 +4,11 @@ import io.seglog.replication.transport.ControlChannel;
 import io.seglog.replication.transport.ControlRequest;
 import io.seglog.replication.transport.ControlResponse;
 import io.seglog.replication.transport.LeaderAndIsrRequest;
+import io.seglog.replication.transport.LiveBroker;
 import io.seglog.replication.transport.PartitionStateInfo;
 import io.seglog.replication.transport.StopReplicaRequest;
 import io.seglog.replication.transport.UpdateMetadataRequest;
+import io.seglog.replication.zk.BrokerInfo;
 import io.seglog.storage.TopicPartition;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -82,16 +84,22 @@ final class ControlBatch {
         for (final Map.Entry<Integer, Map<TopicPartition, PartitionStateInfo>> e : leaderAndIsr.entrySet()) {
             final Long brokerEpoch = epochOf(ctx, e.getKey());
             if (brokerEpoch != null) {
-                deliver(channel, e.getKey(), new LeaderAndIsrRequest(controllerId, ctx.epoch, brokerEpoch, e.getValue()),
-                    refusals);
+                final Map<Integer, LiveBroker> leaders = new HashMap<>();
+                for (final PartitionStateInfo state : e.getValue().values()) {
+                    final BrokerInfo leader = ctx.liveBrokers.get(state.leaderAndIsr().leader());
+                    if (leader != null) {
+                        leaders.put(leader.id(), ControllerContext.liveBroker(leader));
+                    }
+                }
+                deliver(channel, e.getKey(), new LeaderAndIsrRequest(controllerId, ctx.epoch, brokerEpoch, e.getValue(),
+                    leaders), refusals);
             }
         }
         if (!metadata.isEmpty() || liveBrokersChanged || !fullMetadataTo.isEmpty()) {
-            final Map<Integer, Long> live = ctx.liveBrokerEpochs();
-            for (final Map.Entry<Integer, Long> b : live.entrySet()) {
-                final Map<TopicPartition, PartitionStateInfo> parts =
-                    fullMetadataTo.contains(b.getKey()) ? allStates : metadata;
-                deliver(channel, b.getKey(), new UpdateMetadataRequest(controllerId, ctx.epoch, b.getValue(), live, parts),
+            final Map<Integer, LiveBroker> live = ctx.liveBrokersForMessages();
+            for (final LiveBroker b : live.values()) {
+                final Map<TopicPartition, PartitionStateInfo> parts = fullMetadataTo.contains(b.id()) ? allStates : metadata;
+                deliver(channel, b.id(), new UpdateMetadataRequest(controllerId, ctx.epoch, b.epoch(), live, parts),
                     refusals);
             }
         }

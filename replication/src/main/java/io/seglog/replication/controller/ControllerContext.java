@@ -3,7 +3,9 @@ package io.seglog.replication.controller;
 import io.seglog.replication.election.LeaderAndIsr;
 import io.seglog.replication.election.PartitionState;
 import io.seglog.replication.election.ReplicaState;
+import io.seglog.replication.transport.LiveBroker;
 import io.seglog.replication.zk.BrokerInfo;
+import io.seglog.replication.zk.BrokerRegistration;
 import io.seglog.replication.zk.PartitionStateZnode;
 import io.seglog.storage.TopicPartition;
 import java.util.ArrayList;
@@ -134,9 +136,15 @@ final class ControllerContext {
         topicsIneligibleForDeletion.remove(topic);
     }
 
-    Map<Integer, Long> liveBrokerEpochs() {
-        final Map<Integer, Long> epochs = new HashMap<>();
-        liveBrokers.forEach((id, info) -> epochs.put(id, info.epoch()));
-        return epochs;
+    /** The live brokers as control messages carry them: id, epoch, and the registration's primary address. */
+    Map<Integer, LiveBroker> liveBrokersForMessages() {
+        final Map<Integer, LiveBroker> live = new HashMap<>();
+        liveBrokers.forEach((id, info) -> live.put(id, liveBroker(info)));
+        return live;
+    }
+
+    static LiveBroker liveBroker(final BrokerInfo info) {
+        final BrokerRegistration r = info.registration();
+        return new LiveBroker(r.id(), info.epoch(), r.host(), r.port(), r.rack());
     }
 }

@@ -10,9 +10,12 @@ import java.util.Map;
  * @param controllerEpoch the controller's epoch
  * @param brokerEpoch     the target broker's epoch
  * @param partitions      the partition states
+ * @param liveLeaders     the live brokers that lead these partitions, with their addresses (Kafka's
+ *                        {@code LiveLeaders}), so a follower can fetch before the next UpdateMetadata arrives
  */
 public record LeaderAndIsrRequest(int controllerId, int controllerEpoch, long brokerEpoch,
-                                  Map<TopicPartition, PartitionStateInfo> partitions) implements ControlRequest {
+                                  Map<TopicPartition, PartitionStateInfo> partitions,
+                                  Map<Integer, LiveBroker> liveLeaders) implements ControlRequest {
     /**
      * Copies the map.
      *
@@ -20,8 +23,10 @@ public record LeaderAndIsrRequest(int controllerId, int controllerEpoch, long br
      * @param controllerEpoch the controller's epoch
      * @param brokerEpoch     the target broker's epoch
      * @param partitions      the partition states
+     * @param liveLeaders     the live leaders by id
      */
     public LeaderAndIsrRequest {
         partitions = Map.copyOf(partitions);
+        liveLeaders = Map.copyOf(liveLeaders);
     }
 }

@@ -9,11 +9,11 @@ import java.util.Map;
  * @param controllerId    the controller's broker id
  * @param controllerEpoch the controller's epoch
  * @param brokerEpoch     the target broker's epoch
- * @param liveBrokers     live broker id to its epoch
+ * @param liveBrokers     every live broker by id, with its epoch and address
  * @param partitions      partition states (all of them after a failover, the changed ones otherwise)
  */
 public record UpdateMetadataRequest(int controllerId, int controllerEpoch, long brokerEpoch,
-                                    Map<Integer, Long> liveBrokers,
+                                    Map<Integer, LiveBroker> liveBrokers,
                                     Map<TopicPartition, PartitionStateInfo> partitions) implements ControlRequest {
     /**
      * Copies the maps.
@@ -21,7 +21,7 @@ public record UpdateMetadataRequest(int controllerId, int controllerEpoch, long 
      * @param controllerId    the controller's broker id
      * @param controllerEpoch the controller's epoch
      * @param brokerEpoch     the target broker's epoch
-     * @param liveBrokers     live broker id to its epoch
+     * @param liveBrokers     every live broker by id
      * @param partitions      partition states
      */
     public UpdateMetadataRequest {

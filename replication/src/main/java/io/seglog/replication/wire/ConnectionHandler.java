@@ -3,8 +3,12 @@ package io.seglog.replication.wire;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -34,15 +38,40 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<RequestDecoder
     static final int MAX_IN_FLIGHT = 64;
 
     private final Map<ApiKeys, KafkaApi> apis;
+    private final Map<Short, SeglogApi> seglogApis;
     /** Requests answered or in progress, oldest first; only the event loop touches it. */
     private final ArrayDeque<Pending> inFlight = new ArrayDeque<>();
 
-    /** A request's place in the order and its answer. */
-    private record Pending(ApiKeys api, short version, int correlationId, CompletableFuture<ApiMessage> answer) {
+    /** Turns an answer into the parts of its response frame. */
+    @FunctionalInterface
+    private interface Encoder {
+        List<Object> encode(ByteBufAllocator alloc, Object body);
     }
 
-    ConnectionHandler(final Map<ApiKeys, KafkaApi> apis) {
+    /** A request's place in the order and its answer. */
+    private record Pending(String api, short version, int correlationId, CompletableFuture<?> answer,
+                           Encoder encoder) {
+    }
+
+    ConnectionHandler(final Map<ApiKeys, KafkaApi> apis, final Map<Short, SeglogApi> seglogApis) {
         this.apis = apis;
+        this.seglogApis = seglogApis;
+    }
+
+    private static Pending kafka(final ApiKeys api, final short version, final int correlationId,
+                                 final CompletableFuture<ApiMessage> answer) {
+        return new Pending(api.name(), version, correlationId, answer,
+            (alloc, body) -> ResponseWriter.encode(alloc, api, version, correlationId, (ApiMessage) body));
+    }
+
+    /** Response header v0 (the correlation id), then the handler's body. */
+    private static List<Object> encodeSeglog(final ByteBufAllocator alloc, final int correlationId,
+                                             final ByteBuffer body) {
+        final ByteBuf out = alloc.ioBuffer(2 * Integer.BYTES + body.remaining());
+        out.writeInt(Integer.BYTES + body.remaining());
+        out.writeInt(correlationId);
+        out.writeBytes(body.duplicate());
+        return List.of(out);
     }
 
     @Override
@@ -53,8 +82,21 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<RequestDecoder
         final Pending pending;
         if (decoded instanceof RequestDecoder.UnsupportedApiVersions unsupported) {
             // Kafka's rule: answered at v0 with this server's ranges, so the client retries at a version both know.
-            pending = new Pending(ApiKeys.API_VERSIONS, (short) 0, unsupported.correlationId(),
+            pending = kafka(ApiKeys.API_VERSIONS, (short) 0, unsupported.correlationId(),
                 CompletableFuture.completedFuture(Responses.apiVersions(apis.values(), Errors.UNSUPPORTED_VERSION)));
+        } else if (decoded instanceof RequestDecoder.SeglogRequest seglog) {
+            final SeglogApi.Request request = seglog.request();
+            CompletableFuture<ByteBuffer> answer;
+            try {
+                final CompletionStage<ByteBuffer> stage = seglogApis.get(request.key()).handler().handle(request);
+                answer = stage == null ? CompletableFuture.failedFuture(new IllegalStateException(
+                    "the handler returned no stage")) : stage.toCompletableFuture();
+            } catch (final RuntimeException e) {
+                answer = CompletableFuture.failedFuture(e);
+            }
+            final int correlationId = request.correlationId();
+            pending = new Pending("SeglogApi" + request.key(), request.version(), correlationId, answer,
+                (alloc, body) -> encodeSeglog(alloc, correlationId, (ByteBuffer) body));
         } else {
             final KafkaRequest request = ((RequestDecoder.Request) decoded).request();
             CompletableFuture<ApiMessage> answer;
@@ -65,7 +107,7 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<RequestDecoder
             } catch (final RuntimeException e) {
                 answer = CompletableFuture.failedFuture(e);
             }
-            pending = new Pending(request.api(), request.version(), request.correlationId(), answer);
+            pending = kafka(request.api(), request.version(), request.correlationId(), answer);
         }
         inFlight.addLast(pending);
         updateReading(ctx);
@@ -86,9 +128,11 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<RequestDecoder
         while (!inFlight.isEmpty() && inFlight.peekFirst().answer().isDone() && ctx.channel().isActive()) {
             final Pending head = inFlight.removeFirst();
             try {
-                final ApiMessage body = head.answer().join();
+                final Object body = head.answer().join();
                 if (body != null) {
-                    ctx.write(Responses.encode(ctx.alloc(), head.api(), head.version(), head.correlationId(), body));
+                    for (final Object part : head.encoder().encode(ctx.alloc(), body)) {
+                        ctx.write(part);
+                    }
                     wrote = true;
                 }
             } catch (final RuntimeException e) {

@@ -15,6 +15,7 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.util.Collections;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -65,6 +66,24 @@ public final class KafkaWireServer implements AutoCloseable {
      */
     public static KafkaWireServer start(final WireServerConfig config, final List<KafkaApi> served,
                                         final int ioThreads, final ThreadFactory threadFactory) {
+        return start(config, served, List.of(), ioThreads, threadFactory);
+    }
+
+    /**
+     * Binds and starts serving Kafka's APIs and Seglog's own (the control messages) on one listener.
+     *
+     * @param config        where to listen and the request size limit
+     * @param served        the Kafka APIs to serve (ApiVersions is added; passing it is an error)
+     * @param seglogServed  Seglog's own APIs
+     * @param ioThreads     event-loop threads for the connections, at least 1
+     * @param threadFactory makes the acceptor and event-loop threads
+     * @return the running server, owned (and closed) by the caller
+     * @throws IllegalArgumentException if an API is given twice, or ApiVersions is given
+     * @throws UncheckedIOException naming the address when it cannot bind (every thread is ended first)
+     */
+    public static KafkaWireServer start(final WireServerConfig config, final List<KafkaApi> served,
+                                        final List<SeglogApi> seglogServed, final int ioThreads,
+                                        final ThreadFactory threadFactory) {
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(threadFactory, "threadFactory");
         if (ioThreads < 1) {
@@ -80,6 +99,12 @@ public final class KafkaWireServer implements AutoCloseable {
             }
         }
         final Map<ApiKeys, KafkaApi> view = Collections.unmodifiableMap(apis);
+        final Map<Short, SeglogApi> seglogApis = new HashMap<>();
+        for (final SeglogApi api : seglogServed) {
+            if (seglogApis.put(api.key(), api) != null) {
+                throw new IllegalArgumentException("Seglog API " + api.key() + " given twice");
+            }
+        }
         apis.put(ApiKeys.API_VERSIONS, new KafkaApi(ApiKeys.API_VERSIONS, (short) 0, API_VERSIONS_MAX,
             request -> CompletableFuture.completedFuture(Responses.apiVersions(view.values(), Errors.NONE))));
         EventLoopGroup boss = null;
@@ -95,7 +120,8 @@ public final class KafkaWireServer implements AutoCloseable {
                     protected void initChannel(final SocketChannel channel) {
                         channel.pipeline().addLast(
                             new IdleStateHandler(0, 0, config.connectionsMaxIdleMs(), TimeUnit.MILLISECONDS),
-                            new RequestDecoder(config.maxRequestBytes(), view), new ConnectionHandler(view));
+                            new RequestDecoder(config.maxRequestBytes(), view, seglogApis),
+                            new ConnectionHandler(view, seglogApis));
                     }
                 });
             final InetSocketAddress address = config.host().isEmpty() ? new InetSocketAddress(config.port())

@@ -32,14 +32,23 @@ final class RequestDecoder extends ByteToMessageDecoder {
 
     private final int maxFrameBytes;
     private final Map<ApiKeys, KafkaApi> apis;
+    private final Map<Short, SeglogApi> seglogApis;
 
-    RequestDecoder(final int maxFrameBytes, final Map<ApiKeys, KafkaApi> apis) {
+    RequestDecoder(final int maxFrameBytes, final Map<ApiKeys, KafkaApi> apis, final Map<Short, SeglogApi> seglogApis) {
         this.maxFrameBytes = maxFrameBytes;
         this.apis = apis;
+        this.seglogApis = seglogApis;
     }
 
-    /** What the decoder hands on: a request, or an ApiVersions request at a version it does not implement. */
-    sealed interface Decoded permits Request, UnsupportedApiVersions {
+    /**
+     * What the decoder hands on: a request, an ApiVersions request at a version it does not implement, or a request to
+     * one of Seglog's own APIs.
+     */
+    sealed interface Decoded permits Request, UnsupportedApiVersions, SeglogRequest {
+    }
+
+    /** A request to one of Seglog's APIs. */
+    record SeglogRequest(SeglogApi.Request request) implements Decoded {
     }
 
     /** A decoded request. */
@@ -73,6 +82,11 @@ final class RequestDecoder extends ByteToMessageDecoder {
         final ByteBuffer bytes = frame.nioBuffer();
         final short key = bytes.getShort(0);
         final short version = bytes.getShort(2);
+        final SeglogApi seglog = seglogApis.get(key);
+        if (seglog != null) {
+            decodeSeglog(ctx, in, out, seglog, bytes, size, version);
+            return;
+        }
         if (!ApiKeys.hasId(key)) {
             refuse(ctx, in, "apiKey", Short.toString(key));
             return;
@@ -109,6 +123,26 @@ final class RequestDecoder extends ByteToMessageDecoder {
             header.setClientId(""); // Kafka's RequestHeader.parse does the same
         }
         out.add(new Request(new KafkaRequest(api, version, header, body, ctx.channel().remoteAddress())));
+    }
+
+    /** Header v1, then the body as a private copy for the API's own codec. */
+    private void decodeSeglog(final ChannelHandlerContext ctx, final ByteBuf in, final List<Object> out,
+                              final SeglogApi api, final ByteBuffer bytes, final int size, final short version) {
+        if (!api.supports(version)) {
+            refuse(ctx, in, "apiVersion", "Seglog API " + api.key() + " v" + version + " (served: " + api.minVersion()
+                + ".." + api.maxVersion() + ")");
+            return;
+        }
+        final ByteBuffer copy = ByteBuffer.allocate(size).put(bytes).flip();
+        final RequestHeaderData header;
+        try {
+            header = new RequestHeaderData(new ByteBufferAccessor(copy), (short) 1);
+        } catch (final RuntimeException e) {
+            refuse(ctx, in, "Seglog API " + api.key() + " v" + version + " header", e.toString());
+            return;
+        }
+        out.add(new SeglogRequest(new SeglogApi.Request(api.key(), version, header.correlationId(),
+            header.clientId() == null ? "" : header.clientId(), copy.slice(), ctx.channel().remoteAddress())));
     }
 
     private void refuse(final ChannelHandlerContext ctx, final ByteBuf in, final String field, final String value) {

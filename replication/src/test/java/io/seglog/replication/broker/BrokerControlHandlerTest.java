@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.seglog.replication.election.LeaderAndIsr;
 import io.seglog.replication.transport.ControlResponse;
 import io.seglog.replication.transport.LeaderAndIsrRequest;
+import io.seglog.replication.transport.LiveBroker;
 import io.seglog.replication.transport.PartitionStateInfo;
 import io.seglog.replication.transport.StaleBrokerEpochException;
 import io.seglog.replication.transport.StaleControllerEpochException;
@@ -17,6 +18,7 @@ import io.seglog.replication.transport.UpdateMetadataRequest;
 import io.seglog.storage.TopicPartition;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -36,8 +38,12 @@ class BrokerControlHandlerTest {
         return new PartitionStateInfo(1, new LeaderAndIsr(leader, leaderEpoch, List.of(1, 2), 0), List.of(1, 2), false);
     }
 
+    private static LiveBroker live(final int id, final long epoch) {
+        return new LiveBroker(id, epoch, "localhost", 9092 + id, Optional.empty());
+    }
+
     private static LeaderAndIsrRequest lai(final int controllerEpoch, final long brokerEpoch, final int leaderEpoch) {
-        return new LeaderAndIsrRequest(9, controllerEpoch, brokerEpoch, Map.of(TP, state(1, leaderEpoch)));
+        return new LeaderAndIsrRequest(9, controllerEpoch, brokerEpoch, Map.of(TP, state(1, leaderEpoch)), Map.of());
     }
 
     @Test
@@ -70,7 +76,7 @@ class BrokerControlHandlerTest {
         assertEquals(2, e.requestEpoch());
         assertEquals(3, e.currentEpoch());
         assertThrows(StaleControllerEpochException.class, () -> handler.handle(
-            new UpdateMetadataRequest(9, 2, EPOCH, Map.of(1, EPOCH), Map.of())));
+            new UpdateMetadataRequest(9, 2, EPOCH, Map.of(1, live(1, EPOCH)), Map.of())));
         assertThrows(StaleControllerEpochException.class, () -> handler.handle(
             new StopReplicaRequest(9, 2, EPOCH, Set.of(TP), true)));
         assertEquals(0, handler.replica(TP).orElseThrow().leaderAndIsr().leaderEpoch(), "nothing applied");
@@ -111,7 +117,7 @@ class BrokerControlHandlerTest {
         handler.handle(new StopReplicaRequest(9, 1, EPOCH, Set.of(TP), false));
         assertTrue(handler.replica(TP).isEmpty());
         assertTrue(handler.metadata(TP).isPresent(), "metadata stays until the topic is deleted");
-        handler.handle(new UpdateMetadataRequest(9, 1, EPOCH, Map.of(1, EPOCH, 2, 7L), Map.of(TP,
+        handler.handle(new UpdateMetadataRequest(9, 1, EPOCH, Map.of(1, live(1, EPOCH), 2, live(2, 7L)), Map.of(TP,
             new PartitionStateInfo(1, new LeaderAndIsr(LeaderAndIsr.LEADER_DURING_DELETE, 0, List.of(1), 0),
                 List.of(1), false))));
         assertTrue(handler.metadata(TP).isEmpty());

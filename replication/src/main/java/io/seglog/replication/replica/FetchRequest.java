@@ -1,0 +1,43 @@
+package io.seglog.replication.replica;
+
+import java.util.List;
+
+/**
+ * A fetch, from a follower (replica id 0 or more) or a consumer (-1): the partitions in order, how long the leader
+ * may hold it for {@code minBytes}, and the size limit of the answer.
+ *
+ * @param replicaId    the fetching broker, or -1 for a consumer
+ * @param replicaEpoch the fetching broker's epoch, or -1
+ * @param maxWaitMs    how long to wait for {@code minBytes}
+ * @param minBytes     the fewest bytes worth answering with before the wait ends
+ * @param maxBytes     the most bytes in the answer (the first batch is whole even when larger)
+ * @param partitions   the partitions, in the order they are read
+ */
+public record FetchRequest(int replicaId, long replicaEpoch, int maxWaitMs, int minBytes, int maxBytes,
+                           List<PartitionFetch> partitions) {
+    /** The replica id of a consumer. */
+    public static final int CONSUMER_REPLICA_ID = -1;
+
+    /**
+     * Copies the list.
+     *
+     * @param replicaId    the fetching broker, or -1
+     * @param replicaEpoch its epoch, or -1
+     * @param maxWaitMs    the wait
+     * @param minBytes     the fewest bytes
+     * @param maxBytes     the most bytes
+     * @param partitions   the partitions
+     */
+    public FetchRequest {
+        partitions = List.copyOf(partitions);
+    }
+
+    /**
+     * Whether a follower sent it.
+     *
+     * @return replica id 0 or more
+     */
+    public boolean fromFollower() {
+        return replicaId >= 0;
+    }
+}

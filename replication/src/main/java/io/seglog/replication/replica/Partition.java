@@ -1,0 +1,900 @@
+package io.seglog.replication.replica;
+
+import io.seglog.replication.election.LeaderAndIsr;
+import io.seglog.replication.policy.FetchDivergence;
+import io.seglog.replication.policy.FollowerProgress;
+import io.seglog.replication.policy.IsrRules;
+import io.seglog.replication.transport.PartitionStateInfo;
+import io.seglog.storage.EpochEndOffset;
+import io.seglog.storage.LeaderEpochEntry;
+import io.seglog.storage.LogRecord;
+import io.seglog.storage.LogSlice;
+import io.seglog.storage.OffsetOutOfRangeException;
+import io.seglog.storage.PartitionLog;
+import io.seglog.storage.Records;
+import io.seglog.storage.StorageException;
+import io.seglog.storage.TimestampType;
+import io.seglog.storage.TopicPartition;
+import io.seglog.storage.format.InvalidRecordException;
+import io.seglog.storage.format.RecordBatchDescriptor;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One partition on one broker: its log, and its role as leader or follower at a leader epoch (Kafka's
+ * {@code Partition}). As leader it appends producers' batches, tracks each follower's progress from its fetches,
+ * moves the high watermark and changes the ISR through an {@link IsrWriter}; as follower it appends what its
+ * fetcher brings and takes the leader's high watermark. The rules it applies are in
+ * {@link io.seglog.replication.policy}; time comes from the {@link Context}.
+ *
+ * <p>Threads: any. The role (leader, epochs, ISR) changes under a write lock; appends, reads and fetches run under
+ * the read lock, so a LeaderAndIsr waits for the appends in flight and none starts in the old role after it. The
+ * followers' progress, the ISR change in flight and the high-watermark decisions are guarded by a monitor taken
+ * inside the read lock. Nothing here blocks on ZooKeeper or the network: an ISR write is handed to the writer and
+ * its outcome applied when it completes.
+ */
+public final class Partition {
+    private static final Logger LOG = LoggerFactory.getLogger(Partition.class);
+
+    /** What a partition needs from its broker. */
+    public interface Context {
+        /**
+         * The broker's monotonic clock.
+         *
+         * @return milliseconds
+         */
+        long nowMs();
+
+        /**
+         * {@code replica.lag.time.max.ms}.
+         *
+         * @return milliseconds
+         */
+        long replicaLagTimeMaxMs();
+
+        /**
+         * Whether acks=all waits for the disks of every replica that counted.
+         *
+         * @return durable acks
+         */
+        boolean durableAcks();
+
+        /**
+         * Whether a broker may be in an ISR (alive).
+         *
+         * @param brokerId the broker
+         * @return eligible
+         */
+        boolean isEligible(int brokerId);
+
+        /**
+         * Where ISR changes are written.
+         *
+         * @return the writer
+         */
+        IsrWriter isrWriter();
+
+        /**
+         * The high watermark (or the durable one) moved: acknowledgements and consumer fetches may complete.
+         *
+         * @param tp the partition
+         */
+        void onHighWatermarkChanged(TopicPartition tp);
+
+        /**
+         * Records were appended: followers' fetches may complete.
+         *
+         * @param tp the partition
+         */
+        void onAppended(TopicPartition tp);
+    }
+
+    private final TopicPartition tp;
+    private final int localBrokerId;
+    private final PartitionLog log;
+    private final Context ctx;
+    private final ReentrantReadWriteLock roleLock = new ReentrantReadWriteLock();
+    /** Makes "the log end, then the append" one step, so the first offset assigned is known. */
+    private final ReentrantLock appendLock = new ReentrantLock();
+    /** Guards the followers' progress, the ISR change in flight and the HW decisions (inside the read lock). */
+    private final Object progressLock = new Object();
+
+    // The role: written under the write lock.
+    private volatile int leaderId = LeaderAndIsr.NO_LEADER;
+    private volatile int leaderEpoch = -1;
+    private int partitionEpoch = -1;
+    private int controllerEpoch = -1;
+    private boolean leaderRecovering;
+    private List<Integer> assignment = List.of();
+    private volatile List<Integer> isr = List.of();
+    private long leaderEpochStartOffset = -1;
+    private Map<Integer, FollowerProgress> followers = Map.of();
+    private volatile boolean stopped;
+
+    // Under progressLock.
+    private List<Integer> pendingIsr;
+    /** An ISR write found a newer leadership in the store: no more proposals until a LeaderAndIsr. */
+    private boolean isrStale;
+    private long durableHighWatermark = -1;
+
+    /**
+     * A partition with no role yet.
+     *
+     * @param tp            the partition
+     * @param localBrokerId this broker
+     * @param log           its log, owned by the broker's log manager
+     * @param ctx           the broker's services
+     */
+    public Partition(final TopicPartition tp, final int localBrokerId, final PartitionLog log, final Context ctx) {
+        this.tp = tp;
+        this.localBrokerId = localBrokerId;
+        this.log = log;
+        this.ctx = ctx;
+    }
+
+    // ------------------------------------------------------------------------------------------------- role
+
+    /**
+     * Becomes leader (Kafka's {@code makeLeader}): records the new epoch in the log at its end before anything is
+     * appended in it (KAFKA-7415), takes the ISR and assignment, and starts tracking every follower afresh (a new
+     * leader) or keeps what it knew (re-elected).
+     *
+     * @param state the LeaderAndIsr state naming this broker leader
+     * @return whether this broker was not leader before
+     * @throws StorageException if the epoch cannot be recorded (the log goes offline)
+     */
+    public boolean makeLeader(final PartitionStateInfo state) {
+        final boolean newLeader;
+        roleLock.writeLock().lock();
+        try {
+            newLeader = leaderId != localBrokerId;
+            final LeaderAndIsr lai = state.leaderAndIsr();
+            leaderEpochStartOffset = log.beginLeaderEpoch(lai.leaderEpoch());
+            setRole(state);
+            final long now = ctx.nowMs();
+            final long leo = log.logEndOffset();
+            final Map<Integer, FollowerProgress> next = new HashMap<>();
+            for (final int replica : assignment) {
+                if (replica == localBrokerId) {
+                    continue;
+                }
+                final FollowerProgress known = followers.get(replica);
+                final FollowerProgress f = known != null ? known : new FollowerProgress(replica);
+                if (newLeader || known == null) {
+                    f.resetForNewLeader(now, isr.contains(replica));
+                } else {
+                    f.resetForReelectedLeader(now, leo, isr.contains(replica));
+                }
+                next.put(replica, f);
+            }
+            followers = next;
+            synchronized (progressLock) {
+                pendingIsr = null;
+                isrStale = false;
+                durableHighWatermark = -1;
+            }
+        } finally {
+            roleLock.writeLock().unlock();
+        }
+        LOG.info("{} broker.id={} leads in epoch {} from offset {} (isr={}, highWatermark={})", tp, localBrokerId,
+            leaderEpoch, leaderEpochStartOffset, isr, log.highWatermark());
+        if (maybeIncrementHighWatermark()) {
+            ctx.onHighWatermarkChanged(tp);
+        }
+        return newLeader;
+    }
+
+    /**
+     * Becomes a follower of another broker (Kafka's {@code makeFollower}); the fetcher then truncates by epoch and
+     * fetches.
+     *
+     * @param state the LeaderAndIsr state
+     * @return whether the leader or the leader epoch changed (the fetcher must start over)
+     */
+    public boolean makeFollower(final PartitionStateInfo state) {
+        roleLock.writeLock().lock();
+        try {
+            final boolean changed = leaderId != state.leaderAndIsr().leader()
+                || leaderEpoch != state.leaderAndIsr().leaderEpoch() || stopped;
+            setRole(state);
+            followers = Map.of();
+            leaderEpochStartOffset = -1;
+            synchronized (progressLock) {
+                pendingIsr = null;
+                isrStale = false;
+            }
+            return changed;
+        } finally {
+            roleLock.writeLock().unlock();
+        }
+    }
+
+    private void setRole(final PartitionStateInfo state) {
+        final LeaderAndIsr lai = state.leaderAndIsr();
+        leaderId = lai.leader();
+        leaderEpoch = lai.leaderEpoch();
+        partitionEpoch = lai.partitionEpoch();
+        controllerEpoch = state.controllerEpoch();
+        isr = List.copyOf(lai.isr());
+        assignment = List.copyOf(state.replicas());
+        leaderRecovering = false;
+        stopped = false;
+    }
+
+    /** Stops every role (StopReplica): requests in flight and later ones get NOT_LEADER_OR_FOLLOWER. */
+    public void stop() {
+        roleLock.writeLock().lock();
+        try {
+            stopped = true;
+            leaderId = LeaderAndIsr.NO_LEADER;
+            followers = Map.of();
+            synchronized (progressLock) {
+                pendingIsr = null;
+            }
+        } finally {
+            roleLock.writeLock().unlock();
+        }
+    }
+
+    /**
+     * Whether this broker leads the partition now.
+     *
+     * @return leader
+     */
+    public boolean isLeader() {
+        return leaderId == localBrokerId && !stopped;
+    }
+
+    /**
+     * The leader this broker knows of.
+     *
+     * @return the broker id, or -1
+     */
+    public int leaderId() {
+        return leaderId;
+    }
+
+    /**
+     * The leader epoch this broker holds.
+     *
+     * @return the epoch, -1 before the first LeaderAndIsr
+     */
+    public int leaderEpoch() {
+        return leaderEpoch;
+    }
+
+    /**
+     * The ISR this broker holds (as leader: the one written to the store).
+     *
+     * @return the ISR
+     */
+    public List<Integer> isr() {
+        return isr;
+    }
+
+    /**
+     * The partition.
+     *
+     * @return the topic and partition
+     */
+    public TopicPartition topicPartition() {
+        return tp;
+    }
+
+    /**
+     * The partition's log.
+     *
+     * @return the log
+     */
+    public PartitionLog log() {
+        return log;
+    }
+
+    /**
+     * As leader, the offset at which its epoch began.
+     *
+     * @return the offset, -1 when not leader
+     */
+    public long leaderEpochStartOffset() {
+        roleLock.readLock().lock();
+        try {
+            return isLeader() ? leaderEpochStartOffset : -1;
+        } finally {
+            roleLock.readLock().unlock();
+        }
+    }
+
+    /**
+     * As leader, what it knows of a follower (a copy, for tests and metrics).
+     *
+     * @param brokerId the follower
+     * @return its log end offset, or -1
+     */
+    public long followerLogEndOffset(final int brokerId) {
+        roleLock.readLock().lock();
+        try {
+            final FollowerProgress f = followers.get(brokerId);
+            synchronized (progressLock) {
+                return f == null ? -1 : f.logEndOffset();
+            }
+        } finally {
+            roleLock.readLock().unlock();
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ as leader
+
+    /**
+     * Appends a producer's batches as leader (Kafka's {@code appendRecordsToLeader}): refused before the append with
+     * NOT_ENOUGH_REPLICAS for acks=all while the ISR is smaller than {@code min.insync.replicas}.
+     *
+     * @param records the batches, stamped in place
+     * @param acks    the produce's acks (-1, 0 or 1)
+     * @return the offsets assigned, or the error
+     */
+    public AppendResult appendAsLeader(final ByteBuffer records, final short acks) {
+        final AppendResult result;
+        roleLock.readLock().lock();
+        try {
+            if (!isLeader()) {
+                return AppendResult.error(ReplicaError.NOT_LEADER_OR_FOLLOWER, "broker " + localBrokerId
+                    + " is not the leader of " + tp + " (leader " + leaderId + ")");
+            }
+            final int minIsr = log.config().minInsyncReplicas();
+            if (acks == -1 && isr.size() < minIsr) {
+                return AppendResult.error(ReplicaError.NOT_ENOUGH_REPLICAS, "the ISR " + isr + " of " + tp
+                    + " is smaller than min.insync.replicas=" + minIsr);
+            }
+            final long base;
+            final long last;
+            appendLock.lock();
+            try {
+                base = log.logEndOffset();
+                last = log.appendAsLeader(records, leaderEpoch);
+            } finally {
+                appendLock.unlock();
+            }
+            final long appendTime = log.config().messageTimestampType() == TimestampType.LOG_APPEND_TIME
+                ? records.order(ByteOrder.BIG_ENDIAN).getLong(records.position() + RecordBatchDescriptor.MAX_TIMESTAMP_OFFSET)
+                : -1;
+            result = new AppendResult(ReplicaError.NONE, base, last, appendTime, log.logStartOffset(), null);
+        } catch (final InvalidRecordException e) {
+            return AppendResult.error(ReplicaError.of(e), e.getMessage());
+        } catch (final IllegalArgumentException e) {
+            // The log holds a newer epoch than this leader's: a newer leader's records reached it (fenced).
+            return AppendResult.error(ReplicaError.NOT_LEADER_OR_FOLLOWER, e.getMessage());
+        } catch (final StorageException e) {
+            return AppendResult.error(ReplicaError.KAFKA_STORAGE_ERROR, e.getMessage());
+        } finally {
+            roleLock.readLock().unlock();
+        }
+        ctx.onAppended(tp);
+        if (maybeIncrementHighWatermark()) {
+            ctx.onHighWatermarkChanged(tp);
+        }
+        if (ctx.durableAcks()) {
+            log.awaitDurable(result.lastOffset()).whenComplete((flushed, failure) -> {
+                if (failure == null && maybeIncrementHighWatermark()) {
+                    ctx.onHighWatermarkChanged(tp);
+                }
+            });
+        }
+        return result;
+    }
+
+    /**
+     * Whether an acks=all produce that appended up to {@code lastOffset} may be answered: the high watermark (or,
+     * with durable acks, the durable high watermark) passed it.
+     *
+     * @param lastOffset the produce's last offset
+     * @param epoch      the leader epoch it was appended in
+     * @return NONE when acknowledged; NOT_ENOUGH_REPLICAS_AFTER_APPEND when replicated but the ISR is now below
+     *     {@code min.insync.replicas}; NOT_LEADER_OR_FOLLOWER when this broker lost the leadership; null while it
+     *     must wait
+     */
+    ReplicaError acksStatus(final long lastOffset, final int epoch) {
+        roleLock.readLock().lock();
+        try {
+            if (!isLeader() || leaderEpoch != epoch) {
+                return ReplicaError.NOT_LEADER_OR_FOLLOWER;
+            }
+            final long committed;
+            synchronized (progressLock) {
+                committed = ctx.durableAcks() ? Math.min(durableHighWatermark, log.highWatermark())
+                    : log.highWatermark();
+            }
+            if (committed <= lastOffset) {
+                return null;
+            }
+            return isr.size() < log.config().minInsyncReplicas() ? ReplicaError.NOT_ENOUGH_REPLICAS_AFTER_APPEND
+                : ReplicaError.NONE;
+        } finally {
+            roleLock.readLock().unlock();
+        }
+    }
+
+    /**
+     * Serves a follower's fetch as leader (Kafka's {@code fetchRecords} for a follower): checks the follower's
+     * epochs, answers a diverging log with the epoch where it diverged, else reads from the fetch offset and records
+     * the follower's progress (which may move the high watermark and add the follower to the ISR).
+     *
+     * @param replicaId          the follower
+     * @param replicaBrokerEpoch the follower's broker epoch, or -1
+     * @param currentLeaderEpoch the epoch the follower believes current, or -1
+     * @param fetchOffset        the follower's log end offset
+     * @param lastFetchedEpoch   the epoch of the follower's last batch, or -1
+     * @param followerLogStart   the follower's log start offset
+     * @param followerDurable    the follower's durable end offset, or -1
+     * @param maxBytes           the most bytes to read
+     * @param minOneBatch        return the first batch whole even when larger than {@code maxBytes}
+     * @return the records or the error
+     */
+    public ReadResult fetchForFollower(final int replicaId, final long replicaBrokerEpoch, final int currentLeaderEpoch,
+                                       final long fetchOffset, final int lastFetchedEpoch, final long followerLogStart,
+                                       final long followerDurable, final int maxBytes, final boolean minOneBatch) {
+        final FollowerProgress follower;
+        final long leo;
+        final ReadResult read;
+        roleLock.readLock().lock();
+        try {
+            final ReplicaError epochError = checkEpochAsLeader(currentLeaderEpoch);
+            if (epochError != null) {
+                return ReadResult.error(epochError);
+            }
+            follower = followers.get(replicaId);
+            if (follower == null) {
+                return ReadResult.error(currentLeaderEpoch >= 0 ? ReplicaError.UNKNOWN_LEADER_EPOCH
+                    : ReplicaError.NOT_LEADER_OR_FOLLOWER);
+            }
+            final long hw = log.highWatermark();
+            final long logStart = log.logStartOffset();
+            leo = log.logEndOffset();
+            final EpochEndOffset epochEnd = lastFetchedEpoch >= 0 ? log.endOffsetForEpoch(lastFetchedEpoch)
+                : EpochEndOffset.UNDEFINED;
+            switch (FetchDivergence.decide(lastFetchedEpoch, fetchOffset, logStart, epochEnd)) {
+                case DIVERGING:
+                    return new ReadResult(ReplicaError.NONE, hw, logStart, leo, epochEnd, null);
+                case OUT_OF_RANGE:
+                    return new ReadResult(ReplicaError.OFFSET_OUT_OF_RANGE, hw, logStart, leo, EpochEndOffset.UNDEFINED,
+                        null);
+                default:
+                    break;
+            }
+            if (fetchOffset < logStart || fetchOffset > leo) {
+                return new ReadResult(ReplicaError.OFFSET_OUT_OF_RANGE, hw, logStart, leo, EpochEndOffset.UNDEFINED,
+                    null);
+            }
+            final LogSlice slice = fetchOffset == leo || maxBytes == 0 && !minOneBatch ? null
+                : log.read(fetchOffset, maxBytes, Long.MAX_VALUE, minOneBatch);
+            read = new ReadResult(ReplicaError.NONE, hw, logStart, leo, EpochEndOffset.UNDEFINED,
+                slice == null || slice.isEmpty() ? null : slice);
+        } catch (final OffsetOutOfRangeException e) {
+            return ReadResult.error(ReplicaError.OFFSET_OUT_OF_RANGE);
+        } catch (final StorageException e) {
+            return ReadResult.error(ReplicaError.KAFKA_STORAGE_ERROR);
+        } finally {
+            roleLock.readLock().unlock();
+        }
+        final IsrWriter.Proposal expand = recordFollowerFetch(follower, fetchOffset, followerLogStart, followerDurable,
+            leo, replicaBrokerEpoch);
+        if (expand != null) {
+            sendIsr(expand);
+        }
+        if (maybeIncrementHighWatermark()) {
+            ctx.onHighWatermarkChanged(tp);
+        }
+        // The high watermark may have moved with this fetch: the follower learns it now, not one round later.
+        return new ReadResult(read.error(), log.highWatermark(), read.logStartOffset(), read.logEndOffset(),
+            read.divergingEpoch(), read.records());
+    }
+
+    private IsrWriter.Proposal recordFollowerFetch(final FollowerProgress follower, final long fetchOffset,
+                                                   final long followerLogStart, final long followerDurable,
+                                                   final long leaderLogEndOffset, final long brokerEpoch) {
+        roleLock.readLock().lock();
+        try {
+            if (!isLeader()) {
+                return null;
+            }
+            synchronized (progressLock) {
+                follower.onFetch(fetchOffset, followerLogStart, followerDurable, leaderLogEndOffset, ctx.nowMs(),
+                    brokerEpoch);
+                // Kafka's maybeExpandIsr: one change in flight at a time.
+                if (pendingIsr != null || isrStale || isr.contains(follower.brokerId())) {
+                    return null;
+                }
+                if (!IsrRules.canJoinIsr(follower, log.highWatermark(), leaderEpochStartOffset,
+                    ctx.isEligible(follower.brokerId()))) {
+                    return null;
+                }
+                final List<Integer> expanded = new ArrayList<>(isr);
+                expanded.add(follower.brokerId());
+                return propose(expanded);
+            }
+        } finally {
+            roleLock.readLock().unlock();
+        }
+    }
+
+    /** Records a proposal in flight; under the read lock and the progress lock. */
+    private IsrWriter.Proposal propose(final List<Integer> newIsr) {
+        pendingIsr = List.copyOf(newIsr);
+        return new IsrWriter.Proposal(localBrokerId, leaderEpoch, pendingIsr, partitionEpoch, controllerEpoch,
+            leaderRecovering);
+    }
+
+    /** Hands a proposal to the writer, outside every lock (its outcome takes the write lock). */
+    private void sendIsr(final IsrWriter.Proposal proposal) {
+        LOG.info("{} leader {} epoch {}: ISR {} -> {}", tp, localBrokerId, proposal.leaderEpoch(), isr, proposal.isr());
+        ctx.isrWriter().write(tp, proposal).whenComplete((result, failure) -> onIsrWritten(proposal, result, failure));
+    }
+
+    private void onIsrWritten(final IsrWriter.Proposal proposal, final IsrWriter.Result result,
+                              final Throwable failure) {
+        roleLock.writeLock().lock();
+        try {
+            synchronized (progressLock) {
+                if (pendingIsr != null && pendingIsr.equals(proposal.isr())) {
+                    pendingIsr = null;
+                }
+                if (!isLeader() || leaderEpoch != proposal.leaderEpoch()) {
+                    return; // a newer role: its LeaderAndIsr carried the state
+                }
+                if (failure != null) {
+                    LOG.warn("{} ISR change to {} not written (proposed again later): {}", tp, proposal.isr(),
+                        failure.toString());
+                } else if (result instanceof IsrWriter.Written written) {
+                    isr = proposal.isr();
+                    partitionEpoch = written.partitionEpoch();
+                } else {
+                    final LeaderAndIsr current = ((IsrWriter.Conflict) result).current();
+                    if (current != null && current.leader() == localBrokerId && current.leaderEpoch() == leaderEpoch) {
+                        // The same leadership at another version: our earlier write whose answer was lost, or a
+                        // change that kept the epoch. Adopt it and decide again from it (KAFKA-2729 left Kafka's
+                        // leaders stuck on a stale version until the next LeaderAndIsr).
+                        LOG.info("{} ISR write found version {} (expected {}): adopting ISR {}", tp,
+                            current.partitionEpoch(), proposal.partitionEpoch(), current.isr());
+                        isr = List.copyOf(current.isr());
+                        partitionEpoch = current.partitionEpoch();
+                    } else {
+                        LOG.info("{} ISR write found a newer leadership {}: waiting for the controller", tp, current);
+                        isrStale = true;
+                    }
+                }
+            }
+        } finally {
+            roleLock.writeLock().unlock();
+        }
+        if (maybeIncrementHighWatermark()) {
+            ctx.onHighWatermarkChanged(tp);
+        }
+        // Acks waiting on this partition re-check the ISR (NOT_ENOUGH_REPLICAS_AFTER_APPEND).
+        ctx.onHighWatermarkChanged(tp);
+    }
+
+    /**
+     * Removes the followers that fell behind from the ISR (Kafka's {@code maybeShrinkIsr}, run every half
+     * {@code replica.lag.time.max.ms}); the change takes effect once written.
+     *
+     * @return whether a change was proposed
+     */
+    public boolean maybeShrinkIsr() {
+        final IsrWriter.Proposal proposal;
+        roleLock.readLock().lock();
+        try {
+            if (!isLeader()) {
+                return false;
+            }
+            synchronized (progressLock) {
+                if (pendingIsr != null || isrStale) {
+                    return false;
+                }
+                final List<Integer> out = IsrRules.outOfSync(localBrokerId, isr, followers.values(),
+                    log.logEndOffset(), ctx.nowMs(), ctx.replicaLagTimeMaxMs());
+                if (out.isEmpty()) {
+                    return false;
+                }
+                final List<Integer> shrunk = new ArrayList<>(isr);
+                shrunk.removeAll(out);
+                proposal = propose(shrunk);
+            }
+        } finally {
+            roleLock.readLock().unlock();
+        }
+        sendIsr(proposal);
+        return true;
+    }
+
+    /**
+     * Moves the leader's high watermark as far as the rule allows (Kafka's {@code maybeIncrementLeaderHW}), and the
+     * durable one with durable acks.
+     *
+     * @return whether either moved
+     */
+    boolean maybeIncrementHighWatermark() {
+        roleLock.readLock().lock();
+        try {
+            if (!isLeader()) {
+                return false;
+            }
+            synchronized (progressLock) {
+                final long leo = log.logEndOffset();
+                final long hw = log.highWatermark();
+                final List<Integer> maximal = maximalIsr();
+                final long now = ctx.nowMs();
+                final long next = IsrRules.highWatermark(hw, leo, followers.values(), isr.size(), maximal,
+                    log.config().minInsyncReplicas(), ctx::isEligible, now, ctx.replicaLagTimeMaxMs());
+                boolean moved = false;
+                if (next > hw) {
+                    log.updateHighWatermark(next);
+                    moved = true;
+                }
+                if (ctx.durableAcks()) {
+                    final long durable = IsrRules.durableHighWatermark(log.highWatermark(), log.flushedOffset(), leo,
+                        followers.values(), maximal, ctx::isEligible, now, ctx.replicaLagTimeMaxMs());
+                    if (durable > durableHighWatermark) {
+                        durableHighWatermark = durable;
+                        moved = true;
+                    }
+                }
+                return moved;
+            }
+        } catch (final StorageException e) {
+            LOG.warn("{}: high watermark not moved: {}", tp, e.getMessage());
+            return false;
+        } finally {
+            roleLock.readLock().unlock();
+        }
+    }
+
+    /** The committed ISR plus the members being added (Kafka's maximal ISR); under the progress lock. */
+    private List<Integer> maximalIsr() {
+        if (pendingIsr == null) {
+            return isr;
+        }
+        final Set<Integer> union = new LinkedHashSet<>(isr);
+        union.addAll(pendingIsr);
+        return List.copyOf(union);
+    }
+
+    /**
+     * The durable high watermark (durable acks only).
+     *
+     * @return the offset, -1 when unknown or durable acks are off
+     */
+    public long durableHighWatermark() {
+        synchronized (progressLock) {
+            return durableHighWatermark;
+        }
+    }
+
+    private ReplicaError checkEpochAsLeader(final int currentLeaderEpoch) {
+        if (currentLeaderEpoch >= 0 && currentLeaderEpoch < leaderEpoch) {
+            return ReplicaError.FENCED_LEADER_EPOCH;
+        }
+        if (currentLeaderEpoch > leaderEpoch) {
+            return ReplicaError.UNKNOWN_LEADER_EPOCH;
+        }
+        return isLeader() ? null : ReplicaError.NOT_LEADER_OR_FOLLOWER;
+    }
+
+    /**
+     * Serves a consumer's fetch as leader: batches below the high watermark.
+     *
+     * @param currentLeaderEpoch the epoch the consumer believes current, or -1
+     * @param fetchOffset        the first offset wanted
+     * @param maxBytes           the most bytes
+     * @param minOneBatch        return the first batch whole even when larger than {@code maxBytes}
+     * @return the records or the error
+     */
+    public ReadResult fetchForConsumer(final int currentLeaderEpoch, final long fetchOffset, final int maxBytes,
+                                       final boolean minOneBatch) {
+        roleLock.readLock().lock();
+        try {
+            final ReplicaError epochError = checkEpochAsLeader(currentLeaderEpoch);
+            if (epochError != null) {
+                return ReadResult.error(epochError);
+            }
+            final long hw = log.highWatermark();
+            final long logStart = log.logStartOffset();
+            final long leo = log.logEndOffset();
+            if (fetchOffset < logStart || fetchOffset > leo) {
+                return new ReadResult(ReplicaError.OFFSET_OUT_OF_RANGE, hw, logStart, leo, EpochEndOffset.UNDEFINED,
+                    null);
+            }
+            final LogSlice slice = fetchOffset >= hw || maxBytes == 0 && !minOneBatch ? null
+                : log.read(fetchOffset, maxBytes, hw, minOneBatch);
+            return new ReadResult(ReplicaError.NONE, hw, logStart, leo, EpochEndOffset.UNDEFINED,
+                slice == null || slice.isEmpty() ? null : slice);
+        } catch (final OffsetOutOfRangeException e) {
+            return ReadResult.error(ReplicaError.OFFSET_OUT_OF_RANGE);
+        } catch (final StorageException e) {
+            return ReadResult.error(ReplicaError.KAFKA_STORAGE_ERROR);
+        } finally {
+            roleLock.readLock().unlock();
+        }
+    }
+
+    /**
+     * Kafka's ListOffsets on the leader: the earliest offset, the latest (the high watermark for a consumer, the log
+     * end for a replica), the first offset at or after a timestamp, or the record with the largest timestamp. A new
+     * leader whose high watermark has not reached its epoch's start answers OFFSET_NOT_AVAILABLE to consumers for
+     * anything but the earliest offset, so that none reads a high watermark the old leader had already passed.
+     *
+     * @param currentLeaderEpoch the epoch the caller believes current, or -1
+     * @param timestamp          a timestamp, or {@link PartitionLog#LATEST_TIMESTAMP},
+     *                           {@link PartitionLog#EARLIEST_TIMESTAMP}, {@link PartitionLog#MAX_TIMESTAMP}
+     * @param fromReplica        a follower asks (bounded by the log end, not the high watermark)
+     * @return the offset or the error
+     */
+    public OffsetResult listOffset(final int currentLeaderEpoch, final long timestamp, final boolean fromReplica) {
+        roleLock.readLock().lock();
+        try {
+            final ReplicaError epochError = checkEpochAsLeader(currentLeaderEpoch);
+            if (epochError != null) {
+                return OffsetResult.error(epochError);
+            }
+            final long bound = fromReplica ? log.logEndOffset() : log.highWatermark();
+            if (timestamp == PartitionLog.EARLIEST_TIMESTAMP) {
+                final long start = log.logStartOffset();
+                return new OffsetResult(ReplicaError.NONE, start, -1, epochAt(start));
+            }
+            if (!fromReplica && leaderEpochStartOffset > log.highWatermark()) {
+                return OffsetResult.error(ReplicaError.OFFSET_NOT_AVAILABLE);
+            }
+            if (timestamp == PartitionLog.LATEST_TIMESTAMP) {
+                return new OffsetResult(ReplicaError.NONE, bound, -1, leaderEpoch);
+            }
+            final long offset = log.reader().offsetForTimestamp(timestamp, bound);
+            if (offset < 0 || offset >= bound) {
+                return new OffsetResult(ReplicaError.NONE, -1, -1, -1);
+            }
+            long found = -1;
+            for (final LogRecord record : Records.of(log, offset, offset + 1)) {
+                found = record.timestamp();
+            }
+            return new OffsetResult(ReplicaError.NONE, offset, found, epochAt(offset));
+        } catch (final UnsupportedOperationException e) {
+            // A compressed batch must be read record by record, which the storage core does not do yet.
+            return OffsetResult.error(ReplicaError.UNKNOWN_SERVER_ERROR);
+        } catch (final StorageException e) {
+            return OffsetResult.error(ReplicaError.KAFKA_STORAGE_ERROR);
+        } finally {
+            roleLock.readLock().unlock();
+        }
+    }
+
+    private int epochAt(final long offset) {
+        int epoch = -1;
+        for (final LeaderEpochEntry e : log.leaderEpochs()) {
+            if (e.startOffset() <= offset) {
+                epoch = e.epoch();
+            }
+        }
+        return epoch;
+    }
+
+    /**
+     * Kafka's OffsetsForLeaderEpoch on the leader: the largest epoch at or below {@code epoch} and where it ends.
+     *
+     * @param currentLeaderEpoch the epoch the caller believes current, or -1
+     * @param epoch              the epoch asked about
+     * @return the answer or the error
+     */
+    public EpochResult endOffsetForEpoch(final int currentLeaderEpoch, final int epoch) {
+        roleLock.readLock().lock();
+        try {
+            final ReplicaError epochError = checkEpochAsLeader(currentLeaderEpoch);
+            if (epochError != null) {
+                return EpochResult.error(epochError);
+            }
+            return new EpochResult(ReplicaError.NONE, log.endOffsetForEpoch(epoch));
+        } finally {
+            roleLock.readLock().unlock();
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------- as follower
+
+    /**
+     * Whether this broker follows the partition in this leader epoch.
+     *
+     * @param epoch the epoch a fetch was sent in
+     * @return whether the fetch's answer may still be applied
+     */
+    boolean isFollowerIn(final int epoch) {
+        return !stopped && leaderId != localBrokerId && leaderId >= 0 && leaderEpoch == epoch;
+    }
+
+    /**
+     * Appends what the fetcher brought, then takes the leader's high watermark (capped at the log end) and log start
+     * (Kafka's {@code processPartitionData}). Nothing happens when the role changed since the fetch was sent.
+     *
+     * @param records        the batches, in the leader's offsets
+     * @param epoch          the leader epoch the fetch was sent in
+     * @param leaderHw       the leader's high watermark from the response
+     * @param leaderLogStart the leader's log start from the response
+     * @return the log end offset after the append, or -1 when the role changed
+     * @throws InvalidRecordException when the batches do not continue the log or are malformed
+     */
+    long appendAsFollower(final ByteBuffer records, final int epoch, final long leaderHw, final long leaderLogStart) {
+        roleLock.readLock().lock();
+        try {
+            if (!isFollowerIn(epoch)) {
+                return -1;
+            }
+            if (records != null && records.hasRemaining()) {
+                log.appendAsFollower(records);
+            }
+            log.updateHighWatermark(leaderHw);
+            if (leaderLogStart > log.logStartOffset() && leaderLogStart <= log.highWatermark()) {
+                log.deleteRecordsBefore(leaderLogStart);
+            }
+            return log.logEndOffset();
+        } finally {
+            roleLock.readLock().unlock();
+        }
+    }
+
+    /**
+     * Truncates the follower's log (by epoch, after a diverging epoch or an OffsetsForLeaderEpoch answer, or to the
+     * leader's end after OFFSET_OUT_OF_RANGE). Nothing happens when the role changed since the fetch was sent.
+     *
+     * @param offset the new log end offset
+     * @param epoch  the leader epoch the fetch was sent in
+     * @return the log end offset after it, or -1 when the role changed
+     */
+    long truncateAsFollower(final long offset, final int epoch) {
+        roleLock.readLock().lock();
+        try {
+            if (!isFollowerIn(epoch)) {
+                return -1;
+            }
+            if (offset < log.logEndOffset()) {
+                LOG.info("{} follower of {} in epoch {}: truncating from {} to {}", tp, leaderId, epoch,
+                    log.logEndOffset(), offset);
+            }
+            return log.truncateTo(offset);
+        } finally {
+            roleLock.readLock().unlock();
+        }
+    }
+
+    /**
+     * Empties the follower's log and restarts it at {@code offset} (the leader's log start passed this log's end).
+     *
+     * @param offset the leader's log start offset
+     * @param epoch  the leader epoch the fetch was sent in
+     * @return whether it was done (false when the role changed)
+     */
+    boolean truncateFullyAsFollower(final long offset, final int epoch) {
+        roleLock.readLock().lock();
+        try {
+            if (!isFollowerIn(epoch)) {
+                return false;
+            }
+            LOG.info("{} follower of {} in epoch {}: log [{}, {}) is below the leader's start {}; restarting there", tp,
+                leaderId, epoch, log.logStartOffset(), log.logEndOffset(), offset);
+            log.truncateFullyAndStartAt(offset);
+            return true;
+        } finally {
+            roleLock.readLock().unlock();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Partition[" + tp + ", broker=" + localBrokerId + ", leader=" + leaderId + ", epoch=" + leaderEpoch
+            + ", isr=" + isr + "]";
+    }
+}

@@ -1,0 +1,83 @@
+package io.seglog.replication.replica;
+
+import io.seglog.storage.format.InvalidRecordException;
+
+/**
+ * The outcomes the replica layer gives per partition, each with Kafka's error code (its {@code Errors} enum), so that
+ * the wire layer answers with the code a Kafka client expects and the replica layer needs no Kafka class.
+ */
+public enum ReplicaError {
+    /** Success. */
+    NONE(0),
+    /** Something the broker did not expect (Kafka's UNKNOWN_SERVER_ERROR). */
+    UNKNOWN_SERVER_ERROR(-1),
+    /** The offset is outside the log: below its start or past its end. */
+    OFFSET_OUT_OF_RANGE(1),
+    /** A batch failed its CRC or is malformed. */
+    CORRUPT_MESSAGE(2),
+    /** This broker hosts no such partition. */
+    UNKNOWN_TOPIC_OR_PARTITION(3),
+    /** The partition has no leader now. */
+    LEADER_NOT_AVAILABLE(5),
+    /** This broker is not the partition's leader (or not a replica of it). */
+    NOT_LEADER_OR_FOLLOWER(6),
+    /** An acks=all produce was not replicated in time. */
+    REQUEST_TIMED_OUT(7),
+    /** A batch is larger than {@code max.message.bytes}. */
+    MESSAGE_TOO_LARGE(10),
+    /** The batches of one append do not fit a segment. */
+    RECORD_LIST_TOO_LARGE(18),
+    /** acks=all refused before the append: the ISR is smaller than {@code min.insync.replicas}. */
+    NOT_ENOUGH_REPLICAS(19),
+    /** acks=all appended, but the ISR shrank below {@code min.insync.replicas} before the ack. */
+    NOT_ENOUGH_REPLICAS_AFTER_APPEND(20),
+    /** acks other than -1, 0 or 1. */
+    INVALID_REQUIRED_ACKS(21),
+    /** A record timestamp outside {@code message.timestamp.*.max.ms}. */
+    INVALID_TIMESTAMP(32),
+    /** A malformed request. */
+    INVALID_REQUEST(42),
+    /** The partition's log directory is offline. */
+    KAFKA_STORAGE_ERROR(56),
+    /** The request's leader epoch is older than this broker's: the sender's metadata is stale. */
+    FENCED_LEADER_EPOCH(74),
+    /** The request's leader epoch is newer than this broker's: this broker's view is stale. */
+    UNKNOWN_LEADER_EPOCH(75),
+    /** A new leader's high watermark is not known yet (ListOffsets answers nothing for now). */
+    OFFSET_NOT_AVAILABLE(78),
+    /** A record that breaks a rule of the format. */
+    INVALID_RECORD(87);
+
+    private final short code;
+
+    ReplicaError(final int code) {
+        this.code = (short) code;
+    }
+
+    /**
+     * Kafka's error code.
+     *
+     * @return the code
+     */
+    public short code() {
+        return code;
+    }
+
+    /**
+     * The answer to a batch the log refused, by the field it names: a CRC, magic or length below the minimum is
+     * corruption, a batch above {@code max.message.bytes} too large, a batch list above a segment too large, a
+     * timestamp out of bounds invalid, anything else an invalid record.
+     *
+     * @param e the log's refusal
+     * @return the error
+     */
+    public static ReplicaError of(final InvalidRecordException e) {
+        return switch (e.field()) {
+            case "crc", "magic" -> CORRUPT_MESSAGE;
+            case "batchLength" -> e.limit() >= 0 && e.value() > e.limit() ? MESSAGE_TOO_LARGE : CORRUPT_MESSAGE;
+            case "batchSize" -> RECORD_LIST_TOO_LARGE;
+            case "timestamp" -> INVALID_TIMESTAMP;
+            default -> INVALID_RECORD;
+        };
+    }
+}

@@ -1,0 +1,548 @@
+package io.seglog.replication.replica;
+
+import io.seglog.replication.transport.LiveBroker;
+import io.seglog.replication.transport.PartitionStateInfo;
+import io.seglog.replication.transport.ReplicaStateListener;
+import io.seglog.storage.LogManager;
+import io.seglog.storage.PartitionLog;
+import io.seglog.storage.StorageException;
+import io.seglog.storage.TopicPartition;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntPredicate;
+import java.util.function.LongSupplier;
+import org.agrona.CloseHelper;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The replicas one broker hosts (Kafka's {@code ReplicaManager}): applies the controller's LeaderAndIsr and
+ * StopReplica to them, appends producers' batches to the partitions it leads and answers when the acks are met,
+ * serves fetches from followers and consumers (holding them until data arrives), runs the fetchers of the partitions
+ * it follows, and shrinks the ISRs of followers that fall behind.
+ *
+ * <p>Waiting requests (acks=all produces, long-poll fetches) sit in {@link DelayedOperations}: one timer wheel and
+ * one reaper thread, not a thread or scheduled task each. Time comes from the given monotonic clock; ISR changes go
+ * through the {@link IsrWriter}; leaders are reached through {@link LeaderEndpoint}s; no ZooKeeper or network class
+ * is used here.
+ *
+ * <p>Thread-safe. Threads: the reaper, the ISR-expiration thread and the fetchers, all from the given factory.
+ */
+public final class ReplicaManager implements ReplicaStateListener, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ReplicaManager.class);
+
+    private final int brokerId;
+    private final LogManager logs;
+    private final ReplicaManagerConfig config;
+    private final LongSupplier clockMs;
+    private final LongSupplier brokerEpoch;
+    private final IsrWriter isrWriter;
+    private final IntPredicate eligible;
+    private final ConcurrentHashMap<TopicPartition, Partition> partitions = new ConcurrentHashMap<>();
+    private final DelayedOperations produceWaits;
+    private final DelayedOperations fetchWaits;
+    private final ReplicaFetcherManager fetchers;
+    private final Thread isrExpiration;
+    private final Partition.Context partitionContext;
+    private volatile boolean closed;
+
+    /**
+     * Starts the replica layer of a broker (no partitions yet: they come with LeaderAndIsr).
+     *
+     * @param brokerId      this broker
+     * @param logs          the broker's logs (owned by the caller, closed after this)
+     * @param config        fetch and lag settings
+     * @param clockMs       a monotonic clock
+     * @param brokerEpoch   this broker's current epoch (sent in fetches)
+     * @param isrWriter     where leaders write ISR changes
+     * @param eligible      whether a broker may be in an ISR (alive in the metadata)
+     * @param endpoints     opens connections to leaders
+     * @param threadFactory makes every thread of the layer
+     */
+    public ReplicaManager(final int brokerId, final LogManager logs, final ReplicaManagerConfig config,
+                          final LongSupplier clockMs, final LongSupplier brokerEpoch, final IsrWriter isrWriter,
+                          final IntPredicate eligible, final LeaderEndpoint.Factory endpoints,
+                          final ThreadFactory threadFactory) {
+        this.brokerId = brokerId;
+        this.logs = logs;
+        this.config = config;
+        this.clockMs = clockMs;
+        this.brokerEpoch = brokerEpoch;
+        this.isrWriter = isrWriter;
+        this.eligible = eligible;
+        this.produceWaits = new DelayedOperations(clockMs);
+        this.fetchWaits = new DelayedOperations(clockMs);
+        this.partitionContext = new Context();
+        this.fetchers = new ReplicaFetcherManager(brokerId, config, clockMs, brokerEpoch, endpoints, threadFactory);
+        produceWaits.startReaper("produce-purgatory-" + brokerId, threadFactory);
+        fetchWaits.startReaper("fetch-purgatory-" + brokerId, threadFactory);
+        this.isrExpiration = threadFactory.newThread(this::expireIsrs);
+        isrExpiration.setName("isr-expiration-" + brokerId);
+        isrExpiration.setDaemon(true);
+        isrExpiration.start();
+    }
+
+    private final class Context implements Partition.Context {
+        @Override
+        public long nowMs() {
+            return clockMs.getAsLong();
+        }
+
+        @Override
+        public long replicaLagTimeMaxMs() {
+            return config.replicaLagTimeMaxMs();
+        }
+
+        @Override
+        public boolean durableAcks() {
+            return config.durableAcks();
+        }
+
+        @Override
+        public boolean isEligible(final int id) {
+            return eligible.test(id);
+        }
+
+        @Override
+        public IsrWriter isrWriter() {
+            return isrWriter;
+        }
+
+        @Override
+        public void onHighWatermarkChanged(final TopicPartition tp) {
+            produceWaits.checkAndComplete(tp);
+            fetchWaits.checkAndComplete(tp);
+        }
+
+        @Override
+        public void onAppended(final TopicPartition tp) {
+            fetchWaits.checkAndComplete(tp);
+        }
+    }
+
+    /** Kafka's isr-expiration task: every half {@code replica.lag.time.max.ms}, so a laggard leaves within 1.5x. */
+    private void expireIsrs() {
+        final long periodNs = TimeUnit.MILLISECONDS.toNanos(Math.max(1, config.replicaLagTimeMaxMs() / 2));
+        while (!closed) {
+            java.util.concurrent.locks.LockSupport.parkNanos(this, periodNs);
+            if (closed) {
+                return;
+            }
+            for (final Partition p : partitions.values()) {
+                try {
+                    p.maybeShrinkIsr();
+                } catch (final RuntimeException e) {
+                    LOG.warn("{}: ISR check failed: {}", p.topicPartition(), e.toString());
+                }
+            }
+        }
+    }
+
+    /**
+     * Runs the ISR check of every partition now (what the expiration thread does periodically).
+     *
+     * @return how many partitions proposed a smaller ISR
+     */
+    public int maybeShrinkIsrs() {
+        int proposed = 0;
+        for (final Partition p : partitions.values()) {
+            if (p.maybeShrinkIsr()) {
+                proposed++;
+            }
+        }
+        return proposed;
+    }
+
+    // ---------------------------------------------------------------------------------------------- control
+
+    @Override
+    public void onLeaderAndIsr(final Map<TopicPartition, PartitionStateInfo> applied,
+                               final Map<Integer, LiveBroker> liveLeaders) {
+        final Map<TopicPartition, Partition> follow = new HashMap<>();
+        for (final Map.Entry<TopicPartition, PartitionStateInfo> e : applied.entrySet()) {
+            final TopicPartition tp = e.getKey();
+            final PartitionStateInfo state = e.getValue();
+            if (!state.replicas().contains(brokerId)) {
+                continue; // not a replica here (a reassignment moved it away): StopReplica follows
+            }
+            final Partition partition;
+            try {
+                partition = partitions.computeIfAbsent(tp, t -> new Partition(t, brokerId, logs.getOrCreate(t),
+                    partitionContext));
+            } catch (final StorageException e2) {
+                LOG.error("broker.id={} cannot open {}: {}", brokerId, tp, e2.getMessage());
+                continue;
+            }
+            try {
+                if (state.leaderAndIsr().leader() == brokerId) {
+                    fetchers.remove(tp);
+                    partition.makeLeader(state);
+                } else if (partition.makeFollower(state)) {
+                    fetchers.remove(tp);
+                    follow.put(tp, partition);
+                }
+            } catch (final StorageException e2) {
+                LOG.error("broker.id={} cannot take its role for {}: {}", brokerId, tp, e2.getMessage());
+            }
+            // Waiting requests learn of the new role (acks of a former leader fail, fetches return).
+            produceWaits.checkAndComplete(tp);
+            fetchWaits.checkAndComplete(tp);
+        }
+        for (final Map.Entry<TopicPartition, Partition> e : follow.entrySet()) {
+            final Partition p = e.getValue();
+            if (p.leaderId() >= 0) {
+                fetchers.add(p, p.leaderId(), p.leaderEpoch(), liveLeaders.get(p.leaderId()));
+            }
+        }
+    }
+
+    /**
+     * Gives the fetchers a leader's address that a LeaderAndIsr did not carry (from UpdateMetadata).
+     *
+     * @param live the live brokers
+     */
+    public void onLiveBrokers(final Map<Integer, LiveBroker> live) {
+        fetchers.onLiveBrokers(live);
+    }
+
+    @Override
+    public void onStopReplica(final Set<TopicPartition> stopped, final boolean delete) {
+        for (final TopicPartition tp : stopped) {
+            fetchers.remove(tp);
+            final Partition p = partitions.remove(tp);
+            if (p != null) {
+                p.stop();
+                produceWaits.checkAndComplete(tp);
+                fetchWaits.checkAndComplete(tp);
+            }
+            if (delete) {
+                try {
+                    logs.delete(tp);
+                } catch (final StorageException e) {
+                    LOG.error("broker.id={} cannot delete {}: {}", brokerId, tp, e.getMessage());
+                }
+            }
+        }
+    }
+
+    /**
+     * A hosted partition.
+     *
+     * @param tp the partition
+     * @return it, or empty when this broker hosts no replica of it
+     */
+    public Optional<Partition> partition(final TopicPartition tp) {
+        return Optional.ofNullable(partitions.get(tp));
+    }
+
+    /**
+     * The hosted partitions.
+     *
+     * @return a snapshot
+     */
+    public Collection<Partition> partitions() {
+        return List.copyOf(partitions.values());
+    }
+
+    // ---------------------------------------------------------------------------------------------- produce
+
+    /**
+     * Appends a produce's batches to the partitions this broker leads and answers once {@code acks} is met (Kafka's
+     * {@code appendRecords}): at once for acks 0 and 1, for acks=all when every partition's high watermark passed
+     * its batches (or the durable one, with durable acks), or the timeout passed (REQUEST_TIMED_OUT).
+     *
+     * @param acks      -1, 0 or 1
+     * @param timeoutMs how long acks=all waits
+     * @param batches   partition to its batches (in the caller's order; stamped in place)
+     * @return completes with every partition's result, in the same order
+     */
+    public CompletableFuture<Map<TopicPartition, AppendResult>> produce(final short acks, final long timeoutMs,
+                                                                     final Map<TopicPartition, ByteBuffer> batches) {
+        final Map<TopicPartition, AppendResult> results = new LinkedHashMap<>();
+        if (acks != -1 && acks != 0 && acks != 1) {
+            batches.keySet().forEach(tp -> results.put(tp, AppendResult.error(ReplicaError.INVALID_REQUIRED_ACKS,
+                "acks=" + acks + " must be -1, 0 or 1")));
+            return CompletableFuture.completedFuture(results);
+        }
+        final Map<TopicPartition, Integer> epochs = new HashMap<>();
+        for (final Map.Entry<TopicPartition, ByteBuffer> e : batches.entrySet()) {
+            final Partition p = partitions.get(e.getKey());
+            if (p == null) {
+                results.put(e.getKey(), AppendResult.error(ReplicaError.NOT_LEADER_OR_FOLLOWER, "broker " + brokerId
+                    + " hosts no replica of " + e.getKey()));
+                continue;
+            }
+            final int epoch = p.leaderEpoch();
+            final AppendResult r = p.appendAsLeader(e.getValue(), acks);
+            results.put(e.getKey(), r);
+            if (r.error() == ReplicaError.NONE) {
+                epochs.put(e.getKey(), epoch);
+            }
+        }
+        if (acks != -1 || epochs.isEmpty()) {
+            return CompletableFuture.completedFuture(results);
+        }
+        final DelayedProduce op = new DelayedProduce(results, epochs);
+        produceWaits.tryCompleteElseWatch(op, epochs.keySet(), clockMs.getAsLong() + timeoutMs);
+        return op.future;
+    }
+
+    /** An acks=all produce waiting for its partitions' high watermarks (Kafka's {@code DelayedProduce}). */
+    private final class DelayedProduce extends DelayedOperations.Operation {
+        final CompletableFuture<Map<TopicPartition, AppendResult>> future = new CompletableFuture<>();
+        private final Map<TopicPartition, AppendResult> results;
+        private final Map<TopicPartition, Integer> epochs;
+        private final Map<TopicPartition, ReplicaError> outcomes = new ConcurrentHashMap<>();
+
+        DelayedProduce(final Map<TopicPartition, AppendResult> results, final Map<TopicPartition, Integer> epochs) {
+            this.results = results;
+            this.epochs = epochs;
+        }
+
+        @Override
+        boolean tryComplete() {
+            for (final Map.Entry<TopicPartition, Integer> e : epochs.entrySet()) {
+                if (outcomes.containsKey(e.getKey())) {
+                    continue;
+                }
+                final Partition p = partitions.get(e.getKey());
+                final ReplicaError status = p == null ? ReplicaError.NOT_LEADER_OR_FOLLOWER
+                    : p.acksStatus(results.get(e.getKey()).lastOffset(), e.getValue());
+                if (status == null) {
+                    return false;
+                }
+                outcomes.put(e.getKey(), status);
+            }
+            return forceComplete();
+        }
+
+        @Override
+        void onComplete() {
+            final Map<TopicPartition, AppendResult> answer = new LinkedHashMap<>();
+            results.forEach((tp, r) -> {
+                if (!epochs.containsKey(tp)) {
+                    answer.put(tp, r);
+                    return;
+                }
+                ReplicaError outcome = outcomes.get(tp);
+                if (outcome == null) {
+                    final Partition p = partitions.get(tp);
+                    final ReplicaError now = p == null ? ReplicaError.NOT_LEADER_OR_FOLLOWER
+                        : p.acksStatus(r.lastOffset(), epochs.get(tp));
+                    outcome = now == null ? ReplicaError.REQUEST_TIMED_OUT : now;
+                }
+                answer.put(tp, r.withError(outcome));
+            });
+            future.complete(answer);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ fetch
+
+    /**
+     * Serves a fetch from a follower or a consumer (Kafka's {@code fetchMessages}): reads each partition in order
+     * within the response's byte limit, and holds the request for up to {@code maxWaitMs} until {@code minBytes} are
+     * there, an error occurs or a partition's role changes.
+     *
+     * @param request the fetch
+     * @return completes with each partition's answer, in the request's order
+     */
+    public CompletableFuture<List<ReadResult>> fetch(final FetchRequest request) {
+        final DelayedFetch op = new DelayedFetch(request);
+        if (request.maxWaitMs() <= 0 || request.partitions().isEmpty()) {
+            op.forceComplete();
+            return op.future;
+        }
+        final List<TopicPartition> keys = new ArrayList<>(request.partitions().size());
+        request.partitions().forEach(p -> keys.add(p.tp()));
+        fetchWaits.tryCompleteElseWatch(op, keys, clockMs.getAsLong() + request.maxWaitMs());
+        return op.future;
+    }
+
+    /** Reads every partition of a fetch within its limits. */
+    private List<ReadResult> readAll(final FetchRequest request) {
+        final List<ReadResult> out = new ArrayList<>(request.partitions().size());
+        int remaining = request.maxBytes();
+        boolean first = true;
+        for (final PartitionFetch pf : request.partitions()) {
+            final Partition p = partitions.get(pf.tp());
+            if (p == null) {
+                out.add(ReadResult.error(logs.log(pf.tp()).isPresent() ? ReplicaError.NOT_LEADER_OR_FOLLOWER
+                    : ReplicaError.UNKNOWN_TOPIC_OR_PARTITION));
+                continue;
+            }
+            final int limit = Math.max(0, Math.min(pf.maxBytes(), remaining));
+            final ReadResult r = read(request, pf, p, limit, first);
+            out.add(r);
+            if (r.sizeInBytes() > 0) {
+                first = false;
+                remaining -= r.sizeInBytes();
+            }
+        }
+        return out;
+    }
+
+    private ReadResult read(final FetchRequest request, final PartitionFetch pf, final Partition p, final int limit,
+                            final boolean minOneBatch) {
+        // Only the first non-empty partition may pass the limit (with one whole batch), as Kafka's fetch does; the
+        // others still record the follower's progress and return the offsets.
+        if (request.fromFollower()) {
+            return p.fetchForFollower(request.replicaId(), request.replicaEpoch(), pf.currentLeaderEpoch(),
+                pf.fetchOffset(), pf.lastFetchedEpoch(), pf.logStartOffset(), pf.durableOffset(), limit, minOneBatch);
+        }
+        return p.fetchForConsumer(pf.currentLeaderEpoch(), pf.fetchOffset(), limit, minOneBatch);
+    }
+
+    /** A fetch waiting for data (Kafka's {@code DelayedFetch}). */
+    private final class DelayedFetch extends DelayedOperations.Operation {
+        final CompletableFuture<List<ReadResult>> future = new CompletableFuture<>();
+        private final FetchRequest request;
+        private final int[] epochs;
+
+        DelayedFetch(final FetchRequest request) {
+            this.request = request;
+            this.epochs = new int[request.partitions().size()];
+            for (int i = 0; i < epochs.length; i++) {
+                final Partition p = partitions.get(request.partitions().get(i).tp());
+                epochs[i] = p == null ? -1 : p.leaderEpoch();
+            }
+        }
+
+        @Override
+        boolean tryComplete() {
+            long available = 0;
+            for (int i = 0; i < epochs.length; i++) {
+                final PartitionFetch pf = request.partitions().get(i);
+                final Partition p = partitions.get(pf.tp());
+                if (p == null || !p.isLeader() || p.leaderEpoch() != epochs[i]) {
+                    return forceComplete(); // the role changed: answer with the error now
+                }
+                final PartitionLog log = p.log();
+                if (pf.fetchOffset() > log.logEndOffset() || pf.fetchOffset() < log.logStartOffset()) {
+                    return forceComplete(); // out of range: answered now
+                }
+                final long end = request.fromFollower() ? log.logEndOffset() : log.highWatermark();
+                if (request.fromFollower() && pf.lastFetchedEpoch() >= 0
+                    && log.endOffsetForEpoch(pf.lastFetchedEpoch()).endOffset() < pf.fetchOffset()) {
+                    return forceComplete(); // diverged: the follower must truncate now
+                }
+                available += Math.max(0, end - pf.fetchOffset());
+            }
+            // Offsets are not bytes, but a fetch that waits for one byte waits for one record; larger minimums are
+            // checked by reading.
+            if (available > 0 && (request.minBytes() <= 1 || readBytes() >= request.minBytes())) {
+                return forceComplete();
+            }
+            return false;
+        }
+
+        private long readBytes() {
+            long bytes = 0;
+            for (final ReadResult r : readAll(request)) {
+                bytes += r.sizeInBytes();
+            }
+            return bytes;
+        }
+
+        @Override
+        void onComplete() {
+            try {
+                future.complete(readAll(request));
+            } catch (final RuntimeException e) {
+                future.completeExceptionally(e);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------- offset lookups
+
+    /**
+     * ListOffsets for one partition.
+     *
+     * @param tp                 the partition
+     * @param currentLeaderEpoch the caller's leader epoch, or -1
+     * @param timestamp          the timestamp or one of the special values
+     * @param fromReplica        whether a follower asks (log end instead of high watermark)
+     * @return the answer
+     */
+    public OffsetResult listOffset(final TopicPartition tp, final int currentLeaderEpoch, final long timestamp,
+                                   final boolean fromReplica) {
+        final Partition p = partitions.get(tp);
+        if (p == null) {
+            return OffsetResult.error(logs.log(tp).isPresent() ? ReplicaError.NOT_LEADER_OR_FOLLOWER
+                : ReplicaError.UNKNOWN_TOPIC_OR_PARTITION);
+        }
+        return p.listOffset(currentLeaderEpoch, timestamp, fromReplica);
+    }
+
+    /**
+     * OffsetsForLeaderEpoch for one partition.
+     *
+     * @param tp                 the partition
+     * @param currentLeaderEpoch the caller's leader epoch, or -1
+     * @param epoch              the epoch asked about
+     * @return the answer
+     */
+    public EpochResult endOffsetForEpoch(final TopicPartition tp, final int currentLeaderEpoch, final int epoch) {
+        final Partition p = partitions.get(tp);
+        if (p == null) {
+            return EpochResult.error(logs.log(tp).isPresent() ? ReplicaError.NOT_LEADER_OR_FOLLOWER
+                : ReplicaError.UNKNOWN_TOPIC_OR_PARTITION);
+        }
+        return p.endOffsetForEpoch(currentLeaderEpoch, epoch);
+    }
+
+    /**
+     * This broker's id.
+     *
+     * @return the id
+     */
+    public int brokerId() {
+        return brokerId;
+    }
+
+    /**
+     * The fetcher threads running (for tests and metrics).
+     *
+     * @return the count
+     */
+    public int fetcherCount() {
+        return fetchers.fetcherCount();
+    }
+
+    /**
+     * Stops the fetchers, the ISR checks and the reapers; waiting requests are answered (as timed out). The logs are
+     * the caller's to close. Idempotent.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        java.util.concurrent.locks.LockSupport.unpark(isrExpiration);
+        CloseHelper.closeAll(fetchers, produceWaits, fetchWaits, () -> {
+            try {
+                isrExpiration.join(TimeUnit.SECONDS.toMillis(10));
+            } catch (final InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+    }
+
+    @Override
+    public String toString() {
+        return "ReplicaManager[broker=" + brokerId + ", partitions=" + partitions.size() + "]";
+    }
+}
