@@ -48,6 +48,7 @@ public final class BrokerControlHandler implements ControlRequestHandler {
     /** The largest epoch this broker was ever told of: a registration's czxid, so later ones are larger. */
     private long highestBrokerEpoch = NO_BROKER_EPOCH;
     private int controllerEpoch = -1;
+    private volatile int controllerId = -1;
     private final Map<TopicPartition, PartitionStateInfo> replicas = new HashMap<>();
     /** The metadata cache: written under the lock, published whole so that readers never wait for a message. */
     private volatile Map<TopicPartition, PartitionStateInfo> metadata = Map.of();
@@ -103,6 +104,15 @@ public final class BrokerControlHandler implements ControlRequestHandler {
      */
     public synchronized int controllerEpoch() {
         return controllerEpoch;
+    }
+
+    /**
+     * The controller whose message this broker accepted last.
+     *
+     * @return its broker id, -1 before the first message
+     */
+    public int controllerId() {
+        return controllerId;
     }
 
     /**
@@ -203,10 +213,12 @@ public final class BrokerControlHandler implements ControlRequestHandler {
                 + " meant for another broker epoch", request.brokerEpoch(), brokerEpoch);
         }
         controllerEpoch = request.controllerEpoch();
+        controllerId = request.controllerId();
         if (request instanceof LeaderAndIsrRequest lai) {
             return applyLeaderAndIsr(lai);
         } else if (request instanceof UpdateMetadataRequest um) {
             liveBrokers = um.liveBrokers();
+            listener.onLiveBrokers(um.liveBrokers());
             final Map<TopicPartition, PartitionStateInfo> next = new HashMap<>(metadata);
             um.partitions().forEach((tp, state) -> {
                 if (state.leaderAndIsr().leader() == LeaderAndIsr.LEADER_DURING_DELETE) {

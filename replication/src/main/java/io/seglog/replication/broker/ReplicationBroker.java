@@ -7,6 +7,7 @@ import io.seglog.replication.transport.ControlChannel;
 import io.seglog.replication.transport.ControlHandlerRegistry;
 import io.seglog.replication.transport.InJvmControlChannel;
 import io.seglog.replication.transport.NotControllerException;
+import io.seglog.replication.transport.ReplicaStateListener;
 import io.seglog.replication.zk.KafkaZkStore;
 import io.seglog.replication.zk.ZkClient;
 import io.seglog.replication.zk.ZkException;
@@ -45,11 +46,11 @@ public final class ReplicationBroker implements AutoCloseable {
 
     private ReplicationBroker(final ReplicationConfig config, final ControlChannel channel,
                               final ControlHandlerRegistry registry, final ThreadFactory threadFactory,
-                              final LongSupplier clockMs) {
+                              final LongSupplier clockMs, final ReplicaStateListener replicas) {
         this.config = config;
         this.channel = channel;
         this.registry = registry;
-        this.handler = new BrokerControlHandler(config.brokerId());
+        this.handler = new BrokerControlHandler(config.brokerId(), replicas);
         this.controller = new Controller(config, channel, threadFactory, clockMs, System::currentTimeMillis,
             handler::brokerEpoch);
         ZkClient client = null;
@@ -101,7 +102,26 @@ public final class ReplicationBroker implements AutoCloseable {
     public static ReplicationBroker start(final ReplicationConfig config, final ControlChannel channel,
                                           final ControlHandlerRegistry registry, final ThreadFactory threadFactory,
                                           final LongSupplier clockMs) {
-        return new ReplicationBroker(config, channel, registry, threadFactory, clockMs);
+        return new ReplicationBroker(config, channel, registry, threadFactory, clockMs, ReplicaStateListener.NONE);
+    }
+
+    /**
+     * Starts a broker whose replicas act on the controller's messages: the listener (a replica layer) is told every
+     * accepted LeaderAndIsr and StopReplica, in order, before the controller gets its answer.
+     *
+     * @param config        the broker's configuration
+     * @param channel       how this broker (and its controller, when active) reaches the others
+     * @param registry      where this broker's handlers are made reachable; left on close
+     * @param threadFactory makes the controller's event thread and Curator's threads
+     * @param clockMs       monotonic milliseconds for the controller's timed work
+     * @param replicas      told the accepted changes to this broker's replicas
+     * @return the running broker, closed by the caller
+     * @throws ZkException when ZooKeeper cannot be reached within the request timeout
+     */
+    public static ReplicationBroker start(final ReplicationConfig config, final ControlChannel channel,
+                                          final ControlHandlerRegistry registry, final ThreadFactory threadFactory,
+                                          final LongSupplier clockMs, final ReplicaStateListener replicas) {
+        return new ReplicationBroker(config, channel, registry, threadFactory, clockMs, replicas);
     }
 
     /**

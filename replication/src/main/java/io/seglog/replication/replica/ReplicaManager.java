@@ -212,6 +212,7 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
      *
      * @param live the live brokers
      */
+    @Override
     public void onLiveBrokers(final Map<Integer, LiveBroker> live) {
         fetchers.onLiveBrokers(live);
     }

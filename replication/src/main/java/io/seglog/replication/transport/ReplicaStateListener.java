@@ -38,4 +38,12 @@ public interface ReplicaStateListener {
      * @param delete     whether their logs go too
      */
     void onStopReplica(Set<TopicPartition> partitions, boolean delete);
+
+    /**
+     * The live brokers and their addresses, from an UpdateMetadata.
+     *
+     * @param live broker id to broker
+     */
+    default void onLiveBrokers(Map<Integer, LiveBroker> live) {
+    }
 }

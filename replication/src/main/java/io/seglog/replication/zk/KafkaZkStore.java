@@ -679,6 +679,32 @@ public final class KafkaZkStore {
     }
 
     /**
+     * The cluster id: read from {@code /cluster/id}, or created there with {@code proposed} when no broker has yet
+     * (Kafka's {@code getOrGenerateClusterId}: create, and on NODEEXISTS read).
+     *
+     * @param proposed the id to create when there is none
+     * @return the cluster's id
+     * @throws ZkException on failure
+     * @throws MalformedZnodeException when the znode holds something else than Kafka's format
+     */
+    public String getOrCreateClusterId(final String proposed) throws MalformedZnodeException {
+        zk.ensurePersistentPaths(List.of(ZkPaths.CLUSTER));
+        try {
+            zk.create(ZkPaths.CLUSTER_ID, ClusterIdZnode.toJson(proposed), false);
+            return proposed;
+        } catch (final ZkException e) {
+            if (e.error() != ZkError.NODE_EXISTS) {
+                throw e;
+            }
+        }
+        final Optional<ZkNode> node = zk.getData(ZkPaths.CLUSTER_ID, null);
+        if (node.isEmpty()) {
+            throw new ZkException(ZkError.NO_NODE, ZkPaths.CLUSTER_ID, null);
+        }
+        return ClusterIdZnode.fromJson(node.get().data());
+    }
+
+    /**
      * Controller: reads the pending ISR change notifications and leaves a child watch.
      *
      * @param watch the watch, or null

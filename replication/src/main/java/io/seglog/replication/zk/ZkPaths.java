@@ -53,6 +53,10 @@ public final class ZkPaths {
     public static final String CONFIG_CHANGES = CONFIG + "/changes";
     /** Old consumers' parent (created by Kafka at start; kept for compatibility). */
     public static final String CONSUMERS = "/consumers";
+    /** Holds the cluster id's parent. */
+    public static final String CLUSTER = "/cluster";
+    /** The cluster id, created by the first broker (Kafka's {@code ClusterIdZNode}). */
+    public static final String CLUSTER_ID = CLUSTER + "/id";
     /** Producer id block allocation (created by Kafka at start; kept for compatibility). */
     public static final String LATEST_PRODUCER_ID_BLOCK = "/latest_producer_id_block";
     /** Parent of log-directory failure notifications (created by Kafka at start; kept for compatibility). */

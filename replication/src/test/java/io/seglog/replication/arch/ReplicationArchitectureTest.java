@@ -34,6 +34,40 @@ class ReplicationArchitectureTest {
             "io.seglog.replication.zk..")
         .because("election rules are pure functions tested with plain tables (DESIGN.md, replication layering)");
 
+    /**
+     * The types the message classes expose for records fields and unknown tagged fields: a Fetch response's
+     * records are a {@code BaseRecords} (Seglog's zero-copy slice implements it), a request's are read as
+     * {@code MemoryRecords}, and Seglog's own tags travel as {@code RawTaggedField}.
+     */
+    private static final Class<?>[] RECORDS_FIELD_TYPES = {
+        org.apache.kafka.common.record.internal.BaseRecords.class,
+        org.apache.kafka.common.record.internal.MemoryRecords.class,
+        org.apache.kafka.common.record.internal.RecordsSend.class,
+        org.apache.kafka.common.protocol.types.RawTaggedField.class};
+
+    /** The data path's rules (policy) are pure too, and the replica layer reaches networks and stores only through seams. */
+    static final ArchRule REPLICA_LAYER_HAS_NO_NETWORK_OR_STORE = noClasses()
+        .that().resideInAnyPackage("io.seglog.replication.policy..", "io.seglog.replication.replica..")
+        .should().dependOnClassesThat().resideInAnyPackage(
+            "org.apache.zookeeper..",
+            "org.apache.curator..",
+            "java.net..",
+            "io.netty..",
+            "org.apache.kafka..",
+            "io.seglog.replication.zk..",
+            "io.seglog.replication.wire..",
+            "io.seglog.replication.controller..",
+            "io.seglog.replication.broker..")
+        .because("the replica logic runs on an injected clock and reaches the network and ZooKeeper through"
+            + " interfaces, so that a deterministic simulation can drive it on one thread");
+
+    /** The policy package does not even know the replica layer: rules take state in and give decisions out. */
+    static final ArchRule POLICY_IS_PURE = noClasses()
+        .that().resideInAPackage("io.seglog.replication.policy..")
+        .should().dependOnClassesThat().resideInAnyPackage("io.seglog.replication.replica..",
+            "java.util.concurrent..", "java.nio.channels..", "java.io..")
+        .because("HW, ISR and truncation rules are functions tested with plain tables");
+
     /** Only the zk package talks to ZooKeeper. */
     static final ArchRule ZOOKEEPER_ONLY_IN_ZK = noClasses()
         .that().resideOutsideOfPackage("io.seglog.replication.zk..")
@@ -61,8 +95,10 @@ class ReplicationArchitectureTest {
         .that().resideInAPackage("io.seglog.replication..")
         .should().dependOnClassesThat(JavaClass.Predicates.resideInAPackage("org.apache.kafka..").and(
             DescribedPredicate.not(JavaClass.Predicates.resideInAnyPackage("org.apache.kafka.common.message",
-                "org.apache.kafka.common.protocol"))))
-        .because("only kafka-clients' *Data message classes, ApiKeys, Errors and the accessors are stable enough to use");
+                "org.apache.kafka.common.protocol"))).and(DescribedPredicate.not(
+                    JavaClass.Predicates.belongToAnyOf(RECORDS_FIELD_TYPES))))
+        .because("only kafka-clients' *Data message classes, ApiKeys, Errors and the accessors are stable enough to"
+            + " use, and the types of their records and tagged fields");
 
     /** Only the wire package speaks Kafka's protocol. */
     static final ArchRule KAFKA_CLIENTS_ONLY_IN_WIRE = noClasses()
@@ -90,6 +126,14 @@ class ReplicationArchitectureTest {
     }
 
     @Test
+    void replicaLayerAndPolicyReachNoNetworkOrStoreDirectly() {
+        assertTrue(REPLICATION.containPackage("io.seglog.replication.replica"), "replica package not imported");
+        assertTrue(REPLICATION.containPackage("io.seglog.replication.policy"), "policy package not imported");
+        REPLICA_LAYER_HAS_NO_NETWORK_OR_STORE.check(REPLICATION);
+        POLICY_IS_PURE.check(REPLICATION);
+    }
+
+    @Test
     void electionImportsNoZooKeeperCuratorNetworkOrNetty() {
         ELECTION_IS_PURE.check(REPLICATION);
     }
@@ -107,6 +151,9 @@ class ReplicationArchitectureTest {
         assertTrue(ZOOKEEPER_ONLY_IN_ZK.evaluate(fixtures).hasViolation(), "ZooKeeper outside zk must be caught");
         assertTrue(ONLY_STORAGE_CORE_EXPORTS.evaluate(new ClassFileImporter().importClasses(InternalsUsingFixture.class))
             .hasViolation(), "a storage-core internal used from replication must be caught");
+        assertTrue(REPLICA_LAYER_HAS_NO_NETWORK_OR_STORE.evaluate(new ClassFileImporter().importClasses(
+            Class.forName("io.seglog.replication.replica.NettyUsingFixture"))).hasViolation(),
+            "Netty in the replica layer must be caught");
         assertFalse(ELECTION_IS_PURE.allowEmptyShould(true).evaluate(new ClassFileImporter().importClasses(ZooKeeperUsingFixture.class))
             .hasViolation(), "the purity rule applies to the election package only");
     }

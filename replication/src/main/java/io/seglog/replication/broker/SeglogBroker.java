@@ -1,0 +1,365 @@
+package io.seglog.replication.broker;
+
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.seglog.replication.ReplicationConfig;
+import io.seglog.replication.controller.TopicAdmin;
+import io.seglog.replication.replica.AppendResult;
+import io.seglog.replication.replica.LeaderEndpoint;
+import io.seglog.replication.replica.Partition;
+import io.seglog.replication.replica.ReplicaManager;
+import io.seglog.replication.transport.ControlChannel;
+import io.seglog.replication.transport.ControlHandlerRegistry;
+import io.seglog.replication.transport.InJvmControlChannel;
+import io.seglog.replication.transport.LiveBroker;
+import io.seglog.replication.transport.PartitionStateInfo;
+import io.seglog.replication.transport.ReplicaStateListener;
+import io.seglog.replication.wire.ClusterView;
+import io.seglog.replication.wire.KafkaApis;
+import io.seglog.replication.wire.KafkaWireServer;
+import io.seglog.replication.wire.WireClient;
+import io.seglog.replication.wire.WireLeaderEndpoint;
+import io.seglog.replication.zk.ClusterIdZnode;
+import io.seglog.replication.zk.KafkaZkStore;
+import io.seglog.replication.zk.MalformedZnodeException;
+import io.seglog.storage.LogManager;
+import io.seglog.storage.TopicPartition;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.LongSupplier;
+import org.agrona.CloseHelper;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A whole Seglog broker in one object: its logs ({@link LogManager}), its replicas ({@link ReplicaManager}: leaders
+ * append and acknowledge, followers fetch), its Kafka-protocol listener ({@link KafkaWireServer}: Kafka's clients
+ * produce and consume, other brokers fetch), and its control plane ({@link ReplicationBroker}: registration,
+ * controller election, the controller's messages). A custom broker builds one from a {@link SeglogBrokerConfig},
+ * starts it and closes it; embedders that do not speak the wire protocol use {@link #produce} and the partitions'
+ * logs directly.
+ *
+ * <p>Start order: logs (recovered), replica layer, listener (bound, so its port is known), then the registration in
+ * ZooKeeper with the listener's address: a broker is never advertised before it can answer. Close is the reverse:
+ * the registration goes first (the controller moves leadership away), then the listener, the replicas and the logs
+ * (their checkpoints, the high watermarks among them, are written at close).
+ *
+ * <p>Thread-safe.
+ */
+public final class SeglogBroker implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(SeglogBroker.class);
+    /** Largest response a broker's client (fetcher, control channel) accepts: Kafka's request limit. */
+    private static final int MAX_RESPONSE_BYTES = 100 * 1024 * 1024;
+
+    private final SeglogBrokerConfig config;
+    private final LogManager logs;
+    private final EventLoopGroup clientLoops;
+    private final ZkIsrWriter isrWriter;
+    private final ReplicaManager replicas;
+    private final KafkaWireServer server;
+    private final ReplicationBroker control;
+    private final String clusterId;
+    private final int advertisedPort;
+    private volatile ReplicationBroker controlRef;
+    private boolean closed;
+
+    private SeglogBroker(final SeglogBrokerConfig config, final ControlChannel channel,
+                         final ControlHandlerRegistry registry, final ThreadFactory threadFactory,
+                         final LongSupplier clockMs) {
+        this.config = config;
+        final int id = config.replication().brokerId();
+        LogManager openedLogs = null;
+        EventLoopGroup loops = null;
+        ZkIsrWriter writer = null;
+        ReplicaManager replicaManager = null;
+        KafkaWireServer listener = null;
+        try {
+            openedLogs = LogManager.open(config.logs());
+            loops = new NioEventLoopGroup(1, threadFactory);
+            final EventLoopGroup clients = loops;
+            writer = new ZkIsrWriter(() -> controlRef.store(), threadFactory);
+            final LeaderEndpoint.Factory endpoints = (leaderId, host, port) -> new WireLeaderEndpoint(
+                new WireClient(clients, host, port, "seglog-replica-fetcher-" + id, MAX_RESPONSE_BYTES,
+                    config.replicas().replicaSocketTimeoutMs()));
+            replicaManager = new ReplicaManager(id, openedLogs, config.replicas(), clockMs,
+                () -> controlRef == null ? -1 : controlRef.controlHandler().brokerEpoch(), writer,
+                brokerId -> controlRef != null && controlRef.controlHandler().liveBrokers().containsKey(brokerId),
+                endpoints, threadFactory);
+            final ReplicaManager rm = replicaManager;
+            listener = KafkaWireServer.start(config.listener(), new KafkaApis(id, rm, new View()).apis(),
+                config.networkThreads(), threadFactory);
+            this.advertisedPort = config.advertisedPort() == 0 ? listener.address().getPort() : config.advertisedPort();
+            final ReplicationConfig replication = config.replication().toBuilder()
+                .advertisedHost(config.advertisedHost()).advertisedPort(advertisedPort).build();
+            final ReplicaStateListener onControl = new ReplicaStateListener() {
+                @Override
+                public void onLeaderAndIsr(final Map<TopicPartition, PartitionStateInfo> applied,
+                                           final Map<Integer, LiveBroker> liveLeaders) {
+                    rm.onLeaderAndIsr(applied, liveLeaders);
+                }
+
+                @Override
+                public void onStopReplica(final Set<TopicPartition> partitions, final boolean delete) {
+                    rm.onStopReplica(partitions, delete);
+                }
+
+                @Override
+                public void onLiveBrokers(final Map<Integer, LiveBroker> live) {
+                    rm.onLiveBrokers(live);
+                }
+            };
+            this.control = ReplicationBroker.start(replication, channel, registry, threadFactory, clockMs, onControl);
+            this.controlRef = control;
+            this.clusterId = readClusterId(control.store());
+        } catch (final RuntimeException | Error e) {
+            final EventLoopGroup started = loops;
+            try {
+                CloseHelper.closeAll(controlRef, listener, replicaManager, writer, started == null ? null
+                    : () -> started.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly(), openedLogs);
+            } catch (final RuntimeException closing) {
+                e.addSuppressed(closing);
+            }
+            throw e;
+        }
+        this.logs = openedLogs;
+        this.clientLoops = loops;
+        this.isrWriter = writer;
+        this.replicas = replicaManager;
+        this.server = listener;
+        LOG.info("broker.id={} serves {}:{} (cluster {}), log dirs {}", id, config.advertisedHost(), advertisedPort,
+            clusterId, config.logs().logDirs());
+    }
+
+    private static String readClusterId(final KafkaZkStore store) {
+        try {
+            return store.getOrCreateClusterId(ClusterIdZnode.randomId());
+        } catch (final MalformedZnodeException e) {
+            throw new IllegalStateException("cannot read the cluster id: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Starts a broker whose control messages travel through the given channel (an {@link InJvmControlChannel}
+     * shared by brokers in one JVM).
+     *
+     * @param config        the configuration
+     * @param channel       the in-JVM channel shared by the brokers
+     * @param threadFactory makes every thread of the broker
+     * @return the running broker, closed by the caller
+     */
+    public static SeglogBroker start(final SeglogBrokerConfig config, final InJvmControlChannel channel,
+                                     final ThreadFactory threadFactory) {
+        return new SeglogBroker(config, channel, channel, threadFactory, monotonicMs());
+    }
+
+    /**
+     * Starts a broker over any control transport.
+     *
+     * @param config        the configuration
+     * @param channel       how this broker (and its controller) reaches the others
+     * @param registry      where this broker's control handlers are made reachable
+     * @param threadFactory makes every thread of the broker
+     * @param clockMs       a monotonic clock
+     * @return the running broker, closed by the caller
+     */
+    public static SeglogBroker start(final SeglogBrokerConfig config, final ControlChannel channel,
+                                     final ControlHandlerRegistry registry, final ThreadFactory threadFactory,
+                                     final LongSupplier clockMs) {
+        return new SeglogBroker(config, channel, registry, threadFactory, clockMs);
+    }
+
+    private static LongSupplier monotonicMs() {
+        final long origin = System.nanoTime();
+        return () -> TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - origin);
+    }
+
+    /** The metadata cache as the Kafka APIs see it. */
+    private final class View implements ClusterView {
+        @Override
+        public String clusterId() {
+            return clusterId == null ? "" : clusterId;
+        }
+
+        @Override
+        public int controllerId() {
+            final ReplicationBroker c = controlRef;
+            return c == null ? -1 : c.controlHandler().controllerId();
+        }
+
+        @Override
+        public Map<Integer, LiveBroker> liveBrokers() {
+            final ReplicationBroker c = controlRef;
+            return c == null ? Map.of() : c.controlHandler().liveBrokerEndpoints();
+        }
+
+        @Override
+        public Map<TopicPartition, PartitionStateInfo> partitions() {
+            final ReplicationBroker c = controlRef;
+            return c == null ? Map.of() : c.controlHandler().metadata();
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ for embedders
+
+    /**
+     * This broker's id.
+     *
+     * @return {@code broker.id}
+     */
+    public int brokerId() {
+        return config.replication().brokerId();
+    }
+
+    /**
+     * Where clients and other brokers reach this broker.
+     *
+     * @return the advertised host and port
+     */
+    public InetSocketAddress advertisedAddress() {
+        return InetSocketAddress.createUnresolved(config.advertisedHost(), advertisedPort);
+    }
+
+    /**
+     * The address the listener is bound to.
+     *
+     * @return the bound address
+     */
+    public InetSocketAddress boundAddress() {
+        return server.address();
+    }
+
+    /**
+     * {@code host:port} for a client's {@code bootstrap.servers}.
+     *
+     * @return the advertised address
+     */
+    public String bootstrapServers() {
+        return config.advertisedHost() + ":" + advertisedPort;
+    }
+
+    /**
+     * The cluster id (from ZooKeeper's {@code /cluster/id}).
+     *
+     * @return the id
+     */
+    public String clusterId() {
+        return clusterId;
+    }
+
+    /**
+     * The replica layer.
+     *
+     * @return the replica manager
+     */
+    public ReplicaManager replicas() {
+        return replicas;
+    }
+
+    /**
+     * The logs.
+     *
+     * @return the log manager
+     */
+    public LogManager logs() {
+        return logs;
+    }
+
+    /**
+     * The control plane (controller, registration, metadata cache).
+     *
+     * @return the replication broker
+     */
+    public ReplicationBroker control() {
+        return control;
+    }
+
+    /**
+     * Topic administration through this broker's ZooKeeper session.
+     *
+     * @return an admin client
+     */
+    public TopicAdmin admin() {
+        return control.admin(new java.util.SplittableRandom());
+    }
+
+    /**
+     * Appends batches to a partition this broker leads, without the wire protocol: the same path as a Kafka
+     * produce (validation, offsets, acks).
+     *
+     * @param tp        the partition
+     * @param batches   Kafka v2 record batches (stamped in place)
+     * @param acks      -1 (all), 0 or 1
+     * @param timeoutMs how long acks=all waits
+     * @return completes with the result: its error, and the offsets assigned
+     */
+    public CompletableFuture<AppendResult> produce(final TopicPartition tp, final ByteBuffer batches, final short acks,
+                                                   final long timeoutMs) {
+        return replicas.produce(acks, timeoutMs, Map.of(tp, batches)).thenApply(r -> r.get(tp));
+    }
+
+    /**
+     * The partition as hosted here.
+     *
+     * @param tp the partition
+     * @return it, or empty when this broker hosts no replica of it
+     */
+    public Optional<Partition> partition(final TopicPartition tp) {
+        return replicas.partition(tp);
+    }
+
+    /**
+     * Waits until the broker is registered in ZooKeeper (it is then visible to the controller).
+     *
+     * @param timeoutMs how long to wait
+     * @return the broker epoch
+     * @throws TimeoutException     when not registered in time
+     * @throws InterruptedException when interrupted
+     */
+    public long awaitRegistered(final long timeoutMs) throws TimeoutException, InterruptedException {
+        return control.awaitRegistered(timeoutMs);
+    }
+
+    /**
+     * Controlled shutdown: asks the controller to move this broker's leaderships away before it stops.
+     *
+     * @param timeoutMs the deadline
+     * @return the partitions it still leads
+     * @throws TimeoutException     when no controller answered in time
+     * @throws InterruptedException when interrupted
+     */
+    public Set<TopicPartition> controlledShutdown(final long timeoutMs) throws TimeoutException, InterruptedException {
+        return control.controlledShutdown(timeoutMs);
+    }
+
+    /**
+     * Stops: the registration and controller go first, then the listener, the replicas (fetchers, waiting requests)
+     * and the logs, whose checkpoints (high watermarks among them) are written. Idempotent.
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        CloseHelper.closeAll(control, server, replicas, isrWriter,
+            () -> clientLoops.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly(), logs);
+    }
+
+    @Override
+    public String toString() {
+        return "SeglogBroker[id=" + brokerId() + ", " + bootstrapServers() + "]";
+    }
+
+    /** The partitions led here, for tests and tools. */
+    List<Partition> ledPartitions() {
+        return replicas.partitions().stream().filter(Partition::isLeader).toList();
+    }
+}

@@ -1,0 +1,219 @@
+package io.seglog.replication.broker;
+
+import io.seglog.replication.ReplicationConfig;
+import io.seglog.replication.replica.ReplicaManagerConfig;
+import io.seglog.replication.wire.WireServerConfig;
+import io.seglog.storage.LogConfig;
+import io.seglog.storage.LogManagerConfig;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The configuration of a {@link SeglogBroker}, read from a Kafka {@code server.properties}: one immutable object
+ * holding the configuration of each component, every one read from Kafka's property names.
+ *
+ * <ul>
+ *   <li>{@code broker.id}, {@code broker.rack}, {@code zookeeper.*}, {@code unclean.leader.election.enable},
+ *       {@code auto.leader.rebalance.enable}, ...: {@link ReplicationConfig};</li>
+ *   <li>{@code listeners} (one {@code PLAINTEXT://host:port}; port 0 picks a free one), {@code advertised.listeners}
+ *       (default: the listener, with {@code localhost} for an empty host), {@code socket.request.max.bytes},
+ *       {@code connections.max.idle.ms}, {@code num.network.threads}: the Kafka-protocol server;</li>
+ *   <li>{@code log.dirs} (or {@code log.dir}), and the broker's topic defaults under Kafka's broker names
+ *       ({@code log.segment.bytes}, {@code log.retention.ms}/{@code .minutes}/{@code .hours},
+ *       {@code log.retention.bytes}, {@code log.flush.interval.messages}, {@code log.flush.interval.ms},
+ *       {@code log.index.interval.bytes}, {@code log.cleanup.policy}, {@code message.max.bytes},
+ *       {@code log.message.timestamp.type}, {@code min.insync.replicas}, ...) or their topic names
+ *       ({@code segment.bytes}, ...): {@link LogManagerConfig};</li>
+ *   <li>{@code replica.*}, {@code num.replica.fetchers}, {@code seglog.acks.all.durable}: {@link ReplicaManagerConfig};</li>
+ *   <li>{@code default.replication.factor} and {@code num.partitions}: topics created through the broker.</li>
+ * </ul>
+ * Other keys are ignored, so a whole Kafka configuration can be passed.
+ *
+ * @param replication        the control plane's configuration
+ * @param listener           where the Kafka-protocol server listens
+ * @param advertisedHost     the host other brokers and clients are told
+ * @param advertisedPort     the port they are told, 0 for the bound one
+ * @param networkThreads     the server's event-loop threads
+ * @param logs               the log directories and topic defaults
+ * @param replicas           fetch, lag and acknowledgement settings
+ * @param defaultReplicationFactor {@code default.replication.factor}
+ * @param numPartitions      {@code num.partitions}
+ */
+public record SeglogBrokerConfig(ReplicationConfig replication, WireServerConfig listener, String advertisedHost,
+                                 int advertisedPort, int networkThreads, LogManagerConfig logs,
+                                 ReplicaManagerConfig replicas, int defaultReplicationFactor, int numPartitions) {
+    /** Kafka's advertised listener list. */
+    public static final String ADVERTISED_LISTENERS = "advertised.listeners";
+    /** Kafka's event-loop thread count of the network layer. */
+    public static final String NUM_NETWORK_THREADS = "num.network.threads";
+    /** Kafka's log directories. */
+    public static final String LOG_DIRS = "log.dirs";
+    /** Kafka's single log directory (used when {@value #LOG_DIRS} is absent). */
+    public static final String LOG_DIR = "log.dir";
+    /** Kafka's replication factor of topics created without one. */
+    public static final String DEFAULT_REPLICATION_FACTOR = "default.replication.factor";
+    /** Kafka's partition count of topics created without one. */
+    public static final String NUM_PARTITIONS = "num.partitions";
+
+    /** Kafka's broker-level names of topic settings, to the topic-level names {@link LogConfig} reads. */
+    private static final Map<String, String> BROKER_TO_TOPIC = Map.ofEntries(
+        Map.entry("log.segment.bytes", LogConfig.SEGMENT_BYTES_CONFIG),
+        Map.entry("log.roll.ms", LogConfig.SEGMENT_MS_CONFIG),
+        Map.entry("log.roll.jitter.ms", LogConfig.SEGMENT_JITTER_MS_CONFIG),
+        Map.entry("log.index.size.max.bytes", LogConfig.SEGMENT_INDEX_BYTES_CONFIG),
+        Map.entry("log.index.interval.bytes", LogConfig.INDEX_INTERVAL_BYTES_CONFIG),
+        Map.entry("message.max.bytes", LogConfig.MAX_MESSAGE_BYTES_CONFIG),
+        Map.entry("log.message.timestamp.type", LogConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG),
+        Map.entry("log.message.timestamp.before.max.ms", LogConfig.MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG),
+        Map.entry("log.message.timestamp.after.max.ms", LogConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG),
+        Map.entry("log.retention.ms", LogConfig.RETENTION_MS_CONFIG),
+        Map.entry("log.retention.bytes", LogConfig.RETENTION_BYTES_CONFIG),
+        Map.entry("log.flush.interval.messages", LogConfig.FLUSH_MESSAGES_CONFIG),
+        Map.entry("log.flush.interval.ms", LogConfig.FLUSH_MS_CONFIG),
+        Map.entry("log.segment.delete.delay.ms", LogConfig.FILE_DELETE_DELAY_MS_CONFIG),
+        Map.entry("log.cleanup.policy", LogConfig.CLEANUP_POLICY_CONFIG));
+
+    /** The topic-level names {@link LogConfig} reads, accepted here as broker-wide defaults. */
+    private static final java.util.Set<String> TOPIC_KEYS = java.util.Set.of(LogConfig.SEGMENT_BYTES_CONFIG,
+        LogConfig.INTERNAL_SEGMENT_BYTES_CONFIG, LogConfig.SEGMENT_MS_CONFIG, LogConfig.SEGMENT_JITTER_MS_CONFIG,
+        LogConfig.SEGMENT_INDEX_BYTES_CONFIG, LogConfig.INDEX_INTERVAL_BYTES_CONFIG, LogConfig.MAX_MESSAGE_BYTES_CONFIG,
+        LogConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG, LogConfig.MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG,
+        LogConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG, LogConfig.RETENTION_MS_CONFIG, LogConfig.RETENTION_BYTES_CONFIG,
+        LogConfig.FLUSH_MESSAGES_CONFIG, LogConfig.FLUSH_MS_CONFIG, LogConfig.FILE_DELETE_DELAY_MS_CONFIG,
+        LogConfig.MAPPED_APPEND_MAX_BYTES_CONFIG, LogConfig.CORRUPTION_POLICY_CONFIG, LogConfig.CLEANUP_POLICY_CONFIG,
+        LogConfig.READ_MAPPED_CONFIG, LogConfig.MIN_INSYNC_REPLICAS_CONFIG,
+        LogConfig.UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG);
+
+    /**
+     * Checks the values that are this object's own.
+     *
+     * @param replication    the control plane's configuration
+     * @param listener       the listener
+     * @param advertisedHost the advertised host, not empty
+     * @param advertisedPort the advertised port, 0 to 65535
+     * @param networkThreads at least 1
+     * @param logs           the log configuration
+     * @param replicas       the replica configuration
+     * @param defaultReplicationFactor at least 1
+     * @param numPartitions  at least 1
+     * @throws IllegalArgumentException naming the key and value
+     */
+    public SeglogBrokerConfig {
+        Objects.requireNonNull(replication, "replication");
+        Objects.requireNonNull(listener, "listener");
+        Objects.requireNonNull(logs, "logs");
+        Objects.requireNonNull(replicas, "replicas");
+        if (advertisedHost == null || advertisedHost.isBlank()) {
+            throw new IllegalArgumentException(ADVERTISED_LISTENERS + " host=" + advertisedHost + " must not be empty");
+        }
+        if (advertisedPort < 0 || advertisedPort > 65_535) {
+            throw new IllegalArgumentException(ADVERTISED_LISTENERS + " port=" + advertisedPort + " outside [0, 65535]");
+        }
+        if (networkThreads < 1) {
+            throw new IllegalArgumentException(NUM_NETWORK_THREADS + "=" + networkThreads + " must be >= 1");
+        }
+        if (defaultReplicationFactor < 1) {
+            throw new IllegalArgumentException(DEFAULT_REPLICATION_FACTOR + "=" + defaultReplicationFactor
+                + " must be >= 1");
+        }
+        if (numPartitions < 1) {
+            throw new IllegalArgumentException(NUM_PARTITIONS + "=" + numPartitions + " must be >= 1");
+        }
+    }
+
+    /**
+     * Reads a Kafka {@code server.properties}.
+     *
+     * @param props property name to value
+     * @return the configuration
+     * @throws IllegalArgumentException naming the key and value of the first invalid or missing setting
+     */
+    public static SeglogBrokerConfig fromProperties(final Map<String, ?> props) {
+        final ReplicationConfig replication = ReplicationConfig.fromProperties(props);
+        final WireServerConfig listener = WireServerConfig.fromProperties(props);
+        String advertisedHost = listener.host().isEmpty() || "0.0.0.0".equals(listener.host()) ? "localhost"
+            : listener.host();
+        int advertisedPort = listener.port();
+        final Object advertised = props.get(ADVERTISED_LISTENERS);
+        if (advertised != null && !advertised.toString().isBlank()) {
+            final WireServerConfig parsed = WireServerConfig.fromProperties(
+                Map.of(WireServerConfig.LISTENERS, advertised.toString()));
+            advertisedHost = parsed.host().isEmpty() ? advertisedHost : parsed.host();
+            advertisedPort = parsed.port();
+        }
+        final Map<String, Object> topicDefaults = new HashMap<>();
+        props.forEach((k, v) -> {
+            if (TOPIC_KEYS.contains(k)) {
+                topicDefaults.put(k, v); // a topic-level name given as the broker's default
+            }
+        });
+        BROKER_TO_TOPIC.forEach((broker, topic) -> {
+            if (props.containsKey(broker) && !props.containsKey(topic)) {
+                topicDefaults.put(topic, props.get(broker));
+            }
+        });
+        retention(props).ifPresent(ms -> topicDefaults.putIfAbsent(LogConfig.RETENTION_MS_CONFIG, ms));
+        final LogManagerConfig logs = LogManagerConfig.builder()
+            .logDirs(logDirs(props).toArray(new Path[0]))
+            .logConfig(LogConfig.fromProperties(topicDefaults))
+            .brokerEpoch(-1)
+            .build();
+        return new SeglogBrokerConfig(replication, listener, advertisedHost, advertisedPort,
+            intValue(props, NUM_NETWORK_THREADS, 3), logs, ReplicaManagerConfig.fromProperties(props),
+            intValue(props, DEFAULT_REPLICATION_FACTOR, 1), intValue(props, NUM_PARTITIONS, 1));
+    }
+
+    /** Kafka's retention keys by precedence: ms, then minutes, then hours. */
+    private static java.util.Optional<Long> retention(final Map<String, ?> props) {
+        if (props.get("log.retention.ms") != null) {
+            return java.util.Optional.empty(); // mapped above
+        }
+        if (props.get("log.retention.minutes") != null) {
+            return java.util.Optional.of(longValue(props, "log.retention.minutes") * 60_000L);
+        }
+        if (props.get("log.retention.hours") != null) {
+            return java.util.Optional.of(longValue(props, "log.retention.hours") * 3_600_000L);
+        }
+        return java.util.Optional.empty();
+    }
+
+    private static List<Path> logDirs(final Map<String, ?> props) {
+        final Object dirs = props.get(LOG_DIRS) != null ? props.get(LOG_DIRS) : props.get(LOG_DIR);
+        final String value = dirs == null ? "/tmp/kafka-logs" : dirs.toString();
+        final List<Path> out = new ArrayList<>();
+        for (final String d : value.split(",")) {
+            if (!d.isBlank()) {
+                out.add(Path.of(d.trim()));
+            }
+        }
+        if (out.isEmpty()) {
+            throw new IllegalArgumentException(LOG_DIRS + "=" + value + " names no directory");
+        }
+        return out;
+    }
+
+    private static int intValue(final Map<String, ?> props, final String key, final int fallback) {
+        final Object v = props.get(key);
+        if (v == null) {
+            return fallback;
+        }
+        final long parsed = longValue(props, key);
+        if (parsed < Integer.MIN_VALUE || parsed > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(key + "=" + v + " does not fit in an int");
+        }
+        return (int) parsed;
+    }
+
+    private static long longValue(final Map<String, ?> props, final String key) {
+        final Object v = props.get(key);
+        try {
+            return v instanceof Number n ? n.longValue() : Long.parseLong(v.toString().trim());
+        } catch (final NumberFormatException e) {
+            throw new IllegalArgumentException(key + "=" + v + " is not an integer", e);
+        }
+    }
+}

@@ -1,0 +1,81 @@
+package io.seglog.replication.broker;
+
+import io.seglog.replication.election.LeaderAndIsr;
+import io.seglog.replication.replica.IsrWriter;
+import io.seglog.replication.zk.KafkaZkStore;
+import io.seglog.replication.zk.PartitionStateZnode;
+import io.seglog.replication.zk.ZkError;
+import io.seglog.replication.zk.ZkException;
+import io.seglog.storage.TopicPartition;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * Leaders' ISR changes in ZooKeeper (Kafka &le; 2.6's ZooKeeper path): a conditional write of the partition's state
+ * znode at the version the leader holds, keeping leader, leader epoch and the deciding controller's epoch, then an
+ * {@code /isr_change_notification} for the controller. A version conflict is answered with what the znode holds now,
+ * read again, so the leader decides again instead of staying on a stale version (KAFKA-2729).
+ *
+ * <p>Writes run on one thread of their own, in order; callers never wait on ZooKeeper.
+ */
+final class ZkIsrWriter implements IsrWriter, AutoCloseable {
+    private final Supplier<KafkaZkStore> store;
+    private final ExecutorService executor;
+
+    /**
+     * @param store         the broker's ZooKeeper store (read at each write: the session may be renewed)
+     * @param threadFactory makes the writer's thread
+     */
+    ZkIsrWriter(final Supplier<KafkaZkStore> store, final ThreadFactory threadFactory) {
+        this.store = store;
+        this.executor = Executors.newSingleThreadExecutor(r -> {
+            final Thread t = threadFactory.newThread(r);
+            t.setName("isr-writer");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    @Override
+    public CompletableFuture<Result> write(final TopicPartition tp, final Proposal proposal) {
+        try {
+            return CompletableFuture.supplyAsync(() -> writeNow(tp, proposal), executor);
+        } catch (final RejectedExecutionException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    private Result writeNow(final TopicPartition tp, final Proposal proposal) {
+        final KafkaZkStore zk = store.get();
+        final PartitionStateZnode current = new PartitionStateZnode(new LeaderAndIsr(proposal.leader(),
+            proposal.leaderEpoch(), proposal.isr(), proposal.partitionEpoch()), proposal.controllerEpoch(),
+            proposal.leaderRecovering());
+        try {
+            final PartitionStateZnode written = zk.updateIsrAsLeader(tp, current, proposal.isr());
+            return new Written(written.leaderAndIsr().partitionEpoch());
+        } catch (final ZkException e) {
+            if (e.error() != ZkError.BAD_VERSION && e.error() != ZkError.NO_NODE) {
+                throw e;
+            }
+            final Optional<PartitionStateZnode> now = zk.partitionStates(Set.of(tp)).getOrDefault(tp, Optional.empty());
+            return new Conflict(now.map(PartitionStateZnode::leaderAndIsr).orElse(null));
+        }
+    }
+
+    @Override
+    public void close() {
+        executor.shutdown();
+        try {
+            executor.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

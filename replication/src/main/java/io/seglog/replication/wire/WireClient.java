@@ -1,0 +1,260 @@
+package io.seglog.replication.wire;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import org.apache.kafka.common.message.RequestHeaderData;
+import org.apache.kafka.common.message.ResponseHeaderData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.MessageSizeAccumulator;
+import org.apache.kafka.common.protocol.ObjectSerializationCache;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Kafka-protocol connection from one broker to another (a follower's fetcher, the controller's control channel):
+ * requests are framed with Kafka's request header and pipelined on one socket, and each response is matched to the
+ * oldest unanswered request by its correlation id (the server answers in order). Responses larger than the limit
+ * close the connection before they are buffered. A lost connection fails every request in flight; the next request
+ * connects again.
+ *
+ * <p>Thread-safe: requests may be sent from any thread; the socket is served by a Netty event loop of the given group.
+ */
+public final class WireClient implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(WireClient.class);
+
+    private final EventLoopGroup group;
+    private final String host;
+    private final int port;
+    private final String clientId;
+    private final int maxResponseBytes;
+    private final int connectTimeoutMs;
+    private final AtomicInteger correlationIds = new AtomicInteger();
+    private Channel channel;
+    private ChannelFuture connecting;
+    private boolean closed;
+
+    /** A request waiting for its response; touched only on the channel's event loop. */
+    private record InFlight(int correlationId, Function<ByteBuffer, Object> decoder, CompletableFuture<Object> result) {
+    }
+
+    /**
+     * A client of one broker (it connects at the first request).
+     *
+     * @param group            the event loops the socket is served by (shared; owned by the caller)
+     * @param host             the broker's host
+     * @param port             the broker's port
+     * @param clientId         sent in every request header
+     * @param maxResponseBytes the largest response frame accepted
+     * @param connectTimeoutMs how long a connect may take
+     */
+    public WireClient(final EventLoopGroup group, final String host, final int port, final String clientId,
+                      final int maxResponseBytes, final int connectTimeoutMs) {
+        this.group = group;
+        this.host = host;
+        this.port = port;
+        this.clientId = clientId;
+        this.maxResponseBytes = maxResponseBytes;
+        this.connectTimeoutMs = connectTimeoutMs;
+    }
+
+    /**
+     * Sends a Kafka request and decodes its response with kafka-clients' message class.
+     *
+     * @param api     the API
+     * @param version the version (both sides must implement it)
+     * @param body    the request body
+     * @return completes with the response body, or exceptionally with an {@link IOException} when the connection
+     *     fails or closes first
+     */
+    public CompletableFuture<ApiMessage> send(final ApiKeys api, final short version, final ApiMessage body) {
+        final int correlationId = correlationIds.incrementAndGet();
+        final RequestHeaderData header = new RequestHeaderData().setRequestApiKey(api.id).setRequestApiVersion(version)
+            .setCorrelationId(correlationId).setClientId(clientId);
+        final short headerVersion = api.requestHeaderVersion(version);
+        final ObjectSerializationCache cache = new ObjectSerializationCache();
+        final MessageSizeAccumulator size = new MessageSizeAccumulator();
+        header.addSize(size, cache, headerVersion);
+        body.addSize(size, cache, version);
+        final ByteBuffer frame = ByteBuffer.allocate(Integer.BYTES + size.totalSize());
+        frame.putInt(size.totalSize());
+        final ByteBufferAccessor writer = new ByteBufferAccessor(frame);
+        header.write(writer, cache, headerVersion);
+        body.write(writer, cache, version);
+        frame.flip();
+        final short responseHeaderVersion = api.responseHeaderVersion(version);
+        final CompletableFuture<Object> result = new CompletableFuture<>();
+        submit(new InFlight(correlationId, bytes -> {
+            final ByteBufferAccessor accessor = new ByteBufferAccessor(bytes);
+            new ResponseHeaderData(accessor, responseHeaderVersion);
+            final ApiMessage response = api.messageType.newResponse();
+            response.read(accessor, version);
+            return response;
+        }, result), frame);
+        return result.thenApply(ApiMessage.class::cast);
+    }
+
+    /**
+     * Sends a request to one of Seglog's own APIs: request header v1, the body as given; response header v0.
+     *
+     * @param key     the API key
+     * @param version the version
+     * @param body    the body (read from its position to its limit)
+     * @return completes with the response body, positioned at its start
+     */
+    public CompletableFuture<ByteBuffer> sendSeglog(final short key, final short version, final ByteBuffer body) {
+        final int correlationId = correlationIds.incrementAndGet();
+        final RequestHeaderData header = new RequestHeaderData().setRequestApiKey(key).setRequestApiVersion(version)
+            .setCorrelationId(correlationId).setClientId(clientId);
+        final ObjectSerializationCache cache = new ObjectSerializationCache();
+        final MessageSizeAccumulator size = new MessageSizeAccumulator();
+        header.addSize(size, cache, (short) 1);
+        final int total = size.totalSize() + body.remaining();
+        final ByteBuffer frame = ByteBuffer.allocate(Integer.BYTES + total);
+        frame.putInt(total);
+        header.write(new ByteBufferAccessor(frame), cache, (short) 1);
+        frame.put(body.duplicate());
+        frame.flip();
+        final CompletableFuture<Object> result = new CompletableFuture<>();
+        submit(new InFlight(correlationId, bytes -> bytes.slice(), result), frame);
+        return result.thenApply(ByteBuffer.class::cast);
+    }
+
+    private void submit(final InFlight request, final ByteBuffer frame) {
+        final ChannelFuture connection;
+        synchronized (this) {
+            if (closed) {
+                request.result().completeExceptionally(new IOException("client of " + host + ":" + port + " is closed"));
+                return;
+            }
+            connection = connect();
+        }
+        connection.addListener(done -> {
+            if (!done.isSuccess()) {
+                request.result().completeExceptionally(new IOException("cannot connect to " + host + ":" + port + ": "
+                    + done.cause(), done.cause()));
+                return;
+            }
+            final Channel ch = connection.channel();
+            ch.eventLoop().execute(() -> {
+                if (!ch.isActive()) {
+                    request.result().completeExceptionally(new IOException("connection to " + host + ":" + port
+                        + " closed"));
+                    return;
+                }
+                final Handler handler = ch.pipeline().get(Handler.class);
+                handler.inFlight.add(request);
+                ch.writeAndFlush(io.netty.buffer.Unpooled.wrappedBuffer(frame)).addListener(written -> {
+                    if (!written.isSuccess()) {
+                        ch.close(); // fails every request in flight, this one included
+                    }
+                });
+            });
+        });
+    }
+
+    /** The current connection, or a new one; under the lock. */
+    private ChannelFuture connect() {
+        if (connecting != null && (!connecting.isDone() || connecting.isSuccess() && channel.isActive())) {
+            return connecting;
+        }
+        final Bootstrap bootstrap = new Bootstrap().group(group).channel(NioSocketChannel.class)
+            .option(ChannelOption.TCP_NODELAY, true)
+            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMs)
+            .handler(new ChannelInitializer<SocketChannel>() {
+                @Override
+                protected void initChannel(final SocketChannel ch) {
+                    ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(maxResponseBytes, 0, Integer.BYTES, 0,
+                        Integer.BYTES), new Handler());
+                }
+            });
+        connecting = bootstrap.connect(host, port);
+        channel = connecting.channel();
+        return connecting;
+    }
+
+    /** Matches responses to requests, oldest first; fails them all when the connection goes. */
+    private final class Handler extends SimpleChannelInboundHandler<ByteBuf> {
+        private final ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
+
+        @Override
+        protected void channelRead0(final ChannelHandlerContext ctx, final ByteBuf frame) {
+            final ByteBuffer bytes = ByteBuffer.allocate(frame.readableBytes());
+            frame.readBytes(bytes);
+            bytes.flip();
+            final InFlight head = inFlight.poll();
+            final int correlationId = bytes.getInt(0);
+            if (head == null || head.correlationId() != correlationId) {
+                LOG.warn("closing the connection to {}:{}: response with correlation id {}, expected {}", host, port,
+                    correlationId, head == null ? "none" : head.correlationId());
+                if (head != null) {
+                    head.result().completeExceptionally(new IOException("response out of order from " + host + ":"
+                        + port));
+                }
+                ctx.close();
+                return;
+            }
+            try {
+                head.result().complete(head.decoder().apply(bytes));
+            } catch (final RuntimeException e) {
+                head.result().completeExceptionally(new IOException("malformed response from " + host + ":" + port
+                    + ": " + e, e));
+                ctx.close();
+            }
+        }
+
+        @Override
+        public void channelInactive(final ChannelHandlerContext ctx) {
+            final IOException closed = new IOException("connection to " + host + ":" + port + " closed");
+            for (InFlight f = inFlight.poll(); f != null; f = inFlight.poll()) {
+                f.result().completeExceptionally(closed);
+            }
+            ctx.fireChannelInactive();
+        }
+
+        @Override
+        public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause) {
+            LOG.debug("connection to {}:{} failed: {}", host, port, cause.toString());
+            ctx.close();
+        }
+    }
+
+    /**
+     * The broker this client talks to.
+     *
+     * @return host:port
+     */
+    public String address() {
+        return host + ":" + port;
+    }
+
+    /** Closes the connection; requests in flight fail. Idempotent. */
+    @Override
+    public void close() {
+        final Channel ch;
+        synchronized (this) {
+            closed = true;
+            ch = channel;
+        }
+        if (ch != null) {
+            ch.close();
+        }
+    }
+}

@@ -1,0 +1,189 @@
+package io.seglog.replication.data;
+
+import io.seglog.replication.Await;
+import io.seglog.replication.broker.SeglogBroker;
+import io.seglog.replication.broker.SeglogBrokerConfig;
+import io.seglog.replication.election.LeaderAndIsr;
+import io.seglog.replication.transport.InJvmControlChannel;
+import io.seglog.replication.zk.KafkaZkStore;
+import io.seglog.replication.zk.PartitionStateZnode;
+import io.seglog.storage.TopicPartition;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+import org.agrona.CloseHelper;
+
+/**
+ * Seglog brokers in one JVM over one real ZooKeeper, each with its own log directory and its own Kafka-protocol
+ * listener on loopback; control messages through an in-JVM channel (the data moves over real sockets).
+ */
+public final class DataCluster implements AutoCloseable {
+    /** How long a test waits for the cluster to reach a state. */
+    public static final Duration WAIT = Duration.ofSeconds(60);
+
+    private final String zkConnect;
+    private final Path root;
+    private final InJvmControlChannel channel = new InJvmControlChannel();
+    private final Map<Integer, SeglogBroker> brokers = new TreeMap<>();
+    private final Map<Integer, Integer> ports = new HashMap<>();
+    private final Consumer<Map<String, Object>> tweak;
+    private final AtomicInteger threadIds = new AtomicInteger();
+
+    /**
+     * @param zkConnect the ZooKeeper connect string
+     * @param root      a directory for the brokers' log directories
+     * @param tweak     adds or changes broker properties
+     */
+    public DataCluster(final String zkConnect, final Path root, final Consumer<Map<String, Object>> tweak) {
+        this.zkConnect = zkConnect;
+        this.root = root;
+        this.tweak = tweak;
+    }
+
+    /** The properties a broker starts with. */
+    Map<String, Object> properties(final int id) {
+        final Map<String, Object> props = new HashMap<>();
+        props.put("broker.id", id);
+        props.put("listeners", "PLAINTEXT://127.0.0.1:" + ports.getOrDefault(id, 0));
+        props.put("log.dirs", root.resolve("broker-" + id).toString());
+        props.put("zookeeper.connect", zkConnect);
+        props.put("zookeeper.session.timeout.ms", 6000);
+        props.put("zookeeper.request.timeout.ms", 6000);
+        props.put("auto.leader.rebalance.enable", "false");
+        props.put("num.network.threads", 2);
+        props.put("replica.fetch.backoff.ms", 100);
+        props.put("replica.fetch.wait.max.ms", 200);
+        tweak.accept(props);
+        return props;
+    }
+
+    private ThreadFactory threads(final int id) {
+        return r -> new Thread(r, "broker" + id + "-" + threadIds.incrementAndGet());
+    }
+
+    /**
+     * Starts (or restarts, on the same port and log directory) a broker.
+     *
+     * @param id the broker id
+     * @return the broker
+     */
+    public SeglogBroker start(final int id) {
+        final SeglogBroker b = SeglogBroker.start(SeglogBrokerConfig.fromProperties(properties(id)), channel, threads(id));
+        brokers.put(id, b);
+        ports.put(id, b.boundAddress().getPort());
+        return b;
+    }
+
+    /**
+     * Starts brokers and waits until each is registered.
+     *
+     * @param ids the broker ids
+     * @throws Exception when one does not register in time
+     */
+    public void startAll(final int... ids) throws Exception {
+        for (final int id : ids) {
+            start(id);
+        }
+        for (final int id : ids) {
+            brokers.get(id).awaitRegistered(WAIT.toMillis());
+        }
+    }
+
+    /**
+     * Stops a broker cleanly (its checkpoints are written).
+     *
+     * @param id the broker id
+     */
+    public void stop(final int id) {
+        brokers.remove(id).close();
+    }
+
+    /**
+     * A running broker.
+     *
+     * @param id the broker id
+     * @return it, or null
+     */
+    public SeglogBroker broker(final int id) {
+        return brokers.get(id);
+    }
+
+    /**
+     * The running brokers.
+     *
+     * @return id to broker
+     */
+    public Map<Integer, SeglogBroker> brokers() {
+        return brokers;
+    }
+
+    /**
+     * {@code bootstrap.servers} for a client.
+     *
+     * @return every running broker's address
+     */
+    public String bootstrapServers() {
+        return brokers.values().stream().map(SeglogBroker::bootstrapServers).collect(Collectors.joining(","));
+    }
+
+    /**
+     * A running broker's ZooKeeper store, for reads.
+     *
+     * @return a store
+     */
+    public KafkaZkStore store() {
+        return brokers.values().iterator().next().control().store();
+    }
+
+    /**
+     * Creates a topic with an explicit assignment and waits until every partition has a leader that knows it.
+     *
+     * @param topic      the topic
+     * @param assignment partition to replicas
+     */
+    public void createTopic(final String topic, final Map<Integer, List<Integer>> assignment) {
+        brokers.values().iterator().next().admin().createTopic(topic, assignment);
+        final List<TopicPartition> tps = new ArrayList<>();
+        assignment.keySet().forEach(p -> tps.add(new TopicPartition(topic, p)));
+        Await.until(WAIT, () -> tps.stream().allMatch(this::ledWithFullIsr), () -> "every partition of " + topic
+            + " led with its whole assignment in sync: " + store().partitionStates(tps));
+    }
+
+    /** Whether a partition's leader leads it and every broker of the assignment is in its ISR. */
+    private boolean ledWithFullIsr(final TopicPartition tp) {
+        final Optional<PartitionStateZnode> state = store().partitionStates(List.of(tp)).getOrDefault(tp,
+            Optional.empty());
+        if (state.isEmpty() || !state.get().leaderAndIsr().hasLeader()) {
+            return false;
+        }
+        final SeglogBroker leader = brokers.get(state.get().leaderAndIsr().leader());
+        return leader != null && leader.partition(tp).map(p -> p.isLeader()).orElse(false);
+    }
+
+    /**
+     * The partition's state in ZooKeeper.
+     *
+     * @param tp the partition
+     * @return leader, epoch and ISR
+     */
+    public LeaderAndIsr state(final TopicPartition tp) {
+        return store().partitionStates(List.of(tp)).get(tp).orElseThrow().leaderAndIsr();
+    }
+
+    /** Stops every broker. */
+    @Override
+    public void close() {
+        final List<AutoCloseable> all = new ArrayList<>(brokers.values());
+        brokers.clear();
+        CloseHelper.closeAll(all);
+    }
+}
