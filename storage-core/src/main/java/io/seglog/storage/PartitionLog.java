@@ -661,8 +661,10 @@ public final class PartitionLog implements AutoCloseable {
      * never split: if {@code offset} falls inside a batch, that whole batch goes and the log end becomes its
      * base offset. Segments above it are closed and deleted, the segment holding it is cut (data file fsynced,
      * indexes truncated and grown back for appends), the leader-epoch cache loses the epochs starting at or
-     * above the new end and is written. At or above the log end nothing changes; below the first segment the
-     * log is emptied with {@link #truncateFullyAndStartAt}. {@link #flushedOffset()} drops to the new end when it
+     * above the new end and is written. At or above the log end no record goes, but leader epochs that start there
+     * are dropped (an epoch this replica began as leader and wrote nothing in; Kafka's rule, so a follower does not go
+     * on naming it as its last fetched epoch); below the first segment the log is emptied with
+     * {@link #truncateFullyAndStartAt}. {@link #flushedOffset()} drops to the new end when it
      * was above it, and a {@link LogManager}'s recovery-point checkpoint is rewritten before this returns (a
      * standalone embedder that keeps {@code flushedOffset} as its recovery point must persist it too), so a crash
      * after later appends finds their torn tail above the recovery point.
@@ -683,6 +685,7 @@ public final class PartitionLog implements AutoCloseable {
         try {
             ensureWritable();
             if (offset >= end.offset()) {
+                truncation.truncateEpochsAtEnd(offset);
                 return end.offset();
             }
             if (offset < segments.first().baseOffset()) {

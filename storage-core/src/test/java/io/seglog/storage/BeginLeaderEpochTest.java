@@ -52,6 +52,28 @@ class BeginLeaderEpochTest {
         }
     }
 
+    /**
+     * A replica that began an epoch as leader and wrote nothing in it, then follows: a truncation at its log end
+     * drops that epoch (Kafka's {@code truncateTo}), so its fetches name the epoch of its last batch again.
+     */
+    @Test
+    void truncationAtTheLogEndDropsAnEpochWithNoBatch() {
+        try (PartitionLog log = PartitionLog.open(dir.resolve("t-2"), LogConfig.defaults(), FileIO.system(),
+            new ManualClock(0))) {
+            log.appendAsLeader(batch(0, 1L, 2L, 3L), 0);
+            log.beginLeaderEpoch(1);
+            assertEquals(1, log.latestEpoch());
+            assertEquals(3, log.truncateTo(5), "past the end: nothing to cut");
+            assertEquals(1, log.latestEpoch(), "an entry below the truncation point stays");
+            assertEquals(3, log.truncateTo(3));
+            assertEquals(0, log.latestEpoch());
+            assertEquals(List.of(new LeaderEpochEntry(0, 0)), log.leaderEpochs());
+            assertEquals(3, log.logEndOffset());
+            log.appendAsFollower(KafkaBatches.batchAtOffsets(2, 3, 4));
+            assertEquals(List.of(new LeaderEpochEntry(0, 0), new LeaderEpochEntry(2, 3)), log.leaderEpochs());
+        }
+    }
+
     @Test
     void refusesNegativeEpochs() {
         try (PartitionLog log = PartitionLog.open(dir.resolve("t-1"), LogConfig.defaults(), FileIO.system(),

@@ -71,9 +71,100 @@ public final class SeglogBroker implements AutoCloseable {
     private volatile ReplicationBroker controlRef;
     private boolean closed;
 
-    private SeglogBroker(final SeglogBrokerConfig config, final ControlChannel channel,
-                         final ControlHandlerRegistry registry, final ThreadFactory threadFactory,
-                         final LongSupplier clockMs) {
+    /**
+     * How a broker is wired, beyond its configuration: every seam a custom broker or a test may replace. Build with
+     * {@link #options()}.
+     *
+     * @param threadFactory   makes every thread of the broker
+     * @param clockMs         a monotonic clock (replica lag, timeouts)
+     * @param channel         how this broker (and its controller) reaches the others; null for TCP over the listener
+     * @param registry        where this broker's control handlers are made reachable; null for TCP
+     * @param endpointWrapper wraps each follower's connection to a leader (fault injection, metering)
+     */
+    public record Options(ThreadFactory threadFactory, LongSupplier clockMs, ControlChannel channel,
+                          ControlHandlerRegistry registry, EndpointWrapper endpointWrapper) {
+        /**
+         * These options with another thread factory.
+         *
+         * @param factory the factory
+         * @return a copy
+         */
+        public Options threadFactory(final ThreadFactory factory) {
+            return new Options(factory, clockMs, channel, registry, endpointWrapper);
+        }
+
+        /**
+         * These options with another clock.
+         *
+         * @param clock monotonic milliseconds
+         * @return a copy
+         */
+        public Options clockMs(final LongSupplier clock) {
+            return new Options(threadFactory, clock, channel, registry, endpointWrapper);
+        }
+
+        /**
+         * These options with control messages through an in-JVM channel shared by the brokers of one JVM.
+         *
+         * @param inJvm the channel
+         * @return a copy
+         */
+        public Options inJvmControl(final InJvmControlChannel inJvm) {
+            return new Options(threadFactory, clockMs, inJvm, inJvm, endpointWrapper);
+        }
+
+        /**
+         * These options with control messages through any transport.
+         *
+         * @param controlChannel  how to reach the others
+         * @param controlRegistry where to make this broker's handlers reachable
+         * @return a copy
+         */
+        public Options control(final ControlChannel controlChannel, final ControlHandlerRegistry controlRegistry) {
+            return new Options(threadFactory, clockMs, controlChannel, controlRegistry, endpointWrapper);
+        }
+
+        /**
+         * These options with a wrapper around each follower's connection to a leader.
+         *
+         * @param wrapper the wrapper
+         * @return a copy
+         */
+        public Options endpointWrapper(final EndpointWrapper wrapper) {
+            return new Options(threadFactory, clockMs, channel, registry, wrapper);
+        }
+    }
+
+    /** Wraps a follower's connection to a leader. */
+    @FunctionalInterface
+    public interface EndpointWrapper {
+        /**
+         * @param localBrokerId the follower's broker
+         * @param leaderId      the leader's broker
+         * @param endpoint      the real connection
+         * @return the endpoint the fetchers use
+         */
+        LeaderEndpoint wrap(int localBrokerId, int leaderId, LeaderEndpoint endpoint);
+    }
+
+    /**
+     * The defaults: daemon threads, the JVM's monotonic clock, control messages over TCP on the broker's listener,
+     * connections as they are.
+     *
+     * @return the options
+     */
+    public static Options options() {
+        return new Options(Thread::new, monotonicMs(), null, null, (local, leader, endpoint) -> endpoint);
+    }
+
+    private SeglogBroker(final SeglogBrokerConfig config, final Options options) {
+        final ThreadFactory threadFactory = options.threadFactory();
+        final LongSupplier clockMs = options.clockMs();
+        final ControlChannel channel = options.channel();
+        final ControlHandlerRegistry registry = options.registry();
+        if (channel == null || registry == null) {
+            throw new IllegalArgumentException("control over TCP is not available yet: give a control channel");
+        }
         this.config = config;
         final int id = config.replication().brokerId();
         LogManager openedLogs = null;
@@ -86,9 +177,9 @@ public final class SeglogBroker implements AutoCloseable {
             loops = new NioEventLoopGroup(1, threadFactory);
             final EventLoopGroup clients = loops;
             writer = new ZkIsrWriter(() -> controlRef.store(), threadFactory);
-            final LeaderEndpoint.Factory endpoints = (leaderId, host, port) -> new WireLeaderEndpoint(
-                new WireClient(clients, host, port, "seglog-replica-fetcher-" + id, MAX_RESPONSE_BYTES,
-                    config.replicas().replicaSocketTimeoutMs()));
+            final LeaderEndpoint.Factory endpoints = (leaderId, host, port) -> options.endpointWrapper().wrap(id,
+                leaderId, new WireLeaderEndpoint(new WireClient(clients, host, port, "seglog-replica-fetcher-" + id,
+                    MAX_RESPONSE_BYTES, config.replicas().replicaSocketTimeoutMs())));
             replicaManager = new ReplicaManager(id, openedLogs, config.replicas(), clockMs,
                 () -> controlRef == null ? -1 : controlRef.controlHandler().brokerEpoch(), writer,
                 brokerId -> controlRef != null && controlRef.controlHandler().liveBrokers().containsKey(brokerId),
@@ -157,23 +248,18 @@ public final class SeglogBroker implements AutoCloseable {
      */
     public static SeglogBroker start(final SeglogBrokerConfig config, final InJvmControlChannel channel,
                                      final ThreadFactory threadFactory) {
-        return new SeglogBroker(config, channel, channel, threadFactory, monotonicMs());
+        return start(config, options().threadFactory(threadFactory).inJvmControl(channel));
     }
 
     /**
-     * Starts a broker over any control transport.
+     * Starts a broker wired as the options say.
      *
-     * @param config        the configuration
-     * @param channel       how this broker (and its controller) reaches the others
-     * @param registry      where this broker's control handlers are made reachable
-     * @param threadFactory makes every thread of the broker
-     * @param clockMs       a monotonic clock
+     * @param config  the configuration
+     * @param options the seams
      * @return the running broker, closed by the caller
      */
-    public static SeglogBroker start(final SeglogBrokerConfig config, final ControlChannel channel,
-                                     final ControlHandlerRegistry registry, final ThreadFactory threadFactory,
-                                     final LongSupplier clockMs) {
-        return new SeglogBroker(config, channel, registry, threadFactory, clockMs);
+    public static SeglogBroker start(final SeglogBrokerConfig config, final Options options) {
+        return new SeglogBroker(config, options);
     }
 
     private static LongSupplier monotonicMs() {

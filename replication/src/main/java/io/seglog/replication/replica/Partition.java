@@ -437,11 +437,14 @@ public final class Partition {
      * @param followerDurable    the follower's durable end offset, or -1
      * @param maxBytes           the most bytes to read
      * @param minOneBatch        return the first batch whole even when larger than {@code maxBytes}
+     * @param recordProgress     record the follower's progress (the first read of a fetch, when it arrives; not the
+     *                           read that answers it after a wait, as Kafka's {@code updateFetchState})
      * @return the records or the error
      */
     public ReadResult fetchForFollower(final int replicaId, final long replicaBrokerEpoch, final int currentLeaderEpoch,
                                        final long fetchOffset, final int lastFetchedEpoch, final long followerLogStart,
-                                       final long followerDurable, final int maxBytes, final boolean minOneBatch) {
+                                       final long followerDurable, final int maxBytes, final boolean minOneBatch,
+                                       final boolean recordProgress) {
         final FollowerProgress follower;
         final long leo;
         final ReadResult read;
@@ -484,6 +487,9 @@ public final class Partition {
             return ReadResult.error(ReplicaError.KAFKA_STORAGE_ERROR);
         } finally {
             roleLock.readLock().unlock();
+        }
+        if (!recordProgress) {
+            return read;
         }
         final IsrWriter.Proposal expand = recordFollowerFetch(follower, fetchOffset, followerLogStart, followerDurable,
             leo, replicaBrokerEpoch);

@@ -360,11 +360,19 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
      * @return completes with each partition's answer, in the request's order
      */
     public CompletableFuture<List<ReadResult>> fetch(final FetchRequest request) {
-        final DelayedFetch op = new DelayedFetch(request);
-        if (request.maxWaitMs() <= 0 || request.partitions().isEmpty()) {
-            op.forceComplete();
-            return op.future;
+        // The first read records a follower's progress as the fetch arrives (it may move the high watermark and
+        // complete acks at once); a fetch that then waits is answered by a second read that records nothing.
+        final List<ReadResult> first = readAll(request, true);
+        long bytes = 0;
+        boolean answerNow = request.maxWaitMs() <= 0 || request.partitions().isEmpty();
+        for (final ReadResult r : first) {
+            bytes += r.sizeInBytes();
+            answerNow |= r.error() != ReplicaError.NONE || !r.divergingEpoch().isUndefined();
         }
+        if (answerNow || bytes >= request.minBytes()) {
+            return CompletableFuture.completedFuture(first);
+        }
+        final DelayedFetch op = new DelayedFetch(request);
         final List<TopicPartition> keys = new ArrayList<>(request.partitions().size());
         request.partitions().forEach(p -> keys.add(p.tp()));
         fetchWaits.tryCompleteElseWatch(op, keys, clockMs.getAsLong() + request.maxWaitMs());
@@ -372,7 +380,7 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
     }
 
     /** Reads every partition of a fetch within its limits. */
-    private List<ReadResult> readAll(final FetchRequest request) {
+    private List<ReadResult> readAll(final FetchRequest request, final boolean recordProgress) {
         final List<ReadResult> out = new ArrayList<>(request.partitions().size());
         int remaining = request.maxBytes();
         boolean first = true;
@@ -384,7 +392,7 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
                 continue;
             }
             final int limit = Math.max(0, Math.min(pf.maxBytes(), remaining));
-            final ReadResult r = read(request, pf, p, limit, first);
+            final ReadResult r = read(request, pf, p, limit, first, recordProgress);
             out.add(r);
             if (r.sizeInBytes() > 0) {
                 first = false;
@@ -395,12 +403,13 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
     }
 
     private ReadResult read(final FetchRequest request, final PartitionFetch pf, final Partition p, final int limit,
-                            final boolean minOneBatch) {
+                            final boolean minOneBatch, final boolean recordProgress) {
         // Only the first non-empty partition may pass the limit (with one whole batch), as Kafka's fetch does; the
         // others still record the follower's progress and return the offsets.
         if (request.fromFollower()) {
             return p.fetchForFollower(request.replicaId(), request.replicaEpoch(), pf.currentLeaderEpoch(),
-                pf.fetchOffset(), pf.lastFetchedEpoch(), pf.logStartOffset(), pf.durableOffset(), limit, minOneBatch);
+                pf.fetchOffset(), pf.lastFetchedEpoch(), pf.logStartOffset(), pf.durableOffset(), limit, minOneBatch,
+                recordProgress);
         }
         return p.fetchForConsumer(pf.currentLeaderEpoch(), pf.fetchOffset(), limit, minOneBatch);
     }
@@ -450,7 +459,7 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
 
         private long readBytes() {
             long bytes = 0;
-            for (final ReadResult r : readAll(request)) {
+            for (final ReadResult r : readAll(request, false)) {
                 bytes += r.sizeInBytes();
             }
             return bytes;
@@ -459,7 +468,7 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
         @Override
         void onComplete() {
             try {
-                future.complete(readAll(request));
+                future.complete(readAll(request, false));
             } catch (final RuntimeException e) {
                 future.completeExceptionally(e);
             }

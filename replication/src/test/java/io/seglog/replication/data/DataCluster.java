@@ -37,6 +37,14 @@ public final class DataCluster implements AutoCloseable {
     private final Map<Integer, Integer> ports = new HashMap<>();
     private final Consumer<Map<String, Object>> tweak;
     private final AtomicInteger threadIds = new AtomicInteger();
+    private final java.util.concurrent.ScheduledExecutorService delays =
+        java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+            final Thread t = new Thread(r, "link-delays");
+            t.setDaemon(true);
+            return t;
+        });
+    /** Faults on the replication links between the brokers. */
+    public final Links links = new Links(delays);
 
     /**
      * @param zkConnect the ZooKeeper connect string
@@ -77,7 +85,8 @@ public final class DataCluster implements AutoCloseable {
      * @return the broker
      */
     public SeglogBroker start(final int id) {
-        final SeglogBroker b = SeglogBroker.start(SeglogBrokerConfig.fromProperties(properties(id)), channel, threads(id));
+        final SeglogBroker b = SeglogBroker.start(SeglogBrokerConfig.fromProperties(properties(id)),
+            SeglogBroker.options().threadFactory(threads(id)).inJvmControl(channel).endpointWrapper(links));
         brokers.put(id, b);
         ports.put(id, b.boundAddress().getPort());
         return b;
@@ -185,5 +194,50 @@ public final class DataCluster implements AutoCloseable {
         final List<AutoCloseable> all = new ArrayList<>(brokers.values());
         brokers.clear();
         CloseHelper.closeAll(all);
+        delays.shutdownNow();
+    }
+
+    /**
+     * Stops a broker as a power loss would: what was not yet on disk is gone. The broker is closed, then each of its
+     * logs is cut back to the offset it had flushed when it stopped.
+     *
+     * @param id the broker
+     * @return partition to the offset its log was cut to
+     */
+    public Map<TopicPartition, Long> crash(final int id) {
+        final SeglogBroker b = brokers.remove(id);
+        final Map<TopicPartition, Long> flushed = new HashMap<>();
+        b.replicas().partitions().forEach(p -> flushed.put(p.topicPartition(), p.log().flushedOffset()));
+        b.close();
+        cutLogs(id, flushed);
+        return flushed;
+    }
+
+    /**
+     * Cuts a stopped broker's logs as a disk that lost their tails would leave them: each log ends at the given offset,
+     * the clean-shutdown marker is gone, and so is the recovery-point checkpoint (which would claim the lost tail), so
+     * the next start recovers every segment.
+     *
+     * @param id    the broker, stopped
+     * @param cutTo partition to its new log end
+     */
+    public void cutLogs(final int id, final Map<TopicPartition, Long> cutTo) {
+        if (brokers.containsKey(id)) {
+            throw new IllegalStateException("broker " + id + " is running");
+        }
+        final Path logDir = root.resolve("broker-" + id);
+        cutTo.forEach((tp, offset) -> {
+            try (io.seglog.storage.PartitionLog log = io.seglog.storage.PartitionLog.open(
+                logDir.resolve(tp.topic() + "-" + tp.partition()), io.seglog.storage.LogConfig.defaults(),
+                io.seglog.storage.io.FileIO.system(), java.time.Clock.systemUTC())) {
+                log.truncateTo(offset);
+            }
+        });
+        try {
+            java.nio.file.Files.deleteIfExists(logDir.resolve(".kafka_cleanshutdown"));
+            java.nio.file.Files.deleteIfExists(logDir.resolve("recovery-point-offset-checkpoint"));
+        } catch (final java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 }

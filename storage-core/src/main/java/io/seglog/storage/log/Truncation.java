@@ -109,6 +109,31 @@ public final class Truncation {
     }
 
     /**
+     * A truncation at or past the log end removes no record, but still drops the epoch entries that start at or above
+     * it (Kafka's {@code UnifiedLog.truncateTo}: "we may have a conflicting epoch entry at the end of the log from the
+     * leader"). Such an entry is a leader epoch this replica began as leader with no batch in it; left in place, a
+     * follower would keep sending it as its last fetched epoch and the leader keep answering that the logs diverge
+     * there.
+     *
+     * @param offset the requested new end, at or above the log end
+     * @return whether the cache changed (and was written)
+     * @throws LogWriteException if writing the checkpoint fails; the log must go offline
+     */
+    public boolean truncateEpochsAtEnd(final long offset) throws LogWriteException {
+        try {
+            if (!epochs.truncateFromEnd(offset)) {
+                return false;
+            }
+            appender.forgetConfirmedEpoch();
+            epochs.flush();
+            LOG.info("Truncated {}'s leader epochs from offset {} (no record removed)", dir, offset);
+            return true;
+        } catch (final IOException | RuntimeException e) {
+            throw new LogWriteException("truncating the leader-epoch cache from offset=" + offset + " failed", e);
+        }
+    }
+
+    /**
      * Deletes every segment and restarts the log, empty, at {@code offset}: log start and log end both become it.
      * The new segment exists (and its directory entry is durable) before the old ones go, so an active segment
      * always exists; the leader-epoch cache is cleared.
