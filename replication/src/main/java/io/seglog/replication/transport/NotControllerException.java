@@ -6,6 +6,8 @@ package io.seglog.replication.transport;
 public final class NotControllerException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    private final int brokerId;
+
     /**
      * Creates the exception.
      *
@@ -13,5 +15,15 @@ public final class NotControllerException extends RuntimeException {
      */
     public NotControllerException(final int brokerId) {
         super("broker.id=" + brokerId + " is not the active controller");
+        this.brokerId = brokerId;
+    }
+
+    /**
+     * The broker that answered and is not the controller.
+     *
+     * @return its id
+     */
+    public int brokerId() {
+        return brokerId;
     }
 }

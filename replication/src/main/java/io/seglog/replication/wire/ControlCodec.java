@@ -1,0 +1,953 @@
+package io.seglog.replication.wire;
+
+import io.seglog.replication.election.LeaderAndIsr;
+import io.seglog.replication.transport.ControlRequest;
+import io.seglog.replication.transport.ControlRequestRefusedException;
+import io.seglog.replication.transport.ControlResponse;
+import io.seglog.replication.transport.LeaderAndIsrRequest;
+import io.seglog.replication.transport.LiveBroker;
+import io.seglog.replication.transport.NotControllerException;
+import io.seglog.replication.transport.PartitionStateInfo;
+import io.seglog.replication.transport.StaleBrokerEpochException;
+import io.seglog.replication.transport.StaleControllerEpochException;
+import io.seglog.replication.transport.StaleLeaderEpochException;
+import io.seglog.replication.transport.StopReplicaRequest;
+import io.seglog.replication.transport.UpdateMetadataRequest;
+import io.seglog.storage.TopicPartition;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Consumer;
+
+/**
+ * The bodies of Seglog's control messages: LeaderAndIsr, UpdateMetadata and StopReplica (controller to broker) and
+ * ControlledShutdown (broker to controller), which Kafka 4.x no longer defines. They travel on Kafka's framing as
+ * {@link SeglogApi}s: the frame size, request header v1 and response header v0 are the server's and the client's;
+ * this class writes and reads only what follows the header.
+ *
+ * <p>Primitives are Kafka's, big-endian: {@code int8/16/32/64}; a boolean is an int8 of 0 or 1; a string is an int16
+ * byte length then that much UTF-8, a nullable string has length -1 for null; an array is an int32 count then the
+ * entries. In the diagrams {@code t}, {@code h} and {@code r} are the byte lengths of the topic, host and rack, and
+ * offsets count from the start of the body or of the structure drawn.
+ *
+ * <pre>
+ *  LeaderAndIsr (16400)       UpdateMetadata (16401)     StopReplica (16402)        ControlledShutdown (16403)
+ *  RequestHeader              RequestHeader              RequestHeader              int32 brokerId     0
+ *  int32 partitionCount       int32 liveBrokerCount      int8  delete               int64 brokerEpoch  4
+ *  PartitionState[...]        LiveBroker[...]            int32 partitionCount                          12 = end
+ *  int32 liveLeaderCount      int32 partitionCount       TopicPartition[...]
+ *  LiveBroker[...]            PartitionState[...]
+ *
+ *  RequestHeader (16 bytes)
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ *  |                     controllerId (int32)                      |  0    a broker id
+ *  +---------------------------------------------------------------+
+ *  |                    controllerEpoch (int32)                    |  4
+ *  +---------------------------------------------------------------+
+ *  |                      brokerEpoch (int64)                      |  8    the target's registration czxid
+ *  |                                                               |
+ *  +---------------------------------------------------------------+
+ *
+ *  TopicPartition (6 + t bytes)
+ *  +-------------------------------+-------------------------------+
+ *  |      topic length (int16)     |     topic (UTF-8) ...         |  0    1 to 249 of [a-zA-Z0-9._-]
+ *  +-------------------------------+-------------------------------+
+ *  |                       partition (int32)                       |  2+t
+ *  +---------------------------------------------------------------+
+ *
+ *  PartitionState (31 + t + 4 * (isr + replicas) bytes)
+ *  +---------------------------------------------------------------+
+ *  |                  TopicPartition (6 + t) ...                   |  0
+ *  +---------------------------------------------------------------+
+ *  |                    controllerEpoch (int32)                    |  6+t  the deciding controller's
+ *  +---------------------------------------------------------------+
+ *  |                        leader (int32)                         |  10+t a broker id, -1 none, -2 deleting
+ *  +---------------------------------------------------------------+
+ *  |                      leaderEpoch (int32)                      |  14+t
+ *  +---------------------------------------------------------------+
+ *  |                    partitionEpoch (int32)                     |  18+t
+ *  +---------------+-----------------------------------------------+
+ *  | isNew (int8)  |              isrCount (int32) ...             |  22+t
+ *  +---------------+-----------------------------------------------+
+ *  |                   isr (int32 each) ...                        |  27+t distinct broker ids, ISR order
+ *  +---------------------------------------------------------------+
+ *  |                   replicaCount (int32)                        |  i = 27+t+4*isrCount
+ *  +---------------------------------------------------------------+
+ *  |                   replicas (int32 each) ...                   |  i+4  distinct broker ids, preferred first
+ *  +---------------------------------------------------------------+
+ *
+ *  LiveBroker (20 + h + r bytes; r = 0 without a rack)
+ *  +---------------------------------------------------------------+
+ *  |                          id (int32)                           |  0    a broker id
+ *  +---------------------------------------------------------------+
+ *  |                         epoch (int64)                         |  4
+ *  |                                                               |
+ *  +-------------------------------+-------------------------------+
+ *  |      host length (int16)      |     host (UTF-8) ...          |  12
+ *  +-------------------------------+-------------------------------+
+ *  |                         port (int32)                          |  14+h 0 to 65535
+ *  +-------------------------------+-------------------------------+
+ *  |  rack length (int16, -1 none) |     rack (UTF-8) ...          |  18+h
+ *  +-------------------------------+-------------------------------+
+ *
+ *  ControlResponse (to 16400-16402)           ControlledShutdown response (to 16403)
+ *  int16 errorCode                            int16 errorCode
+ *   0:      int32 errorCount,                  0:  int32 partitionCount, TopicPartition[...] still led
+ *           PartitionError[...]                41: int32 brokerId (NotControllerException)
+ *   11, 77: Refusal (the whole message)        77: Refusal (StaleBrokerEpochException)
+ *
+ *  PartitionError: TopicPartition, int16 errorCode (11, 74 or 77), Refusal
+ *  Refusal (18 + reason bytes)
+ *  +---------------------------------------------------------------+
+ *  |                     requestEpoch (int64)                      |  0
+ *  |                                                               |
+ *  +---------------------------------------------------------------+
+ *  |                     currentEpoch (int64)                      |  8
+ *  |                                                               |
+ *  +-------------------------------+-------------------------------+
+ *  | reason length (int16, -1 null)|     reason (UTF-8) ...        |  16
+ *  +-------------------------------+-------------------------------+
+ * </pre>
+ *
+ * <p>Error codes are Kafka's numbers for the same conditions: 0 NONE, 11 STALE_CONTROLLER_EPOCH
+ * ({@link StaleControllerEpochException}), 41 NOT_CONTROLLER ({@link NotControllerException}), 74
+ * FENCED_LEADER_EPOCH ({@link StaleLeaderEpochException}: Kafka's LeaderAndIsr answered a stale leader epoch with
+ * STALE_CONTROLLER_EPOCH, which would lose the class), 77 STALE_BROKER_EPOCH ({@link StaleBrokerEpochException}). A
+ * refusal carries the exception's {@link ControlRequestRefusedException#reason() reason} and epochs, and the
+ * receiver rebuilds it with the same public constructor, so class, epochs and message are the sender's.
+ *
+ * <p>Version history: 0 (Seglog 0.1), the only one. A new version gets a new number here; the server refuses the
+ * versions it does not implement before the body is read.
+ *
+ * <p>Integrity: the bytes are not checksummed (TCP and the frame size are the transport's); they are validated.
+ * Every count and length is bounded by the bytes left before anything is allocated for it; strings are strict
+ * UTF-8; topics follow Kafka's rules; broker ids are 0 or more (a leader may be -1 or -2), epochs of a partition 0 or
+ * more, ports 0 to 65535; booleans 0 or 1; error codes those above; maps and sets are written in ascending order
+ * (partitions by topic then number, brokers by id) and a decoder refuses any other order, so a repeated entry
+ * cannot hide; no byte may follow the body. The encoding is canonical: whatever decodes re-encodes to the same
+ * bytes. Anything else is a {@link MalformedControlMessageException} naming the message, field, position and value.
+ * The encoders refuse (with {@link IllegalArgumentException}) what the decoders would.
+ *
+ * <p>Stateless and thread-safe.
+ */
+public final class ControlCodec {
+    /** API key of LeaderAndIsr. */
+    public static final short LEADER_AND_ISR_KEY = 16_400;
+    /** API key of UpdateMetadata. */
+    public static final short UPDATE_METADATA_KEY = 16_401;
+    /** API key of StopReplica. */
+    public static final short STOP_REPLICA_KEY = 16_402;
+    /** API key of ControlledShutdown. */
+    public static final short CONTROLLED_SHUTDOWN_KEY = 16_403;
+    /** The one version of every control message so far (history in the javadoc). */
+    public static final short VERSION = 0;
+
+    /** Error code: accepted. */
+    static final short NONE = 0;
+    /** Error code of {@link StaleControllerEpochException} (Kafka's STALE_CONTROLLER_EPOCH). */
+    static final short STALE_CONTROLLER_EPOCH = 11;
+    /** Error code of {@link NotControllerException} (Kafka's NOT_CONTROLLER). */
+    static final short NOT_CONTROLLER = 41;
+    /** Error code of {@link StaleLeaderEpochException} (Kafka's FENCED_LEADER_EPOCH). */
+    static final short FENCED_LEADER_EPOCH = 74;
+    /** Error code of {@link StaleBrokerEpochException} (Kafka's STALE_BROKER_EPOCH). */
+    static final short STALE_BROKER_EPOCH = 77;
+
+    /** Bytes of an int8. */
+    static final int INT8_LENGTH = 1;
+    /** Bytes of an int16, also of a string's length. */
+    static final int INT16_LENGTH = 2;
+    /** Bytes of an int32, also of an array's count. */
+    static final int INT32_LENGTH = 4;
+    /** Bytes of an int64. */
+    static final int INT64_LENGTH = 8;
+    /** Length of the request header: controllerId, controllerEpoch, brokerEpoch. */
+    static final int REQUEST_HEADER_LENGTH = INT32_LENGTH + INT32_LENGTH + INT64_LENGTH;
+    /** Length of a ControlledShutdown request: brokerId, brokerEpoch. */
+    static final int CONTROLLED_SHUTDOWN_LENGTH = INT32_LENGTH + INT64_LENGTH;
+    /** Smallest TopicPartition: a one-byte topic. */
+    static final int MIN_TOPIC_PARTITION_LENGTH = INT16_LENGTH + 1 + INT32_LENGTH;
+    /** Smallest PartitionState: controllerEpoch, leader, leaderEpoch, partitionEpoch, isNew, two empty arrays. */
+    static final int MIN_PARTITION_STATE_LENGTH = MIN_TOPIC_PARTITION_LENGTH + 4 * INT32_LENGTH + INT8_LENGTH
+        + 2 * INT32_LENGTH;
+    /** Smallest LiveBroker: id, epoch, an empty host, port, no rack. */
+    static final int MIN_LIVE_BROKER_LENGTH = INT32_LENGTH + INT64_LENGTH + INT16_LENGTH + INT32_LENGTH + INT16_LENGTH;
+    /** Smallest Refusal: both epochs and a null reason. */
+    static final int MIN_REFUSAL_LENGTH = INT64_LENGTH + INT64_LENGTH + INT16_LENGTH;
+    /** Smallest PartitionError: a TopicPartition, an error code and a Refusal. */
+    static final int MIN_PARTITION_ERROR_LENGTH = MIN_TOPIC_PARTITION_LENGTH + INT16_LENGTH + MIN_REFUSAL_LENGTH;
+
+    /** The order of every partition list on the wire: by topic (ASCII, so bytewise), then by number. */
+    private static final Comparator<TopicPartition> PARTITION_ORDER =
+        Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition);
+
+    private ControlCodec() {
+    }
+
+    /**
+     * A ControlledShutdown request: a broker asks the controller to move its leaderships away.
+     *
+     * @param brokerId    the broker shutting down, 0 or more
+     * @param brokerEpoch its epoch
+     */
+    public record ControlledShutdown(int brokerId, long brokerEpoch) {
+    }
+
+    /**
+     * The API key a request is sent with.
+     *
+     * @param request the request
+     * @return {@link #LEADER_AND_ISR_KEY}, {@link #UPDATE_METADATA_KEY} or {@link #STOP_REPLICA_KEY}
+     */
+    public static short apiKey(final ControlRequest request) {
+        Objects.requireNonNull(request, "request");
+        if (request instanceof LeaderAndIsrRequest) {
+            return LEADER_AND_ISR_KEY;
+        }
+        if (request instanceof UpdateMetadataRequest) {
+            return UPDATE_METADATA_KEY;
+        }
+        if (request instanceof StopReplicaRequest) {
+            return STOP_REPLICA_KEY;
+        }
+        throw new IllegalArgumentException("request class=" + request.getClass().getName() + " has no API key");
+    }
+
+    /**
+     * Encodes a controller-to-broker request at {@link #VERSION}.
+     *
+     * @param request the request
+     * @return the body, exactly sized, positioned at 0
+     * @throws IllegalArgumentException naming the field when the request holds what the decoder would refuse (a
+     *                                  negative controller or replica id, a repeated replica, a live broker under
+     *                                  another id, a string longer than 32767 bytes or not encodable)
+     */
+    public static ByteBuffer encodeRequest(final ControlRequest request) {
+        Objects.requireNonNull(request, "request");
+        checkBrokerId("controllerId", request.controllerId());
+        final Consumer<Out> header = out -> {
+            out.int32(request.controllerId());
+            out.int32(request.controllerEpoch());
+            out.int64(request.brokerEpoch());
+        };
+        if (request instanceof LeaderAndIsrRequest lai) {
+            final List<Map.Entry<TopicPartition, PartitionStateInfo>> states = sortedStates(lai.partitions());
+            final List<LiveBroker> leaders = sortedBrokers("liveLeaders", lai.liveLeaders());
+            return encode(header.andThen(out -> writeStates(out, states)).andThen(out -> writeBrokers(out, leaders)));
+        }
+        if (request instanceof UpdateMetadataRequest um) {
+            final List<LiveBroker> brokers = sortedBrokers("liveBrokers", um.liveBrokers());
+            final List<Map.Entry<TopicPartition, PartitionStateInfo>> states = sortedStates(um.partitions());
+            return encode(header.andThen(out -> writeBrokers(out, brokers)).andThen(out -> writeStates(out, states)));
+        }
+        final StopReplicaRequest stop = (StopReplicaRequest) request;
+        final List<TopicPartition> partitions = sorted(stop.partitions());
+        return encode(header.andThen(out -> {
+            out.bool(stop.delete());
+            writePartitions(out, partitions);
+        }));
+    }
+
+    /**
+     * Decodes a controller-to-broker request.
+     *
+     * @param apiKey  the key from the request header
+     * @param version the version from the request header
+     * @param body    the body, read from its position to its limit (the buffer itself is not moved)
+     * @return the request
+     * @throws MalformedControlMessageException when the key is not a controller-to-broker request's, the version is
+     *                                          unknown, or the body is not a valid one
+     */
+    public static ControlRequest decodeRequest(final short apiKey, final short version, final ByteBuffer body) {
+        Objects.requireNonNull(body, "body");
+        final In in = new In(typeName(apiKey, "request") + " request v" + version, body);
+        in.checkVersion(version);
+        final int controllerId = in.brokerId("controllerId");
+        final int controllerEpoch = in.int32("controllerEpoch");
+        final long brokerEpoch = in.int64("brokerEpoch");
+        final ControlRequest request;
+        if (apiKey == LEADER_AND_ISR_KEY) {
+            final Map<TopicPartition, PartitionStateInfo> states = readStates(in);
+            final Map<Integer, LiveBroker> leaders = readBrokers(in, "liveLeaders");
+            request = new LeaderAndIsrRequest(controllerId, controllerEpoch, brokerEpoch, states, leaders);
+        } else if (apiKey == UPDATE_METADATA_KEY) {
+            final Map<Integer, LiveBroker> brokers = readBrokers(in, "liveBrokers");
+            final Map<TopicPartition, PartitionStateInfo> states = readStates(in);
+            request = new UpdateMetadataRequest(controllerId, controllerEpoch, brokerEpoch, brokers, states);
+        } else {
+            final boolean delete = in.bool("delete");
+            final Set<TopicPartition> partitions = readPartitions(in, "partitions");
+            request = new StopReplicaRequest(controllerId, controllerEpoch, brokerEpoch, partitions, delete);
+        }
+        in.end();
+        return request;
+    }
+
+    /**
+     * Encodes a broker's answer to an accepted request: error code 0 and the refused partitions.
+     *
+     * @param response the answer
+     * @return the body, exactly sized, positioned at 0
+     * @throws IllegalArgumentException when a partition's refusal is not one of the refusal classes this codec knows
+     */
+    public static ByteBuffer encodeResponse(final ControlResponse response) {
+        Objects.requireNonNull(response, "response");
+        final List<Map.Entry<TopicPartition, ControlRequestRefusedException>> errors =
+            new ArrayList<>(response.partitionErrors().entrySet());
+        errors.sort(Map.Entry.comparingByKey(PARTITION_ORDER));
+        return encode(out -> {
+            out.int16(NONE);
+            out.int32(errors.size());
+            for (final Map.Entry<TopicPartition, ControlRequestRefusedException> error : errors) {
+                writePartition(out, error.getKey());
+                out.int16(errorCode(error.getValue()));
+                writeRefusal(out, error.getValue());
+            }
+        });
+    }
+
+    /**
+     * Encodes a broker's refusal of a whole request.
+     *
+     * @param refusal a {@link StaleControllerEpochException} or a {@link StaleBrokerEpochException}
+     * @return the body, exactly sized, positioned at 0
+     * @throws IllegalArgumentException for any other refusal
+     */
+    public static ByteBuffer encodeRefusal(final ControlRequestRefusedException refusal) {
+        Objects.requireNonNull(refusal, "refusal");
+        if (!(refusal instanceof StaleControllerEpochException) && !(refusal instanceof StaleBrokerEpochException)) {
+            throw new IllegalArgumentException("refusal class=" + refusal.getClass().getName()
+                + " cannot refuse a whole message (only StaleControllerEpochException or StaleBrokerEpochException)");
+        }
+        return encode(out -> {
+            out.int16(errorCode(refusal));
+            writeRefusal(out, refusal);
+        });
+    }
+
+    /**
+     * Decodes a broker's answer to a controller-to-broker request.
+     *
+     * @param apiKey  the key of the request answered
+     * @param version the version of the request answered
+     * @param body    the body, read from its position to its limit (the buffer itself is not moved)
+     * @return the response, when the request was accepted
+     * @throws StaleControllerEpochException    when the broker refused the whole request for its controller epoch
+     * @throws StaleBrokerEpochException        when it refused it for its broker epoch
+     * @throws MalformedControlMessageException when the key or version is unknown or the body is not a valid one
+     */
+    public static ControlResponse decodeResponse(final short apiKey, final short version, final ByteBuffer body) {
+        Objects.requireNonNull(body, "body");
+        final In in = new In(typeName(apiKey, "response") + " response v" + version, body);
+        in.checkVersion(version);
+        final short code = in.errorCode("errorCode", NONE, STALE_CONTROLLER_EPOCH, STALE_BROKER_EPOCH);
+        if (code != NONE) {
+            final ControlRequestRefusedException refusal = readRefusal(in, code);
+            in.end();
+            throw refusal;
+        }
+        final int count = in.count("partitionErrors", MIN_PARTITION_ERROR_LENGTH);
+        final Map<TopicPartition, ControlRequestRefusedException> errors = new HashMap<>();
+        TopicPartition previous = null;
+        for (int i = 0; i < count; i++) {
+            in.element("partitionErrors", i);
+            final TopicPartition tp = in.topicPartition(previous);
+            final short partitionCode = in.errorCode("errorCode", STALE_CONTROLLER_EPOCH, FENCED_LEADER_EPOCH,
+                STALE_BROKER_EPOCH);
+            errors.put(tp, readRefusal(in, partitionCode));
+            previous = tp;
+        }
+        in.element(null, 0);
+        in.end();
+        return new ControlResponse(errors);
+    }
+
+    /**
+     * Encodes a ControlledShutdown request at {@link #VERSION}.
+     *
+     * @param brokerId    the broker shutting down, 0 or more
+     * @param brokerEpoch its epoch
+     * @return the body, exactly sized, positioned at 0
+     * @throws IllegalArgumentException when the broker id is negative
+     */
+    public static ByteBuffer encodeControlledShutdownRequest(final int brokerId, final long brokerEpoch) {
+        checkBrokerId("brokerId", brokerId);
+        return encode(out -> {
+            out.int32(brokerId);
+            out.int64(brokerEpoch);
+        });
+    }
+
+    /**
+     * Decodes a ControlledShutdown request.
+     *
+     * @param version the version from the request header
+     * @param body    the body, read from its position to its limit (the buffer itself is not moved)
+     * @return the request
+     * @throws MalformedControlMessageException when the version is unknown or the body is not a valid one
+     */
+    public static ControlledShutdown decodeControlledShutdownRequest(final short version, final ByteBuffer body) {
+        Objects.requireNonNull(body, "body");
+        final In in = new In("ControlledShutdown request v" + version, body);
+        in.checkVersion(version);
+        final ControlledShutdown request = new ControlledShutdown(in.brokerId("brokerId"), in.int64("brokerEpoch"));
+        in.end();
+        return request;
+    }
+
+    /**
+     * Encodes the controller's answer to a ControlledShutdown: error code 0 and the partitions the broker still leads.
+     *
+     * @param stillLed the partitions (empty: the broker may stop)
+     * @return the body, exactly sized, positioned at 0
+     */
+    public static ByteBuffer encodeControlledShutdownResponse(final Set<TopicPartition> stillLed) {
+        final List<TopicPartition> partitions = sorted(Objects.requireNonNull(stillLed, "stillLed"));
+        return encode(out -> {
+            out.int16(NONE);
+            writePartitions(out, partitions);
+        });
+    }
+
+    /**
+     * Encodes the controller's refusal of a ControlledShutdown.
+     *
+     * @param e a {@link NotControllerException} or a {@link StaleBrokerEpochException}
+     * @return the body, exactly sized, positioned at 0
+     * @throws IllegalArgumentException for any other exception, or a negative broker id
+     */
+    public static ByteBuffer encodeControlledShutdownRefusal(final RuntimeException e) {
+        Objects.requireNonNull(e, "e");
+        if (e instanceof NotControllerException notController) {
+            checkBrokerId("brokerId", notController.brokerId());
+            return encode(out -> {
+                out.int16(NOT_CONTROLLER);
+                out.int32(notController.brokerId());
+            });
+        }
+        if (e instanceof StaleBrokerEpochException stale) {
+            return encode(out -> {
+                out.int16(STALE_BROKER_EPOCH);
+                writeRefusal(out, stale);
+            });
+        }
+        throw new IllegalArgumentException("exception class=" + e.getClass().getName()
+            + " cannot refuse a ControlledShutdown (only NotControllerException or StaleBrokerEpochException)");
+    }
+
+    /**
+     * Decodes the controller's answer to a ControlledShutdown.
+     *
+     * @param version the version of the request answered
+     * @param body    the body, read from its position to its limit (the buffer itself is not moved)
+     * @return the partitions the broker still leads (immutable)
+     * @throws NotControllerException           when the broker asked is not the controller
+     * @throws StaleBrokerEpochException        when the controller refused the broker's epoch
+     * @throws MalformedControlMessageException when the version is unknown or the body is not a valid one
+     */
+    public static Set<TopicPartition> decodeControlledShutdownResponse(final short version, final ByteBuffer body) {
+        Objects.requireNonNull(body, "body");
+        final In in = new In("ControlledShutdown response v" + version, body);
+        in.checkVersion(version);
+        final short code = in.errorCode("errorCode", NONE, NOT_CONTROLLER, STALE_BROKER_EPOCH);
+        final RuntimeException refusal;
+        if (code == NOT_CONTROLLER) {
+            refusal = new NotControllerException(in.brokerId("brokerId"));
+        } else if (code == STALE_BROKER_EPOCH) {
+            refusal = readRefusal(in, code);
+        } else {
+            final Set<TopicPartition> stillLed = readPartitions(in, "stillLed");
+            in.end();
+            return stillLed;
+        }
+        in.end();
+        throw refusal;
+    }
+
+    // ---------------------------------------------------------------------------------------------------- encoding
+
+    /**
+     * Runs a writer twice: once to size the body, once to fill a buffer of exactly that size, so nothing is resized
+     * or copied. Strings are UTF-8-encoded in both passes; control messages are rare enough for that to cost nothing
+     * that matters, and it keeps one writer per message instead of a writer and a sizer that could disagree.
+     */
+    private static ByteBuffer encode(final Consumer<Out> writer) {
+        final Out sizing = new Out(null);
+        writer.accept(sizing);
+        if (sizing.size > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException("message size=" + sizing.size + " bytes exceeds what a frame can carry");
+        }
+        final ByteBuffer buffer = ByteBuffer.allocate((int) sizing.size);
+        writer.accept(new Out(buffer));
+        if (buffer.hasRemaining()) {
+            throw new IllegalStateException("sized " + sizing.size + " bytes but wrote " + buffer.position());
+        }
+        return buffer.flip();
+    }
+
+    private static void writeStates(final Out out, final List<Map.Entry<TopicPartition, PartitionStateInfo>> states) {
+        out.int32(states.size());
+        for (final Map.Entry<TopicPartition, PartitionStateInfo> entry : states) {
+            final PartitionStateInfo state = entry.getValue();
+            final LeaderAndIsr leaderAndIsr = state.leaderAndIsr();
+            writePartition(out, entry.getKey());
+            out.int32(state.controllerEpoch());
+            out.int32(leaderAndIsr.leader());
+            out.int32(leaderAndIsr.leaderEpoch());
+            out.int32(leaderAndIsr.partitionEpoch());
+            out.bool(state.isNew());
+            writeIds(out, leaderAndIsr.isr());
+            writeIds(out, state.replicas());
+        }
+    }
+
+    private static void writeIds(final Out out, final List<Integer> ids) {
+        out.int32(ids.size());
+        for (final int id : ids) {
+            out.int32(id);
+        }
+    }
+
+    private static void writeBrokers(final Out out, final List<LiveBroker> brokers) {
+        out.int32(brokers.size());
+        for (final LiveBroker broker : brokers) {
+            out.int32(broker.id());
+            out.int64(broker.epoch());
+            out.string("host", broker.host(), false);
+            out.int32(broker.port());
+            out.string("rack", broker.rack().orElse(null), true);
+        }
+    }
+
+    private static void writePartitions(final Out out, final List<TopicPartition> partitions) {
+        out.int32(partitions.size());
+        for (final TopicPartition tp : partitions) {
+            writePartition(out, tp);
+        }
+    }
+
+    private static void writePartition(final Out out, final TopicPartition tp) {
+        out.string("topic", tp.topic(), false);
+        out.int32(tp.partition());
+    }
+
+    /** The Refusal structure: what follows the error code. */
+    private static void writeRefusal(final Out out, final ControlRequestRefusedException refusal) {
+        out.int64(refusal.requestEpoch());
+        out.int64(refusal.currentEpoch());
+        out.string("reason", refusal.reason(), true);
+    }
+
+    private static short errorCode(final ControlRequestRefusedException refusal) {
+        if (refusal instanceof StaleControllerEpochException) {
+            return STALE_CONTROLLER_EPOCH;
+        }
+        if (refusal instanceof StaleLeaderEpochException) {
+            return FENCED_LEADER_EPOCH;
+        }
+        if (refusal instanceof StaleBrokerEpochException) {
+            return STALE_BROKER_EPOCH;
+        }
+        throw new IllegalArgumentException("refusal class=" + refusal.getClass().getName() + " has no error code");
+    }
+
+    private static List<Map.Entry<TopicPartition, PartitionStateInfo>> sortedStates(
+        final Map<TopicPartition, PartitionStateInfo> states) {
+        final List<Map.Entry<TopicPartition, PartitionStateInfo>> sorted = new ArrayList<>(states.entrySet());
+        sorted.sort(Map.Entry.comparingByKey(PARTITION_ORDER));
+        for (final Map.Entry<TopicPartition, PartitionStateInfo> entry : sorted) {
+            checkIds("replicas of " + entry.getKey(), entry.getValue().replicas());
+        }
+        return sorted;
+    }
+
+    private static List<LiveBroker> sortedBrokers(final String field, final Map<Integer, LiveBroker> brokers) {
+        final List<LiveBroker> sorted = new ArrayList<>(brokers.size());
+        for (final Map.Entry<Integer, LiveBroker> entry : brokers.entrySet()) {
+            if (entry.getKey() != entry.getValue().id()) {
+                throw new IllegalArgumentException(field + " holds broker.id=" + entry.getValue().id() + " under key="
+                    + entry.getKey());
+            }
+            sorted.add(entry.getValue());
+        }
+        sorted.sort(Comparator.comparingInt(LiveBroker::id));
+        return sorted;
+    }
+
+    private static List<TopicPartition> sorted(final Set<TopicPartition> partitions) {
+        final List<TopicPartition> sorted = new ArrayList<>(partitions);
+        sorted.sort(PARTITION_ORDER);
+        return sorted;
+    }
+
+    private static void checkIds(final String field, final List<Integer> ids) {
+        final Set<Integer> seen = new HashSet<>();
+        for (final int id : ids) {
+            checkBrokerId(field, id);
+            if (!seen.add(id)) {
+                throw new IllegalArgumentException(field + "=" + ids + " holds broker.id=" + id + " twice");
+            }
+        }
+    }
+
+    private static void checkBrokerId(final String field, final int id) {
+        if (id < 0) {
+            throw new IllegalArgumentException(field + "=" + id + " must be >= 0");
+        }
+    }
+
+    /** Where a writer puts the body: a size counter (no buffer) in the first pass, the buffer in the second. */
+    private static final class Out {
+        private final ByteBuffer buffer;
+        private long size;
+
+        Out(final ByteBuffer buffer) {
+            this.buffer = buffer;
+        }
+
+        void int8(final int value) {
+            size += INT8_LENGTH;
+            if (buffer != null) {
+                buffer.put((byte) value);
+            }
+        }
+
+        void bool(final boolean value) {
+            int8(value ? 1 : 0);
+        }
+
+        void int16(final int value) {
+            size += INT16_LENGTH;
+            if (buffer != null) {
+                buffer.putShort((short) value);
+            }
+        }
+
+        void int32(final int value) {
+            size += INT32_LENGTH;
+            if (buffer != null) {
+                buffer.putInt(value);
+            }
+        }
+
+        void int64(final long value) {
+            size += INT64_LENGTH;
+            if (buffer != null) {
+                buffer.putLong(value);
+            }
+        }
+
+        void string(final String field, final String value, final boolean nullable) {
+            if (value == null) {
+                if (!nullable) {
+                    throw new IllegalArgumentException(field + "=null is not nullable");
+                }
+                int16(-1);
+                return;
+            }
+            final ByteBuffer utf8;
+            try {
+                // A strict encoder: String.getBytes would write '?' for a lone surrogate, which decodes differently.
+                utf8 = StandardCharsets.UTF_8.newEncoder().encode(CharBuffer.wrap(value));
+            } catch (final CharacterCodingException e) {
+                throw new IllegalArgumentException(field + "=" + value + " is not valid Unicode", e);
+            }
+            if (utf8.remaining() > Short.MAX_VALUE) {
+                throw new IllegalArgumentException(field + " length=" + utf8.remaining() + " bytes exceeds "
+                    + Short.MAX_VALUE);
+            }
+            int16(utf8.remaining());
+            size += utf8.remaining();
+            if (buffer != null) {
+                buffer.put(utf8);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------- decoding
+
+    private static String typeName(final short apiKey, final String kind) {
+        switch (apiKey) {
+            case LEADER_AND_ISR_KEY:
+                return "LeaderAndIsr";
+            case UPDATE_METADATA_KEY:
+                return "UpdateMetadata";
+            case STOP_REPLICA_KEY:
+                return "StopReplica";
+            default:
+                throw new MalformedControlMessageException("control " + kind, "apiKey",
+                    MalformedControlMessageException.IN_HEADER, String.valueOf(apiKey), "must be "
+                    + LEADER_AND_ISR_KEY + " (LeaderAndIsr), " + UPDATE_METADATA_KEY + " (UpdateMetadata) or "
+                    + STOP_REPLICA_KEY + " (StopReplica)" + (apiKey == CONTROLLED_SHUTDOWN_KEY
+                    ? "; ControlledShutdown has its own decoder" : ""), null);
+        }
+    }
+
+    private static Map<TopicPartition, PartitionStateInfo> readStates(final In in) {
+        final int count = in.count("partitions", MIN_PARTITION_STATE_LENGTH);
+        final Map<TopicPartition, PartitionStateInfo> states = new HashMap<>();
+        TopicPartition previous = null;
+        for (int i = 0; i < count; i++) {
+            in.element("partitions", i);
+            final TopicPartition tp = in.topicPartition(previous);
+            final int controllerEpoch = in.int32("controllerEpoch");
+            final int leader = in.int32AtLeast("leader", LeaderAndIsr.LEADER_DURING_DELETE);
+            final int leaderEpoch = in.int32AtLeast("leaderEpoch", 0);
+            final int partitionEpoch = in.int32AtLeast("partitionEpoch", 0);
+            final boolean isNew = in.bool("isNew");
+            final List<Integer> isr = in.brokerIds("isr");
+            final List<Integer> replicas = in.brokerIds("replicas");
+            states.put(tp, new PartitionStateInfo(controllerEpoch,
+                new LeaderAndIsr(leader, leaderEpoch, isr, partitionEpoch), replicas, isNew));
+            previous = tp;
+        }
+        in.element(null, 0);
+        return states;
+    }
+
+    private static Map<Integer, LiveBroker> readBrokers(final In in, final String array) {
+        final int count = in.count(array, MIN_LIVE_BROKER_LENGTH);
+        final Map<Integer, LiveBroker> brokers = new HashMap<>();
+        int previous = -1;
+        for (int i = 0; i < count; i++) {
+            in.element(array, i);
+            final int at = in.offset();
+            final int id = in.brokerId("id");
+            if (id <= previous) {
+                throw in.malformed("id", at, String.valueOf(id), "ids must ascend, after " + previous);
+            }
+            final long epoch = in.int64("epoch");
+            final String host = in.string("host", false);
+            final int portAt = in.offset();
+            final int port = in.int32("port");
+            if (port < 0 || port > 65_535) {
+                throw in.malformed("port", portAt, String.valueOf(port), "must be 0 to 65535");
+            }
+            final String rack = in.string("rack", true);
+            brokers.put(id, new LiveBroker(id, epoch, host, port, Optional.ofNullable(rack)));
+            previous = id;
+        }
+        in.element(null, 0);
+        return brokers;
+    }
+
+    private static Set<TopicPartition> readPartitions(final In in, final String array) {
+        final int count = in.count(array, MIN_TOPIC_PARTITION_LENGTH);
+        final List<TopicPartition> partitions = new ArrayList<>(count);
+        TopicPartition previous = null;
+        for (int i = 0; i < count; i++) {
+            in.element(array, i);
+            previous = in.topicPartition(previous);
+            partitions.add(previous);
+        }
+        in.element(null, 0);
+        return Set.copyOf(partitions); // the order check has ruled out repeats
+    }
+
+    /** The Refusal structure after its error code, as the exception the code names. */
+    private static ControlRequestRefusedException readRefusal(final In in, final short code) {
+        final long requestEpoch = in.int64("requestEpoch");
+        final long currentEpoch = in.int64("currentEpoch");
+        final String reason = in.string("reason", true);
+        switch (code) {
+            case STALE_CONTROLLER_EPOCH:
+                return new StaleControllerEpochException(reason, requestEpoch, currentEpoch);
+            case FENCED_LEADER_EPOCH:
+                return new StaleLeaderEpochException(reason, requestEpoch, currentEpoch);
+            default:
+                return new StaleBrokerEpochException(reason, requestEpoch, currentEpoch);
+        }
+    }
+
+    /**
+     * Reads one body, checking every field before it is used: nothing is read past the limit, and a count is
+     * compared with the bytes left before anything is allocated for it. Reads a duplicate, so the caller's buffer
+     * keeps its position (and a little-endian order set on it does not matter).
+     */
+    private static final class In {
+        private final String messageType;
+        private final ByteBuffer buffer;
+        private final int start;
+        private final CharsetDecoder utf8 = StandardCharsets.UTF_8.newDecoder();
+        /** The array being read and the entry's index, named in errors; null outside arrays. */
+        private String array;
+        private int index;
+
+        In(final String messageType, final ByteBuffer body) {
+            this.messageType = messageType;
+            this.buffer = body.duplicate(); // a duplicate is big-endian whatever the original's order
+            this.start = buffer.position();
+        }
+
+        void checkVersion(final short version) {
+            if (version != VERSION) {
+                throw new MalformedControlMessageException(messageType, "version",
+                    MalformedControlMessageException.IN_HEADER, String.valueOf(version), "only " + VERSION
+                    + " is known", null);
+            }
+        }
+
+        int offset() {
+            return buffer.position() - start;
+        }
+
+        void element(final String arrayName, final int entry) {
+            this.array = arrayName;
+            this.index = entry;
+        }
+
+        MalformedControlMessageException malformed(final String field, final int at, final String found,
+                                                   final String rule) {
+            return malformed(field, at, found, rule, null);
+        }
+
+        MalformedControlMessageException malformed(final String field, final int at, final String found,
+                                                   final String rule, final Throwable cause) {
+            final String path = array == null ? field : array + "[" + index + "]." + field;
+            return new MalformedControlMessageException(messageType, path, at, found, rule, cause);
+        }
+
+        /** Fails unless {@code bytes} are left; the field's name is {@code field + suffix}, built only then. */
+        private void need(final String field, final String suffix, final int bytes) {
+            if (buffer.remaining() < bytes) {
+                throw malformed(field + suffix, offset(), buffer.remaining() + " bytes left", "needs " + bytes);
+            }
+        }
+
+        int int32(final String field) {
+            need(field, "", INT32_LENGTH);
+            return buffer.getInt();
+        }
+
+        long int64(final String field) {
+            need(field, "", INT64_LENGTH);
+            return buffer.getLong();
+        }
+
+        boolean bool(final String field) {
+            final int at = offset();
+            need(field, "", INT8_LENGTH);
+            final byte value = buffer.get();
+            if (value != 0 && value != 1) {
+                throw malformed(field, at, String.valueOf(value), "a boolean is 0 or 1");
+            }
+            return value == 1;
+        }
+
+        int int32AtLeast(final String field, final int min) {
+            final int at = offset();
+            final int value = int32(field);
+            if (value < min) {
+                throw malformed(field, at, String.valueOf(value), "must be at least " + min);
+            }
+            return value;
+        }
+
+        int brokerId(final String field) {
+            return int32AtLeast(field, 0);
+        }
+
+        short errorCode(final String field, final short... allowed) {
+            final int at = offset();
+            need(field, "", INT16_LENGTH);
+            final short code = buffer.getShort();
+            for (final short ok : allowed) {
+                if (code == ok) {
+                    return code;
+                }
+            }
+            throw malformed(field, at, String.valueOf(code), "must be one of " + Arrays.toString(allowed));
+        }
+
+        /** An array's count, bounded by the bytes left: each entry takes at least {@code minEntryBytes}. */
+        int count(final String field, final int minEntryBytes) {
+            final int at = offset();
+            need(field, " count", INT32_LENGTH);
+            final int count = buffer.getInt();
+            if (count < 0) {
+                throw malformed(field + " count", at, String.valueOf(count), "must be 0 or more");
+            }
+            if ((long) count * minEntryBytes > buffer.remaining()) {
+                throw malformed(field + " count", at, String.valueOf(count), "needs at least "
+                    + (long) count * minEntryBytes + " bytes, " + buffer.remaining() + " left");
+            }
+            return count;
+        }
+
+        List<Integer> brokerIds(final String field) {
+            final int count = count(field, INT32_LENGTH);
+            final List<Integer> ids = new ArrayList<>(count);
+            final Set<Integer> seen = new HashSet<>();
+            for (int i = 0; i < count; i++) {
+                final int at = offset();
+                final int id = buffer.getInt(); // count() has checked that all of them are there
+                if (id < 0 || !seen.add(id)) {
+                    throw malformed(field + "[" + i + "]", at, String.valueOf(id), id < 0 ? "must be at least 0"
+                        : "broker ids must be distinct");
+                }
+                ids.add(id);
+            }
+            return ids;
+        }
+
+        String string(final String field, final boolean nullable) {
+            final int at = offset();
+            need(field, " length", INT16_LENGTH);
+            final short length = buffer.getShort();
+            if (length == -1 && nullable) {
+                return null;
+            }
+            if (length < 0) {
+                throw malformed(field + " length", at, String.valueOf(length), nullable
+                    ? "must be -1 (null) or 0 to 32767" : "must be 0 to 32767 (not nullable)");
+            }
+            need(field, "", length);
+            final ByteBuffer bytes = buffer.slice(buffer.position(), length);
+            try {
+                final String value = utf8.decode(bytes).toString();
+                buffer.position(buffer.position() + length);
+                return value;
+            } catch (final CharacterCodingException e) {
+                throw malformed(field, at, length + " bytes that are not UTF-8", "strict UTF-8", e);
+            }
+        }
+
+        /** A TopicPartition, which must come after {@code previous} in {@link #PARTITION_ORDER}. */
+        TopicPartition topicPartition(final TopicPartition previous) {
+            final int at = offset();
+            final String topic = string("topic", false);
+            try {
+                TopicPartition.validateTopic(topic);
+            } catch (final IllegalArgumentException e) {
+                throw malformed("topic", at, topic, e.getMessage(), e);
+            }
+            final int partition = int32AtLeast("partition", 0);
+            final TopicPartition tp = new TopicPartition(topic, partition);
+            if (previous != null && PARTITION_ORDER.compare(previous, tp) >= 0) {
+                throw malformed("(topic, partition)", at, tp.toString(), "partitions must ascend by topic then "
+                    + "number, after " + previous);
+            }
+            return tp;
+        }
+
+        void end() {
+            if (buffer.hasRemaining()) {
+                throw malformed("end of body", offset(), buffer.remaining() + " more bytes", "nothing follows the body");
+            }
+        }
+    }
+}
