@@ -182,7 +182,7 @@ public final class SeglogBroker implements AutoCloseable {
                     MAX_RESPONSE_BYTES, config.replicas().replicaSocketTimeoutMs())));
             replicaManager = new ReplicaManager(id, openedLogs, config.replicas(), clockMs,
                 () -> controlRef == null ? -1 : controlRef.controlHandler().brokerEpoch(), writer,
-                brokerId -> controlRef != null && controlRef.controlHandler().liveBrokers().containsKey(brokerId),
+                brokerId -> controlRef != null && controlRef.controlHandler().liveBrokerEndpoints().containsKey(brokerId),
                 endpoints, threadFactory);
             final ReplicaManager rm = replicaManager;
             listener = KafkaWireServer.start(config.listener(), new KafkaApis(id, rm, new View()).apis(),

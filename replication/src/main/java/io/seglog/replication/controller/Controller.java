@@ -204,6 +204,17 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
     }
 
     /**
+     * Unclean leader elections this broker's controller wrote (an out-of-sync replica elected because no ISR member
+     * was alive and {@code unclean.leader.election.enable} allowed it: acknowledged records may have been lost).
+     *
+     * @return the count, over every term of this broker as controller
+     */
+    public long uncleanLeaderElections() {
+        final PartitionStateMachine machine = partitions;
+        return machine == null ? 0 : machine.uncleanElections();
+    }
+
+    /**
      * Runs an action on the event thread (after the events queued before it).
      *
      * @param action the action; a {@link ControllerMovedException} from it makes the controller resign

@@ -37,8 +37,19 @@ final class PartitionStateMachine {
     private final ControllerContext ctx;
     private final KafkaZkStore store;
     private final ReplicationConfig config;
+    /** Unclean elections written (Kafka's UncleanLeaderElectionsPerSec), across terms. */
+    private final java.util.concurrent.atomic.AtomicLong uncleanElections = new java.util.concurrent.atomic.AtomicLong();
     /** Runs between the read and the conditional write of an election round; tests race a writer here. */
     private volatile java.util.function.Consumer<Set<TopicPartition>> beforeElectionWrite = tps -> { };
+
+    /**
+     * Unclean elections this controller wrote, in every term.
+     *
+     * @return the count
+     */
+    long uncleanElections() {
+        return uncleanElections.get();
+    }
 
     PartitionStateMachine(final ControllerContext ctx, final KafkaZkStore store, final ReplicationConfig config) {
         this.ctx = ctx;
@@ -213,6 +224,9 @@ final class PartitionStateMachine {
             beforeElectionWrite.accept(toWrite.keySet());
             final Map<TopicPartition, LeaderAndIsr> written = store.updatePartitionStates(toWrite, ctx.epochZkVersion);
             for (final Map.Entry<TopicPartition, LeaderAndIsr> w : written.entrySet()) {
+                if (toWrite.get(w.getKey()).leaderRecovering()) {
+                    uncleanElections.incrementAndGet();
+                }
                 ctx.leadership.put(w.getKey(), new PartitionStateZnode(w.getValue(), ctx.epoch,
                     toWrite.get(w.getKey()).leaderRecovering()));
                 transition(w.getKey(), PartitionState.ONLINE);

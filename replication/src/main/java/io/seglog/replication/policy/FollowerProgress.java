@@ -16,14 +16,20 @@ package io.seglog.replication.policy;
 public final class FollowerProgress {
     /** Kafka's {@code UnifiedLog.UnknownOffset}: no fetch seen since this replica became leader. */
     public static final long UNKNOWN_OFFSET = -1L;
+    /**
+     * "Never", on a monotonic clock whose zero may be recent (Kafka's wall-clock 0 is 1970, ours is the broker's
+     * start): far enough in the past that no lag limit counts it as caught up, near enough that {@code now - NEVER}
+     * cannot overflow.
+     */
+    public static final long NEVER = Long.MIN_VALUE / 4;
 
     private final int brokerId;
     private long logEndOffset = UNKNOWN_OFFSET;
     private long logStartOffset = UNKNOWN_OFFSET;
     private long durableOffset = UNKNOWN_OFFSET;
-    private long lastCaughtUpTimeMs;
+    private long lastCaughtUpTimeMs = NEVER;
     private long lastFetchLeaderLogEndOffset = UNKNOWN_OFFSET;
-    private long lastFetchTimeMs;
+    private long lastFetchTimeMs = NEVER;
     private long brokerEpoch = -1;
 
     /**
@@ -48,8 +54,8 @@ public final class FollowerProgress {
         logStartOffset = UNKNOWN_OFFSET;
         durableOffset = UNKNOWN_OFFSET;
         lastFetchLeaderLogEndOffset = UNKNOWN_OFFSET;
-        lastFetchTimeMs = 0;
-        lastCaughtUpTimeMs = inSync ? nowMs : 0;
+        lastFetchTimeMs = NEVER;
+        lastCaughtUpTimeMs = inSync ? nowMs : NEVER;
     }
 
     /**
@@ -63,8 +69,8 @@ public final class FollowerProgress {
      */
     public void resetForReelectedLeader(final long nowMs, final long leaderLogEndOffset, final boolean inSync) {
         lastFetchLeaderLogEndOffset = leaderLogEndOffset;
-        lastFetchTimeMs = inSync ? nowMs : 0;
-        lastCaughtUpTimeMs = inSync ? nowMs : 0;
+        lastFetchTimeMs = inSync ? nowMs : NEVER;
+        lastCaughtUpTimeMs = inSync ? nowMs : NEVER;
     }
 
     /**
@@ -145,7 +151,7 @@ public final class FollowerProgress {
     /**
      * When the follower was last known caught up, on the leader's clock.
      *
-     * @return milliseconds, 0 when never
+     * @return milliseconds, {@link #NEVER} when never
      */
     public long lastCaughtUpTimeMs() {
         return lastCaughtUpTimeMs;
@@ -154,7 +160,7 @@ public final class FollowerProgress {
     /**
      * When the follower last fetched, on the leader's clock.
      *
-     * @return milliseconds, 0 when never
+     * @return milliseconds, {@link #NEVER} when never
      */
     public long lastFetchTimeMs() {
         return lastFetchTimeMs;

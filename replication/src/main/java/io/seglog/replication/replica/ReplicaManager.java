@@ -215,6 +215,13 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
     @Override
     public void onLiveBrokers(final Map<Integer, LiveBroker> live) {
         fetchers.onLiveBrokers(live);
+        // A follower that is no longer alive no longer holds a leader's high watermark back (Kafka's ISR
+        // eligibility); without this the high watermark would wait for the next append or fetch to move.
+        for (final Partition p : partitions.values()) {
+            if (p.isLeader() && p.maybeIncrementHighWatermark()) {
+                partitionContext.onHighWatermarkChanged(p.topicPartition());
+            }
+        }
     }
 
     @Override

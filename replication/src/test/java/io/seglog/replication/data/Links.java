@@ -155,26 +155,30 @@ public final class Links implements SeglogBroker.EndpointWrapper {
                 }
                 final CompletableFuture<List<FetchedPartition>> answer = endpoint.fetch(request);
                 delivered.computeIfAbsent(key, k -> new AtomicLong()).incrementAndGet();
-                if (r.dropResponse().test(request)) {
-                    return answer.thenCompose(x -> CompletableFuture.failedFuture(new IOException("answer on link "
-                        + key.follower() + "->" + key.leader() + " lost")));
-                }
-                return delayed(answer, r.delayMs());
+                // The rule as it is when the answer arrives: a link cut while a fetch waits on the leader loses it.
+                return delayed(answer.thenCompose(x -> {
+                    final Rule now = rule();
+                    return now.blocked() || now.dropResponse().test(request)
+                        ? CompletableFuture.failedFuture(new IOException("answer on link " + key.follower() + "->"
+                            + key.leader() + " lost"))
+                        : CompletableFuture.completedFuture(x);
+                }), r.delayMs());
             }
 
             @Override
             public CompletableFuture<Map<TopicPartition, EpochResult>> offsetsForLeaderEpoch(
                 final int replicaId, final Map<TopicPartition, int[]> epochs) {
                 final Rule r = rule();
-                return r.blocked() ? cut() : delayed(endpoint.offsetsForLeaderEpoch(replicaId, epochs), r.delayMs());
+                return r.blocked() ? cut() : delayed(endpoint.offsetsForLeaderEpoch(replicaId, epochs).thenCompose(
+                    x -> rule().blocked() ? cut() : CompletableFuture.completedFuture(x)), r.delayMs());
             }
 
             @Override
             public CompletableFuture<Map<TopicPartition, OffsetResult>> listOffsets(
                 final int replicaId, final Map<TopicPartition, Integer> currentLeaderEpochs, final long timestamp) {
                 final Rule r = rule();
-                return r.blocked() ? cut() : delayed(endpoint.listOffsets(replicaId, currentLeaderEpochs, timestamp),
-                    r.delayMs());
+                return r.blocked() ? cut() : delayed(endpoint.listOffsets(replicaId, currentLeaderEpochs, timestamp)
+                    .thenCompose(x -> rule().blocked() ? cut() : CompletableFuture.completedFuture(x)), r.delayMs());
             }
 
             @Override

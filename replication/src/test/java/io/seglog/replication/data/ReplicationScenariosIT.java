@@ -230,14 +230,13 @@ class ReplicationScenariosIT {
         assertEquals(7, offset(write(cluster, 1, TP, -1, "r7", "r8", "r9")));
         Await.until(DataCluster.WAIT, () -> log(cluster, 2, TP).logEndOffset() == 10, () -> "B holds 10 records");
         assertEquals(7, log(cluster, 2, TP).highWatermark(), "B's high watermark lags");
+        // C reaches B but never gets an answer: B sees C at offset 7 again and again.
+        cluster.links.dropResponses(3, 2, r -> true);
         cluster.start(3);
         cluster.stop(1);
         awaitLeader(cluster, TP, 2);
         assertEquals(10, partition(cluster, 2, TP).leaderEpochStartOffset());
-        // C reaches B but never gets an answer: B sees C at offset 7 again and again.
         final long before = cluster.links.delivered(3, 2);
-        cluster.links.dropResponses(3, 2, r -> true);
-        cluster.links.heal(3, 1);
         Await.until(DataCluster.WAIT, () -> cluster.links.delivered(3, 2) >= before + 5
                 && partition(cluster, 2, TP).followerLogEndOffset(3) == 7,
             () -> "B saw C's fetches at 7: " + cluster.links.delivered(3, 2));
@@ -278,8 +277,9 @@ class ReplicationScenariosIT {
         Await.until(DataCluster.WAIT, () -> cluster.state(TP).hasLeader(), () -> "a leader: " + cluster.state(TP));
         final int leader = cluster.state(TP).leader();
         assertTrue(leader == 2 || leader == 3);
-        assertTrue(cluster.store().partitionStates(List.of(TP)).get(TP).orElseThrow().leaderRecovering(),
-            "recorded as unclean");
+        assertEquals(1, cluster.brokers().values().stream()
+                .mapToLong(b -> b.control().controller().uncleanLeaderElections()).sum(),
+            "recorded as an unclean election by the controller that made it");
         cluster.links.healAll();
         cluster.start(1);
         final long end = awaitConverged(cluster, TP);
@@ -299,9 +299,12 @@ class ReplicationScenariosIT {
             && log(cluster, 3, TP).logEndOffset() == 1, () -> "the followers hold a0");
         cluster.links.block(2, 1);
         cluster.links.block(3, 1);
+        // Followers that hold all the leader has are in sync however long they are silent (Kafka's rule): the
+        // leader must get ahead of them before they can fall behind.
+        assertEquals(ReplicaError.NONE, write(cluster, 1, TP, 1, "a1").error());
         Await.until(DataCluster.WAIT, () -> cluster.state(TP).isr().equals(List.of(1)), () -> "the ISR shrinks to the"
             + " leader: " + cluster.state(TP));
-        for (int i = 1; i <= 5; i++) {
+        for (int i = 2; i <= 5; i++) {
             assertEquals(ReplicaError.NONE, write(cluster, 1, TP, -1, "a" + i).error(), "acknowledged with ISR [1]");
         }
         cluster.stop(1);
@@ -341,7 +344,10 @@ class ReplicationScenariosIT {
     @Test
     void kip966LastReplicaStandingLosesCommittedRecordsWithoutDurableAcks() throws Exception {
         final long end = lastReplicaStanding(false);
-        assertEquals(0, end, "every record committed before the crash is gone from every replica");
+        assertTrue(end < 10, "records committed before the crash are gone from every replica: end=" + end);
+        for (final int broker : List.of(1, 2, 3)) {
+            assertFalse(values(cluster, broker, TP).contains("c9"), "broker " + broker + " lost the committed c9");
+        }
     }
 
     /**
@@ -351,8 +357,11 @@ class ReplicationScenariosIT {
     @Test
     void kip966DurableAcksKeepCommittedRecordsThroughTheLastReplicasCrash() throws Exception {
         final long end = lastReplicaStanding(true);
-        assertEquals(10, end, "every acknowledged record survives");
-        assertEquals(10, values(cluster, 1, TP).size());
+        assertTrue(end >= 10, "every acknowledged record survives: end=" + end);
+        for (final int broker : List.of(1, 2, 3)) {
+            assertEquals(List.of("c0", "c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8", "c9"),
+                values(cluster, broker, TP).subList(0, 10), "broker " + broker);
+        }
     }
 
     private long lastReplicaStanding(final boolean durable) throws Exception {
@@ -365,16 +374,18 @@ class ReplicationScenariosIT {
         for (int i = 0; i < 5; i++) {
             assertEquals(ReplicaError.NONE, write(cluster, 3, TP, -1, "c" + i).error());
         }
-        cluster.links.block(1, 3); // 1 leaves the ISR
+        cluster.links.block(1, 3); // 1 leaves the ISR once the leader is ahead of it
+        assertEquals(ReplicaError.NONE, write(cluster, 3, TP, 1, "c5").error());
         Await.until(DataCluster.WAIT, () -> cluster.state(TP).isr().equals(List.of(3, 2)), () -> "ISR [3, 2]: "
             + cluster.state(TP));
-        for (int i = 5; i < 10; i++) {
+        for (int i = 6; i < 10; i++) {
             assertEquals(ReplicaError.NONE, write(cluster, 3, TP, -1, "c" + i).error(), "committed with ISR [3, 2]");
         }
         cluster.links.block(2, 3); // 2 leaves too: 3 stands alone
+        assertEquals(ReplicaError.NONE, write(cluster, 3, TP, 1, "c10").error(), "acks=1: 3 gets ahead of 2");
         Await.until(DataCluster.WAIT, () -> cluster.state(TP).isr().equals(List.of(3)), () -> "ISR [3]");
         final Map<TopicPartition, Long> kept = new HashMap<>(cluster.crash(3));
-        assertEquals(durable ? 10L : 0L, kept.get(TP), "what 3 had flushed when it crashed");
+        assertEquals(durable, kept.get(TP) >= 10, "what 3 had flushed when it crashed: " + kept.get(TP));
         cluster.links.healAll();
         cluster.start(3);
         awaitLeader(cluster, TP, 3);

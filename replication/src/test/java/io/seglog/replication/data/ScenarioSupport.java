@@ -66,18 +66,31 @@ final class ScenarioSupport {
     /** Waits until every running replica holds the same bytes up to the leader's log end, and returns that end. */
     static long awaitConverged(final DataCluster cluster, final TopicPartition tp) {
         final int leader = cluster.state(tp).leader();
+        // Equal offsets are not enough (a diverged replica may have the same end): wait for equal bytes.
         Await.until(DataCluster.WAIT, () -> {
             final long end = log(cluster, leader, tp).logEndOffset();
-            return cluster.brokers().values().stream().allMatch(b -> b.partition(tp)
-                .map(p -> p.log().logEndOffset() == end && p.log().highWatermark() == end).orElse(false));
-        }, () -> "every replica of " + tp + " at the leader's end " + describe(cluster, tp));
+            if (!cluster.brokers().values().stream().allMatch(b -> b.partition(tp)
+                .map(p -> p.log().logEndOffset() == end && p.log().highWatermark() == end).orElse(false))) {
+                return false;
+            }
+            try {
+                LogBytes.assertIdenticalBelowHighWatermark(logs(cluster, tp), end);
+                return true;
+            } catch (final AssertionError notYet) {
+                return false;
+            }
+        }, () -> "every replica of " + tp + " holds the leader's bytes " + describe(cluster, tp));
+        final long end = log(cluster, leader, tp).logEndOffset();
+        LogBytes.assertIdenticalBelowHighWatermark(logs(cluster, tp), end);
+        return end;
+    }
+
+    static Map<Integer, PartitionLog> logs(final DataCluster cluster, final TopicPartition tp) {
         final Map<Integer, PartitionLog> logs = new HashMap<>();
         for (final SeglogBroker b : cluster.brokers().values()) {
             logs.put(b.brokerId(), b.partition(tp).orElseThrow().log());
         }
-        final long end = log(cluster, leader, tp).logEndOffset();
-        LogBytes.assertIdenticalBelowHighWatermark(logs, end);
-        return end;
+        return logs;
     }
 
     static String describe(final DataCluster cluster, final TopicPartition tp) {

@@ -23,7 +23,7 @@ class FollowerProgressTest {
     void followerOneRoundBehindABusyLeaderStaysCaughtUp() {
         final FollowerProgress f = new FollowerProgress(2);
         f.onFetch(10, 0, -1, 12, 1_000, 7);
-        assertEquals(0, f.lastCaughtUpTimeMs(), "behind the leader and no previous fetch: not caught up");
+        assertEquals(FollowerProgress.NEVER, f.lastCaughtUpTimeMs(), "behind the leader and no previous fetch: not caught up");
         // The next fetch reaches the leader's end of the previous fetch (12): caught up as of the previous fetch.
         f.onFetch(12, 0, -1, 15, 2_000, 7);
         assertEquals(1_000, f.lastCaughtUpTimeMs());
@@ -56,7 +56,7 @@ class FollowerProgressTest {
 
         final FollowerProgress out = new FollowerProgress(3);
         out.resetForNewLeader(50_000, false);
-        assertEquals(0, out.lastCaughtUpTimeMs());
+        assertEquals(FollowerProgress.NEVER, out.lastCaughtUpTimeMs());
         assertFalse(out.isCaughtUp(20, 50_000 + LAG, LAG));
     }
 
@@ -66,9 +66,9 @@ class FollowerProgressTest {
         f.onFetch(10, 2, 8, 10, 1_000, 7);
         f.resetForReelectedLeader(9_000, 12, false);
         assertEquals(10, f.logEndOffset());
-        assertEquals(0, f.lastCaughtUpTimeMs());
+        assertEquals(FollowerProgress.NEVER, f.lastCaughtUpTimeMs());
         f.onFetch(12, 2, 12, 13, 9_500, 7);
-        assertEquals(0, f.lastCaughtUpTimeMs(), "no fetch since the re-election counts as a previous fetch");
+        assertEquals(FollowerProgress.NEVER, f.lastCaughtUpTimeMs(), "no fetch since the re-election counts as a previous fetch");
         f.resetForReelectedLeader(10_000, 13, true);
         assertEquals(10_000, f.lastCaughtUpTimeMs());
     }
