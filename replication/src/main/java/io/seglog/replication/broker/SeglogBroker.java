@@ -17,6 +17,8 @@ import io.seglog.replication.transport.ReplicaStateListener;
 import io.seglog.replication.wire.ClusterView;
 import io.seglog.replication.wire.KafkaApis;
 import io.seglog.replication.wire.KafkaWireServer;
+import io.seglog.replication.wire.TcpControlChannel;
+import io.seglog.replication.wire.TcpControlRegistry;
 import io.seglog.replication.wire.WireClient;
 import io.seglog.replication.wire.WireLeaderEndpoint;
 import io.seglog.replication.zk.ClusterIdZnode;
@@ -31,6 +33,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -69,6 +74,9 @@ public final class SeglogBroker implements AutoCloseable {
     private final String clusterId;
     private final int advertisedPort;
     private volatile ReplicationBroker controlRef;
+    private ExecutorService controlThread;
+    private ScheduledExecutorService controlSender;
+    private TcpControlChannel tcpChannel;
     private boolean closed;
 
     /**
@@ -78,6 +86,7 @@ public final class SeglogBroker implements AutoCloseable {
      * @param threadFactory   makes every thread of the broker
      * @param clockMs         a monotonic clock (replica lag, timeouts)
      * @param channel         how this broker (and its controller) reaches the others; null for TCP over the listener
+     *                        (the default)
      * @param registry        where this broker's control handlers are made reachable; null for TCP
      * @param endpointWrapper wraps each follower's connection to a leader (fault injection, metering)
      */
@@ -160,11 +169,7 @@ public final class SeglogBroker implements AutoCloseable {
     private SeglogBroker(final SeglogBrokerConfig config, final Options options) {
         final ThreadFactory threadFactory = options.threadFactory();
         final LongSupplier clockMs = options.clockMs();
-        final ControlChannel channel = options.channel();
-        final ControlHandlerRegistry registry = options.registry();
-        if (channel == null || registry == null) {
-            throw new IllegalArgumentException("control over TCP is not available yet: give a control channel");
-        }
+        final boolean tcp = options.channel() == null || options.registry() == null;
         this.config = config;
         final int id = config.replication().brokerId();
         LogManager openedLogs = null;
@@ -185,8 +190,24 @@ public final class SeglogBroker implements AutoCloseable {
                 brokerId -> controlRef != null && controlRef.controlHandler().liveBrokerEndpoints().containsKey(brokerId),
                 endpoints, threadFactory);
             final ReplicaManager rm = replicaManager;
-            listener = KafkaWireServer.start(config.listener(), new KafkaApis(id, rm, new View()).apis(),
-                config.networkThreads(), threadFactory);
+            final ControlChannel channel;
+            final ControlHandlerRegistry registry;
+            if (tcp) {
+                controlThread = Executors.newSingleThreadExecutor(named(threadFactory, "control-handler-" + id));
+                controlSender = Executors.newSingleThreadScheduledExecutor(named(threadFactory, "control-sender-" + id));
+                final TcpControlRegistry tcpRegistry = new TcpControlRegistry(id, controlThread);
+                tcpChannel = new TcpControlChannel(id, clients, controlSender, this::registration,
+                    config.replication().zookeeperRequestTimeoutMs());
+                channel = tcpChannel;
+                registry = tcpRegistry;
+                listener = KafkaWireServer.start(config.listener(), new KafkaApis(id, rm, new View()).apis(),
+                    tcpRegistry.apis(), config.networkThreads(), threadFactory);
+            } else {
+                channel = options.channel();
+                registry = options.registry();
+                listener = KafkaWireServer.start(config.listener(), new KafkaApis(id, rm, new View()).apis(),
+                    config.networkThreads(), threadFactory);
+            }
             this.advertisedPort = config.advertisedPort() == 0 ? listener.address().getPort() : config.advertisedPort();
             final ReplicationConfig replication = config.replication().toBuilder()
                 .advertisedHost(config.advertisedHost()).advertisedPort(advertisedPort).build();
@@ -213,7 +234,8 @@ public final class SeglogBroker implements AutoCloseable {
         } catch (final RuntimeException | Error e) {
             final EventLoopGroup started = loops;
             try {
-                CloseHelper.closeAll(controlRef, listener, replicaManager, writer, started == null ? null
+                CloseHelper.closeAll(controlRef, listener, tcpChannel, shutdown(controlSender), shutdown(controlThread),
+                    replicaManager, writer, started == null ? null
                     : () -> started.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly(), openedLogs);
             } catch (final RuntimeException closing) {
                 e.addSuppressed(closing);
@@ -229,12 +251,51 @@ public final class SeglogBroker implements AutoCloseable {
             clusterId, config.logs().logDirs());
     }
 
+    /** A broker's current registration, for the TCP control channel (read from ZooKeeper: authoritative). */
+    private Optional<LiveBroker> registration(final int brokerId) {
+        final ReplicationBroker c = controlRef;
+        if (c == null) {
+            return Optional.empty();
+        }
+        return c.store().broker(brokerId).map(info -> new LiveBroker(info.id(), info.epoch(),
+            info.registration().host(), info.registration().port(), info.registration().rack()));
+    }
+
+    private static ThreadFactory named(final ThreadFactory factory, final String name) {
+        return r -> {
+            final Thread t = factory.newThread(r);
+            t.setName(name);
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    private static AutoCloseable shutdown(final ExecutorService executor) {
+        return executor == null ? null : () -> {
+            executor.shutdown();
+            if (!executor.awaitTermination(10, TimeUnit.SECONDS)) {
+                executor.shutdownNow();
+            }
+        };
+    }
+
     private static String readClusterId(final KafkaZkStore store) {
         try {
             return store.getOrCreateClusterId(ClusterIdZnode.randomId());
         } catch (final MalformedZnodeException e) {
             throw new IllegalStateException("cannot read the cluster id: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Starts a broker with the default wiring: control messages over TCP on its listener, daemon threads, the JVM's
+     * monotonic clock.
+     *
+     * @param config the configuration
+     * @return the running broker, closed by the caller
+     */
+    public static SeglogBroker start(final SeglogBrokerConfig config) {
+        return start(config, options());
     }
 
     /**
@@ -435,8 +496,8 @@ public final class SeglogBroker implements AutoCloseable {
             return;
         }
         closed = true;
-        CloseHelper.closeAll(control, server, replicas, isrWriter,
-            () -> clientLoops.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly(), logs);
+        CloseHelper.closeAll(control, server, tcpChannel, shutdown(controlSender), shutdown(controlThread), replicas,
+            isrWriter, () -> clientLoops.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly(), logs);
     }
 
     @Override

@@ -133,7 +133,8 @@ public final class WireClient implements AutoCloseable {
         frame.put(body.duplicate());
         frame.flip();
         final CompletableFuture<Object> result = new CompletableFuture<>();
-        submit(new InFlight(correlationId, bytes -> bytes.slice(), result), frame);
+        // Response header v0 is the correlation id alone: the body follows it.
+        submit(new InFlight(correlationId, bytes -> bytes.position(Integer.BYTES).slice(), result), frame);
         return result.thenApply(ByteBuffer.class::cast);
     }
 

@@ -195,6 +195,27 @@ public final class KafkaZkStore {
         return brokers;
     }
 
+    /**
+     * Reads one broker's registration.
+     *
+     * @param id the broker id
+     * @return the broker, or empty when it is not registered (or its registration cannot be parsed, logged)
+     * @throws ZkException on failure
+     */
+    public Optional<BrokerInfo> broker(final int id) {
+        final Optional<ZkNode> node = zk.getData(ZkPaths.brokerPath(id), null);
+        if (node.isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(new BrokerInfo(BrokerRegistration.fromJson(id, node.get().data()),
+                node.get().stat().czxid()));
+        } catch (final MalformedZnodeException e) {
+            logMalformed(e);
+            return Optional.empty();
+        }
+    }
+
     // ------------------------------------------------------------------------------------------ controller
 
     /**

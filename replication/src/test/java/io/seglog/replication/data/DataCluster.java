@@ -24,7 +24,7 @@ import org.agrona.CloseHelper;
 
 /**
  * Seglog brokers in one JVM over one real ZooKeeper, each with its own log directory and its own Kafka-protocol
- * listener on loopback; control messages through an in-JVM channel (the data moves over real sockets).
+ * listener on loopback, which carries Kafka's clients, the followers' fetches and the controller's messages.
  */
 public final class DataCluster implements AutoCloseable {
     /** How long a test waits for the cluster to reach a state. */
@@ -43,6 +43,8 @@ public final class DataCluster implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
+    /** Control messages over the brokers' listeners (the default), or through an in-JVM channel. */
+    private boolean tcpControl = true;
     /** Faults on the replication links between the brokers. */
     public final Links links = new Links(delays);
 
@@ -79,14 +81,27 @@ public final class DataCluster implements AutoCloseable {
     }
 
     /**
+     * Sends control messages through an in-JVM channel instead of the brokers' listeners (for brokers started after).
+     *
+     * @return this
+     */
+    public DataCluster inJvmControl() {
+        this.tcpControl = false;
+        return this;
+    }
+
+    /**
      * Starts (or restarts, on the same port and log directory) a broker.
      *
      * @param id the broker id
      * @return the broker
      */
     public SeglogBroker start(final int id) {
-        final SeglogBroker b = SeglogBroker.start(SeglogBrokerConfig.fromProperties(properties(id)),
-            SeglogBroker.options().threadFactory(threads(id)).inJvmControl(channel).endpointWrapper(links));
+        SeglogBroker.Options options = SeglogBroker.options().threadFactory(threads(id)).endpointWrapper(links);
+        if (!tcpControl) {
+            options = options.inJvmControl(channel);
+        }
+        final SeglogBroker b = SeglogBroker.start(SeglogBrokerConfig.fromProperties(properties(id)), options);
         brokers.put(id, b);
         ports.put(id, b.boundAddress().getPort());
         return b;
