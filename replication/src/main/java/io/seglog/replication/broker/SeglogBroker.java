@@ -75,6 +75,7 @@ public final class SeglogBroker implements AutoCloseable {
     private final int advertisedPort;
     private volatile ReplicationBroker controlRef;
     private ExecutorService controlThread;
+    private ExecutorService topicCreation;
     private ScheduledExecutorService controlSender;
     private TcpControlChannel tcpChannel;
     private boolean closed;
@@ -200,12 +201,12 @@ public final class SeglogBroker implements AutoCloseable {
                     config.replication().zookeeperRequestTimeoutMs());
                 channel = tcpChannel;
                 registry = tcpRegistry;
-                listener = KafkaWireServer.start(config.listener(), new KafkaApis(id, rm, new View()).apis(),
+                listener = KafkaWireServer.start(config.listener(), new KafkaApis(id, rm, new View(), topicCreator(config, threadFactory)).apis(),
                     tcpRegistry.apis(), config.networkThreads(), threadFactory);
             } else {
                 channel = options.channel();
                 registry = options.registry();
-                listener = KafkaWireServer.start(config.listener(), new KafkaApis(id, rm, new View()).apis(),
+                listener = KafkaWireServer.start(config.listener(), new KafkaApis(id, rm, new View(), topicCreator(config, threadFactory)).apis(),
                     config.networkThreads(), threadFactory);
             }
             this.advertisedPort = config.advertisedPort() == 0 ? listener.address().getPort() : config.advertisedPort();
@@ -235,6 +236,7 @@ public final class SeglogBroker implements AutoCloseable {
             final EventLoopGroup started = loops;
             try {
                 CloseHelper.closeAll(controlRef, listener, tcpChannel, shutdown(controlSender), shutdown(controlThread),
+                    shutdown(topicCreation),
                     replicaManager, writer, started == null ? null
                     : () -> started.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly(), openedLogs);
             } catch (final RuntimeException closing) {
@@ -249,6 +251,45 @@ public final class SeglogBroker implements AutoCloseable {
         this.server = listener;
         LOG.info("broker.id={} serves {}:{} (cluster {}), log dirs {}", id, config.advertisedHost(), advertisedPort,
             clusterId, config.logs().logDirs());
+    }
+
+    /**
+     * Kafka's auto topic creation: the topic is created in ZooKeeper on a thread of its own (the request that named
+     * it is answered LEADER_NOT_AVAILABLE meanwhile), with {@code num.partitions} and
+     * {@code default.replication.factor}, capped at the live brokers.
+     */
+    private KafkaApis.TopicCreator topicCreator(final SeglogBrokerConfig config, final ThreadFactory threadFactory) {
+        if (!config.autoCreateTopics()) {
+            return KafkaApis.TopicCreator.NONE;
+        }
+        topicCreation = Executors.newSingleThreadExecutor(named(threadFactory, "topic-creation-"
+            + config.replication().brokerId()));
+        final java.util.Set<String> requested = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        return topic -> {
+            if (!requested.add(topic)) {
+                return true; // already on its way
+            }
+            topicCreation.execute(() -> {
+                try {
+                    final ReplicationBroker c = controlRef;
+                    if (c == null) {
+                        return; // not registered yet: the client asks again
+                    }
+                    final int live = Math.max(1, c.controlHandler().liveBrokerEndpoints().size());
+                    c.admin(new java.util.SplittableRandom()).createTopic(topic, config.numPartitions(),
+                        Math.min(config.defaultReplicationFactor(), live));
+                    LOG.info("broker.id={} created topic {} ({} partitions) for a client", config.replication()
+                        .brokerId(), topic, config.numPartitions());
+                } catch (final io.seglog.replication.controller.TopicExistsException exists) {
+                    LOG.debug("topic {} exists", topic);
+                } catch (final RuntimeException e) {
+                    LOG.warn("auto-creating topic {} failed: {}", topic, e.toString());
+                } finally {
+                    requested.remove(topic);
+                }
+            });
+            return true;
+        };
     }
 
     /** A broker's current registration, for the TCP control channel (read from ZooKeeper: authoritative). */
@@ -496,7 +537,8 @@ public final class SeglogBroker implements AutoCloseable {
             return;
         }
         closed = true;
-        CloseHelper.closeAll(control, server, tcpChannel, shutdown(controlSender), shutdown(controlThread), replicas,
+        CloseHelper.closeAll(control, server, tcpChannel, shutdown(controlSender), shutdown(controlThread),
+            shutdown(topicCreation), replicas,
             isrWriter, () -> clientLoops.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly(), logs);
     }
 

@@ -42,10 +42,12 @@ import java.util.Objects;
  * @param replicas           fetch, lag and acknowledgement settings
  * @param defaultReplicationFactor {@code default.replication.factor}
  * @param numPartitions      {@code num.partitions}
+ * @param autoCreateTopics   {@code auto.create.topics.enable} (Kafka's default, true)
  */
 public record SeglogBrokerConfig(ReplicationConfig replication, WireServerConfig listener, String advertisedHost,
                                  int advertisedPort, int networkThreads, LogManagerConfig logs,
-                                 ReplicaManagerConfig replicas, int defaultReplicationFactor, int numPartitions) {
+                                 ReplicaManagerConfig replicas, int defaultReplicationFactor, int numPartitions,
+                                 boolean autoCreateTopics) {
     /** Kafka's advertised listener list. */
     public static final String ADVERTISED_LISTENERS = "advertised.listeners";
     /** Kafka's event-loop thread count of the network layer. */
@@ -58,6 +60,8 @@ public record SeglogBrokerConfig(ReplicationConfig replication, WireServerConfig
     public static final String DEFAULT_REPLICATION_FACTOR = "default.replication.factor";
     /** Kafka's partition count of topics created without one. */
     public static final String NUM_PARTITIONS = "num.partitions";
+    /** Kafka's switch for creating the topics a producer's or consumer's Metadata request names. */
+    public static final String AUTO_CREATE_TOPICS_ENABLE = "auto.create.topics.enable";
 
     /** Kafka's broker-level names of topic settings, to the topic-level names {@link LogConfig} reads. */
     private static final Map<String, String> BROKER_TO_TOPIC = Map.ofEntries(
@@ -100,6 +104,7 @@ public record SeglogBrokerConfig(ReplicationConfig replication, WireServerConfig
      * @param replicas       the replica configuration
      * @param defaultReplicationFactor at least 1
      * @param numPartitions  at least 1
+     * @param autoCreateTopics whether Metadata requests create unknown topics
      * @throws IllegalArgumentException naming the key and value
      */
     public SeglogBrokerConfig {
@@ -164,7 +169,8 @@ public record SeglogBrokerConfig(ReplicationConfig replication, WireServerConfig
             .build();
         return new SeglogBrokerConfig(replication, listener, advertisedHost, advertisedPort,
             intValue(props, NUM_NETWORK_THREADS, 3), logs, ReplicaManagerConfig.fromProperties(props),
-            intValue(props, DEFAULT_REPLICATION_FACTOR, 1), intValue(props, NUM_PARTITIONS, 1));
+            intValue(props, DEFAULT_REPLICATION_FACTOR, 1), intValue(props, NUM_PARTITIONS, 1),
+            booleanValue(props, AUTO_CREATE_TOPICS_ENABLE, true));
     }
 
     /** Kafka's retention keys by precedence: ms, then minutes, then hours. */
@@ -206,6 +212,18 @@ public record SeglogBrokerConfig(ReplicationConfig replication, WireServerConfig
             throw new IllegalArgumentException(key + "=" + v + " does not fit in an int");
         }
         return (int) parsed;
+    }
+
+    private static boolean booleanValue(final Map<String, ?> props, final String key, final boolean fallback) {
+        final Object v = props.get(key);
+        if (v == null) {
+            return fallback;
+        }
+        final String text = v.toString().trim();
+        if (!"true".equalsIgnoreCase(text) && !"false".equalsIgnoreCase(text)) {
+            throw new IllegalArgumentException(key + "=" + v + " must be true or false");
+        }
+        return Boolean.parseBoolean(text);
     }
 
     private static long longValue(final Map<String, ?> props, final String key) {

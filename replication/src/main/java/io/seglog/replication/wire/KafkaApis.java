@@ -65,16 +65,35 @@ public final class KafkaApis {
     private final int brokerId;
     private final ReplicaManager replicas;
     private final ClusterView cluster;
+    private final TopicCreator topicCreator;
+
+    /** Creates topics that a Metadata request names and that do not exist (Kafka's auto topic creation). */
+    @FunctionalInterface
+    public interface TopicCreator {
+        /** A creator that creates nothing ({@code auto.create.topics.enable=false}). */
+        TopicCreator NONE = topic -> false;
+
+        /**
+         * Asks for a topic to be created with the broker's defaults; must not block (the caller is an event loop).
+         *
+         * @param topic a legal topic name
+         * @return whether creation was requested (the answer is then LEADER_NOT_AVAILABLE until it is led)
+         */
+        boolean requestCreation(String topic);
+    }
 
     /**
-     * @param brokerId this broker
-     * @param replicas its replica layer
-     * @param cluster  its metadata cache
+     * @param brokerId     this broker
+     * @param replicas     its replica layer
+     * @param cluster      its metadata cache
+     * @param topicCreator auto-creates topics named in Metadata requests, or {@link TopicCreator#NONE}
      */
-    public KafkaApis(final int brokerId, final ReplicaManager replicas, final ClusterView cluster) {
+    public KafkaApis(final int brokerId, final ReplicaManager replicas, final ClusterView cluster,
+                     final TopicCreator topicCreator) {
         this.brokerId = brokerId;
         this.replicas = replicas;
         this.cluster = cluster;
+        this.topicCreator = topicCreator;
     }
 
     /**
@@ -123,13 +142,26 @@ public final class KafkaApis {
                 .setName(name).setIsInternal(false);
             final Map<Integer, PartitionStateInfo> parts = name == null ? null : byTopic.get(name);
             if (parts == null) {
-                topic.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
+                // Kafka's auto topic creation: asked for by the client (v4+) and allowed by the broker; the answer is
+                // LEADER_NOT_AVAILABLE (retriable) until the controller has elected the new partitions' leaders.
+                final boolean create = name != null && (request.version() < 4 || req.allowAutoTopicCreation())
+                    && legalTopic(name) && topicCreator.requestCreation(name);
+                topic.setErrorCode(create ? Errors.LEADER_NOT_AVAILABLE.code() : Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
             } else {
                 parts.forEach((p, s) -> topic.partitions().add(partitionMetadata(p, s, live)));
             }
             resp.topics().add(topic);
         }
         return resp;
+    }
+
+    private static boolean legalTopic(final String name) {
+        try {
+            TopicPartition.validateTopic(name);
+            return true;
+        } catch (final IllegalArgumentException e) {
+            return false;
+        }
     }
 
     private static MetadataResponseData.MetadataResponsePartition partitionMetadata(

@@ -60,6 +60,23 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
      *     that depends on it gets them; one that excludes them cannot start this server)
      */
     public static EmbeddedZooKeeper start(final Path dataDir) {
+        return start(dataDir, 0);
+    }
+
+    /**
+     * Starts a server on {@code 127.0.0.1} and the given port (for a local cluster whose brokers run in other
+     * processes and need to know where to connect).
+     *
+     * @param dataDir where the snapshot and transaction log go; created if missing
+     * @param port    the port, 0 for a free one
+     * @return the running server, owned (and closed) by the caller
+     * @throws UncheckedIOException naming the directory when it cannot be created or the server cannot bind
+     * @throws IllegalStateException as {@link #start(Path)}
+     */
+    public static EmbeddedZooKeeper start(final Path dataDir, final int port) {
+        if (port < 0 || port > 65_535) {
+            throw new IllegalArgumentException("port=" + port + " must be in [0, 65535]");
+        }
         FileTxnSnapLog txnLog = null;
         ServerCnxnFactory factory = null;
         ZooKeeperServer server = null;
@@ -68,7 +85,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
             txnLog = new FileTxnSnapLog(dataDir.toFile(), dataDir.toFile());
             server = new ZooKeeperServer(txnLog, TICK_MS, "");
             factory = new NIOServerCnxnFactory();
-            factory.configure(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), MAX_CLIENT_CONNECTIONS);
+            factory.configure(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), MAX_CLIENT_CONNECTIONS);
             factory.startup(server);
             return new EmbeddedZooKeeper(dataDir, txnLog, server, factory);
         } catch (final IOException e) {
