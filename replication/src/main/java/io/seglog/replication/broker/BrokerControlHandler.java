@@ -44,7 +44,8 @@ public final class BrokerControlHandler implements ControlRequestHandler {
     private static final Logger LOG = LoggerFactory.getLogger(BrokerControlHandler.class);
 
     private final int brokerId;
-    private long brokerEpoch = NO_BROKER_EPOCH;
+    /** Read without the lock (fetchers send it with every fetch): volatile, written under the lock. */
+    private volatile long brokerEpoch = NO_BROKER_EPOCH;
     /** The largest epoch this broker was ever told of: a registration's czxid, so later ones are larger. */
     private long highestBrokerEpoch = NO_BROKER_EPOCH;
     private int controllerEpoch = -1;
@@ -93,7 +94,7 @@ public final class BrokerControlHandler implements ControlRequestHandler {
      *
      * @return the epoch, or {@link #NO_BROKER_EPOCH}
      */
-    public synchronized long brokerEpoch() {
+    public long brokerEpoch() {
         return brokerEpoch;
     }
 

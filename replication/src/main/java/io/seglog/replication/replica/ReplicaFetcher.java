@@ -447,9 +447,11 @@ final class ReplicaFetcher implements AutoCloseable {
         }
     }
 
-    /** Stops the thread and closes the connection. Idempotent. */
-    @Override
-    public void close() {
+    /**
+     * Tells the thread to stop and closes the connection, without waiting: the caller may hold locks the thread
+     * needs on its way out (a LeaderAndIsr being applied). Idempotent.
+     */
+    void shutdown() {
         running = false;
         lock.lock();
         try {
@@ -460,6 +462,21 @@ final class ReplicaFetcher implements AutoCloseable {
         // Never interrupt the fetcher: an interrupt during a file write or fsync closes the FileChannel and takes
         // the log directory offline. Closing the endpoint fails the request in flight, which ends the wait.
         endpoint.close();
+    }
+
+    /**
+     * Whether the thread has ended.
+     *
+     * @return true once it ran to its end (or never started)
+     */
+    boolean ended() {
+        return !thread.isAlive();
+    }
+
+    /** Stops the thread, closes the connection and waits for the thread to end. Idempotent. */
+    @Override
+    public void close() {
+        shutdown();
         if (thread.isAlive() && thread != Thread.currentThread()) {
             try {
                 thread.join(TimeUnit.SECONDS.toMillis(30));

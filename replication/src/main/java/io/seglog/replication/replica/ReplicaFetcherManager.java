@@ -42,6 +42,8 @@ final class ReplicaFetcherManager implements AutoCloseable {
     private final Map<TopicPartition, Pending> fetched = new HashMap<>();
     private final Map<TopicPartition, Pending> waitingForAddress = new HashMap<>();
     private final Map<Integer, LiveBroker> addresses = new HashMap<>();
+    /** Fetchers told to stop but not waited for; joined at close, so no thread outlives the manager. */
+    private final List<ReplicaFetcher> retired = new ArrayList<>();
     private boolean closed;
 
     ReplicaFetcherManager(final int brokerId, final ReplicaManagerConfig config, final LongSupplier clockMs,
@@ -100,7 +102,8 @@ final class ReplicaFetcherManager implements AutoCloseable {
             });
             fetchers.remove(key);
             fetcherAddress.remove(key);
-            fetcher.close();
+            fetcher.shutdown(); // not joined: the caller holds the control lock
+            retire(fetcher);
             LOG.info("broker.id={}: leader {} is now at {}; {} partitions move to a new connection", brokerId, leaderId,
                 where, moved.size());
             fetcher = null;
@@ -142,9 +145,18 @@ final class ReplicaFetcherManager implements AutoCloseable {
             if (fetcher.partitionCount() == 0) {
                 fetchers.remove(key);
                 fetcherAddress.remove(key);
-                fetcher.close();
+                // Not joined: a LeaderAndIsr is being applied under locks the fetcher may need on its way out; it
+                // ends by itself once its request in flight fails.
+                fetcher.shutdown();
+                retire(fetcher);
             }
         }
+    }
+
+    /** Remembers a stopped fetcher until close; forgets the ones whose thread has ended. */
+    private void retire(final ReplicaFetcher fetcher) {
+        retired.removeIf(ReplicaFetcher::ended);
+        retired.add(fetcher);
     }
 
     /**
@@ -184,6 +196,8 @@ final class ReplicaFetcherManager implements AutoCloseable {
         synchronized (this) {
             closed = true;
             all = new ArrayList<>(fetchers.values());
+            all.addAll(retired);
+            retired.clear();
             fetchers.clear();
             assigned.clear();
             fetched.clear();

@@ -151,6 +151,15 @@ public final class DataCluster implements AutoCloseable {
     }
 
     /**
+     * {@code bootstrap.servers} naming every broker started so far, running or not (a client that outlives restarts).
+     *
+     * @return the addresses
+     */
+    public String allBootstrapServers() {
+        return ports.values().stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
+    }
+
+    /**
      * {@code bootstrap.servers} for a client.
      *
      * @return every running broker's address
