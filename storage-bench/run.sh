@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jar=storage-bench/target/benchmarks.jar
-if [[ ! -f "$jar" ]] || [[ -n "$(find storage-bench/src/main storage-bench/pom.xml storage-core/src/main pom.xml -newer "$jar" -print -quit)" ]]; then
+if [[ ! -f "$jar" ]] || [[ -n "$(find storage-bench/src/main storage-bench/pom.xml storage-core/src/main replication/src/main pom.xml -newer "$jar" -print -quit)" ]]; then
   echo "Building $jar ..."
   mvn -B -q ${MAVEN_ARGS:-} -pl storage-bench -am package -DskipTests
 fi
