@@ -101,7 +101,9 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<RequestDecoder
             final KafkaRequest request = ((RequestDecoder.Request) decoded).request();
             CompletableFuture<ApiMessage> answer;
             try {
-                final CompletionStage<ApiMessage> stage = apis.get(request.api()).handler().handle(request);
+                final KafkaApi served = apis.get(request.api());
+                final CompletionStage<ApiMessage> stage = served != null && served.supports(request.version())
+                    ? served.handler().handle(request) : UnservedApis.handler().handle(request);
                 answer = stage == null ? CompletableFuture.failedFuture(new IllegalStateException(
                     "the handler returned no stage")) : stage.toCompletableFuture();
             } catch (final RuntimeException e) {

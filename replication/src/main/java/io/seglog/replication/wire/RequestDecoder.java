@@ -18,7 +18,9 @@ import org.slf4j.LoggerFactory;
  * the whole frame, its header ({@code requestHeaderVersion} of the API and version) and its body (the API's
  * {@code *RequestData} at the version). ApiVersions at a version this server does not implement is passed on
  * undecoded (it is answered at v0 with UNSUPPORTED_VERSION, Kafka's rule, so the client can retry at a version
- * both know). Anything else malformed (a size out of range, an unknown API key, a version not implemented, a body
+ * both know). A Kafka API or version this server does not serve, but that kafka-clients' classes decode, is handed
+ * on and answered with UNSUPPORTED_VERSION ({@link UnservedApis}). Anything else malformed (a size out of range, an
+ * unknown API key, a version no class decodes, a body
  * that does not decode or leaves bytes over, which Kafka does not check) closes this connection only, logged with
  * the peer, the field and the value. Lengths inside a body are bounded by the frame: kafka-clients' readers refuse a collection larger than the
  * bytes left.
@@ -97,7 +99,8 @@ final class RequestDecoder extends ByteToMessageDecoder {
             out.add(new UnsupportedApiVersions(bytes.getInt(4), version));
             return;
         }
-        if (served == null || !served.supports(version)) {
+        if ((served == null || !served.supports(version)) && !UnservedApis.decodable(api, version)) {
+            // Not even kafka-clients' classes know this version: nothing to answer with (Kafka closes too).
             refuse(ctx, in, "apiVersion", api + " v" + version + " (served: " + (served == null ? "none"
                 : served.minVersion() + ".." + served.maxVersion()) + ")");
             return;

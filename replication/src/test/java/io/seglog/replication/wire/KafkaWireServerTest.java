@@ -279,6 +279,36 @@ class KafkaWireServerTest {
         assertTrue(handled.get() > 0, "the client's metadata requests reached the handler");
     }
 
+    /**
+     * A Kafka API the server does not serve (not advertised: Kafka's clients never send it), or a version of a served
+     * API it does not implement, is answered with UNSUPPORTED_VERSION where the response has an error code, and the
+     * connection stays open (the issue's rule: never a hang or a dropped connection).
+     */
+    @Test
+    void anUnservedApiOrVersionIsAnsweredUnsupportedAndTheConnectionStaysOpen() throws IOException {
+        start(WireServerConfig.DEFAULT_MAX_REQUEST_BYTES, false);
+        try (Client client = new Client(server.address())) {
+            client.send(ApiKeys.JOIN_GROUP, (short) 5, 41, "client", new org.apache.kafka.common.message
+                .JoinGroupRequestData().setGroupId("g").setMemberId("").setProtocolType("consumer"));
+            final ResponseHeaderData header = new ResponseHeaderData();
+            final ByteBuffer body = client.receive(ApiKeys.JOIN_GROUP, (short) 5, header);
+            final org.apache.kafka.common.message.JoinGroupResponseData join =
+                new org.apache.kafka.common.message.JoinGroupResponseData();
+            join.read(new ByteBufferAccessor(body), (short) 5);
+            assertEquals(41, header.correlationId());
+            assertEquals(Errors.UNSUPPORTED_VERSION.code(), join.errorCode());
+            // A version of Metadata this server does not serve (v13's response has an error code).
+            client.send(ApiKeys.METADATA, (short) 13, 42, "client", new MetadataRequestData().setTopics(null));
+            final ResponseHeaderData header13 = new ResponseHeaderData();
+            final MetadataResponseData metadata = new MetadataResponseData();
+            metadata.read(new ByteBufferAccessor(client.receive(ApiKeys.METADATA, (short) 13, header13)), (short) 13);
+            assertEquals(42, header13.correlationId());
+            assertEquals(Errors.UNSUPPORTED_VERSION.code(), metadata.errorCode());
+            assertEquals(0, handled.get(), "never handed to the Metadata handler");
+            assertEquals(Errors.NONE.code(), apiVersions(client, (short) 3, 43).errorCode(), "still open");
+        }
+    }
+
     @Test
     void aMalformedFrameClosesItsConnectionOnlyAndIsNeverBuffered() throws IOException {
         start(1024, false);
