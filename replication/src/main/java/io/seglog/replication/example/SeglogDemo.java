@@ -49,7 +49,7 @@ public final class SeglogDemo {
      * @param cluster   what the replication part saw
      */
     record Result(Path dir, String zookeeper, boolean embedded, StorageTour.Outcome storage,
-                  ClusterTour.Outcome cluster) {
+                  ClusterTour.Outcome cluster, DataTour.Outcome data) {
     }
 
     private SeglogDemo() {
@@ -132,21 +132,27 @@ public final class SeglogDemo {
             if (options.zookeeperConnect().isPresent()) {
                 final String connect = options.zookeeperConnect().get();
                 out.println("[zookeeper] using " + connect);
-                result = new Result(dir, connect, false, storage, ClusterTour.run(connect, out, STEP_TIMEOUT));
+                final ClusterTour.Outcome cluster = ClusterTour.run(connect, out, STEP_TIMEOUT);
+                result = new Result(dir, connect, false, storage, cluster,
+                    DataTour.run(dataChroot(connect), dir.resolve("data"), out, STEP_TIMEOUT));
             } else {
                 try (EmbeddedZooKeeper zk = EmbeddedZooKeeper.start(dir.resolve("zookeeper"))) {
                     final String connect = zk.connectString() + EMBEDDED_CHROOT;
                     out.println("[zookeeper] embedded server on " + zk.connectString() + ", brokers use chroot "
                         + EMBEDDED_CHROOT);
-                    result = new Result(dir, connect, true, storage, ClusterTour.run(connect, out, STEP_TIMEOUT));
+                    final ClusterTour.Outcome cluster = ClusterTour.run(connect, out, STEP_TIMEOUT);
+                    result = new Result(dir, connect, true, storage, cluster,
+                        DataTour.run(dataChroot(connect), dir.resolve("data"), out, STEP_TIMEOUT));
                 }
                 out.println("[zookeeper] embedded server stopped");
             }
             final ClusterTour.Outcome c = result.cluster();
+            final DataTour.Outcome d = result.data();
             out.println("OK: storage reopened at log end offset " + storage.endAfterReopen() + "; controller moved "
                 + c.firstController() + " -> " + c.secondController() + " (epoch " + c.firstEpoch() + " -> "
                 + c.secondEpoch() + "); every partition of " + c.topic() + " led by a live broker "
-                + c.liveBrokers());
+                + c.liveBrokers() + "; " + d.acknowledged() + " records acknowledged across a leader failover ("
+                + d.firstLeader() + " -> " + d.secondLeader() + "), every replica at " + d.endOffset());
             return result;
         } catch (final Exception | Error e) {
             failure = e;
@@ -164,6 +170,12 @@ public final class SeglogDemo {
                 }
             }
         }
+    }
+
+    /** The data part's brokers form a cluster of their own: the same servers, another chroot. */
+    static String dataChroot(final String connect) {
+        final int slash = connect.indexOf('/');
+        return slash < 0 ? connect + "/seglog-demo-data" : connect + "-data";
     }
 
     private static void deleteRecursively(final Path dir) {

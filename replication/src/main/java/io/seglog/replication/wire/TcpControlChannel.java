@@ -152,8 +152,14 @@ public final class TcpControlChannel implements ControlChannel, AutoCloseable {
             return;
         }
         final WireClient client = clientFor(target, where.get());
-        client.sendSeglog(message.key(), ControlCodec.VERSION, message.body().duplicate())
-            .orTimeout(requestTimeoutMs, TimeUnit.MILLISECONDS)
+        final CompletableFuture<ByteBuffer> attempt = client.sendSeglog(message.key(), ControlCodec.VERSION,
+            message.body().duplicate());
+        // The timeout runs on the channel's own thread (CompletableFuture.orTimeout would start a JDK thread).
+        final java.util.concurrent.ScheduledFuture<?> timeout = retries.schedule(() -> attempt.completeExceptionally(
+            new java.util.concurrent.TimeoutException("no answer from broker.id=" + target.brokerId + " within "
+                + requestTimeoutMs + " ms")), requestTimeoutMs, TimeUnit.MILLISECONDS);
+        attempt.whenComplete((ignored, failure) -> timeout.cancel(false));
+        attempt
             .whenComplete((body, failure) -> {
                 if (failure == null) {
                     try {

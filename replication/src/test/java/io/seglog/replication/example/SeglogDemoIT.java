@@ -87,6 +87,14 @@ class SeglogDemoIT {
         assertTrue(printed.contains("OK: storage reopened at log end offset 12"), printed);
         assertTrue(printed.contains("[cluster] new controller: broker " + result.cluster().secondController()
             + ", controller epoch " + result.cluster().secondEpoch()), printed);
+        final DataTour.Outcome data = result.data();
+        assertEquals(2L * DataTour.WRITES * DataTour.RECORDS_PER_WRITE, data.acknowledged());
+        assertEquals(data.acknowledged(), data.endOffset());
+        assertTrue(data.firstLeader() != data.secondLeader(), data.toString());
+        assertEquals("payments", data.topic());
+        assertTrue(printed.contains("[data] new leader: broker " + data.secondLeader() + ", holding all "
+            + DataTour.WRITES * DataTour.RECORDS_PER_WRITE + " acknowledged records"), printed);
+        assertTrue(printed.contains("every replica at " + data.endOffset()), printed);
         // A given directory is kept, with the log and the embedded server's data in it.
         assertTrue(Files.isDirectory(dir.resolve("storage").resolve("events-0")));
         assertTrue(Files.isDirectory(dir.resolve("zookeeper")));
@@ -125,6 +133,8 @@ class SeglogDemoIT {
             assertEquals(second.storage().startOffset() + 12, second.storage().endAfterReopen());
             assertTrue(second.storage().reopenMatched());
             assertEquals("orders-2", second.cluster().topic());
+            assertEquals("payments-2", second.data().topic(), "the data part's brokers keep their logs and topics");
+            assertEquals(second.data().acknowledged(), second.data().endOffset());
             assertTrue(second.cluster().firstEpoch() > first.cluster().secondEpoch(),
                 second.cluster().firstEpoch() + " after " + first.cluster().secondEpoch());
             assertFailover(second.cluster());
