@@ -63,9 +63,10 @@ public final class SeglogDemo {
      */
     public static void main(final String[] args) {
         // slf4j-simple (on this module's runtime class path only) logs at INFO by default; keep the tour readable:
-        // warnings and errors of every library, Seglog's own INFO. Either property given on the command line wins.
+        // warnings and errors only (a broker's INFO, elections and ISR changes, would bury the tour's own lines).
+        // Either property given on the command line wins.
         System.getProperties().putIfAbsent("org.slf4j.simpleLogger.defaultLogLevel", "warn");
-        System.getProperties().putIfAbsent("org.slf4j.simpleLogger.log.io.seglog", "info");
+        System.getProperties().putIfAbsent("org.slf4j.simpleLogger.log.io.seglog", "warn");
         final int code = run(args, System.out, System.err);
         if (code != 0) {
             System.exit(code);
