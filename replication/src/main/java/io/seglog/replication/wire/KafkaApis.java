@@ -61,6 +61,7 @@ public final class KafkaApis {
     static final short OFFSET_FOR_LEADER_EPOCH_MIN = 2;
     static final short OFFSET_FOR_LEADER_EPOCH_MAX = 4;
     private static final int NO_TIMESTAMP = -1;
+    private static final int NO_LEADER_EPOCH = -1;
 
     private final int brokerId;
     private final ReplicaManager replicas;
@@ -331,7 +332,8 @@ public final class KafkaApis {
                     .setErrorCode(r.error().code())
                     .setOffset(r.offset())
                     .setTimestamp(r.error() == ReplicaError.NONE ? r.timestampMs() : NO_TIMESTAMP)
-                    .setLeaderEpoch(r.leaderEpoch()));
+                    // A v4+ field that is not ignorable: kafka-clients refuses to write it non-default below v4.
+                    .setLeaderEpoch(request.version() >= 4 ? r.leaderEpoch() : NO_LEADER_EPOCH));
             }
             resp.topics().add(t);
         }
