@@ -2,10 +2,15 @@ package io.seglog.replication.wire;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
+
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.protocol.MessageSizeAccumulator;
+import org.apache.kafka.common.protocol.ObjectSerializationCache;
 
 /**
  * The answer to a Kafka API this broker does not serve (not advertised in ApiVersions, so Kafka's own clients never
@@ -19,21 +24,33 @@ final class UnservedApis {
 
     /** The handler for every API key not served. */
     static KafkaApi.Handler handler() {
-        return request -> CompletableFuture.completedFuture(errorResponse(request.api()));
+        return request -> CompletableFuture.completedFuture(errorResponse(request.api(), request.version()));
     }
 
-    /** The API's empty response with UNSUPPORTED_VERSION where it has a top-level error code. */
-    static ApiMessage errorResponse(final ApiKeys api) {
+    /**
+     * The API's empty response with UNSUPPORTED_VERSION where it has a top-level error code at this version (a field
+     * set outside its versions would fail the encoding, which would close the connection).
+     */
+    static ApiMessage errorResponse(final ApiKeys api, final short version) {
         final ApiMessage response = api.messageType.newResponse();
         try {
             final Method setErrorCode = response.getClass().getMethod("setErrorCode", short.class);
             setErrorCode.invoke(response, Errors.UNSUPPORTED_VERSION.code());
         } catch (final NoSuchMethodException e) {
-            // Per-item errors only (CreateTopics, ...): an empty answer, which the client reads as no results.
+            return response; // per-item errors only (CreateTopics, ...): an empty answer, read as no results
         } catch (final IllegalAccessException | InvocationTargetException e) {
             throw new IllegalStateException("cannot set the error code of " + api + "'s response", e);
         }
-        return response;
+        try {
+            // Encoded once to find out (a field outside its versions fails the write, not the sizing).
+            final ObjectSerializationCache cache = new ObjectSerializationCache();
+            final MessageSizeAccumulator size = new MessageSizeAccumulator();
+            response.addSize(size, cache, version);
+            response.write(new ByteBufferAccessor(ByteBuffer.allocate(size.totalSize())), cache, version);
+            return response;
+        } catch (final RuntimeException notInThisVersion) {
+            return api.messageType.newResponse(); // the error code is a field of other versions
+        }
     }
 
     /** Whether kafka-clients' classes can decode this version of the API (stable or not). */

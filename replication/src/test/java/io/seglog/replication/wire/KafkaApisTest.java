@@ -34,6 +34,7 @@ import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.JoinGroupRequestData;
+import org.apache.kafka.common.message.JoinGroupResponseData;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.message.ListOffsetsResponseData;
 import org.apache.kafka.common.message.MetadataRequestData;
@@ -43,6 +44,9 @@ import org.apache.kafka.common.message.OffsetForLeaderEpochResponseData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.MessageSizeAccumulator;
+import org.apache.kafka.common.protocol.ObjectSerializationCache;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.BaseRecords;
@@ -753,34 +757,99 @@ class KafkaApisTest {
         }
     }
 
+    /**
+     * Every Kafka API this broker does not serve, and the versions just outside each served range that
+     * kafka-clients' classes still decode, are answered with the API's response at the request's version, with
+     * UNSUPPORTED_VERSION where it has a top-level error code, on a connection that stays open; a version no class
+     * decodes closes the connection (Kafka's broker does the same).
+     */
     @Test
-    void aRequestForAnApiOrVersionNotServedClosesTheConnection() throws IOException {
+    void aRequestForAnApiOrVersionNotServedIsAnsweredUnsupported() throws Exception {
         final Map<ApiKeys, KafkaApi> served = broker.server.apis();
-        final List<short[]> refused = new ArrayList<>(); // {apiKey, version}
+        final List<short[]> unserved = new ArrayList<>(); // {apiKey, version}
+        final List<ApiKeys> removed = new ArrayList<>(); // known keys with no version left (LeaderAndIsr, ...)
         for (final ApiKeys api : ApiKeys.values()) {
             final KafkaApi range = served.get(api);
-            if (range == null) {
-                refused.add(new short[] {api.id, api.oldestVersion()});
+            if (!api.hasValidVersion()) {
+                removed.add(api);
+            } else if (range == null) {
+                unserved.add(new short[] {api.id, api.oldestVersion()});
+                unserved.add(new short[] {api.id, api.latestVersion(true)});
             } else if (api != ApiKeys.API_VERSIONS) {
-                refused.add(new short[] {api.id, (short) (range.minVersion() - 1)});
-                refused.add(new short[] {api.id, (short) (range.maxVersion() + 1)});
+                if (range.minVersion() > api.oldestVersion()) {
+                    unserved.add(new short[] {api.id, (short) (range.minVersion() - 1)});
+                }
+                if (range.maxVersion() < api.latestVersion(true)) {
+                    unserved.add(new short[] {api.id, (short) (range.maxVersion() + 1)});
+                }
             }
         }
-        assertTrue(refused.stream().anyMatch(r -> r[0] == ApiKeys.JOIN_GROUP.id), "JoinGroup is not served");
-        for (final short[] r : refused) {
+        assertTrue(unserved.stream().anyMatch(r -> r[0] == ApiKeys.JOIN_GROUP.id), "JoinGroup is not served");
+        int withErrorCode = 0;
+        try (RawConnection raw = new RawConnection(broker.server.address())) {
+            int correlationId = 100;
+            for (final short[] r : unserved) {
+                final ApiKeys api = ApiKeys.forId(r[0]);
+                final String at = api + " v" + r[1];
+                raw.send(api, r[1], ++correlationId, api.messageType.newRequest());
+                final ApiMessage answer = raw.receive(api, r[1], correlationId, at);
+                if (hasTopLevelErrorCode(api, r[1])) {
+                    assertEquals(Errors.UNSUPPORTED_VERSION.code(),
+                        answer.getClass().getMethod("errorCode").invoke(answer), at);
+                    withErrorCode++;
+                }
+            }
+        }
+        assertTrue(withErrorCode > 20, "most APIs answer with a top-level error code: " + withErrorCode);
+        // A version no class decodes (past the newest, or of an API Kafka 4.x removed) closes the connection, and the
+        // server keeps serving others.
+        assertTrue(removed.contains(ApiKeys.LEADER_AND_ISR), "kafka-clients 4.x has no LeaderAndIsr version");
+        final List<short[]> undecodable = new ArrayList<>();
+        for (final ApiKeys api : List.of(ApiKeys.JOIN_GROUP, ApiKeys.METADATA, ApiKeys.FETCH)) {
+            undecodable.add(new short[] {api.id, (short) (api.latestVersion(true) + 1)});
+        }
+        removed.forEach(api -> undecodable.add(new short[] {api.id, 0}));
+        for (final short[] r : undecodable) {
             try (RawConnection raw = new RawConnection(broker.server.address())) {
                 raw.sendHeaderOnly(r[0], r[1], 5);
-                assertTrue(raw.closedByServer(), "closed without an answer: " + ApiKeys.forId(r[0]) + " v" + r[1]);
+                assertTrue(raw.closedByServer(), "closed: " + ApiKeys.forId(r[0]) + " v" + r[1]);
             }
         }
-        // Through a real client: the request fails with the connection, and the next one connects again.
-        final CompletableFuture<ApiMessage> join = client.send(ApiKeys.JOIN_GROUP, (short) 5,
-            new JoinGroupRequestData().setGroupId("g").setProtocolType("consumer"));
-        final ExecutionException failed = assertThrows(ExecutionException.class,
-            () -> join.get(30, TimeUnit.SECONDS));
-        assertInstanceOf(IOException.class, failed.getCause());
+        // Through a real client: the answer arrives, and the connection serves the next request.
+        final JoinGroupResponseData join = (JoinGroupResponseData) client.send(ApiKeys.JOIN_GROUP, (short) 5,
+            new JoinGroupRequestData().setGroupId("g").setProtocolType("consumer")).get(30, TimeUnit.SECONDS);
+        assertEquals(Errors.UNSUPPORTED_VERSION.code(), join.errorCode());
         final MetadataResponseData still = metadata((short) 12, List.of(ORDERS.topic()));
         assertEquals(Errors.NONE.code(), still.topics().find(ORDERS.topic()).errorCode(), "still serving");
+    }
+
+    /** Whether the API's response carries a top-level error code at this version (a set code survives encoding). */
+    private static boolean hasTopLevelErrorCode(final ApiKeys api, final short version) throws Exception {
+        final ApiMessage probe = api.messageType.newResponse();
+        final java.lang.reflect.Method set;
+        try {
+            set = probe.getClass().getMethod("setErrorCode", short.class);
+        } catch (final NoSuchMethodException perItemErrorsOnly) {
+            return false;
+        }
+        set.invoke(probe, Errors.UNSUPPORTED_VERSION.code());
+        final ObjectSerializationCache cache = new ObjectSerializationCache();
+        final MessageSizeAccumulator size = new MessageSizeAccumulator();
+        try {
+            probe.addSize(size, cache, version);
+        } catch (final org.apache.kafka.common.errors.UnsupportedVersionException notInThisVersion) {
+            return false;
+        }
+        final java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocate(size.totalSize());
+        try {
+            probe.write(new ByteBufferAccessor(buffer), cache, version);
+        } catch (final org.apache.kafka.common.errors.UnsupportedVersionException notInThisVersion) {
+            return false;
+        }
+        buffer.flip();
+        final ApiMessage read = api.messageType.newResponse();
+        read.read(new ByteBufferAccessor(buffer), version);
+        return Errors.UNSUPPORTED_VERSION.code() == (short) read.getClass().getMethod("errorCode").invoke(read);
     }
 
     @Test
