@@ -64,6 +64,21 @@ final class DelayedOperations implements AutoCloseable {
         }
 
         /**
+         * Completes the request as expired, unless it already completed: only the caller that wins the operation
+         * marks it expired, so one a check completed meanwhile never reads as expired.
+         *
+         * @return whether this call completed it
+         */
+        private boolean forceExpire() {
+            if (!done.compareAndSet(false, true)) {
+                return false;
+            }
+            expired = true;
+            onComplete();
+            return true;
+        }
+
+        /**
          * Whether it completed.
          *
          * @return true once completed
@@ -223,8 +238,7 @@ final class DelayedOperations implements AutoCloseable {
         }
         int count = 0;
         for (final Operation op : due) {
-            op.expired = true;
-            if (op.forceComplete()) {
+            if (op.forceExpire()) {
                 count++;
             }
         }
@@ -303,8 +317,7 @@ final class DelayedOperations implements AutoCloseable {
             timerLock.unlock();
         }
         for (final Operation op : all) {
-            op.expired = true;
-            op.forceComplete();
+            op.forceExpire();
         }
         watchers.clear();
         if (reaper != null && reaper != Thread.currentThread()) {
