@@ -165,13 +165,19 @@ final class DelayedOperations implements AutoCloseable {
             if (op.isDone()) {
                 return true;
             }
-            op.timerId = wheel.scheduleTimer(deadlineMs);
-            byTimer.put(op.timerId, op);
-            timerAdded.signal();
+            // close() sets the flag before it sweeps the armed deadlines under this lock: an operation it did not
+            // find is completed here, not armed on a wheel nobody polls any more.
+            if (!closed) {
+                op.timerId = wheel.scheduleTimer(deadlineMs);
+                byTimer.put(op.timerId, op);
+                timerAdded.signal();
+                return false;
+            }
         } finally {
             timerLock.unlock();
         }
-        return false;
+        op.forceExpire();
+        return true;
     }
 
     /**
