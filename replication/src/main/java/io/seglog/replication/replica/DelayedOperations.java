@@ -64,6 +64,21 @@ final class DelayedOperations implements AutoCloseable {
         }
 
         /**
+         * Completes the request as expired, unless it already completed: only the caller that wins the operation
+         * marks it expired, so one a check completed meanwhile never reads as expired.
+         *
+         * @return whether this call completed it
+         */
+        private boolean forceExpire() {
+            if (!done.compareAndSet(false, true)) {
+                return false;
+            }
+            expired = true;
+            onComplete();
+            return true;
+        }
+
+        /**
          * Whether it completed.
          *
          * @return true once completed
@@ -150,13 +165,19 @@ final class DelayedOperations implements AutoCloseable {
             if (op.isDone()) {
                 return true;
             }
-            op.timerId = wheel.scheduleTimer(deadlineMs);
-            byTimer.put(op.timerId, op);
-            timerAdded.signal();
+            // close() sets the flag before it sweeps the armed deadlines under this lock: an operation it did not
+            // find is completed here, not armed on a wheel nobody polls any more.
+            if (!closed) {
+                op.timerId = wheel.scheduleTimer(deadlineMs);
+                byTimer.put(op.timerId, op);
+                timerAdded.signal();
+                return false;
+            }
         } finally {
             timerLock.unlock();
         }
-        return false;
+        op.forceExpire();
+        return true;
     }
 
     /**
@@ -223,8 +244,7 @@ final class DelayedOperations implements AutoCloseable {
         }
         int count = 0;
         for (final Operation op : due) {
-            op.expired = true;
-            if (op.forceComplete()) {
+            if (op.forceExpire()) {
                 count++;
             }
         }
@@ -303,8 +323,7 @@ final class DelayedOperations implements AutoCloseable {
             timerLock.unlock();
         }
         for (final Operation op : all) {
-            op.expired = true;
-            op.forceComplete();
+            op.forceExpire();
         }
         watchers.clear();
         if (reaper != null && reaper != Thread.currentThread()) {

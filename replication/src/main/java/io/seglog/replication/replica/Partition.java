@@ -550,11 +550,13 @@ public final class Partition {
         roleLock.writeLock().lock();
         try {
             synchronized (progressLock) {
+                if (!isLeader() || leaderEpoch != proposal.leaderEpoch()) {
+                    // A newer role: its LeaderAndIsr carried the state, and reset the change in flight; one pending
+                    // now is the new role's and stays pending until its own answer.
+                    return;
+                }
                 if (pendingIsr != null && pendingIsr.equals(proposal.isr())) {
                     pendingIsr = null;
-                }
-                if (!isLeader() || leaderEpoch != proposal.leaderEpoch()) {
-                    return; // a newer role: its LeaderAndIsr carried the state
                 }
                 if (failure != null) {
                     LOG.warn("{} ISR change to {} not written (proposed again later): {}", tp, proposal.isr(),
