@@ -9,9 +9,11 @@ package io.seglog.replication.replica;
  * @param logAppendTimeMs the broker time stamped into the batches under {@code LogAppendTime}, else -1
  * @param logStartOffset  the log start offset after the append, -1 when unknown
  * @param message         a description of the error for the client, or null
+ * @param leaderEpoch     the leader epoch the batches were appended in (their acknowledgement belongs to it), -1
+ *                        on an error before the append
  */
 public record AppendResult(ReplicaError error, long baseOffset, long lastOffset, long logAppendTimeMs,
-                           long logStartOffset, String message) {
+                           long logStartOffset, String message, int leaderEpoch) {
     /**
      * An error before any append.
      *
@@ -20,7 +22,7 @@ public record AppendResult(ReplicaError error, long baseOffset, long lastOffset,
      * @return the result
      */
     public static AppendResult error(final ReplicaError error, final String message) {
-        return new AppendResult(error, -1, -1, -1, -1, message);
+        return new AppendResult(error, -1, -1, -1, -1, message, -1);
     }
 
     /**
@@ -30,6 +32,7 @@ public record AppendResult(ReplicaError error, long baseOffset, long lastOffset,
      * @return the result
      */
     public AppendResult withError(final ReplicaError outcome) {
-        return new AppendResult(outcome, baseOffset, lastOffset, logAppendTimeMs, logStartOffset, message);
+        return new AppendResult(outcome, baseOffset, lastOffset, logAppendTimeMs, logStartOffset, message,
+            leaderEpoch);
     }
 }

@@ -367,7 +367,8 @@ public final class Partition {
             final long appendTime = log.config().messageTimestampType() == TimestampType.LOG_APPEND_TIME
                 ? records.order(ByteOrder.BIG_ENDIAN).getLong(records.position() + RecordBatchDescriptor.MAX_TIMESTAMP_OFFSET)
                 : -1;
-            result = new AppendResult(ReplicaError.NONE, base, last, appendTime, log.logStartOffset(), null);
+            result = new AppendResult(ReplicaError.NONE, base, last, appendTime, log.logStartOffset(), null,
+                leaderEpoch);
         } catch (final InvalidRecordException e) {
             return AppendResult.error(ReplicaError.of(e), e.getMessage());
         } catch (final IllegalArgumentException e) {

@@ -291,11 +291,10 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
                     + " hosts no replica of " + e.getKey()));
                 continue;
             }
-            final int epoch = p.leaderEpoch();
             final AppendResult r = p.appendAsLeader(e.getValue(), acks);
             results.put(e.getKey(), r);
             if (r.error() == ReplicaError.NONE) {
-                epochs.put(e.getKey(), epoch);
+                epochs.put(e.getKey(), r.leaderEpoch()); // read under the role lock with the append
             }
         }
         if (acks != -1 || epochs.isEmpty()) {
