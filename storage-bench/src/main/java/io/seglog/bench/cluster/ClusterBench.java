@@ -46,7 +46,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *       {@code seglog.acks.all.durable=true} (every replica that counted has the records on disk before the ack), for
  *       100 B and 1 KiB records, one partition. Each is measured twice: <em>throughput</em> (as fast as the producer
  *       can send, acknowledged records per second, {@code --runs} runs, mean and half-range) and <em>latency</em>
- *       (the producer paced at a fifth of that throughput, each record's send-to-ack time, p50/p99/p99.9).</li>
+ *       (the producer paced at a fifth of that throughput with {@code linger.ms=0}, each record's send-to-ack time,
+ *       p50/p99/p99.9).</li>
  *   <li><b>Failover</b>: with RF=3 acks=all at a steady rate, the partition's leader broker is stopped; the
  *       unavailability is the time from the stop to the acknowledgement of the first record sent after it (the
  *       controller's election, the LeaderAndIsr, the producer's metadata refresh and retry). p50/p99 over
@@ -297,8 +298,11 @@ public final class ClusterBench {
         final int count = (int) Math.max(200, ratePerSecond * durationMs / 1_000);
         final long[] latencies = new long[count];
         final AtomicLong done = new AtomicLong();
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerProps(bootstrap, acks),
-            new ByteArraySerializer(), new ByteArraySerializer())) {
+        final Properties props = producerProps(bootstrap, acks);
+        // No linger: the figure is the cluster's send-to-ack time, not the producer's batching delay.
+        props.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props, new ByteArraySerializer(),
+            new ByteArraySerializer())) {
             long next = System.nanoTime();
             for (int i = 0; i < count; i++) {
                 final long wait = next - System.nanoTime();
