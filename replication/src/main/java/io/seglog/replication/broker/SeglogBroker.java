@@ -5,6 +5,10 @@ import io.netty.channel.nio.NioEventLoopGroup;
 import io.seglog.replication.ReplicationConfig;
 import io.seglog.replication.controller.TopicAdmin;
 import io.seglog.replication.replica.AppendResult;
+import io.seglog.replication.replica.FetchRequest;
+import io.seglog.replication.replica.LeadershipListener;
+import io.seglog.replication.replica.PartitionFetch;
+import io.seglog.replication.replica.ReadResult;
 import io.seglog.replication.replica.LeaderEndpoint;
 import io.seglog.replication.replica.Partition;
 import io.seglog.replication.replica.ReplicaManager;
@@ -90,9 +94,11 @@ public final class SeglogBroker implements AutoCloseable {
      *                        (the default)
      * @param registry        where this broker's control handlers are made reachable; null for TCP
      * @param endpointWrapper wraps each follower's connection to a leader (fault injection, metering)
+     * @param leadership      told each change of this broker's role for a partition
      */
     public record Options(ThreadFactory threadFactory, LongSupplier clockMs, ControlChannel channel,
-                          ControlHandlerRegistry registry, EndpointWrapper endpointWrapper) {
+                          ControlHandlerRegistry registry, EndpointWrapper endpointWrapper,
+                          LeadershipListener leadership) {
         /**
          * These options with another thread factory.
          *
@@ -100,7 +106,7 @@ public final class SeglogBroker implements AutoCloseable {
          * @return a copy
          */
         public Options threadFactory(final ThreadFactory factory) {
-            return new Options(factory, clockMs, channel, registry, endpointWrapper);
+            return new Options(factory, clockMs, channel, registry, endpointWrapper, leadership);
         }
 
         /**
@@ -110,7 +116,7 @@ public final class SeglogBroker implements AutoCloseable {
          * @return a copy
          */
         public Options clockMs(final LongSupplier clock) {
-            return new Options(threadFactory, clock, channel, registry, endpointWrapper);
+            return new Options(threadFactory, clock, channel, registry, endpointWrapper, leadership);
         }
 
         /**
@@ -120,7 +126,7 @@ public final class SeglogBroker implements AutoCloseable {
          * @return a copy
          */
         public Options inJvmControl(final InJvmControlChannel inJvm) {
-            return new Options(threadFactory, clockMs, inJvm, inJvm, endpointWrapper);
+            return new Options(threadFactory, clockMs, inJvm, inJvm, endpointWrapper, leadership);
         }
 
         /**
@@ -131,7 +137,7 @@ public final class SeglogBroker implements AutoCloseable {
          * @return a copy
          */
         public Options control(final ControlChannel controlChannel, final ControlHandlerRegistry controlRegistry) {
-            return new Options(threadFactory, clockMs, controlChannel, controlRegistry, endpointWrapper);
+            return new Options(threadFactory, clockMs, controlChannel, controlRegistry, endpointWrapper, leadership);
         }
 
         /**
@@ -141,7 +147,18 @@ public final class SeglogBroker implements AutoCloseable {
          * @return a copy
          */
         public Options endpointWrapper(final EndpointWrapper wrapper) {
-            return new Options(threadFactory, clockMs, channel, registry, wrapper);
+            return new Options(threadFactory, clockMs, channel, registry, wrapper, leadership);
+        }
+
+        /**
+         * These options with a listener told each change of this broker's role for a partition (leadership
+         * callbacks for a custom broker).
+         *
+         * @param listener the listener
+         * @return a copy
+         */
+        public Options leadershipListener(final LeadershipListener listener) {
+            return new Options(threadFactory, clockMs, channel, registry, endpointWrapper, listener);
         }
     }
 
@@ -164,7 +181,8 @@ public final class SeglogBroker implements AutoCloseable {
      * @return the options
      */
     public static Options options() {
-        return new Options(Thread::new, monotonicMs(), null, null, (local, leader, endpoint) -> endpoint);
+        return new Options(Thread::new, monotonicMs(), null, null, (local, leader, endpoint) -> endpoint,
+            LeadershipListener.NONE);
     }
 
     private SeglogBroker(final SeglogBrokerConfig config, final Options options) {
@@ -189,7 +207,7 @@ public final class SeglogBroker implements AutoCloseable {
             replicaManager = new ReplicaManager(id, openedLogs, config.replicas(), clockMs,
                 () -> controlRef == null ? -1 : controlRef.controlHandler().brokerEpoch(), writer,
                 brokerId -> controlRef != null && controlRef.controlHandler().liveBrokerEndpoints().containsKey(brokerId),
-                endpoints, threadFactory);
+                endpoints, threadFactory, options.leadership());
             final ReplicaManager rm = replicaManager;
             final ControlChannel channel;
             final ControlHandlerRegistry registry;
@@ -494,6 +512,23 @@ public final class SeglogBroker implements AutoCloseable {
     }
 
     /**
+     * Reads a partition this broker leads as a consumer would, without the wire protocol: whole batches from
+     * {@code offset} below the high watermark, waiting up to {@code maxWaitMs} for records when there are none yet.
+     *
+     * @param tp        the partition
+     * @param offset    the first offset wanted
+     * @param maxBytes  the most bytes (the first batch is returned whole even when larger)
+     * @param maxWaitMs how long to wait for a first record
+     * @return completes with the result: its error, the high watermark, and the records as a zero-copy
+     *     {@code LogSlice} (null when none)
+     */
+    public CompletableFuture<ReadResult> fetch(final TopicPartition tp, final long offset, final int maxBytes,
+                                               final int maxWaitMs) {
+        return replicas.fetch(new FetchRequest(FetchRequest.CONSUMER_REPLICA_ID, -1, maxWaitMs, 1, maxBytes,
+            List.of(new PartitionFetch(tp, -1, offset, -1, -1, -1, maxBytes)))).thenApply(r -> r.get(0));
+    }
+
+    /**
      * The partition as hosted here.
      *
      * @param tp the partition
@@ -545,10 +580,5 @@ public final class SeglogBroker implements AutoCloseable {
     @Override
     public String toString() {
         return "SeglogBroker[id=" + brokerId() + ", " + bootstrapServers() + "]";
-    }
-
-    /** The partitions led here, for tests and tools. */
-    List<Partition> ledPartitions() {
-        return replicas.partitions().stream().filter(Partition::isLeader).toList();
     }
 }

@@ -55,6 +55,7 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
     private final ReplicaFetcherManager fetchers;
     private final Thread isrExpiration;
     private final Partition.Context partitionContext;
+    private final LeadershipListener leadership;
     private volatile boolean closed;
 
     /**
@@ -74,6 +75,29 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
                           final LongSupplier clockMs, final LongSupplier brokerEpoch, final IsrWriter isrWriter,
                           final IntPredicate eligible, final LeaderEndpoint.Factory endpoints,
                           final ThreadFactory threadFactory) {
+        this(brokerId, logs, config, clockMs, brokerEpoch, isrWriter, eligible, endpoints, threadFactory,
+            LeadershipListener.NONE);
+    }
+
+    /**
+     * Starts the replica layer of a broker, telling a listener of every role change.
+     *
+     * @param brokerId      this broker
+     * @param logs          the broker's logs (owned by the caller, closed after this)
+     * @param config        fetch and lag settings
+     * @param clockMs       a monotonic clock
+     * @param brokerEpoch   this broker's current epoch (sent in fetches)
+     * @param isrWriter     where leaders write ISR changes
+     * @param eligible      whether a broker may be in an ISR (alive in the metadata)
+     * @param endpoints     opens connections to leaders
+     * @param threadFactory makes every thread of the layer
+     * @param leadership    told each role change once it took effect
+     */
+    public ReplicaManager(final int brokerId, final LogManager logs, final ReplicaManagerConfig config,
+                          final LongSupplier clockMs, final LongSupplier brokerEpoch, final IsrWriter isrWriter,
+                          final IntPredicate eligible, final LeaderEndpoint.Factory endpoints,
+                          final ThreadFactory threadFactory, final LeadershipListener leadership) {
+        this.leadership = leadership;
         this.brokerId = brokerId;
         this.logs = logs;
         this.config = config;
@@ -149,21 +173,6 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
         }
     }
 
-    /**
-     * Runs the ISR check of every partition now (what the expiration thread does periodically).
-     *
-     * @return how many partitions proposed a smaller ISR
-     */
-    public int maybeShrinkIsrs() {
-        int proposed = 0;
-        for (final Partition p : partitions.values()) {
-            if (p.maybeShrinkIsr()) {
-                proposed++;
-            }
-        }
-        return proposed;
-    }
-
     // ---------------------------------------------------------------------------------------------- control
 
     @Override
@@ -188,9 +197,12 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
                 if (state.leaderAndIsr().leader() == brokerId) {
                     fetchers.remove(tp);
                     partition.makeLeader(state);
+                    tell(() -> leadership.onBecomeLeader(tp, state.leaderAndIsr().leaderEpoch()));
                 } else if (partition.makeFollower(state)) {
                     fetchers.remove(tp);
                     follow.put(tp, partition);
+                    tell(() -> leadership.onBecomeFollower(tp, state.leaderAndIsr().leader(),
+                        state.leaderAndIsr().leaderEpoch()));
                 }
             } catch (final StorageException e2) {
                 LOG.error("broker.id={} cannot take its role for {}: {}", brokerId, tp, e2.getMessage());
@@ -204,6 +216,15 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
             if (p.leaderId() >= 0) {
                 fetchers.add(p, p.leaderId(), p.leaderEpoch(), liveLeaders.get(p.leaderId()));
             }
+        }
+    }
+
+    /** A listener that throws must not stop the control message being applied. */
+    private void tell(final Runnable call) {
+        try {
+            call.run();
+        } catch (final RuntimeException e) {
+            LOG.warn("broker.id={}: the leadership listener failed: {}", brokerId, e.toString());
         }
     }
 
@@ -234,12 +255,17 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
                 produceWaits.checkAndComplete(tp);
                 fetchWaits.checkAndComplete(tp);
             }
+            boolean deleted = false;
             if (delete) {
                 try {
-                    logs.delete(tp);
+                    deleted = logs.delete(tp);
                 } catch (final StorageException e) {
                     LOG.error("broker.id={} cannot delete {}: {}", brokerId, tp, e.getMessage());
                 }
+            }
+            if (p != null) {
+                final boolean gone = deleted;
+                tell(() -> leadership.onStopped(tp, gone));
             }
         }
     }

@@ -135,7 +135,7 @@ class ZeroCopyFetchTest {
         return resp;
     }
 
-    /** The frame as kafka-clients encodes it: size, response header, body (what {@code Responses.encode} does). */
+    /** The frame as kafka-clients encodes it: size, response header, body (what {@code ResponseWriter} does without slices). */
     private static byte[] kafkaFrame(final short version, final int correlationId, final FetchResponseData body) {
         final ResponseHeaderData header = new ResponseHeaderData().setCorrelationId(correlationId);
         final short headerVersion = ApiKeys.FETCH.responseHeaderVersion(version);
