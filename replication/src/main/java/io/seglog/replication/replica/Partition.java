@@ -27,6 +27,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -837,11 +838,7 @@ public final class Partition {
      * @throws InvalidRecordException when the batches do not continue the log or are malformed
      */
     long appendAsFollower(final ByteBuffer records, final int epoch, final long leaderHw, final long leaderLogStart) {
-        roleLock.readLock().lock();
-        try {
-            if (!isFollowerIn(epoch)) {
-                return -1;
-            }
+        return asFollower(epoch, () -> {
             if (records != null && records.hasRemaining()) {
                 log.appendAsFollower(records);
             }
@@ -850,9 +847,7 @@ public final class Partition {
                 log.deleteRecordsBefore(leaderLogStart);
             }
             return log.logEndOffset();
-        } finally {
-            roleLock.readLock().unlock();
-        }
+        });
     }
 
     /**
@@ -864,19 +859,13 @@ public final class Partition {
      * @return the log end offset after it, or -1 when the role changed
      */
     long truncateAsFollower(final long offset, final int epoch) {
-        roleLock.readLock().lock();
-        try {
-            if (!isFollowerIn(epoch)) {
-                return -1;
-            }
+        return asFollower(epoch, () -> {
             if (offset < log.logEndOffset()) {
                 LOG.info("{} follower of {} in epoch {}: truncating from {} to {}", tp, leaderId, epoch,
                     log.logEndOffset(), offset);
             }
             return log.truncateTo(offset);
-        } finally {
-            roleLock.readLock().unlock();
-        }
+        });
     }
 
     /**
@@ -887,15 +876,26 @@ public final class Partition {
      * @return whether it was done (false when the role changed)
      */
     boolean truncateFullyAsFollower(final long offset, final int epoch) {
-        roleLock.readLock().lock();
-        try {
-            if (!isFollowerIn(epoch)) {
-                return false;
-            }
+        return asFollower(epoch, () -> {
             LOG.info("{} follower of {} in epoch {}: log [{}, {}) is below the leader's start {}; restarting there", tp,
                 leaderId, epoch, log.logStartOffset(), log.logEndOffset(), offset);
             log.truncateFullyAndStartAt(offset);
-            return true;
+            return 0;
+        }) >= 0;
+    }
+
+    /**
+     * Runs a follower's change to the log under the role read lock, only while this broker still follows the
+     * partition in the epoch the fetch was sent in.
+     *
+     * @param epoch  the leader epoch the fetch was sent in
+     * @param change the change; returns a non-negative result
+     * @return the change's result, or -1 when the role changed
+     */
+    private long asFollower(final int epoch, final LongSupplier change) {
+        roleLock.readLock().lock();
+        try {
+            return isFollowerIn(epoch) ? change.getAsLong() : -1;
         } finally {
             roleLock.readLock().unlock();
         }
