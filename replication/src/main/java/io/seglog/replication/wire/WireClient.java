@@ -86,6 +86,32 @@ public final class WireClient implements AutoCloseable {
      */
     public CompletableFuture<ApiMessage> send(final ApiKeys api, final short version, final ApiMessage body) {
         final int correlationId = correlationIds.incrementAndGet();
+        final ByteBuffer frame = requestFrame(api, version, correlationId, clientId, body);
+        final short responseHeaderVersion = api.responseHeaderVersion(version);
+        final CompletableFuture<Object> result = new CompletableFuture<>();
+        submit(new InFlight(correlationId, bytes -> {
+            final ByteBufferAccessor accessor = new ByteBufferAccessor(bytes);
+            new ResponseHeaderData(accessor, responseHeaderVersion);
+            final ApiMessage response = api.messageType.newResponse();
+            response.read(accessor, version);
+            return response;
+        }, result), frame);
+        return result.thenApply(ApiMessage.class::cast);
+    }
+
+    /**
+     * Encodes a request frame with kafka-clients' classes: int32 size, request header (the version the API's version
+     * calls for), body.
+     *
+     * @param api           the API
+     * @param version       its version
+     * @param correlationId the header's correlation id
+     * @param clientId      the header's client id
+     * @param body          the request body
+     * @return the frame, positioned at its start
+     */
+    static ByteBuffer requestFrame(final ApiKeys api, final short version, final int correlationId,
+                                   final String clientId, final ApiMessage body) {
         final RequestHeaderData header = new RequestHeaderData().setRequestApiKey(api.id).setRequestApiVersion(version)
             .setCorrelationId(correlationId).setClientId(clientId);
         final short headerVersion = api.requestHeaderVersion(version);
@@ -98,17 +124,7 @@ public final class WireClient implements AutoCloseable {
         final ByteBufferAccessor writer = new ByteBufferAccessor(frame);
         header.write(writer, cache, headerVersion);
         body.write(writer, cache, version);
-        frame.flip();
-        final short responseHeaderVersion = api.responseHeaderVersion(version);
-        final CompletableFuture<Object> result = new CompletableFuture<>();
-        submit(new InFlight(correlationId, bytes -> {
-            final ByteBufferAccessor accessor = new ByteBufferAccessor(bytes);
-            new ResponseHeaderData(accessor, responseHeaderVersion);
-            final ApiMessage response = api.messageType.newResponse();
-            response.read(accessor, version);
-            return response;
-        }, result), frame);
-        return result.thenApply(ApiMessage.class::cast);
+        return frame.flip();
     }
 
     /**

@@ -112,19 +112,7 @@ class KafkaWireServerTest {
         /** A request frame with its int32 size, encoded with kafka-clients' classes. */
         static byte[] frame(final ApiKeys api, final short version, final int correlationId, final String clientId,
                             final ApiMessage body) {
-            final RequestHeaderData header = new RequestHeaderData().setRequestApiKey(api.id)
-                .setRequestApiVersion(version).setCorrelationId(correlationId).setClientId(clientId);
-            final short headerVersion = api.requestHeaderVersion(version);
-            final ObjectSerializationCache cache = new ObjectSerializationCache();
-            final MessageSizeAccumulator size = new MessageSizeAccumulator();
-            header.addSize(size, cache, headerVersion);
-            body.addSize(size, cache, version);
-            final ByteBuffer frame = ByteBuffer.allocate(Integer.BYTES + size.totalSize());
-            frame.putInt(size.totalSize());
-            final ByteBufferAccessor writer = new ByteBufferAccessor(frame);
-            header.write(writer, cache, headerVersion);
-            body.write(writer, cache, version);
-            return frame.array();
+            return WireClient.requestFrame(api, version, correlationId, clientId, body).array();
         }
 
         void sendRaw(final byte[] frame) throws IOException {

@@ -10,13 +10,10 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketException;
 import java.nio.ByteBuffer;
-import org.apache.kafka.common.message.RequestHeaderData;
 import org.apache.kafka.common.message.ResponseHeaderData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
-import org.apache.kafka.common.protocol.MessageSizeAccumulator;
-import org.apache.kafka.common.protocol.ObjectSerializationCache;
 
 /**
  * Test helper: a blocking socket to a {@link KafkaWireServer} that frames requests itself with kafka-clients' classes,
@@ -38,19 +35,7 @@ final class RawConnection implements AutoCloseable {
     /** A request framed with kafka-clients' header and body classes. */
     void send(final ApiKeys api, final short version, final int correlationId, final ApiMessage body)
         throws IOException {
-        final RequestHeaderData header = new RequestHeaderData().setRequestApiKey(api.id)
-            .setRequestApiVersion(version).setCorrelationId(correlationId).setClientId("raw");
-        final short headerVersion = api.requestHeaderVersion(version);
-        final ObjectSerializationCache cache = new ObjectSerializationCache();
-        final MessageSizeAccumulator size = new MessageSizeAccumulator();
-        header.addSize(size, cache, headerVersion);
-        body.addSize(size, cache, version);
-        final ByteBuffer frame = ByteBuffer.allocate(Integer.BYTES + size.totalSize());
-        frame.putInt(size.totalSize());
-        final ByteBufferAccessor writer = new ByteBufferAccessor(frame);
-        header.write(writer, cache, headerVersion);
-        body.write(writer, cache, version);
-        out.write(frame.array());
+        out.write(WireClient.requestFrame(api, version, correlationId, "raw", body).array());
         out.flush();
     }
 
