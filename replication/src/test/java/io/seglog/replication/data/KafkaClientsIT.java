@@ -7,6 +7,7 @@ import io.seglog.replication.Await;
 import io.seglog.replication.broker.SeglogBroker;
 import io.seglog.storage.PartitionLog;
 import io.seglog.storage.TopicPartition;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -25,6 +26,9 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.record.internal.CompressionType;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterEach;
@@ -122,6 +126,60 @@ class KafkaClientsIT {
             assertEquals(count, b.partition(tp).orElseThrow().log().logEndOffset(), "broker " + b.brokerId());
         }
         assertTrue(cluster.state(tp).isr().containsAll(List.of(1, 2, 3)), "ISR " + cluster.state(tp).isr());
+    }
+
+    /**
+     * Batches compressed by the producer with each of Kafka's codecs are stored as sent (the leader checks their
+     * CRC and assigns offsets, as the storage core accepts them), replicated, and decompressed by the consumer.
+     */
+    @Test
+    void compressedBatchesAreStoredReplicatedAndReadBack() throws Exception {
+        final int count = 2_000;
+        for (final String codec : List.of("gzip", "snappy", "lz4", "zstd")) {
+            final String topic = "compressed-" + codec;
+            cluster.createTopic(topic, Map.of(0, List.of(1, 2, 3)));
+            final Properties p = new Properties();
+            p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+            p.put(ProducerConfig.ACKS_CONFIG, "all");
+            p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false);
+            p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, codec);
+            p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+            final List<Future<RecordMetadata>> sends = new ArrayList<>();
+            try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(),
+                new ByteArraySerializer())) {
+                for (int i = 0; i < count; i++) {
+                    sends.add(producer.send(new ProducerRecord<>(topic, 0, null,
+                        (codec + "-value-" + i).getBytes(StandardCharsets.UTF_8))));
+                }
+                producer.flush();
+            }
+            for (int i = 0; i < count; i++) {
+                assertEquals(i, sends.get(i).get().offset(), codec + ": acknowledged offset of record " + i);
+            }
+            final List<ConsumerRecord<byte[], byte[]>> read = readAll(cluster.bootstrapServers(), topic, 0, count);
+            assertEquals(count, read.size(), codec);
+            for (int i = 0; i < count; i++) {
+                assertEquals(i, read.get(i).offset(), codec);
+                assertEquals(codec + "-value-" + i, new String(read.get(i).value(), StandardCharsets.UTF_8), codec);
+            }
+            final TopicPartition tp = new TopicPartition(topic, 0);
+            Await.until(DataCluster.WAIT, () -> cluster.brokers().values().stream()
+                    .allMatch(b -> b.partition(tp).map(x -> x.log().highWatermark() == count).orElse(false)),
+                () -> codec + ": every replica's high watermark at " + count);
+            final Map<Integer, PartitionLog> logs = new HashMap<>();
+            cluster.brokers().forEach((id, b) -> logs.put(id, b.partition(tp).orElseThrow().log()));
+            LogBytes.assertIdenticalBelowHighWatermark(logs, count);
+            // Stored as the producer compressed them: every batch in the log carries the codec (read by Kafka's own
+            // record classes from the leader's bytes).
+            final byte[] stored = LogBytes.bytes(logs.get(cluster.state(tp).leader()), 0, count);
+            int batches = 0;
+            for (final RecordBatch b : MemoryRecords.readableRecords(ByteBuffer.wrap(stored)).batches()) {
+                assertEquals(CompressionType.forName(codec), b.compressionType(),
+                    codec + ": batch at " + b.baseOffset());
+                batches++;
+            }
+            assertTrue(batches > 0 && batches < count, codec + ": records went in batches: " + batches);
+        }
     }
 
     /**

@@ -3,11 +3,12 @@ package io.seglog.replication.data;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.seglog.storage.LogBatch;
 import io.seglog.storage.LogRecord;
 import io.seglog.storage.LogSlice;
 import io.seglog.storage.PartitionLog;
 import io.seglog.storage.Records;
+import io.seglog.storage.format.RecordBatch;
+import io.seglog.storage.format.RecordBatchDescriptor;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -15,6 +16,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.agrona.concurrent.UnsafeBuffer;
 
 /** Reads replicas' logs as bytes and values, to compare them with each other and with what was acknowledged. */
 public final class LogBytes {
@@ -45,11 +47,23 @@ public final class LogBytes {
                 throw new UncheckedIOException(e);
             }
             buf.flip();
-            final List<LogBatch> batches = Records.batches(buf.duplicate());
             out.write(buf.array(), 0, buf.limit());
-            next = batches.get(batches.size() - 1).lastOffset() + 1;
+            next = lastOffset(buf) + 1;
         }
         return out.toByteArray();
+    }
+
+    /** The last offset of the last whole batch in the bytes, read from the batch headers (compressed or not). */
+    private static long lastOffset(final ByteBuffer batches) {
+        final UnsafeBuffer view = new UnsafeBuffer(batches);
+        final RecordBatch batch = new RecordBatch();
+        long last = -1;
+        for (int at = 0; at + RecordBatchDescriptor.BATCH_HEADER_LENGTH <= view.capacity();
+             at += batch.sizeInBytes()) {
+            batch.wrap(view, at);
+            last = batch.lastOffset();
+        }
+        return last;
     }
 
     /**

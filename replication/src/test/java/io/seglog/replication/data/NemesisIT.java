@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.seglog.replication.Await;
 import io.seglog.replication.broker.SeglogBroker;
+import io.seglog.replication.zk.ZkClient;
 import io.seglog.replication.zk.ZkTestSupport;
 import io.seglog.storage.PartitionLog;
 import io.seglog.storage.TopicPartition;
@@ -55,6 +56,9 @@ class NemesisIT {
 
     private static TestingServer zk;
     private static Path root;
+    /** The session an EXPIRE_SESSION fault ended, and its broker's epoch before, for the heal to wait past. */
+    private long expiredSession;
+    private long epochBeforeExpiry;
 
     @BeforeAll
     static void startZooKeeper() throws Exception {
@@ -158,7 +162,10 @@ class NemesisIT {
             case ISOLATE -> cluster.links.isolate(target, others(target));
             case EXPIRE_SESSION -> {
                 final SeglogBroker b = cluster.broker(target);
-                ZkTestSupport.expireSession(zk.getConnectString(), b.control().zkClient().sessionCredentials());
+                final ZkClient.SessionCredentials session = b.control().zkClient().sessionCredentials();
+                expiredSession = session.sessionId();
+                epochBeforeExpiry = b.control().controlHandler().brokerEpoch();
+                ZkTestSupport.expireSession(zk.getConnectString(), session);
             }
         }
     }
@@ -167,8 +174,14 @@ class NemesisIT {
         switch (fault) {
             case STOP, CRASH -> cluster.start(target).awaitRegistered(DataCluster.WAIT.toMillis());
             case ISOLATE -> cluster.links.healAll();
-            case EXPIRE_SESSION -> Await.until(DataCluster.WAIT, () -> cluster.broker(target).control().controlHandler()
-                .brokerEpoch() >= 0, () -> "broker " + target + " registered again");
+            case EXPIRE_SESSION -> {
+                // Healed once the broker noticed: a new session and a registration newer than the expired one's.
+                final SeglogBroker b = cluster.broker(target);
+                ZkTestSupport.awaitNewSession(b.control().zkClient(), expiredSession, DataCluster.WAIT);
+                Await.until(DataCluster.WAIT, () -> b.control().controlHandler().brokerEpoch() > epochBeforeExpiry,
+                    () -> "broker " + target + " registered again after its session 0x"
+                        + Long.toHexString(expiredSession) + " expired");
+            }
         }
     }
 

@@ -106,7 +106,8 @@ public final class ZkTestSupport implements AutoCloseable {
 
     /**
      * Ends a session on the server as a long pause would: a second handle attaches to the same session id and
-     * password, then closes it (the technique of ZooKeeper's and Curator's own tests).
+     * password, then closes it (the technique of ZooKeeper's and Curator's own tests). A session that has already
+     * expired is left as it is.
      *
      * @param connectString the servers (no chroot)
      * @param credentials   the session to end
@@ -116,7 +117,9 @@ public final class ZkTestSupport implements AutoCloseable {
         throws Exception {
         final CountDownLatch connected = new CountDownLatch(1);
         final ZooKeeper clone = new ZooKeeper(connectString, 10_000, event -> {
-            if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+            // Expired: the session had already ended (its owner may not have noticed yet), which is the goal too.
+            if (event.getState() == Watcher.Event.KeeperState.SyncConnected
+                || event.getState() == Watcher.Event.KeeperState.Expired) {
                 connected.countDown();
             }
         }, credentials.sessionId(), credentials.password());
