@@ -475,14 +475,7 @@ public final class Partition {
                 default:
                     break;
             }
-            if (fetchOffset < logStart || fetchOffset > leo) {
-                return new ReadResult(ReplicaError.OFFSET_OUT_OF_RANGE, hw, logStart, leo, EpochEndOffset.UNDEFINED,
-                    null);
-            }
-            final LogSlice slice = fetchOffset == leo || maxBytes == 0 && !minOneBatch ? null
-                : log.read(fetchOffset, maxBytes, Long.MAX_VALUE, minOneBatch);
-            read = new ReadResult(ReplicaError.NONE, hw, logStart, leo, EpochEndOffset.UNDEFINED,
-                slice == null || slice.isEmpty() ? null : slice);
+            read = readBelow(Long.MAX_VALUE, fetchOffset, maxBytes, minOneBatch, hw, logStart, leo);
         } catch (final OffsetOutOfRangeException e) {
             return ReadResult.error(ReplicaError.OFFSET_OUT_OF_RANGE);
         } catch (final StorageException e) {
@@ -490,8 +483,8 @@ public final class Partition {
         } finally {
             roleLock.readLock().unlock();
         }
-        if (!recordProgress) {
-            return read;
+        if (!recordProgress || read.error() != ReplicaError.NONE) {
+            return read; // an out-of-range fetch records no progress
         }
         final IsrWriter.Proposal expand = recordFollowerFetch(follower, fetchOffset, followerLogStart, followerDurable,
             leo, replicaBrokerEpoch);
@@ -717,15 +710,7 @@ public final class Partition {
             }
             final long hw = log.highWatermark();
             final long logStart = log.logStartOffset();
-            final long leo = log.logEndOffset();
-            if (fetchOffset < logStart || fetchOffset > leo) {
-                return new ReadResult(ReplicaError.OFFSET_OUT_OF_RANGE, hw, logStart, leo, EpochEndOffset.UNDEFINED,
-                    null);
-            }
-            final LogSlice slice = fetchOffset >= hw || maxBytes == 0 && !minOneBatch ? null
-                : log.read(fetchOffset, maxBytes, hw, minOneBatch);
-            return new ReadResult(ReplicaError.NONE, hw, logStart, leo, EpochEndOffset.UNDEFINED,
-                slice == null || slice.isEmpty() ? null : slice);
+            return readBelow(hw, fetchOffset, maxBytes, minOneBatch, hw, logStart, log.logEndOffset());
         } catch (final OffsetOutOfRangeException e) {
             return ReadResult.error(ReplicaError.OFFSET_OUT_OF_RANGE);
         } catch (final StorageException e) {
@@ -733,6 +718,22 @@ public final class Partition {
         } finally {
             roleLock.readLock().unlock();
         }
+    }
+
+    /**
+     * Reads whole batches from {@code fetchOffset} below {@code maxOffset} (the log end for a follower, the high
+     * watermark for a consumer), under the caller's role lock. An offset outside {@code [logStart, leo]} is
+     * OFFSET_OUT_OF_RANGE; an offset at the bound answers no records.
+     */
+    private ReadResult readBelow(final long maxOffset, final long fetchOffset, final int maxBytes,
+                                 final boolean minOneBatch, final long hw, final long logStart, final long leo) {
+        if (fetchOffset < logStart || fetchOffset > leo) {
+            return new ReadResult(ReplicaError.OFFSET_OUT_OF_RANGE, hw, logStart, leo, EpochEndOffset.UNDEFINED, null);
+        }
+        final LogSlice slice = fetchOffset >= Math.min(maxOffset, leo) || maxBytes == 0 && !minOneBatch ? null
+            : log.read(fetchOffset, maxBytes, maxOffset, minOneBatch);
+        return new ReadResult(ReplicaError.NONE, hw, logStart, leo, EpochEndOffset.UNDEFINED,
+            slice == null || slice.isEmpty() ? null : slice);
     }
 
     /**
