@@ -168,6 +168,11 @@ final class DelayedOperations implements AutoCloseable {
             // close() sets the flag before it sweeps the armed deadlines under this lock: an operation it did not
             // find is completed here, not armed on a wheel nobody polls any more.
             if (!closed) {
+                if (wheel.timerCount() == 0) {
+                    // After an idle spell the wheel's tick lags the clock; polling it up one tick at a time would
+                    // hold this lock for a walk over every tick missed.
+                    wheel.resetStartTime(clockMs.getAsLong());
+                }
                 op.timerId = wheel.scheduleTimer(deadlineMs);
                 byTimer.put(op.timerId, op);
                 timerAdded.signal();
@@ -234,9 +239,6 @@ final class DelayedOperations implements AutoCloseable {
                     }
                     return true;
                 }, Integer.MAX_VALUE);
-            }
-            if (wheel.timerCount() == 0 && wheel.currentTickTime() <= nowMs) {
-                wheel.poll(nowMs, (unit, now, timerId) -> true, Integer.MAX_VALUE); // moves the wheel up to now
             }
             due = expiredScratch.isEmpty() ? List.of() : new ArrayList<>(expiredScratch);
         } finally {

@@ -20,7 +20,8 @@ public interface IsrWriter {
      * @param isr             the new ISR
      * @param partitionEpoch  the state's version the leader holds
      * @param controllerEpoch the epoch of the controller that made the leadership decision (kept in the znode)
-     * @param leaderRecovering whether the state carries {@code leader_recovery_state} RECOVERING (kept)
+     * @param leaderRecovering whether the written state carries {@code leader_recovery_state} RECOVERING (false
+     *                         once the leader has recovered the partition)
      */
     record Proposal(int leader, int leaderEpoch, List<Integer> isr, int partitionEpoch, int controllerEpoch,
                     boolean leaderRecovering) {

@@ -113,9 +113,10 @@ public final class Partition {
     // The role: written under the write lock.
     private volatile int leaderId = LeaderAndIsr.NO_LEADER;
     private volatile int leaderEpoch = -1;
+    /** The epoch in which this broker last became leader (a re-election at a higher epoch keeps it). */
+    private int leaderSinceEpoch = -1;
     private int partitionEpoch = -1;
     private int controllerEpoch = -1;
-    private boolean leaderRecovering;
     private List<Integer> assignment = List.of();
     private volatile List<Integer> isr = List.of();
     private long leaderEpochStartOffset = -1;
@@ -160,6 +161,9 @@ public final class Partition {
         try {
             newLeader = leaderId != localBrokerId;
             final LeaderAndIsr lai = state.leaderAndIsr();
+            if (newLeader) {
+                leaderSinceEpoch = lai.leaderEpoch();
+            }
             leaderEpochStartOffset = log.beginLeaderEpoch(lai.leaderEpoch());
             setRole(state);
             final long now = ctx.nowMs();
@@ -228,7 +232,6 @@ public final class Partition {
         controllerEpoch = state.controllerEpoch();
         isr = List.copyOf(lai.isr());
         assignment = List.copyOf(state.replicas());
-        leaderRecovering = false;
         stopped = false;
     }
 
@@ -398,16 +401,21 @@ public final class Partition {
      * Whether an acks=all produce that appended up to {@code lastOffset} may be answered: the high watermark (or,
      * with durable acks, the durable high watermark) passed it.
      *
+     * A new leader epoch with this broker still leader (the controller dropped a dead replica from the ISR) keeps
+     * the produce waiting, as Kafka's {@code checkEnoughReplicasReachOffset} does: a leader's log is never truncated,
+     * so the batch is still at its offsets. Leadership lost since the append, even if regained, answers
+     * NOT_LEADER_OR_FOLLOWER (a follower may have truncated it).
+     *
      * @param lastOffset the produce's last offset
      * @param epoch      the leader epoch it was appended in
      * @return NONE when acknowledged; NOT_ENOUGH_REPLICAS_AFTER_APPEND when replicated but the ISR is now below
-     *     {@code min.insync.replicas}; NOT_LEADER_OR_FOLLOWER when this broker lost the leadership; null while it
-     *     must wait
+     *     {@code min.insync.replicas}; NOT_LEADER_OR_FOLLOWER when this broker lost the leadership since the
+     *     append; null while it must wait
      */
     ReplicaError acksStatus(final long lastOffset, final int epoch) {
         roleLock.readLock().lock();
         try {
-            if (!isLeader() || leaderEpoch != epoch) {
+            if (!isLeader() || epoch < leaderSinceEpoch) {
                 return ReplicaError.NOT_LEADER_OR_FOLLOWER;
             }
             final long committed;
@@ -448,10 +456,12 @@ public final class Partition {
                                        final long followerDurable, final int maxBytes, final boolean minOneBatch,
                                        final boolean recordProgress) {
         final FollowerProgress follower;
+        final int readEpoch;
         final long leo;
         final ReadResult read;
         roleLock.readLock().lock();
         try {
+            readEpoch = leaderEpoch;
             final ReplicaError epochError = checkEpochAsLeader(currentLeaderEpoch);
             if (epochError != null) {
                 return ReadResult.error(epochError);
@@ -486,8 +496,8 @@ public final class Partition {
         if (!recordProgress || read.error() != ReplicaError.NONE) {
             return read; // an out-of-range fetch records no progress
         }
-        final IsrWriter.Proposal expand = recordFollowerFetch(follower, fetchOffset, followerLogStart, followerDurable,
-            leo, replicaBrokerEpoch);
+        final IsrWriter.Proposal expand = recordFollowerFetch(follower, readEpoch, fetchOffset, followerLogStart,
+            followerDurable, leo, replicaBrokerEpoch);
         if (expand != null) {
             sendIsr(expand);
         }
@@ -499,13 +509,14 @@ public final class Partition {
             read.divergingEpoch(), read.records());
     }
 
-    private IsrWriter.Proposal recordFollowerFetch(final FollowerProgress follower, final long fetchOffset,
-                                                   final long followerLogStart, final long followerDurable,
-                                                   final long leaderLogEndOffset, final long brokerEpoch) {
+    private IsrWriter.Proposal recordFollowerFetch(final FollowerProgress follower, final int readEpoch,
+                                                   final long fetchOffset, final long followerLogStart,
+                                                   final long followerDurable, final long leaderLogEndOffset,
+                                                   final long brokerEpoch) {
         roleLock.readLock().lock();
         try {
-            if (!isLeader()) {
-                return null;
+            if (!isLeader() || leaderEpoch != readEpoch) {
+                return null; // the role changed since the read: its offsets were checked against another leadership
             }
             synchronized (progressLock) {
                 follower.onFetch(fetchOffset, followerLogStart, followerDurable, leaderLogEndOffset, ctx.nowMs(),
@@ -527,11 +538,13 @@ public final class Partition {
         }
     }
 
-    /** Records a proposal in flight; under the read lock and the progress lock. */
+    /**
+     * Records a proposal in flight; under the read lock and the progress lock. A leader elected uncleanly has nothing
+     * to recover (no transaction or producer state yet), so its ISR writes mark the partition RECOVERED (KIP-704).
+     */
     private IsrWriter.Proposal propose(final List<Integer> newIsr) {
         pendingIsr = List.copyOf(newIsr);
-        return new IsrWriter.Proposal(localBrokerId, leaderEpoch, pendingIsr, partitionEpoch, controllerEpoch,
-            leaderRecovering);
+        return new IsrWriter.Proposal(localBrokerId, leaderEpoch, pendingIsr, partitionEpoch, controllerEpoch, false);
     }
 
     /** Hands a proposal to the writer, outside every lock (its outcome takes the write lock). */
@@ -841,6 +854,7 @@ public final class Partition {
     long appendAsFollower(final ByteBuffer records, final int epoch, final long leaderHw, final long leaderLogStart) {
         return asFollower(epoch, () -> {
             if (records != null && records.hasRemaining()) {
+                restartAtFirstBatchIfEmpty(records, epoch);
                 log.appendAsFollower(records);
             }
             log.updateHighWatermark(leaderHw);
@@ -849,6 +863,28 @@ public final class Partition {
             }
             return log.logEndOffset();
         });
+    }
+
+    /**
+     * An empty follower log restarted at the leader's log start, which may lie inside a batch (a log start raised by
+     * offset, not by segment), cannot take the whole batch the leader serves from there: it starts over at that
+     * batch's base offset instead (Kafka's answer to {@code UnexpectedAppendOffsetException}). A log holding records
+     * is never moved.
+     */
+    private void restartAtFirstBatchIfEmpty(final ByteBuffer records, final int epoch) {
+        final long end = log.logEndOffset();
+        if (end != log.logStartOffset()
+            || records.remaining() < RecordBatchDescriptor.LAST_OFFSET_DELTA_OFFSET + Integer.BYTES) {
+            return;
+        }
+        final ByteBuffer header = records.duplicate().order(ByteOrder.BIG_ENDIAN);
+        final long base = header.getLong(records.position() + RecordBatchDescriptor.BASE_OFFSET_OFFSET);
+        final long last = base + header.getInt(records.position() + RecordBatchDescriptor.LAST_OFFSET_DELTA_OFFSET);
+        if (base < end && last >= end) {
+            LOG.info("{} follower of {} in epoch {}: empty log at {} restarts at {}, the base of the batch holding it",
+                tp, leaderId, epoch, end, base);
+            log.truncateFullyAndStartAt(base);
+        }
     }
 
     /**

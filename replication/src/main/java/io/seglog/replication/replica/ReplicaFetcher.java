@@ -455,6 +455,8 @@ final class ReplicaFetcher implements AutoCloseable {
         running = false;
         lock.lock();
         try {
+            // Answers still in flight are no longer current: the partitions may have moved to another fetcher.
+            partitions.clear();
             changed.signalAll();
         } finally {
             lock.unlock();

@@ -204,8 +204,9 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
                     tell(() -> leadership.onBecomeFollower(tp, state.leaderAndIsr().leader(),
                         state.leaderAndIsr().leaderEpoch()));
                 }
-            } catch (final StorageException e2) {
-                LOG.error("broker.id={} cannot take its role for {}: {}", brokerId, tp, e2.getMessage());
+            } catch (final RuntimeException e2) {
+                // One partition's failure (its log offline, a refused epoch) leaves the others' roles applied.
+                LOG.error("broker.id={} cannot take its role for {}: {}", brokerId, tp, e2.toString());
             }
             // Waiting requests learn of the new role (acks of a former leader fail, fetches return).
             produceWaits.checkAndComplete(tp);
@@ -214,7 +215,11 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
         for (final Map.Entry<TopicPartition, Partition> e : follow.entrySet()) {
             final Partition p = e.getValue();
             if (p.leaderId() >= 0) {
-                fetchers.add(p, p.leaderId(), p.leaderEpoch(), liveLeaders.get(p.leaderId()));
+                try {
+                    fetchers.add(p, p.leaderId(), p.leaderEpoch(), liveLeaders.get(p.leaderId()));
+                } catch (final RuntimeException e2) {
+                    LOG.error("broker.id={} cannot start fetching {}: {}", brokerId, e.getKey(), e2.toString());
+                }
             }
         }
     }

@@ -67,6 +67,22 @@ class DelayedOperationsTest {
     }
 
     @Test
+    void aDeadlineArmedAfterADayIdleExpiresOnTimeAndNotBefore() {
+        final TestOp first = new TestOp();
+        ops.tryCompleteElseWatch(first, List.of(TP0), clock.getAsLong() + 100);
+        assertEquals(1, ops.expire(clock.getAsLong() + 100 + TICK));
+        clock.advance(TimeUnit.DAYS.toMillis(1)); // no deadline armed all day: the wheel's tick falls behind
+
+        final TestOp op = new TestOp();
+        final long deadline = clock.getAsLong() + 100;
+        assertFalse(ops.tryCompleteElseWatch(op, List.of(TP0), deadline));
+        assertEquals(0, ops.expire(clock.getAsLong()), "not due yet");
+        assertEquals(0, ops.expire(deadline - TICK - 1), "not due yet");
+        assertEquals(1, ops.expire(deadline + TICK));
+        assertTrue(op.expiredWhenAnswered);
+    }
+
+    @Test
     void completesOnceWhenACheckComesFirst() {
         final TestOp op = new TestOp();
         final long deadline = clock.getAsLong() + 100;

@@ -7,6 +7,7 @@ import static io.seglog.replication.replica.ReplicaFixtures.state;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.seglog.replication.data.LogBytes;
 import io.seglog.replication.replica.ReplicaFixtures.ManualClock;
@@ -119,5 +120,24 @@ class PartitionFollowerTest {
         assertFalse(follower.truncateFullyAsFollower(100, 3));
         assertEquals(3, log.logEndOffset());
         assertEquals(0, log.logStartOffset());
+    }
+
+    @Test
+    void anEmptyLogStartingInsideTheLeadersFirstBatchRestartsAtThatBatch() {
+        try (PartitionLog source = openLog(dir.resolve("source").resolve("t-0"), 1)) {
+            source.appendAsLeader(batch("a", "b", "c", "d"), 1); // offsets 0-3
+            source.appendAsLeader(batch("e", "f"), 1); // 4-5
+            source.updateHighWatermark(6);
+            source.deleteRecordsBefore(2); // the log start inside the first batch
+            follower.makeFollower(state(1, 1, List.of(1, 2), 0, List.of(1, 2)));
+            assertTrue(follower.truncateFullyAsFollower(2, 1), "OFFSET_OUT_OF_RANGE: restart at the leader's start");
+
+            final ByteBuffer served = bytesOf(source.read(2, Integer.MAX_VALUE, 6, true));
+            assertEquals(6, follower.appendAsFollower(served, 1, 6, 2), "the whole first batch is taken");
+            assertEquals(2, log.logStartOffset(), "the leader's log start, once the HW passed it");
+            assertEquals(6, log.highWatermark());
+            assertArrayEquals(LogBytes.bytes(source, 2, 6), LogBytes.bytes(log, 2, 6),
+                "the leader's bytes, from the base of the batch holding offset 2");
+        }
     }
 }

@@ -419,9 +419,15 @@ class PartitionTest {
         assertNull(partition.acksStatus(last, 0));
 
         lead(1, List.of(1, 2), 1, List.of(1, 2));
-        assertEquals(ReplicaError.NOT_LEADER_OR_FOLLOWER, partition.acksStatus(last, 0), "appended in an older epoch");
+        assertNull(partition.acksStatus(last, 0), "re-elected at a higher epoch: the batch still waits for the HW");
+        fetch(2, last + 1);
+        assertEquals(ReplicaError.NONE, partition.acksStatus(last, 0), "and is acknowledged when it passes");
+        final long next = append("b");
         partition.makeFollower(state(2, 2, List.of(2, 1), 2, List.of(1, 2)));
-        assertEquals(ReplicaError.NOT_LEADER_OR_FOLLOWER, partition.acksStatus(last, 1));
+        assertEquals(ReplicaError.NOT_LEADER_OR_FOLLOWER, partition.acksStatus(next, 1));
+        lead(3, List.of(1, 2), 3, List.of(1, 2));
+        assertEquals(ReplicaError.NOT_LEADER_OR_FOLLOWER, partition.acksStatus(next, 1),
+            "leadership lost and regained since the append");
     }
 
     // ---------------------------------------------------------------------------------------------- reads
