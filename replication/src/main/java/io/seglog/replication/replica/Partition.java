@@ -369,8 +369,7 @@ public final class Partition {
                 appendLock.unlock();
             }
             final long appendTime = log.config().messageTimestampType() == TimestampType.LOG_APPEND_TIME
-                ? records.order(ByteOrder.BIG_ENDIAN).getLong(records.position() + RecordBatchDescriptor.MAX_TIMESTAMP_OFFSET)
-                : -1;
+                ? stampedMaxTimestamp(records) : -1;
             result = new AppendResult(ReplicaError.NONE, base, last, appendTime, log.logStartOffset(), null,
                 leaderEpoch);
         } catch (final InvalidRecordException e) {
@@ -395,6 +394,15 @@ public final class Partition {
             });
         }
         return result;
+    }
+
+    /**
+     * The max timestamp of the first batch, where the log stamped LogAppendTime: read big-endian as the format is,
+     * without changing the caller's buffer order.
+     */
+    private static long stampedMaxTimestamp(final ByteBuffer records) {
+        final long raw = records.getLong(records.position() + RecordBatchDescriptor.MAX_TIMESTAMP_OFFSET);
+        return records.order() == ByteOrder.BIG_ENDIAN ? raw : Long.reverseBytes(raw);
     }
 
     /**

@@ -4,16 +4,14 @@ import io.seglog.replication.Await;
 import io.seglog.replication.broker.SeglogBroker;
 import io.seglog.replication.replica.AppendResult;
 import io.seglog.replication.replica.Partition;
+import io.seglog.replication.replica.ReplicaFixtures;
 import io.seglog.storage.PartitionLog;
 import io.seglog.storage.TopicPartition;
-import io.seglog.storage.format.RecordBatchBuilder;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.agrona.concurrent.UnsafeBuffer;
 
 /** Writes and reads for the scenario tests, through a broker's own API (the same path as a Kafka produce). */
 final class ScenarioSupport {
@@ -22,14 +20,7 @@ final class ScenarioSupport {
 
     /** One batch holding the values, as a producer would send it. */
     static ByteBuffer batch(final String... values) {
-        final byte[][] bytes = new byte[values.length][];
-        for (int i = 0; i < values.length; i++) {
-            bytes[i] = values[i].getBytes(StandardCharsets.UTF_8);
-        }
-        final UnsafeBuffer built = RecordBatchBuilder.batchOf(0, System.currentTimeMillis(), bytes);
-        final ByteBuffer copy = ByteBuffer.allocate(built.capacity());
-        built.getBytes(0, copy, built.capacity());
-        return copy.flip();
+        return ReplicaFixtures.batch(values);
     }
 
     /**

@@ -31,7 +31,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  * What the replica-layer tests share: batches as a producer sends them, the bytes of a log, a clock the test moves,
  * an ISR writer the test answers, and a partition context made of them. No Seglog class is mocked: logs are real.
  */
-final class ReplicaFixtures {
+public final class ReplicaFixtures {
     private ReplicaFixtures() {
     }
 
@@ -160,8 +160,13 @@ final class ReplicaFixtures {
         return new PartitionStateInfo(1, new LeaderAndIsr(leader, leaderEpoch, isr, partitionEpoch), replicas, false);
     }
 
-    /** One batch holding the values, as a producer sends it (offsets and epoch are stamped by the leader). */
-    static ByteBuffer batch(final String... values) {
+    /**
+     * One batch holding the values, as a producer sends it (offsets and epoch are stamped by the leader).
+     *
+     * @param values the records' values
+     * @return the batch
+     */
+    public static ByteBuffer batch(final String... values) {
         final byte[][] bytes = new byte[values.length][];
         for (int i = 0; i < values.length; i++) {
             bytes[i] = values[i].getBytes(StandardCharsets.UTF_8);

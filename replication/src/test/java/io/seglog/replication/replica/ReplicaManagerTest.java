@@ -13,6 +13,7 @@ import io.seglog.replication.replica.ReplicaFixtures.ManualClock;
 import io.seglog.replication.replica.ReplicaFixtures.ManualIsrWriter;
 import io.seglog.replication.replica.TestEndpoints.GatedEndpoint;
 import io.seglog.replication.transport.LiveBroker;
+import io.seglog.replication.transport.PartitionStateInfo;
 import io.seglog.storage.LogBatch;
 import io.seglog.storage.LogConfig;
 import io.seglog.storage.LogManager;
@@ -21,6 +22,7 @@ import io.seglog.storage.TopicPartition;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -110,6 +112,24 @@ class ReplicaManagerTest {
     private static AppendResult only(final Map<TopicPartition, AppendResult> results) {
         assertEquals(Set.of(TP), results.keySet());
         return results.get(TP);
+    }
+
+    @Test
+    void onePartitionThatCannotTakeItsRoleLeavesTheOthersOfTheLeaderAndIsrApplied() {
+        final TopicPartition stale = new TopicPartition("t", 1);
+        final TopicPartition follow = new TopicPartition("t", 2);
+        logs.getOrCreate(stale).appendAsLeader(batch("from epoch 5"), 5); // leading it in epoch 0 is refused
+        final Map<TopicPartition, PartitionStateInfo> states = new LinkedHashMap<>();
+        states.put(stale, state(1, 0, List.of(1, 2), 0, List.of(1, 2)));
+        states.put(TP, state(1, 0, List.of(1, 2), 0, List.of(1, 2)));
+        states.put(follow, state(2, 0, List.of(2, 1), 0, List.of(2, 1)));
+
+        replicas.onLeaderAndIsr(states, Map.of(2, new LiveBroker(2, 1, "127.0.0.1", 1, Optional.empty())));
+
+        assertFalse(replicas.partition(stale).orElseThrow().isLeader(), "refused: its log holds a newer epoch");
+        assertTrue(replicas.partition(TP).orElseThrow().isLeader(), "the next partition still leads");
+        assertEquals(2, replicas.partition(follow).orElseThrow().leaderId(), "and the one after it follows");
+        Await.until(Duration.ofSeconds(WAIT_S), () -> !endpoints.isEmpty(), () -> "a fetcher for the follower");
     }
 
     @Test
