@@ -948,6 +948,7 @@ public final class PartitionLog implements AutoCloseable {
             }
         }
         durability.failAll(new StorageException("the log was closed", dir, null), true);
+        appender.close();
         try {
             failure = retired.unlinkAll(failure);
         } catch (final IOException e) {

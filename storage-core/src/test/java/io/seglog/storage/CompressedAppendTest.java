@@ -113,6 +113,59 @@ class CompressedAppendTest {
         assertArrayEquals(kafkaBytes, ourBytes, codec + ": the .log files differ");
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"gzip", "snappy", "lz4", "zstd"})
+    void recoveryOfCompressedBatchesTruncatesATornTailAsKafkasDoes(final String codec) throws Exception {
+        final Path ours = dir.resolve("rec-0");
+        final SplittableRandom random = new SplittableRandom(SEED + 7);
+        final List<Long> ends = new ArrayList<>();
+        try (PartitionLog log = PartitionLog.open(ours, LogConfig.builder().build(), FileIO.system(),
+            new ManualClock(2_000_000))) {
+            for (int b = 0; b < 20; b++) {
+                final SimpleRecord[] records = new SimpleRecord[1 + random.nextInt(50)];
+                for (int i = 0; i < records.length; i++) {
+                    records[i] = KafkaBatches.randomRecord(random, 2_000_000);
+                }
+                log.appendAsLeader(KafkaBatches.batch(0, KafkaBatches.compression(codec), records), 1);
+                ends.add(log.logEndOffset());
+            }
+        }
+        final Path logFile = ours.resolve(String.format("%020d.log", 0));
+        final long size = Files.size(logFile);
+        // Tear the last batch: a crash in the middle of its write.
+        try (var channel = java.nio.channels.FileChannel.open(logFile, java.nio.file.StandardOpenOption.WRITE)) {
+            channel.truncate(size - 7);
+        }
+        final Path kafkaCopy = Files.createDirectories(dir.resolve("kafkarec-0"));
+        Files.copy(logFile, kafkaCopy.resolve(logFile.getFileName()));
+        final long expectedEnd = ends.get(ends.size() - 2);
+        try (PartitionLog log = PartitionLog.open(ours, LogConfig.builder().build(), FileIO.system(),
+            new ManualClock(2_000_000), new SplittableRandom(1), RecoveryOptions.afterCrash(0))) {
+            assertEquals(expectedEnd, log.logEndOffset(), codec);
+            long next = 0;
+            for (final LogRecord record : Records.of(log, 0, log.logEndOffset())) {
+                assertEquals(next++, record.offset());
+            }
+            assertEquals(expectedEnd, next);
+        }
+        final KafkaScheduler scheduler = new KafkaScheduler(1);
+        scheduler.startup();
+        try {
+            final UnifiedLog kafka = UnifiedLog.create(kafkaCopy.toFile(),
+                new org.apache.kafka.storage.internals.log.LogConfig(Map.of()), 0L, 0L, scheduler,
+                new BrokerTopicStats(), Time.SYSTEM, 300_000, new ProducerStateManagerConfig(86_400_000, false),
+                600_000, new LogDirFailureChannel(10), false, Optional.empty());
+            assertEquals(expectedEnd, kafka.logEndOffset(), codec);
+            kafka.flush(true);
+            scheduler.shutdown();
+            kafka.close();
+        } finally {
+            scheduler.shutdown();
+        }
+        assertArrayEquals(Files.readAllBytes(kafkaCopy.resolve(logFile.getFileName())), Files.readAllBytes(logFile),
+            codec + ": Kafka's recovery and ours leave different .log bytes");
+    }
+
     @Test
     void aCompressedBatchMustBeTheOnlyOneOfItsAppend() throws Exception {
         final SplittableRandom random = new SplittableRandom(SEED);

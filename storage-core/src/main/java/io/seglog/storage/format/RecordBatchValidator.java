@@ -64,12 +64,13 @@ import org.agrona.DirectBuffer;
  * Kafka's timestamp bounds without a second walk. Judging them, control batches from clients and
  * producer-state rules are the log's business, not this format check.
  *
- * <p>Reusable and allocation-free (the failure path of {@link #validate} allocates only the exception). Not
- * thread-safe: one instance per appending thread. When the checked buffer wraps a direct {@code ByteBuffer},
+ * <p>Reusable and allocation-free (the failure path of {@link #validate} allocates only the exception; the first
+ * compressed client batch creates the decompressor, which is then reused; {@link #close()} frees its native state).
+ * Not thread-safe: one instance per appending thread. When the checked buffer wraps a direct {@code ByteBuffer},
  * the CRC is computed through that {@code ByteBuffer} itself: its position and limit move during the call and
  * are restored (a mark is discarded), so no other thread may use that {@code ByteBuffer}'s cursor meanwhile.
  */
-public final class RecordBatchValidator {
+public final class RecordBatchValidator implements AutoCloseable {
     /** Not enough bytes for the header or for the whole batch: a torn tail. */
     public static final int INCOMPLETE = -1;
     /** {@code batchLength} below the header size or above the configured maximum. */
@@ -474,6 +475,18 @@ public final class RecordBatchValidator {
         lastPosition = position;
         lastDetail = detail;
         return status;
+    }
+
+    /**
+     * Releases the native state of the codecs a compressed client batch brought in (zstd's context); idempotent.
+     * The validator stays usable: a later compressed batch makes a new one.
+     */
+    @Override
+    public void close() {
+        if (decompressor != null) {
+            decompressor.close();
+            decompressor = null;
+        }
     }
 
     /**

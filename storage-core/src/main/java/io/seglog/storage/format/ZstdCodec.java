@@ -17,11 +17,13 @@ final class ZstdCodec extends Codec {
     private static final int CHUNK_BYTES = 128 * 1024;
 
     private final ZstdDecompressCtx decompressor = new ZstdDecompressCtx();
-    private final ZstdCompressCtx compressor = new ZstdCompressCtx();
+    private final int level;
+    /** Made at the first compression: readers and validators only decompress. */
+    private ZstdCompressCtx compressor;
     private boolean closed;
 
     ZstdCodec(final int level) {
-        compressor.setLevel(level);
+        this.level = level;
     }
 
     @Override
@@ -51,6 +53,9 @@ final class ZstdCodec extends Codec {
 
     @Override
     public void compress(final ByteBuffer source, final ByteBuffer target) {
+        if (compressor == null) {
+            compressor = new ZstdCompressCtx().setLevel(level);
+        }
         final int n = compressor.compressDirectByteBuffer(target, target.position(), target.remaining(), source,
             source.position(), source.remaining());
         target.position(target.position() + n);
@@ -67,7 +72,9 @@ final class ZstdCodec extends Codec {
         if (!closed) {
             closed = true;
             decompressor.close();
-            compressor.close();
+            if (compressor != null) {
+                compressor.close();
+            }
         }
     }
 }

@@ -29,7 +29,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  *
  * <p>Threads: the log's writer only (the caller holds the log's append lock).
  */
-public final class Appender {
+public final class Appender implements AutoCloseable {
     /**
      * The append rules of the log's configuration.
      *
@@ -95,6 +95,13 @@ public final class Appender {
         final int maxBatchBytes = Math.max(rules.maxMessageBytes(), 61);
         this.leaderValidator = new RecordBatchValidator(maxBatchBytes, RecordBatchValidator.Origin.CLIENT);
         this.followerValidator = new RecordBatchValidator(maxBatchBytes, RecordBatchValidator.Origin.REPLICATION);
+    }
+
+    /** Frees the validators' codec state (native zstd contexts); idempotent. */
+    @Override
+    public void close() {
+        leaderValidator.close();
+        followerValidator.close();
     }
 
     /**
