@@ -144,7 +144,9 @@ public final class PartitionLog implements AutoCloseable {
         this.epochs = opened.epochs();
         this.appender = new Appender(segments, end, epochs, config.segmentConfig(), new Appender.Rules(
             config.maxMessageBytes(), config.messageTimestampType() == TimestampType.LOG_APPEND_TIME,
-            config.messageTimestampBeforeMaxMs(), config.messageTimestampAfterMaxMs()), time);
+            config.messageTimestampBeforeMaxMs(), config.messageTimestampAfterMaxMs()), new Appender.Compression(
+            config.compressionType().codec(), config.compressionGzipLevel(), config.compressionLz4Level(),
+            config.compressionZstdLevel()), time);
         this.truncation = new Truncation(dir, io, time, config.segmentIndexBytes(), segments, end, durability,
             watermarks, epochs, appender, env.recoveryPointLowered());
         this.retention = new Retention(segments, end, watermarks, retired, new Retention.Rules(config.retentionMs(),

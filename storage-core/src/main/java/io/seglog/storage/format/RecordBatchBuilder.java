@@ -532,6 +532,24 @@ public final class RecordBatchBuilder implements AutoCloseable {
         position = recordsStart + packedBytes;
     }
 
+    /**
+     * Sets the levels {@link #compression} compresses at (Kafka's {@code compression.gzip.level},
+     * {@code compression.lz4.level}, {@code compression.zstd.level}); the defaults are Kafka's. Kept across
+     * {@link #wrap}.
+     *
+     * @param gzipLevel -1 (zlib's default) or 1 to 9
+     * @param lz4Level  1 to 17 (9 is lz4's fast compressor)
+     * @param zstdLevel -131072 to 22
+     * @return this builder.
+     * @throws IllegalArgumentException naming the level out of its range
+     */
+    public RecordBatchBuilder compressionLevels(final int gzipLevel, final int lz4Level, final int zstdLevel) {
+        final Codecs replacement = new Codecs(gzipLevel, lz4Level, zstdLevel);
+        close();
+        codecs = replacement;
+        return this;
+    }
+
     /** Releases the codecs' native state (zstd contexts, the deflater); idempotent. */
     @Override
     public void close() {

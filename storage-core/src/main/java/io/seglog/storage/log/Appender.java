@@ -1,6 +1,7 @@
 package io.seglog.storage.log;
 
 import io.seglog.storage.epoch.LeaderEpochCache;
+import io.seglog.storage.format.CompressionType;
 import io.seglog.storage.format.InvalidRecordException;
 import io.seglog.storage.format.RecordBatch;
 import io.seglog.storage.format.RecordBatchDescriptor;
@@ -43,6 +44,19 @@ public final class Appender implements AutoCloseable {
     }
 
     /**
+     * The topic's codec and levels ({@code compression.type}, {@code compression.*.level}).
+     *
+     * @param target    the codec batches are stored in, or null to keep each producer's ({@code producer})
+     * @param gzipLevel gzip level of re-compression
+     * @param lz4Level  lz4 level of re-compression
+     * @param zstdLevel zstd level of re-compression
+     */
+    public record Compression(CompressionType target, int gzipLevel, int lz4Level, int zstdLevel) {
+        /** Each producer's codec kept: Kafka's default {@code compression.type=producer}. */
+        public static final Compression PRODUCER = new Compression(null, -1, 9, 3);
+    }
+
+    /**
      * The largest offset a record may get: the log end offset (the last offset plus one) must still be a long. Kafka
      * has the same bound in practice; here it is checked, so an append near the top never wraps to negative offsets.
      */
@@ -70,6 +84,8 @@ public final class Appender implements AutoCloseable {
      * resets it ({@link #forgetConfirmedEpoch}).
      */
     private int confirmedEpoch = -1;
+    /** The leader's re-compression to the topic's codec; null when producers' codecs are kept. */
+    private final Recompression recompression;
     /** The records' largest timestamp per batch of the leader append being validated; grows, never shrinks. */
     private long[] recordMaxTimestamps = new long[8];
 
@@ -85,6 +101,26 @@ public final class Appender implements AutoCloseable {
      */
     public Appender(final Segments segments, final LogEnd end, final LeaderEpochCache epochs,
                     final SegmentConfig segmentConfig, final Rules rules, final InstantSource time) {
+        this(segments, end, epochs, segmentConfig, rules, Compression.PRODUCER, time);
+    }
+
+    /**
+     * Creates the append path of one log with a topic codec.
+     *
+     * @param segments      the log's segments
+     * @param end           the log's published end
+     * @param epochs        the log's leader-epoch cache
+     * @param segmentConfig the segment configuration (roll rules, segment size, the offset-gap rule)
+     * @param rules         the append rules
+     * @param compression   the topic's codec: producers' kept, or a re-compression target
+     * @param time          the clock, for log-append time and time-based rolls
+     */
+    public Appender(final Segments segments, final LogEnd end, final LeaderEpochCache epochs,
+                    final SegmentConfig segmentConfig, final Rules rules, final Compression compression,
+                    final InstantSource time) {
+        this.recompression = compression.target() == null ? null : new Recompression(compression.target(),
+            compression.gzipLevel(), compression.lz4Level(), compression.zstdLevel(),
+            RecordBatchValidator.DEFAULT_MAX_DECOMPRESSED_BYTES);
         this.segments = segments;
         this.end = end;
         this.epochs = epochs;
@@ -102,6 +138,9 @@ public final class Appender implements AutoCloseable {
     public void close() {
         leaderValidator.close();
         followerValidator.close();
+        if (recompression != null) {
+            recompression.close();
+        }
     }
 
     /**
@@ -122,6 +161,9 @@ public final class Appender implements AutoCloseable {
         final long nowMs = time.millis();
         // Walk 1: Kafka's validation, the segment-size guard and the record count for the offset span.
         final long records = validateLeaderBatches(offset, length, logAppendTime, nowMs);
+        if (recompression != null && recompression.needed(appendView, offset, length)) {
+            return appendRecompressed(source, offset, leaderEpoch, logAppendTime);
+        }
         final boolean epochConfirmed = leaderEpoch == confirmedEpoch;
         if (!epochConfirmed) {
             final int latestEpoch = epochs.latestEpoch();
@@ -165,6 +207,24 @@ public final class Appender implements AutoCloseable {
         appendWithEpochs(source, offset, firstOffset, next - 1, nowMs);
         confirmedEpoch = leaderEpoch;
         return next - 1;
+    }
+
+    /**
+     * Appends the caller's one (validated) batch rebuilt in the topic's codec. The rebuilt batch goes through the
+     * whole leader path (its size against {@code max.message.bytes} included, as Kafka checks the re-compressed
+     * size); with log-append time the caller's header is stamped too, so that a caller reading the stamp from its
+     * buffer (a produce response) sees the time the log stored.
+     */
+    private long appendRecompressed(final ByteBuffer source, final int offset, final int leaderEpoch,
+                                    final boolean logAppendTime) throws LogWriteException {
+        final ByteBuffer rebuilt = recompression.rebuild(appendView, offset);
+        final long last = appendAsLeader(rebuilt, leaderEpoch);
+        if (logAppendTime) {
+            final long stamped = rebuilt.getLong(RecordBatchDescriptor.MAX_TIMESTAMP_OFFSET);
+            wrapForAppend(source);
+            batchView.wrap(appendView, offset).setLogAppendTime(stamped);
+        }
+        return last;
     }
 
     /**
