@@ -6,7 +6,7 @@ package io.seglog.storage;
  * (the base offset is outside the CRC: contiguity is what catches a flipped bit there). With
  * {@code compact}, offset gaps between batches are legal (Kafka's cleaner drops whole batches, and a
  * follower keeps the gaps it replicates) and retention by time and size does not delete (Kafka's rule);
- * Seglog does not compact logs itself.
+ * A {@link LogManager} with {@code log.cleaner.enable} compacts such logs ({@code io.seglog.storage.cleaner}).
  */
 public enum CleanupPolicy {
     /** Retention deletes old segments; offsets are contiguous. */
