@@ -102,6 +102,16 @@ public record CleanerConfig(boolean enabled, int threads, long dedupeBufferBytes
         return ioBufferBytes / threads / 2;
     }
 
+    /**
+     * These settings as the cleaner package takes them (per thread).
+     *
+     * @return the settings
+     */
+    LogCleaner.Settings settings() {
+        return new LogCleaner.Settings(threads, dedupeBytesPerThread(), dedupeLoadFactor, ioBufferBytesPerThread(),
+            maxIoBytesPerSecond, backoffMs);
+    }
+
     private static String text(final Map<String, ?> properties, final String key, final Object fallback) {
         final Object value = properties.get(key);
         return String.valueOf(value == null ? fallback : value).trim();

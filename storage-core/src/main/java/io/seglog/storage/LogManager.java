@@ -199,7 +199,7 @@ public final class LogManager implements AutoCloseable {
             paths.add(dir.path);
         }
         try {
-            cleaner = new LogCleaner(config.cleanerConfig(), paths, this::cleanableLogs, io, time);
+            cleaner = new LogCleaner(config.cleanerConfig().settings(), paths, this::cleanableLogs, io, time);
         } catch (final IOException e) {
             throw new StorageException("reading " + LogCleaner.CHECKPOINT_FILE + " failed: " + e.getMessage(),
                 paths.get(0), e);
@@ -627,7 +627,7 @@ public final class LogManager implements AutoCloseable {
             entry.dir.failure.ensureOnline();
             logs.remove(tp);
             if (cleaner != null) {
-                cleaner.forget(entry.dir.path, tp);
+                cleaner.forget(entry.dir.path, new PartitionKey(tp.topic(), tp.partition()));
             }
             // The partition's lock is kept until the directory is renamed: no writer opens it in between.
             final LogDirLock held = entry.log.closeKeepingLock();

@@ -1,6 +1,8 @@
 package io.seglog.storage;
 
+import io.seglog.storage.checkpoint.PartitionKey;
 import io.seglog.storage.cleaner.CleanableLog;
+import io.seglog.storage.cleaner.CompactionSettings;
 import io.seglog.storage.io.FileIO;
 import io.seglog.storage.segment.LogSegment;
 import java.io.IOException;
@@ -12,16 +14,16 @@ import java.nio.file.Path;
  */
 final class PartitionCleaning implements CleanableLog {
     private final PartitionLog log;
-    private final TopicPartition tp;
+    private final PartitionKey key;
 
     PartitionCleaning(final PartitionLog log, final TopicPartition tp) {
         this.log = log;
-        this.tp = tp;
+        this.key = new PartitionKey(tp.topic(), tp.partition());
     }
 
     @Override
-    public TopicPartition topicPartition() {
-        return tp;
+    public PartitionKey partition() {
+        return key;
     }
 
     @Override
@@ -30,8 +32,11 @@ final class PartitionCleaning implements CleanableLog {
     }
 
     @Override
-    public LogConfig config() {
-        return log.config();
+    public CompactionSettings compaction() {
+        final LogConfig config = log.config();
+        return new CompactionSettings(config.cleanupPolicy().compact(), config.minCleanableDirtyRatio(),
+            config.minCompactionLagMs(), config.maxCompactionLagMs(), config.deleteRetentionMs(),
+            config.segmentBytes(), config.segmentIndexBytes());
     }
 
     @Override

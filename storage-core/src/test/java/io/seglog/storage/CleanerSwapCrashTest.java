@@ -3,7 +3,9 @@ package io.seglog.storage;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.seglog.storage.checkpoint.PartitionKey;
 import io.seglog.storage.cleaner.CleanableLog;
+import io.seglog.storage.cleaner.CompactionSettings;
 import io.seglog.storage.cleaner.LogCleaner;
 import io.seglog.storage.io.FileIO;
 import io.seglog.storage.segment.LogSegment;
@@ -51,9 +53,9 @@ class CleanerSwapCrashTest {
             this.log = log;
         }
 
-        @Override public TopicPartition topicPartition() { return log.topicPartition(); }
+        @Override public PartitionKey partition() { return log.partition(); }
         @Override public Path dir() { return log.dir(); }
-        @Override public LogConfig config() { return log.config(); }
+        @Override public CompactionSettings compaction() { return log.compaction(); }
         @Override public FileIO io() { return log.io(); }
         @Override public LogSegment[] segments() { return log.segments(); }
         @Override public long logStartOffset() { return log.logStartOffset(); }
@@ -86,7 +88,7 @@ class CleanerSwapCrashTest {
             log.updateHighWatermark(log.logEndOffset());
             original = LogCleanerTest.readAll(log.dir());
             try (LogCleaner cleaner = new LogCleaner(new CleanerConfig(true, 1, 1 << 20, 1 << 16, 0.9,
-                Double.MAX_VALUE, 0), List.of(logDir.toAbsolutePath().normalize()),
+                Double.MAX_VALUE, 0).settings(), List.of(logDir.toAbsolutePath().normalize()),
                 () -> List.of(new StopAtSwap(new PartitionCleaning(log, tp))), FileIO.system(), clock)) {
                 assertTrue(cleaner.cleanOnce());
                 assertEquals(1, cleaner.uncleanablePartitions().size(), "the failure marks it uncleanable");

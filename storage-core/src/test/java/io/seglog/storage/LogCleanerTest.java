@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.seglog.storage.cleaner.CleanableLog;
+import io.seglog.storage.checkpoint.PartitionKey;
 import io.seglog.storage.cleaner.LogCleaner;
 import io.seglog.storage.format.RecordBatch;
 import io.seglog.storage.format.RecordBatchBuilder;
@@ -110,7 +110,7 @@ class LogCleanerTest {
     }
 
     private LogCleaner cleanerOf(final LogManager manager) throws IOException {
-        return new LogCleaner(new CleanerConfig(true, 1, 1 << 20, 1 << 16, 0.9, Double.MAX_VALUE, 0),
+        return new LogCleaner(new CleanerConfig(true, 1, 1 << 20, 1 << 16, 0.9, Double.MAX_VALUE, 0).settings(),
             List.of(logDir.toAbsolutePath().normalize()), manager::cleanableLogs, FileIO.system(), clock);
     }
 
@@ -130,7 +130,8 @@ class LogCleanerTest {
             assertTrue(log.segmentCount() <= segmentsBefore, "segments: " + log.segmentCount());
             assertEquals(end, log.logEndOffset());
             final long active = log.segmentBaseOffsets()[log.segmentCount() - 1];
-            assertEquals(active, cleaner.checkpointedOffset(logDir.toAbsolutePath().normalize(), tp));
+            assertEquals(active, cleaner.checkpointedOffset(logDir.toAbsolutePath().normalize(),
+                new PartitionKey(tp.topic(), tp.partition())));
             assertCompactedBelow(readAll(log.dir()), active, model, true);
             // Past the horizon a second round (with something dirty) drops the tombstones.
             clock.advanceMs(DELETE_RETENTION_MS + 1);

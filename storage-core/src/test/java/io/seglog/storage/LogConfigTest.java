@@ -159,7 +159,8 @@ class LogConfigTest {
             .messageTimestampAfterMaxMs(8).retentionMs(9).retentionBytes(10).flushMessages(12).flushMs(13)
             .fileDeleteDelayMs(14).corruptionPolicy(CorruptionPolicy.TRUNCATE).mappedAppendMaxBytes(15)
             .cleanupPolicy(CleanupPolicy.COMPACT_DELETE).readMapped(false).minInsyncReplicas(2)
-            .uncleanLeaderElectionEnable(true).build();
+            .uncleanLeaderElectionEnable(true).minCleanableDirtyRatio(0.25).minCompactionLagMs(16)
+            .maxCompactionLagMs(17).deleteRetentionMs(18).build();
         final Map<String, Object> parsed = properties(changed);
         final Map<String, Object> defaults = properties(LogConfig.defaults());
         for (final String key : LogConfig.keyNames()) {

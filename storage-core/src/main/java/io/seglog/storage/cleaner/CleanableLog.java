@@ -1,7 +1,6 @@
 package io.seglog.storage.cleaner;
 
-import io.seglog.storage.LogConfig;
-import io.seglog.storage.TopicPartition;
+import io.seglog.storage.checkpoint.PartitionKey;
 import io.seglog.storage.io.FileIO;
 import io.seglog.storage.segment.LogSegment;
 import java.io.IOException;
@@ -13,11 +12,11 @@ import java.nio.file.Path;
  */
 public interface CleanableLog {
     /**
-     * The partition.
+     * The partition (its key in the {@code cleaner-offset-checkpoint}).
      *
      * @return the topic and partition
      */
-    TopicPartition topicPartition();
+    PartitionKey partition();
 
     /**
      * The partition directory.
@@ -31,7 +30,7 @@ public interface CleanableLog {
      *
      * @return the configuration
      */
-    LogConfig config();
+    CompactionSettings compaction();
 
     /**
      * The file layer the log uses (so a fault-injecting one sees the cleaner's files too).

@@ -3,7 +3,6 @@ package io.seglog.storage.cleaner;
 import static io.seglog.storage.format.RecordBatchDescriptor.MAX_TIMESTAMP_LENGTH;
 import static io.seglog.storage.format.RecordBatchDescriptor.MAX_TIMESTAMP_OFFSET;
 
-import io.seglog.storage.LogConfig;
 import io.seglog.storage.segment.LogSegment;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -44,7 +43,7 @@ record CleanableRange(CleanableLog log, long firstDirtyOffset, long firstUnclean
             invalid = checkpointed >= 0;
             firstDirty = logStart;
         }
-        final LogConfig config = log.config();
+        final CompactionSettings config = log.compaction();
         final long minLagMs = Math.max(config.minCompactionLagMs(), 0);
         long uncleanable = Math.min(log.highWatermark(), segments[segments.length - 1].baseOffset());
         final int firstDirtySegment = floorIndex(segments, firstDirty);

@@ -1,6 +1,5 @@
 package io.seglog.storage.cleaner;
 
-import io.seglog.storage.LogConfig;
 import io.seglog.storage.format.RecordBatch;
 import io.seglog.storage.format.RecordView;
 import io.seglog.storage.io.FileIO;
@@ -86,7 +85,7 @@ final class Cleaner {
         buildOffsetMap(segments, range.firstDirtyOffset(), range.firstUncleanableOffset());
         final long endOffset = map.latestOffset() + 1;
         final Map<Long, Long> lastBatchOfProducer = lastBatchOfEachProducer(segments);
-        final LogConfig config = log.config();
+        final CompactionSettings config = log.compaction();
         final List<LogSegment[]> groups = groupBySize(segments, endOffset, config.segmentBytes(),
             config.segmentIndexBytes(), range.firstUncleanableOffset());
         LOG.info("Cleaning {} below offset {} (dirty from {}, {} keys, {} groups)", log.dir(), endOffset,
@@ -215,7 +214,7 @@ final class Cleaner {
         final Path cleaned = logFile.resolveSibling(logFile.getFileName() + CLEANED_SUFFIX);
         final Path swap = logFile.resolveSibling(logFile.getFileName() + SWAP_SUFFIX);
         io.deleteIfExists(cleaned);
-        final long deleteRetentionMs = log.config().deleteRetentionMs();
+        final long deleteRetentionMs = log.compaction().deleteRetentionMs();
         try (FileChannel channel = io.open(cleaned, EnumSet.of(StandardOpenOption.CREATE_NEW,
             StandardOpenOption.WRITE))) {
             out.clear();

@@ -1,7 +1,5 @@
 package io.seglog.storage.cleaner;
 
-import io.seglog.storage.CleanerConfig;
-import io.seglog.storage.TopicPartition;
 import io.seglog.storage.checkpoint.OffsetCheckpointFile;
 import io.seglog.storage.checkpoint.PartitionKey;
 import io.seglog.storage.io.FileIO;
@@ -40,7 +38,22 @@ public final class LogCleaner implements AutoCloseable {
     public static final int BYTES_PER_MAP_ENTRY = OffsetMap.BYTES_PER_ENTRY;
     private static final Logger LOG = LoggerFactory.getLogger(LogCleaner.class);
 
-    private final CleanerConfig config;
+    /**
+     * The cleaner's broker-level settings as plain values, per thread where Kafka divides them among the threads.
+     * Immutable.
+     *
+     * @param threads                {@code log.cleaner.threads}, at least 1
+     * @param dedupeBytesPerThread   the memory of each thread's offset map
+     * @param dedupeLoadFactor       how full an offset map may get, in (0, 1]
+     * @param ioBufferBytesPerThread the size of each thread's read buffer and of its write buffer
+     * @param maxIoBytesPerSecond    the read-plus-write throttle of all threads together
+     * @param backoffMs              how long a thread waits when no log needs cleaning
+     */
+    public record Settings(int threads, int dedupeBytesPerThread, double dedupeLoadFactor, int ioBufferBytesPerThread,
+                           double maxIoBytesPerSecond, long backoffMs) {
+    }
+
+    private final Settings config;
     private final Supplier<? extends Iterable<CleanableLog>> logs;
     private final InstantSource time;
     private final FileIO io;
@@ -48,23 +61,23 @@ public final class LogCleaner implements AutoCloseable {
     private final Cleaner[] cleaners;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition wake = lock.newCondition();
-    private final Set<TopicPartition> inProgress = new HashSet<>();
-    private final Set<TopicPartition> uncleanable = new HashSet<>();
-    private final Map<Path, Map<TopicPartition, Long>> checkpoints = new HashMap<>();
+    private final Set<PartitionKey> inProgress = new HashSet<>();
+    private final Set<PartitionKey> uncleanable = new HashSet<>();
+    private final Map<Path, Map<PartitionKey, Long>> checkpoints = new HashMap<>();
     private final List<Thread> threads = new ArrayList<>();
     private boolean stopped;
 
     /**
      * Creates a cleaner; it reads each directory's checkpoint now and cleans nothing until asked.
      *
-     * @param config  the cleaner settings
+     * @param config  the cleaner settings (the API package's {@code CleanerConfig} makes them)
      * @param logDirs the log directories whose checkpoints it keeps
      * @param logs    supplies the logs to consider at each round (those of every policy; compacted ones are taken)
      * @param io      the file layer for the checkpoints
      * @param time    the clock
      * @throws IOException if a checkpoint exists and cannot be read
      */
-    public LogCleaner(final CleanerConfig config, final List<Path> logDirs,
+    public LogCleaner(final Settings config, final List<Path> logDirs,
                       final Supplier<? extends Iterable<CleanableLog>> logs, final FileIO io, final InstantSource time)
         throws IOException {
         this.config = config;
@@ -78,11 +91,11 @@ public final class LogCleaner implements AutoCloseable {
                 config.ioBufferBytesPerThread(), throttler);
         }
         for (final Path dir : logDirs) {
-            final Map<TopicPartition, Long> offsets = new HashMap<>();
+            final Map<PartitionKey, Long> offsets = new HashMap<>();
             final OffsetCheckpointFile file = new OffsetCheckpointFile(io, dir.resolve(CHECKPOINT_FILE));
             if (java.nio.file.Files.exists(file.file())) {
                 for (final Map.Entry<PartitionKey, Long> e : file.read().entrySet()) {
-                    offsets.put(new TopicPartition(e.getKey().topic(), e.getKey().partition()), e.getValue());
+                    offsets.put(e.getKey(), e.getValue());
                 }
             }
             checkpoints.put(dir, offsets);
@@ -135,7 +148,7 @@ public final class LogCleaner implements AutoCloseable {
      *
      * @return a copy
      */
-    public Set<TopicPartition> uncleanablePartitions() {
+    public Set<PartitionKey> uncleanablePartitions() {
         lock.lock();
         try {
             return Set.copyOf(uncleanable);
@@ -151,7 +164,7 @@ public final class LogCleaner implements AutoCloseable {
      * @param tp     the partition
      * @return the checkpointed offset or -1
      */
-    public long checkpointedOffset(final Path logDir, final TopicPartition tp) {
+    public long checkpointedOffset(final Path logDir, final PartitionKey tp) {
         lock.lock();
         try {
             return checkpoints.getOrDefault(logDir, Map.of()).getOrDefault(tp, -1L);
@@ -166,10 +179,10 @@ public final class LogCleaner implements AutoCloseable {
      * @param logDir the log directory
      * @param tp     the partition
      */
-    public void forget(final Path logDir, final TopicPartition tp) {
+    public void forget(final Path logDir, final PartitionKey tp) {
         lock.lock();
         try {
-            final Map<TopicPartition, Long> offsets = checkpoints.get(logDir);
+            final Map<PartitionKey, Long> offsets = checkpoints.get(logDir);
             if (offsets != null) {
                 offsets.remove(tp);
             }
@@ -214,7 +227,7 @@ public final class LogCleaner implements AutoCloseable {
         if (range == null) {
             return false;
         }
-        final TopicPartition tp = range.log().topicPartition();
+        final PartitionKey tp = range.log().partition();
         final Path logDir = range.log().dir().getParent();
         try {
             final long end = cleaner.clean(range, nowMs);
@@ -250,8 +263,8 @@ public final class LogCleaner implements AutoCloseable {
             }
             CleanableRange best = null;
             for (final CleanableLog log : logs.get()) {
-                final TopicPartition tp = log.topicPartition();
-                if (!log.config().cleanupPolicy().compact() || inProgress.contains(tp) || uncleanable.contains(tp)
+                final PartitionKey tp = log.partition();
+                if (!log.compaction().compact() || inProgress.contains(tp) || uncleanable.contains(tp)
                     || log.isClosedOrOffline()) {
                     continue;
                 }
@@ -270,13 +283,13 @@ public final class LogCleaner implements AutoCloseable {
                     continue;
                 }
                 final boolean cleanable = range.needsCompactionNow() && range.cleanableBytes() > 0
-                    || range.cleanableRatio() > log.config().minCleanableDirtyRatio();
+                    || range.cleanableRatio() > log.compaction().minCleanableDirtyRatio();
                 if (cleanable && (best == null || range.cleanableRatio() > best.cleanableRatio())) {
                     best = range;
                 }
             }
             if (best != null) {
-                inProgress.add(best.log().topicPartition());
+                inProgress.add(best.log().partition());
             }
             return best;
         } finally {
@@ -284,13 +297,13 @@ public final class LogCleaner implements AutoCloseable {
         }
     }
 
-    private void checkpoint(final Path logDir, final TopicPartition tp, final long offset) throws IOException {
+    private void checkpoint(final Path logDir, final PartitionKey tp, final long offset) throws IOException {
         final Map<PartitionKey, Long> copy = new HashMap<>();
         lock.lock();
         try {
-            final Map<TopicPartition, Long> offsets = checkpoints.computeIfAbsent(logDir, d -> new HashMap<>());
+            final Map<PartitionKey, Long> offsets = checkpoints.computeIfAbsent(logDir, d -> new HashMap<>());
             offsets.put(tp, offset);
-            offsets.forEach((p, o) -> copy.put(new PartitionKey(p.topic(), p.partition()), o));
+            copy.putAll(offsets);
             // One writer at a time per file, values read under the lock: a later write never carries older values.
             new OffsetCheckpointFile(io, logDir.resolve(CHECKPOINT_FILE)).write(copy);
         } finally {
