@@ -515,7 +515,8 @@ public final class PartitionLog implements AutoCloseable {
      * @return the offset, or -1 when no record below the log end has such a timestamp
      * @throws IllegalArgumentException if {@code timestampMs} is negative and not one of the special values
      * @throws StorageException if the log is closed or offline, or a read fails
-     * @throws UnsupportedOperationException if the records of a compressed batch must be read
+     * @throws io.seglog.storage.format.CodecUnavailableException if a compressed batch must be read and its codec
+     *         is not on the class path
      */
     public long offsetForTimestamp(final long timestampMs) {
         return reader().offsetForTimestamp(timestampMs, Long.MAX_VALUE);

@@ -3,6 +3,7 @@ package io.seglog.storage.log;
 import io.seglog.storage.epoch.LeaderEpochCache;
 import io.seglog.storage.format.InvalidRecordException;
 import io.seglog.storage.format.RecordBatch;
+import io.seglog.storage.format.RecordBatchDescriptor;
 import io.seglog.storage.format.RecordBatchValidator;
 import io.seglog.storage.segment.AppendBatches;
 import io.seglog.storage.segment.BatchHeaders;
@@ -10,6 +11,7 @@ import io.seglog.storage.segment.LogSegment;
 import io.seglog.storage.segment.SegmentConfig;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.time.InstantSource;
 import java.util.Arrays;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -181,6 +183,14 @@ public final class Appender {
             if (size < 0) {
                 throw new InvalidRecordException(leaderValidator.lastField(), leaderValidator.lastValue(),
                     leaderValidator.lastExpected(), index, leaderValidator.lastPosition(), leaderValidator.lastDetail());
+            }
+            final int codec = appendView.getShort(p + RecordBatchDescriptor.ATTRIBUTES_OFFSET, ByteOrder.BIG_ENDIAN)
+                & RecordBatchDescriptor.COMPRESSION_CODEC_MASK;
+            if (codec != 0 && (index > 0 || p + size < limit)) {
+                // Kafka's LogValidator takes a compressed produce as one batch ("Compressed outer record has more
+                // than one batch"); its offsets are assigned in the header only, records are never re-encoded.
+                throw new InvalidRecordException("compressionCodec", codec, -1, index, p, "a compressed batch must be"
+                    + " the only batch of its append");
             }
             if (!logAppendTime) {
                 final long min = leaderValidator.lastBatchMinTimestamp();
