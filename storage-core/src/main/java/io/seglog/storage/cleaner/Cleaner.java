@@ -1,6 +1,8 @@
 package io.seglog.storage.cleaner;
 
+import io.seglog.storage.format.BatchRecordReader;
 import io.seglog.storage.format.RecordBatch;
+import io.seglog.storage.format.RecordBatchValidator;
 import io.seglog.storage.format.RecordView;
 import io.seglog.storage.io.FileIO;
 import io.seglog.storage.segment.LogSegment;
@@ -24,9 +26,9 @@ import org.slf4j.LoggerFactory;
  * Cleans one log once (Kafka's {@code Cleaner.doClean}): builds the offset map over the dirty section, groups the
  * segments below the map's end by size, and for each group writes a {@code .cleaned} file, makes it durable,
  * renames it {@code .swap} and hands it to the log ({@link CleanableLog#replaceSegments}). One per cleaner thread,
- * with its own map and buffers. Not thread-safe.
+ * with its own map and buffers. Not thread-safe; {@link #close} releases the codecs' native state.
  */
-final class Cleaner {
+final class Cleaner implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Cleaner.class);
     /** Suffix of a compaction output being written. */
     static final String CLEANED_SUFFIX = ".cleaned";
@@ -39,7 +41,13 @@ final class Cleaner {
     private final double loadFactor;
     private final Throttler throttler;
     private final SegmentScan scan;
-    private final BatchFilter filter = new BatchFilter();
+    /**
+     * Reads the records of compressed batches too. Kafka's cleaner sets no bound on a batch's decompressed size;
+     * this takes the leader's bound for a client's batch, so a batch a leader accepted is always cleanable.
+     */
+    private final BatchRecordReader reader =
+        new BatchRecordReader(RecordBatchValidator.DEFAULT_MAX_DECOMPRESSED_BYTES);
+    private final BatchFilter filter = new BatchFilter(reader);
     private final RecordView record = new RecordView();
     private final int ioBufferBytes;
     private ByteBuffer out;
@@ -126,13 +134,8 @@ final class Cleaner {
                     continue;
                 }
                 if (!batch.isControl()) {
-                    if (batch.isCompressed()) {
-                        throw new UncleanableLogException(segment.logFile() + ": batch at baseOffset="
-                            + batch.baseOffset() + " uses compression codec "
-                            + RecordBatch.codecName(batch.compressionCodec())
-                            + ": compressed batches are not cleaned yet");
-                    }
-                    while (batch.nextRecord(record)) {
+                    reader.open(batch);
+                    while (reader.next(record)) {
                         if (record.keyLength() >= 0 && record.offset() >= start) {
                             if (map.size() >= maxEntries) {
                                 return; // full: the map ends at the last key it took
@@ -228,17 +231,12 @@ final class Cleaner {
                     // The group's last batch stays (possibly empty) so that the .swap file's offsets reach the
                     // group's last segment: recovery replaces exactly the segments a swap file's range covers.
                     final boolean groupLast = s == group.length - 1 && scan.atEnd();
-                    final int need = BatchFilter.maxOutputBytes(batch);
-                    if (out.remaining() < need) {
-                        written += drain(channel, written);
-                        if (out.capacity() < need) {
-                            out = ByteBuffer.allocate(need);
-                        }
-                    }
-                    filter.filter(batch, map, nowMs, deleteRetentionMs, ownLast || roundLast || groupLast, out);
+                    final long at = written;
+                    written += filter.filter(batch, map, nowMs, deleteRetentionMs, ownLast || roundLast || groupLast,
+                        bytes -> room(channel, at, bytes));
                 }
             }
-            written += drain(channel, written);
+            drain(channel, written - out.position());
             channel.force(true);
         } catch (final IOException | RuntimeException e) {
             io.deleteIfExists(cleaned);
@@ -255,6 +253,21 @@ final class Cleaner {
         return swapped;
     }
 
+    /**
+     * The write buffer with {@code bytes} of room: drained to the file when short of room, grown when too small.
+     * {@code written} counts the bytes of the output so far, those still in the buffer included.
+     */
+    private ByteBuffer room(final FileChannel channel, final long written, final int bytes) throws IOException {
+        if (out.remaining() < bytes) {
+            drain(channel, written - out.position());
+            if (out.capacity() < bytes) {
+                out = ByteBuffer.allocate(bytes);
+            }
+        }
+        return out;
+    }
+
+    /** Writes the buffer's bytes at {@code position} of the file. */
     private int drain(final FileChannel channel, final long position) throws IOException {
         out.flip();
         final int bytes = out.remaining();
@@ -273,6 +286,13 @@ final class Cleaner {
         } catch (final IOException e) {
             return System.currentTimeMillis();
         }
+    }
+
+    /** Releases the reader's and the builder's codec state. */
+    @Override
+    public void close() {
+        filter.close();
+        reader.close();
     }
 
     /**

@@ -313,7 +313,8 @@ public final class LogCleaner implements AutoCloseable {
 
     /**
      * Stops the threads (waking any backoff or throttle wait) and waits for them; a round in progress finishes its
-     * current segment group first. Idempotent.
+     * current segment group first. Then releases the cleaners' codec state; a {@link #cleanOnce} must not be running.
+     * Idempotent.
      */
     @Override
     public void close() {
@@ -330,8 +331,11 @@ public final class LogCleaner implements AutoCloseable {
                 thread.join();
             } catch (final InterruptedException e) {
                 Thread.currentThread().interrupt();
-                return;
+                return; // a thread may still use its cleaner: its codec state is left to the collector
             }
+        }
+        for (final Cleaner cleaner : cleaners) {
+            cleaner.close();
         }
     }
 }
