@@ -229,8 +229,7 @@ public final class LogConfig {
     private LogConfig(final Object[] values) {
         this.values = values;
         this.segmentConfig = new SegmentConfig(segmentBytes(), segmentMs(), segmentIndexBytes(), indexIntervalBytes(),
-            mappedAppendMaxBytes(), readMapped(), cleanupPolicy().compact(),
-            corruptionPolicy() == CorruptionPolicy.TRUNCATE);
+            mappedAppendMaxBytes(), readMapped(), corruptionPolicy() == CorruptionPolicy.TRUNCATE);
     }
 
     private <T> T get(final ConfigKey<T> key) {

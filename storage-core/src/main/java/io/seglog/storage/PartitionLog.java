@@ -309,8 +309,7 @@ public final class PartitionLog implements AutoCloseable {
         // Positional reads, never a mapping of the data files a writer in another process may shrink.
         final SegmentConfig segments = config.segmentConfig();
         final SegmentConfig unmapped = new SegmentConfig(segments.segmentBytes(), segments.segmentMs(),
-            segments.segmentIndexBytes(), segments.indexIntervalBytes(), 0, false, segments.offsetGapsAllowed(),
-            segments.truncateOnCorruption());
+            segments.segmentIndexBytes(), segments.indexIntervalBytes(), 0, false, segments.truncateOnCorruption());
         final LogOpening opened = load(partitionDir, " read-only", () -> LogOpening.load(reading, partitionDir,
             unmapped, time.millis(), () -> 0L, new LogLoader.Options(recovery.hadCleanShutdown(),
                 recovery.recoveryPoint(), recovery.scanFromOffset(), null, recovery.verifyExecutor(),
