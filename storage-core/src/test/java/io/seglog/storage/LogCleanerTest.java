@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.seglog.storage.checkpoint.PartitionKey;
 import io.seglog.storage.cleaner.LogCleaner;
+import io.seglog.storage.format.BatchRecordReader;
+import io.seglog.storage.format.CompressionType;
 import io.seglog.storage.format.RecordBatch;
 import io.seglog.storage.format.RecordBatchBuilder;
 import io.seglog.storage.format.RecordView;
@@ -83,21 +85,24 @@ class LogCleanerTest {
         final List<Rec> out = new ArrayList<>();
         final RecordBatch batch = new RecordBatch();
         final RecordView view = new RecordView();
-        for (final Path file : files) {
-            final byte[] bytes = Files.readAllBytes(file);
-            final UnsafeBuffer buffer = new UnsafeBuffer(bytes);
-            int pos = 0;
-            while (bytes.length - pos >= 61) {
-                batch.wrap(buffer, pos);
-                if (batch.batchLength() <= 0) {
-                    break; // the active segment's mapped, zero-filled tail
+        try (BatchRecordReader reader = new BatchRecordReader(64 << 20)) {
+            for (final Path file : files) {
+                final byte[] bytes = Files.readAllBytes(file);
+                final UnsafeBuffer buffer = new UnsafeBuffer(bytes);
+                int pos = 0;
+                while (bytes.length - pos >= 61) {
+                    batch.wrap(buffer, pos);
+                    if (batch.batchLength() <= 0) {
+                        break; // the active segment's mapped, zero-filled tail
+                    }
+                    assertTrue(batch.isCrcValid(), "crc of batch at " + batch.baseOffset() + " in " + file);
+                    reader.open(batch);
+                    while (reader.next(view)) {
+                        out.add(new Rec(view.offset(), new String(view.keyBytes(), StandardCharsets.UTF_8),
+                            view.valueLength() < 0 ? null : new String(view.valueBytes(), StandardCharsets.UTF_8)));
+                    }
+                    pos += batch.sizeInBytes();
                 }
-                assertTrue(batch.isCrcValid(), "crc of batch at " + batch.baseOffset() + " in " + file);
-                while (batch.nextRecord(view)) {
-                    out.add(new Rec(view.offset(), new String(view.keyBytes(), StandardCharsets.UTF_8),
-                        view.valueLength() < 0 ? null : new String(view.valueBytes(), StandardCharsets.UTF_8)));
-                }
-                pos += batch.sizeInBytes();
             }
         }
         return out;
@@ -149,6 +154,53 @@ class LogCleanerTest {
         final List<Rec> before = readAll(logDir.resolve("t-0"));
         try (LogManager manager = openManager()) {
             assertEquals(before, readAll(manager.log(tp).orElseThrow().dir()));
+        }
+    }
+
+    @Test
+    void cleansCompressedBatchesKeepingTheirCodec() throws IOException {
+        final Map<String, String> model = new HashMap<>();
+        final Random random = new Random(7);
+        final TopicPartition tp = new TopicPartition("z", 0);
+        try (LogManager manager = openManager(); LogCleaner cleaner = cleanerOf(manager);
+             RecordBatchBuilder builder = new RecordBatchBuilder()) {
+            final PartitionLog log = manager.getOrCreate(tp);
+            final UnsafeBuffer buffer = new UnsafeBuffer(new byte[4096]);
+            for (int b = 0; b < 80; b++) {
+                builder.wrap(buffer, 0, buffer.capacity()).compression(CompressionType.LZ4);
+                for (int i = 0; i < 4; i++) {
+                    final String key = "k" + random.nextInt(12);
+                    final String value = random.nextInt(100) < 15 ? null : "v" + random.nextInt(1_000_000);
+                    model.put(key, value);
+                    builder.appendRecord(T0 + i, key.getBytes(StandardCharsets.UTF_8),
+                        value == null ? null : value.getBytes(StandardCharsets.UTF_8));
+                }
+                log.appendAsLeader(ByteBuffer.wrap(buffer.byteArray(), 0, builder.build()), 0);
+            }
+            log.updateHighWatermark(log.logEndOffset());
+            final List<Rec> before = readAll(log.dir());
+            assertTrue(cleaner.cleanOnce(), "the log is dirty");
+            assertTrue(cleaner.uncleanablePartitions().isEmpty(), "compressed batches are cleanable");
+            final long active = log.segmentBaseOffsets()[log.segmentCount() - 1];
+            final List<Rec> after = readAll(log.dir());
+            assertTrue(after.size() < before.size(), "records were removed: " + after.size());
+            assertCompactedBelow(after, active, model, true);
+            // Every batch still carries the codec (empty batches, which have no records, excepted).
+            try (Stream<Path> files = Files.list(log.dir())) {
+                for (final Path file : files.filter(p -> p.toString().endsWith(".log")).toList()) {
+                    final UnsafeBuffer bytes = new UnsafeBuffer(Files.readAllBytes(file));
+                    final RecordBatch batch = new RecordBatch();
+                    for (int pos = 0; bytes.capacity() - pos >= 61; pos += batch.sizeInBytes()) {
+                        batch.wrap(bytes, pos);
+                        if (batch.batchLength() <= 0) {
+                            break;
+                        }
+                        if (batch.recordCount() > 0) {
+                            assertEquals(CompressionType.LZ4.id(), batch.compressionCodec(), file + " at " + pos);
+                        }
+                    }
+                }
+            }
         }
     }
 
