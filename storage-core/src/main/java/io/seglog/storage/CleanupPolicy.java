@@ -1,19 +1,17 @@
 package io.seglog.storage;
 
 /**
- * Kafka's {@code cleanup.policy}. With {@code delete}, retention by time and size deletes old segments and
- * the log's offsets are contiguous, so a follower append or a recovered batch that leaves a gap is refused
- * (the base offset is outside the CRC: contiguity is what catches a flipped bit there). With
- * {@code compact}, offset gaps between batches are legal (Kafka's cleaner drops whole batches, and a
- * follower keeps the gaps it replicates) and retention by time and size does not delete (Kafka's rule);
- * Seglog does not compact logs itself.
+ * Kafka's {@code cleanup.policy}. With {@code delete}, retention by time and size deletes old segments. With
+ * {@code compact}, retention by time and size does not delete (Kafka's rule) and a {@link LogManager} with
+ * {@code log.cleaner.enable} compacts the log ({@code io.seglog.storage.cleaner}). Offset gaps between batches
+ * (what compaction leaves) are legal under every policy: a topic switched from compact to delete keeps them.
  */
 public enum CleanupPolicy {
-    /** Retention deletes old segments; offsets are contiguous. */
+    /** Retention deletes old segments. */
     DELETE("delete", false, true),
-    /** Compacted (by Kafka, or a leader's cleaner): offset gaps are legal; retention does not delete. */
+    /** Compacted by the log cleaner; retention does not delete. */
     COMPACT("compact", true, false),
-    /** Both: offset gaps are legal and retention deletes. */
+    /** Both: compacted, and retention deletes. */
     COMPACT_DELETE("compact,delete", true, true);
 
     private final String kafkaName;

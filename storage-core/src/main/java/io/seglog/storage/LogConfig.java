@@ -88,8 +88,9 @@ public final class LogConfig {
      */
     public static final String CORRUPTION_POLICY_CONFIG = "seglog.corruption.policy";
     /**
-     * Kafka's {@code cleanup.policy}: {@code delete} (the default), {@code compact} or both. Seglog has no log
-     * cleaner; the policy decides what the log accepts and keeps (see {@link CleanupPolicy}).
+     * Kafka's {@code cleanup.policy}: {@code delete} (the default), {@code compact} or both. With
+     * {@code compact}, a {@link LogManager} with {@code log.cleaner.enable} compacts the log (see
+     * {@code docs/cleaner.md}); the policy also decides what the log accepts and keeps (see {@link CleanupPolicy}).
      */
     public static final String CLEANUP_POLICY_CONFIG = "cleanup.policy";
     /**
@@ -110,6 +111,18 @@ public final class LogConfig {
      */
     public static final String UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG = "unclean.leader.election.enable";
 
+    /** Kafka's {@code min.cleanable.dirty.ratio}: the dirty share of a compacted log above which it is cleaned. */
+    public static final String MIN_CLEANABLE_DIRTY_RATIO_CONFIG = "min.cleanable.dirty.ratio";
+    /** Kafka's {@code min.compaction.lag.ms}: how old a record must be before the cleaner may remove it. */
+    public static final String MIN_COMPACTION_LAG_MS_CONFIG = "min.compaction.lag.ms";
+    /** Kafka's {@code max.compaction.lag.ms}: how long a record may stay uncompacted. */
+    public static final String MAX_COMPACTION_LAG_MS_CONFIG = "max.compaction.lag.ms";
+    /** Kafka's {@code delete.retention.ms}: how long a tombstone survives cleaning. */
+    public static final String DELETE_RETENTION_MS_CONFIG = "delete.retention.ms";
+    /** Kafka's default {@code min.cleanable.dirty.ratio}. */
+    public static final double DEFAULT_MIN_CLEANABLE_DIRTY_RATIO = 0.5;
+    /** Kafka's default {@code delete.retention.ms}: one day. */
+    public static final long DEFAULT_DELETE_RETENTION_MS = 24L * 60 * 60 * 1000;
     /** Kafka's default {@code segment.bytes}: 1 GiB. */
     public static final int DEFAULT_SEGMENT_BYTES = 1024 * 1024 * 1024;
     /** Kafka 4.4's minimum {@code segment.bytes}: 1 MiB (smaller values only through the internal key or the builder). */
@@ -211,6 +224,14 @@ public final class LogConfig {
     private static final ConfigKey<CleanupPolicy> CLEANUP_POLICY = KEYS.namedKey(CLEANUP_POLICY_CONFIG,
         CleanupPolicy.class, CleanupPolicy.DELETE, CleanupPolicy::fromKafkaName, CleanupPolicy::kafkaName,
         "delete, compact or both: what retention deletes and whether offsets may have gaps", "retention, append");
+    private static final ConfigKey<Double> MIN_CLEANABLE_DIRTY_RATIO = KEYS.doubleKey(MIN_CLEANABLE_DIRTY_RATIO_CONFIG,
+        DEFAULT_MIN_CLEANABLE_DIRTY_RATIO, 0, 1, "the dirty share above which a compacted log is cleaned", "cleaner");
+    private static final ConfigKey<Long> MIN_COMPACTION_LAG_MS = KEYS.longKey(MIN_COMPACTION_LAG_MS_CONFIG, 0, 0,
+        "the age below which records are not compacted", "cleaner");
+    private static final ConfigKey<Long> MAX_COMPACTION_LAG_MS = KEYS.longKey(MAX_COMPACTION_LAG_MS_CONFIG,
+        Long.MAX_VALUE, 1, "the age above which a dirty segment is compacted whatever the ratio", "cleaner");
+    private static final ConfigKey<Long> DELETE_RETENTION_MS = KEYS.longKey(DELETE_RETENTION_MS_CONFIG,
+        DEFAULT_DELETE_RETENTION_MS, 0, "how long tombstones survive cleaning", "cleaner");
     private static final ConfigKey<Boolean> READ_MAPPED = KEYS.booleanKey(READ_MAPPED_CONFIG, DEFAULT_READ_MAPPED,
         "read batch headers through a read-only mapping of each segment", "reads");
     private static final ConfigKey<Integer> MIN_INSYNC_REPLICAS = KEYS.intKey(MIN_INSYNC_REPLICAS_CONFIG,
@@ -226,8 +247,7 @@ public final class LogConfig {
     private LogConfig(final Object[] values) {
         this.values = values;
         this.segmentConfig = new SegmentConfig(segmentBytes(), segmentMs(), segmentIndexBytes(), indexIntervalBytes(),
-            mappedAppendMaxBytes(), readMapped(), cleanupPolicy().compact(),
-            corruptionPolicy() == CorruptionPolicy.TRUNCATE);
+            mappedAppendMaxBytes(), readMapped(), corruptionPolicy() == CorruptionPolicy.TRUNCATE);
     }
 
     private <T> T get(final ConfigKey<T> key) {
@@ -513,6 +533,42 @@ public final class LogConfig {
     }
 
     /**
+     * Kafka's {@code min.cleanable.dirty.ratio}.
+     *
+     * @return the ratio in [0, 1]
+     */
+    public double minCleanableDirtyRatio() {
+        return get(MIN_CLEANABLE_DIRTY_RATIO);
+    }
+
+    /**
+     * Kafka's {@code min.compaction.lag.ms}.
+     *
+     * @return milliseconds
+     */
+    public long minCompactionLagMs() {
+        return get(MIN_COMPACTION_LAG_MS);
+    }
+
+    /**
+     * Kafka's {@code max.compaction.lag.ms}.
+     *
+     * @return milliseconds, {@link Long#MAX_VALUE} for none
+     */
+    public long maxCompactionLagMs() {
+        return get(MAX_COMPACTION_LAG_MS);
+    }
+
+    /**
+     * Kafka's {@code delete.retention.ms}.
+     *
+     * @return milliseconds
+     */
+    public long deleteRetentionMs() {
+        return get(DELETE_RETENTION_MS);
+    }
+
+    /**
      * Whether readers read batch headers through a mapping of each segment ({@value #READ_MAPPED_CONFIG}).
      *
      * @return true when mapped
@@ -596,6 +652,46 @@ public final class LogConfig {
          */
         public Builder cleanupPolicy(final CleanupPolicy cleanupPolicy) {
             return set(CLEANUP_POLICY, Objects.requireNonNull(cleanupPolicy, "cleanupPolicy"));
+        }
+
+        /**
+         * Sets Kafka's {@code min.cleanable.dirty.ratio}.
+         *
+         * @param ratio in [0, 1]
+         * @return this builder
+         */
+        public Builder minCleanableDirtyRatio(final double ratio) {
+            return set(MIN_CLEANABLE_DIRTY_RATIO, ratio);
+        }
+
+        /**
+         * Sets Kafka's {@code min.compaction.lag.ms}.
+         *
+         * @param ms 0 or more
+         * @return this builder
+         */
+        public Builder minCompactionLagMs(final long ms) {
+            return set(MIN_COMPACTION_LAG_MS, ms);
+        }
+
+        /**
+         * Sets Kafka's {@code max.compaction.lag.ms}.
+         *
+         * @param ms at least 1
+         * @return this builder
+         */
+        public Builder maxCompactionLagMs(final long ms) {
+            return set(MAX_COMPACTION_LAG_MS, ms);
+        }
+
+        /**
+         * Sets Kafka's {@code delete.retention.ms}.
+         *
+         * @param ms 0 or more
+         * @return this builder
+         */
+        public Builder deleteRetentionMs(final long ms) {
+            return set(DELETE_RETENTION_MS, ms);
         }
 
         /**

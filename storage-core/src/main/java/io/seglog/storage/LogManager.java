@@ -4,6 +4,8 @@ import io.seglog.storage.checkpoint.CleanShutdownFile;
 import io.seglog.storage.checkpoint.CorruptCheckpointException;
 import io.seglog.storage.checkpoint.OffsetCheckpointFile;
 import io.seglog.storage.checkpoint.PartitionKey;
+import io.seglog.storage.cleaner.CleanableLog;
+import io.seglog.storage.cleaner.LogCleaner;
 import io.seglog.storage.dir.LogDirLock;
 import io.seglog.storage.dir.LogDirLockedException;
 import io.seglog.storage.io.FileIO;
@@ -23,6 +25,8 @@ import java.util.SplittableRandom;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -92,6 +96,8 @@ public final class LogManager implements AutoCloseable {
     private final List<Scheduler.Cancellable> tasks = new ArrayList<>();
     private final Object lifecycleLock = new Object();
     private volatile boolean closed;
+    /** Runs when {@code log.cleaner.enable}; null otherwise. */
+    private LogCleaner cleaner;
 
     private LogManager(final LogManagerConfig config, final FileIO io, final InstantSource time,
                        final Scheduler scheduler, final boolean ownsScheduler, final List<Dir> dirs) {
@@ -132,6 +138,27 @@ public final class LogManager implements AutoCloseable {
      */
     public static LogManager open(final LogManagerConfig config, final FileIO io, final Scheduler scheduler,
                                   final InstantSource time) {
+        return open(config, io, scheduler, time, null);
+    }
+
+    /**
+     * Opens a log manager whose log cleaner threads ({@code log.cleaner.threads}, when {@code log.cleaner.enable})
+     * come from {@code cleanerThreads}.
+     *
+     * @param config         the configuration
+     * @param io             the file layer
+     * @param scheduler      the scheduler for background work, or {@code null} (see
+     *                       {@link #open(LogManagerConfig, FileIO, Scheduler, InstantSource)})
+     * @param time           the clock
+     * @param cleanerThreads makes the cleaner threads, or {@code null} for daemon threads named
+     *                       {@code seglog-log-cleaner-N}
+     * @return the open manager, owned by the caller
+     * @throws LogInUseException if another writer has one of its partitions open (nothing was changed)
+     * @throws StorageException if a directory is locked by another owner, or a directory, checkpoint or partition
+     *     cannot be opened or read
+     */
+    public static LogManager open(final LogManagerConfig config, final FileIO io, final Scheduler scheduler,
+                                  final InstantSource time, final ThreadFactory cleanerThreads) {
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(io, "io");
         Objects.requireNonNull(time, "time");
@@ -148,6 +175,7 @@ public final class LogManager implements AutoCloseable {
             manager = new LogManager(config, io, time, sched, scheduler == null, dirs);
             manager.loadAll();
             manager.scheduleTasks();
+            manager.startCleaner(cleanerThreads);
             return manager;
         } catch (final RuntimeException e) {
             if (manager != null) {
@@ -160,6 +188,48 @@ public final class LogManager implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    private void startCleaner(final ThreadFactory threads) {
+        if (!config.cleanerConfig().enabled()) {
+            return;
+        }
+        final List<Path> paths = new ArrayList<>();
+        for (final Dir dir : dirs) {
+            paths.add(dir.path);
+        }
+        try {
+            cleaner = new LogCleaner(config.cleanerConfig().settings(), paths, this::cleanableLogs, io, time);
+        } catch (final IOException e) {
+            throw new StorageException("reading " + LogCleaner.CHECKPOINT_FILE + " failed: " + e.getMessage(),
+                paths.get(0), e);
+        }
+        final AtomicInteger n = new AtomicInteger();
+        cleaner.start(threads != null ? threads : task -> {
+            final Thread thread = new Thread(task, "seglog-log-cleaner-" + n.getAndIncrement());
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    /** The cleaner's view of every open log of an online directory. */
+    List<CleanableLog> cleanableLogs() {
+        final List<CleanableLog> views = new ArrayList<>();
+        for (final Map.Entry<TopicPartition, Entry> e : logs.entrySet()) {
+            if (!e.getValue().dir.failure.isOffline()) {
+                views.add(new PartitionCleaning(e.getValue().log, e.getKey()));
+            }
+        }
+        return views;
+    }
+
+    /**
+     * The log cleaner, when {@code log.cleaner.enable}.
+     *
+     * @return the cleaner, or empty
+     */
+    Optional<LogCleaner> logCleaner() {
+        return Optional.ofNullable(cleaner);
     }
 
     private static Dir openDir(final FileIO io, final Path path) {
@@ -243,6 +313,9 @@ public final class LogManager implements AutoCloseable {
 
     private void abortOpen(final RuntimeException primary) {
         closed = true;
+        if (cleaner != null) {
+            cleaner.close();
+        }
         for (final Entry entry : logs.values()) {
             try {
                 entry.log.close();
@@ -553,6 +626,9 @@ public final class LogManager implements AutoCloseable {
             }
             entry.dir.failure.ensureOnline();
             logs.remove(tp);
+            if (cleaner != null) {
+                cleaner.forget(entry.dir.path, new PartitionKey(tp.topic(), tp.partition()));
+            }
             // The partition's lock is kept until the directory is renamed: no writer opens it in between.
             final LogDirLock held = entry.log.closeKeepingLock();
             renamed = entry.dir.path.resolve(
@@ -681,6 +757,9 @@ public final class LogManager implements AutoCloseable {
                 return;
             }
             closed = true;
+        }
+        if (cleaner != null) {
+            cleaner.close(); // before the logs close: a round in progress finishes its swap first
         }
         synchronized (tasks) {
             for (final Scheduler.Cancellable task : tasks) {

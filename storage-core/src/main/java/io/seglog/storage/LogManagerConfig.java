@@ -39,6 +39,7 @@ public final class LogManagerConfig {
     private final long highWatermarkCheckpointIntervalMs;
     private final int openThreadsPerDir;
     private final long brokerEpoch;
+    private final CleanerConfig cleanerConfig;
 
     private LogManagerConfig(final Builder b) {
         this.logDirs = List.copyOf(b.logDirs);
@@ -51,6 +52,7 @@ public final class LogManagerConfig {
         this.highWatermarkCheckpointIntervalMs = b.highWatermarkCheckpointIntervalMs;
         this.openThreadsPerDir = b.openThreadsPerDir;
         this.brokerEpoch = b.brokerEpoch;
+        this.cleanerConfig = b.cleanerConfig;
     }
 
     /**
@@ -154,6 +156,15 @@ public final class LogManagerConfig {
         return brokerEpoch;
     }
 
+    /**
+     * The log cleaner's settings ({@code log.cleaner.*}); Kafka's defaults unless set.
+     *
+     * @return the settings
+     */
+    public CleanerConfig cleanerConfig() {
+        return cleanerConfig;
+    }
+
     @Override
     public String toString() {
         return "LogManagerConfig{logDirs=" + logDirs + ", logConfig=" + logConfig + ", topicConfigs="
@@ -161,7 +172,7 @@ public final class LogManagerConfig {
             + ", flushCheckIntervalMs=" + flushCheckIntervalMs + ", recoveryPointCheckpointIntervalMs="
             + recoveryPointCheckpointIntervalMs + ", logStartCheckpointIntervalMs=" + logStartCheckpointIntervalMs
             + ", highWatermarkCheckpointIntervalMs=" + highWatermarkCheckpointIntervalMs + ", openThreadsPerDir="
-            + openThreadsPerDir + ", brokerEpoch=" + brokerEpoch + "}";
+            + openThreadsPerDir + ", brokerEpoch=" + brokerEpoch + ", cleanerConfig=" + cleanerConfig + "}";
     }
 
     /** Builds a {@link LogManagerConfig}. Not thread-safe. */
@@ -169,6 +180,7 @@ public final class LogManagerConfig {
         private final List<Path> logDirs = new ArrayList<>();
         private LogConfig logConfig = LogConfig.defaults();
         private final Map<String, LogConfig> topicConfigs = new HashMap<>();
+        private CleanerConfig cleanerConfig = CleanerConfig.DEFAULTS;
         private long retentionCheckIntervalMs = DEFAULT_RETENTION_CHECK_INTERVAL_MS;
         private long flushCheckIntervalMs = DEFAULT_FLUSH_CHECK_INTERVAL_MS;
         private long recoveryPointCheckpointIntervalMs = DEFAULT_RECOVERY_POINT_CHECKPOINT_INTERVAL_MS;
@@ -291,6 +303,17 @@ public final class LogManagerConfig {
          */
         public Builder brokerEpoch(final long epoch) {
             this.brokerEpoch = epoch;
+            return this;
+        }
+
+        /**
+         * Sets the log cleaner's settings ({@code log.cleaner.*}, see {@link CleanerConfig#fromProperties}).
+         *
+         * @param cleanerConfig the settings
+         * @return this
+         */
+        public Builder cleanerConfig(final CleanerConfig cleanerConfig) {
+            this.cleanerConfig = Objects.requireNonNull(cleanerConfig, "cleanerConfig");
             return this;
         }
 

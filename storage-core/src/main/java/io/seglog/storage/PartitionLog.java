@@ -21,6 +21,7 @@ import io.seglog.storage.segment.CorruptSegmentException;
 import io.seglog.storage.segment.LogLoader;
 import io.seglog.storage.segment.LogSegment;
 import io.seglog.storage.segment.SegmentConfig;
+import io.seglog.storage.segment.SegmentFiles;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -310,8 +311,7 @@ public final class PartitionLog implements AutoCloseable {
         // Positional reads, never a mapping of the data files a writer in another process may shrink.
         final SegmentConfig segments = config.segmentConfig();
         final SegmentConfig unmapped = new SegmentConfig(segments.segmentBytes(), segments.segmentMs(),
-            segments.segmentIndexBytes(), segments.indexIntervalBytes(), 0, false, segments.offsetGapsAllowed(),
-            segments.truncateOnCorruption());
+            segments.segmentIndexBytes(), segments.indexIntervalBytes(), 0, false, segments.truncateOnCorruption());
         final LogOpening opened = load(partitionDir, " read-only", () -> LogOpening.load(reading, partitionDir,
             unmapped, time.millis(), () -> 0L, new LogLoader.Options(recovery.hadCleanShutdown(),
                 recovery.recoveryPoint(), recovery.scanFromOffset(), null, recovery.verifyExecutor(),
@@ -978,6 +978,53 @@ public final class PartitionLog implements AutoCloseable {
 
     boolean isClosed() {
         return closed;
+    }
+
+    /** The segment array's current snapshot, for the cleaner. */
+    LogSegment[] segmentArray() {
+        return segments.array();
+    }
+
+    /** The file layer, for the cleaner's files. */
+    FileIO io() {
+        return io;
+    }
+
+    /** Whether the log is offline, for the cleaner. */
+    boolean isOfflineOrClosed() {
+        return closed || isOffline() || readOnly;
+    }
+
+    /**
+     * The log's part of the cleaner's swap ({@code CleanableLog.replaceSegments}, which documents it): under the
+     * append lock, so retention, truncation and rolls see the group or its replacement, never both.
+     */
+    boolean replaceSegments(final LogSegment[] group, final Path swapFile, final long nowMs) throws IOException {
+        ensureWritable();
+        appendLock.lock();
+        try {
+            if (!segments.contains(group)) {
+                return false;
+            }
+            final long base = group[0].baseOffset();
+            try {
+                retention.retire(group, nowMs); // .deleted renames, unlink after file.delete.delay.ms
+                io.atomicMove(swapFile, dir.resolve(SegmentFiles.fileName(base, SegmentFiles.LOG_SUFFIX)));
+                io.fsyncDirectory(dir);
+                // Its index files went with the old segment of the same base: open builds them from the data.
+                final LogSegment created = LogSegment.open(io, dir, base, config.segmentConfig(), nowMs, 0,
+                    ByteBuffer.allocate(64));
+                created.flush();
+                segments.replace(group, created);
+            } catch (final LogWriteException e) {
+                throw goOffline(e.what(), e.getCause());
+            } catch (final IOException | RuntimeException e) {
+                throw goOffline("swap of the cleaned segment " + swapFile.getFileName(), e);
+            }
+            return true;
+        } finally {
+            appendLock.unlock();
+        }
     }
 
     /** The {@code flush.ms} rule, for a log manager's flush task. */

@@ -160,6 +160,7 @@ class LogConfigTest {
             .fileDeleteDelayMs(14).corruptionPolicy(CorruptionPolicy.TRUNCATE).mappedAppendMaxBytes(15)
             .cleanupPolicy(CleanupPolicy.COMPACT_DELETE).readMapped(false).minInsyncReplicas(2)
             .uncleanLeaderElectionEnable(true).compressionType(TopicCompression.ZSTD).compressionLevels(5, 12, 7)
+            .minCleanableDirtyRatio(0.25).minCompactionLagMs(16).maxCompactionLagMs(17).deleteRetentionMs(18)
             .build();
         final Map<String, Object> parsed = properties(changed);
         final Map<String, Object> defaults = properties(LogConfig.defaults());

@@ -127,6 +127,23 @@ public final class ConfigDef {
     }
 
     /**
+     * Defines a floating-point key with an inclusive range.
+     *
+     * @param name         the property name
+     * @param defaultValue the default
+     * @param min          the smallest valid value
+     * @param max          the largest valid value
+     * @param doc          what the key is for
+     * @param readBy       the component that reads it
+     * @return the key
+     */
+    public ConfigKey<Double> doubleKey(final String name, final double defaultValue, final double min,
+                                       final double max, final String doc, final String readBy) {
+        return add(name, Double.class, defaultValue, text -> parseDouble(name, text), String::valueOf,
+            v -> v >= min && v <= max, "must be in [" + min + ", " + max + "]", doc, readBy);
+    }
+
+    /**
      * Defines a boolean key; only {@code true} and {@code false} (any case) parse.
      *
      * @param name         the property name
@@ -336,6 +353,14 @@ public final class ConfigDef {
     private static long parseLong(final String name, final String text) {
         try {
             return Long.parseLong(text);
+        } catch (final NumberFormatException e) {
+            throw new IllegalArgumentException(name + "=" + text + " is not a number", e);
+        }
+    }
+
+    private static double parseDouble(final String name, final String text) {
+        try {
+            return Double.parseDouble(text);
         } catch (final NumberFormatException e) {
             throw new IllegalArgumentException(name + "=" + text + " is not a number", e);
         }

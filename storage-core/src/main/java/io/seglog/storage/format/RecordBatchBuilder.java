@@ -8,6 +8,7 @@ import static io.seglog.storage.format.RecordBatchDescriptor.BATCH_HEADER_LENGTH
 import static io.seglog.storage.format.RecordBatchDescriptor.COMPRESSION_CODEC_MASK;
 import static io.seglog.storage.format.RecordBatchDescriptor.CONTROL_FLAG_MASK;
 import static io.seglog.storage.format.RecordBatchDescriptor.CRC_OFFSET;
+import static io.seglog.storage.format.RecordBatchDescriptor.DELETE_HORIZON_FLAG_MASK;
 import static io.seglog.storage.format.RecordBatchDescriptor.LAST_OFFSET_DELTA_OFFSET;
 import static io.seglog.storage.format.RecordBatchDescriptor.LENGTH_OFFSET;
 import static io.seglog.storage.format.RecordBatchDescriptor.LOG_OVERHEAD;
@@ -47,6 +48,13 @@ import org.agrona.concurrent.UnsafeBuffer;
  *     .build();                                                    // returns the batch size in bytes
  * }</pre>
  *
+ * <p>A batch that is re-written rather than produced (Kafka's cleaner, {@code MemoryRecords.filterTo}) keeps its
+ * records' offsets: {@link #appendCopy} takes a record read from another batch with its offset (so the offset
+ * deltas may have gaps), timestamp, key, value and headers; {@link #lastOffsetDelta} keeps the original batch's
+ * last offset delta (Kafka's {@code overrideLastOffset}, so a producer's last sequence survives); and
+ * {@link #deleteHorizon} sets attribute bit 6 with the horizon as the base timestamp, the record timestamp deltas
+ * then being relative to it (KIP-534).
+ *
  * <p>Records without headers are written in place with their exact length. A record with headers is written
  * after a 5-byte gap for its length, which {@link #endRecord()} closes by moving the body down once its length
  * is known (one copy of the record). A record that does not fit the remaining capacity throws {@link IllegalStateException} and is
@@ -82,6 +90,10 @@ public final class RecordBatchBuilder implements AutoCloseable {
     private ByteBuffer packedRecords;
 
     private int count;
+    /** The offset delta of the last record appended, -1 before the first. */
+    private int lastRecordDelta;
+    /** {@link #lastOffsetDelta}'s value, -1 when not set (the last record's delta is written). */
+    private int lastOffsetDeltaOverride;
     private long baseTimestamp;
     private long maxTimestamp;
 
@@ -89,6 +101,7 @@ public final class RecordBatchBuilder implements AutoCloseable {
     private int recordStart;
     private int bodyStart;
     private long recordTimestamp;
+    private int recordDelta;
     private int headersExpected;
     private int headersWritten;
 
@@ -127,6 +140,8 @@ public final class RecordBatchBuilder implements AutoCloseable {
         compression = CompressionType.NONE;
         logAppendTimeMs = RecordBatchDescriptor.NO_TIMESTAMP;
         count = 0;
+        lastRecordDelta = -1;
+        lastOffsetDeltaOverride = -1;
         baseTimestamp = RecordBatchDescriptor.NO_TIMESTAMP;
         maxTimestamp = RecordBatchDescriptor.NO_TIMESTAMP;
         inRecord = false;
@@ -206,6 +221,41 @@ public final class RecordBatchBuilder implements AutoCloseable {
     }
 
     /**
+     * Marks the batch as carrying a delete horizon (attribute bit 6, Kafka 3.1+, KIP-534), as Kafka's cleaner does
+     * to a batch holding tombstones: the base timestamp becomes {@code horizonMs} instead of the first record's
+     * timestamp, and the records' timestamp deltas are relative to it.
+     *
+     * @param horizonMs the time after which the batch's tombstones may be removed.
+     * @return this builder.
+     * @throws IllegalStateException when a record was already appended (its timestamp delta is written).
+     */
+    public RecordBatchBuilder deleteHorizon(final long horizonMs) {
+        if (count != 0 || inRecord) {
+            throw new IllegalStateException("deleteHorizon must precede the records: recordCount=" + count);
+        }
+        attributes |= DELETE_HORIZON_FLAG_MASK;
+        baseTimestamp = horizonMs;
+        return this;
+    }
+
+    /**
+     * Writes {@code lastOffsetDelta} into the header instead of the last record's offset delta (Kafka's
+     * {@code overrideLastOffset}): a batch re-written without its last records still ends at the original's last
+     * offset, so the producer's last sequence is kept.
+     *
+     * @param lastOffsetDelta the last offset delta, at least the last record's.
+     * @return this builder.
+     * @throws IllegalArgumentException when negative.
+     */
+    public RecordBatchBuilder lastOffsetDelta(final int lastOffsetDelta) {
+        if (lastOffsetDelta < 0) {
+            throw new IllegalArgumentException("lastOffsetDelta=" + lastOffsetDelta + " must not be negative");
+        }
+        this.lastOffsetDeltaOverride = lastOffsetDelta;
+        return this;
+    }
+
+    /**
      * Compresses the batch's records with a codec when it is built, in Kafka's framing for that codec and at
      * Kafka's default level, as the producer's {@code MemoryRecordsBuilder} does. Records are written plainly
      * while appended and compressed by {@link #build()}, in place; the capacity given to {@link #wrap} bounds the
@@ -271,6 +321,53 @@ public final class RecordBatchBuilder implements AutoCloseable {
     }
 
     /**
+     * Appends a copy of a record read from another batch (by {@link BatchRecordReader} or {@link RecordBatch}),
+     * keeping its offset, timestamp, key, value and headers, as Kafka's {@code MemoryRecordsBuilder.append(Record)}:
+     * its offset delta is {@code record.offset() - baseOffset}, so offsets skipped between copies stay gaps. The
+     * record attributes byte is written 0, as Kafka writes it. The header bytes are copied as they are.
+     *
+     * @param record a parsed record with its batch context (offset and timestamp).
+     * @return this builder.
+     * @throws IllegalArgumentException when the record's offset is not above the last record's, or beyond an int
+     *                                  of the base offset.
+     * @throws IllegalStateException when the record does not fit (it is rolled back) or another record is open.
+     */
+    public RecordBatchBuilder appendCopy(final RecordView record) {
+        final long delta = record.offset() - baseOffset;
+        if (delta <= lastRecordDelta || delta > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("record offset=" + record.offset() + " must lie above baseOffset="
+                + baseOffset + " + lastRecordDelta=" + lastRecordDelta + " and within an int of the base offset");
+        }
+        final DirectBuffer src = record.buffer();
+        final int keyLength = record.keyLength();
+        final int valueLength = record.valueLength();
+        final int headerCount = record.headerCount();
+        int p = startRecord(record.timestamp(), keyLength, valueLength, headerCount, (int) delta);
+        p += Varint.writeVarint(buffer, p, keyLength);
+        if (keyLength > 0) {
+            buffer.putBytes(p, src, record.keyOffset(), keyLength);
+            p += keyLength;
+        }
+        p += Varint.writeVarint(buffer, p, valueLength);
+        if (valueLength > 0) {
+            buffer.putBytes(p, src, record.valueOffset(), valueLength);
+            p += valueLength;
+        }
+        p += Varint.writeVarint(buffer, p, headerCount);
+        final int headerBytes = record.startIndex() + record.sizeInBytes() - record.headersIndex();
+        if (headerBytes > limit - p) {
+            position = recordStart; // roll back, as a header that does not fit does
+            inRecord = false;
+            throw new IllegalStateException("record does not fit: headerBytes=" + headerBytes + " remainingBytes="
+                + (limit - p) + "; record rolled back");
+        }
+        buffer.putBytes(p, src, record.headersIndex(), headerBytes);
+        position = p + headerBytes;
+        headersWritten = headerCount;
+        return endRecord();
+    }
+
+    /**
      * Starts a record that will carry {@code headerCount} headers; add them with {@code header(...)} and
      * finish with {@link #endRecord()}.
      *
@@ -285,7 +382,7 @@ public final class RecordBatchBuilder implements AutoCloseable {
         final int headerCount) {
         final int keyLength = key == null ? -1 : key.length;
         final int valueLength = value == null ? -1 : value.length;
-        int p = startRecord(timestampMs, keyLength, valueLength, headerCount);
+        int p = startRecord(timestampMs, keyLength, valueLength, headerCount, lastRecordDelta + 1);
         p += Varint.writeVarint(buffer, p, keyLength);
         if (keyLength > 0) {
             buffer.putBytes(p, key);
@@ -323,7 +420,7 @@ public final class RecordBatchBuilder implements AutoCloseable {
             throw new IllegalArgumentException("keyLength=" + keyLength + " valueLength=" + valueLength
                 + " must be -1 (null) or more");
         }
-        int p = startRecord(timestampMs, actualKeyLength, actualValueLength, headerCount);
+        int p = startRecord(timestampMs, actualKeyLength, actualValueLength, headerCount, lastRecordDelta + 1);
         p += Varint.writeVarint(buffer, p, actualKeyLength);
         if (actualKeyLength > 0) {
             buffer.putBytes(p, key, keyOffset, actualKeyLength);
@@ -428,12 +525,15 @@ public final class RecordBatchBuilder implements AutoCloseable {
         Varint.writeVarint(buffer, recordStart, bodyLength);
         position = recordStart + lengthSize + bodyLength;
         if (count == 0) {
-            baseTimestamp = recordTimestamp;
+            if ((attributes & DELETE_HORIZON_FLAG_MASK) == 0) {
+                baseTimestamp = recordTimestamp;
+            }
             maxTimestamp = recordTimestamp;
         } else if (recordTimestamp > maxTimestamp) {
             maxTimestamp = recordTimestamp;
         }
         count++;
+        lastRecordDelta = recordDelta;
         inRecord = false;
         return this;
     }
@@ -480,6 +580,10 @@ public final class RecordBatchBuilder implements AutoCloseable {
         if (count == 0) {
             throw new IllegalStateException("a batch needs at least one record: recordCount=0");
         }
+        if (lastOffsetDeltaOverride >= 0 && lastOffsetDeltaOverride < lastRecordDelta) {
+            throw new IllegalStateException("lastOffsetDelta=" + lastOffsetDeltaOverride
+                + " is below the last record's offset delta " + lastRecordDelta);
+        }
         if (compression != CompressionType.NONE) {
             compressRecords();
         }
@@ -489,7 +593,8 @@ public final class RecordBatchBuilder implements AutoCloseable {
         buffer.putInt(startIndex + PARTITION_LEADER_EPOCH_OFFSET, partitionLeaderEpoch, BIG_ENDIAN);
         buffer.putByte(startIndex + MAGIC_OFFSET, MAGIC_V2);
         buffer.putShort(startIndex + ATTRIBUTES_OFFSET, (short) attributes, BIG_ENDIAN);
-        buffer.putInt(startIndex + LAST_OFFSET_DELTA_OFFSET, count - 1, BIG_ENDIAN);
+        buffer.putInt(startIndex + LAST_OFFSET_DELTA_OFFSET,
+            lastOffsetDeltaOverride >= 0 ? lastOffsetDeltaOverride : lastRecordDelta, BIG_ENDIAN);
         buffer.putLong(startIndex + BASE_TIMESTAMP_OFFSET, baseTimestamp, BIG_ENDIAN);
         final boolean logAppendTime = (attributes & TIMESTAMP_TYPE_MASK) != 0;
         buffer.putLong(startIndex + MAX_TIMESTAMP_OFFSET, logAppendTime ? logAppendTimeMs : maxTimestamp, BIG_ENDIAN);
@@ -560,7 +665,7 @@ public final class RecordBatchBuilder implements AutoCloseable {
     }
 
     private int startRecord(final long timestampMs, final int keyLength, final int valueLength,
-        final int headerCount) {
+        final int headerCount, final int offsetDelta) {
         checkOpen();
         if (inRecord) {
             throw new IllegalStateException("a record is already open; call endRecord()");
@@ -568,9 +673,11 @@ public final class RecordBatchBuilder implements AutoCloseable {
         if (headerCount < 0) {
             throw new IllegalArgumentException("headerCount=" + headerCount + " must not be negative");
         }
-        final long timestampDelta = timestampMs - (count == 0 ? timestampMs : baseTimestamp);
+        // The first record sets the base timestamp, unless a delete horizon took its place.
+        final boolean horizon = (attributes & DELETE_HORIZON_FLAG_MASK) != 0;
+        final long timestampDelta = timestampMs - (count == 0 && !horizon ? timestampMs : baseTimestamp);
         final long body = 1L + Varint.sizeOfVarlong(timestampDelta)
-            + Varint.sizeOfVarint(count) + Varint.sizeOfVarint(keyLength) + Math.max(0, keyLength)
+            + Varint.sizeOfVarint(offsetDelta) + Varint.sizeOfVarint(keyLength) + Math.max(0, keyLength)
             + Varint.sizeOfVarint(valueLength) + Math.max(0, valueLength) + Varint.sizeOfVarint(headerCount);
         // Without headers the body length is known now, so the record is written in place; with headers a
         // 5-byte gap is left for the length and endRecord() closes it.
@@ -583,6 +690,7 @@ public final class RecordBatchBuilder implements AutoCloseable {
         }
         recordStart = position;
         recordTimestamp = timestampMs;
+        recordDelta = offsetDelta;
         headersExpected = headerCount;
         headersWritten = 0;
         inRecord = true;
@@ -590,7 +698,7 @@ public final class RecordBatchBuilder implements AutoCloseable {
         int p = bodyStart;
         buffer.putByte(p++, (byte) 0);
         p += Varint.writeVarlong(buffer, p, timestampDelta);
-        p += Varint.writeVarint(buffer, p, count);
+        p += Varint.writeVarint(buffer, p, offsetDelta);
         return p;
     }
 

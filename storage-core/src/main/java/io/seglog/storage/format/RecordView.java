@@ -568,6 +568,16 @@ public final class RecordView {
     }
 
     /**
+     * Index of the first header's bytes in {@link #buffer()} (just past the header count); the headers run to the
+     * record's end. For copying a record's headers as they are.
+     *
+     * @return the index
+     */
+    int headersIndex() {
+        return headersOffset;
+    }
+
+    /**
      * Moves to the next header, or returns false after the last. The header cursor starts at the first header
      * each time the record is read and can be restarted with {@link #rewindHeaders()}.
      *

@@ -95,7 +95,7 @@ public final class Appender implements AutoCloseable {
      * @param segments      the log's segments
      * @param end           the log's published end
      * @param epochs        the log's leader-epoch cache
-     * @param segmentConfig the segment configuration (roll rules, segment size, the offset-gap rule)
+     * @param segmentConfig the segment configuration (roll rules, segment size)
      * @param rules         the append rules
      * @param time          the clock, for log-append time and time-based rolls
      */
@@ -317,13 +317,12 @@ public final class Appender implements AutoCloseable {
             checkBatchSize(size, index, p);
             final long base = BatchHeaders.baseOffset(appendView, p);
             // Kafka's follower rule: offsets only grow. An overlap is refused (the follower must truncate or
-            // fetch from its log end); a gap only where compaction makes them (cleanup.policy=compact).
-            if (!segmentConfig.allowsBatchAt(base, expected)) {
-                throw new InvalidRecordException("baseOffset", base, expected, index, p, (base < expected
-                    ? "batch overlaps " + (index == 0 ? "the log" : "the previous batch of the append")
-                    : "batch leaves a gap after " + (index == 0 ? "the log" : "the previous batch of the append")
-                        + ", legal only with cleanup.policy=compact")
-                    + " (logEndOffset=" + firstOffset + ")");
+            // fetch from its log end); a gap is what compaction leaves, legal under every cleanup policy (the
+            // leader's log may have been compacted before its topic was switched to delete).
+            if (!SegmentConfig.allowsBatchAt(base, expected)) {
+                throw new InvalidRecordException("baseOffset", base, expected, index, p, "batch overlaps "
+                    + (index == 0 ? "the log" : "the previous batch of the append") + " (logEndOffset=" + firstOffset
+                    + ")");
             }
             final int batchEpoch = BatchHeaders.partitionLeaderEpoch(appendView, p);
             if (batchEpoch >= 0 && batchEpoch < epoch) {

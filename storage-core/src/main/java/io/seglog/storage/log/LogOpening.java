@@ -97,7 +97,7 @@ public record LogOpening(List<LogSegment> segments, LeaderEpochCache epochs, lon
             LogLoader.Repairs repairs = earlier == null || readOnly ? result.report() : merge(earlier, result.report());
             if (!rebuildEpochs) {
                 final CorruptSegmentException disagreement = EpochAgreement.check(epochs, loaded, endOffset,
-                    checkpoint.file(), logStartOffset, config.offsetGapsAllowed());
+                    checkpoint.file(), logStartOffset);
                 // Where this pass's crash scan began (nothing was scanned after a clean shutdown).
                 final long scanned = options.hadCleanShutdown() ? Long.MAX_VALUE
                     : Math.min(options.recoveryPoint(), options.scanFrom());

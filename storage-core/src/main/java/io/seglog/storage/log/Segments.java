@@ -175,6 +175,55 @@ public final class Segments {
     }
 
     /**
+     * Puts {@code replacement} in place of {@code group}, consecutive segments of the array below the active one
+     * (the log cleaner's swap). Writer only.
+     *
+     * @param group       the segments replaced, oldest first, as taken from a snapshot
+     * @param replacement the segment that holds what is left of them, with the group's base offset
+     * @return false, changing nothing, when the group is no longer in the array as it was
+     */
+    public boolean replace(final LogSegment[] group, final LogSegment replacement) {
+        final LogSegment[] current = segments;
+        final int at = indexOf(current, group);
+        if (at < 0) {
+            return false;
+        }
+        final LogSegment[] next = new LogSegment[current.length - group.length + 1];
+        System.arraycopy(current, 0, next, 0, at);
+        next[at] = replacement;
+        System.arraycopy(current, at + group.length, next, at + 1, current.length - at - group.length);
+        segments = next;
+        return true;
+    }
+
+    /**
+     * Whether {@code group} is still in the array, consecutive and below the active segment.
+     *
+     * @param group segments, oldest first
+     * @return true when {@link #replace} would find it
+     */
+    public boolean contains(final LogSegment[] group) {
+        return indexOf(segments, group) >= 0;
+    }
+
+    private static int indexOf(final LogSegment[] current, final LogSegment[] group) {
+        if (group.length == 0) {
+            return -1;
+        }
+        for (int i = 0; i + group.length < current.length; i++) {
+            if (current[i] == group[0]) {
+                for (int j = 1; j < group.length; j++) {
+                    if (current[i + j] != group[j]) {
+                        return -1;
+                    }
+                }
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /**
      * Replaces every segment with one new empty segment at {@code baseOffset} (Kafka's
      * {@code truncateFullyAndStartAt}). A segment with that base offset is deleted first, since the new one takes its
      * file names; the new one is created and its directory entry fsynced before it is published, so an active

@@ -34,13 +34,12 @@ public final class EpochAgreement {
      * @param endOffset  the log end offset
      * @param checkpointFile the checkpoint's path, named in the message
      * @param logStartOffset the log start the open restores (a first entry may have been moved up to it)
-     * @param offsetGapsAllowed the log is compacted: an epoch's first batch may be gone
      * @return the finding (naming the segment file, the batch's position and offset, expected and found), or null
      * @throws IOException if a read fails
      */
     public static CorruptSegmentException check(final LeaderEpochCache checkpoint, final List<LogSegment> segments,
                                                 final long endOffset, final Path checkpointFile,
-                                                final long logStartOffset, final boolean offsetGapsAllowed)
+                                                final long logStartOffset)
         throws IOException {
         final List<EpochEntry> entries = checkpoint.entriesInRange(-1, endOffset);
         final long first = segments.get(0).baseOffset();
@@ -61,8 +60,9 @@ public final class EpochAgreement {
             final boolean moved = i == 0 && start == logStartOffset;
             final LogSegment segment = floor(segments, start);
             final Header at = header(segment, start, cursor, scratch);
-            // In a compacted log the batch that began the epoch may be gone: the first batch after it carries it.
-            final boolean compactedAway = offsetGapsAllowed && at != null && at.baseOffset > start
+            // In a log compacted at some time (whatever its policy now) the batch that began the epoch may be gone:
+            // the first batch after it carries the epoch.
+            final boolean compactedAway = at != null && at.baseOffset > start
                 && at.epoch == entry.epoch();
             if (at == null || !moved && !compactedAway && at.baseOffset != start) {
                 return new CorruptSegmentException(segment.logFile(), new CorruptSegmentException.Finding(

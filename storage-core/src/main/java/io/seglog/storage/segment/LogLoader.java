@@ -192,20 +192,20 @@ public final class LogLoader {
             }
             long expectedNext = -1;
             for (int i = 0; i < firstScanned; i++) {
-                if (expectedNext >= 0 && bases[i] != expectedNext && !config.offsetGapsAllowed()) {
-                    // Under delete, offsets are contiguous: each segment starts where the previous one ends. A gap
-                    // means a segment file is missing (or was replaced); trusting it would answer reads in the gap
-                    // with the next segment's batches.
+                if (expectedNext >= 0 && bases[i] < expectedNext) {
+                    // Each segment starts after the previous one's last offset (later is a compaction gap, legal
+                    // under every policy). A segment named inside the previous one's offsets contradicts it: a file
+                    // was replaced, or a base offset or name is damaged; trusting it would answer reads twice.
                     final Path file = dir.resolve(SegmentFiles.fileName(bases[i], SegmentFiles.LOG_SUFFIX));
                     if (!config.truncateOnCorruption()) {
                         throw new CorruptSegmentException(file, new CorruptSegmentException.Finding(0, expectedNext,
-                            "segmentBaseOffset", Long.toString(expectedNext), Long.toString(bases[i]),
-                            "the segment does not start where the previous one ends, so a segment file is missing or"
-                                + " was replaced; set " + SegmentConfig.CORRUPTION_POLICY_KEY + "=truncate to drop the"
+                            "segmentBaseOffset", "at least " + expectedNext, Long.toString(bases[i]),
+                            "the segment starts inside the previous one's offsets, so a segment file was replaced or"
+                                + " damaged; set " + SegmentConfig.CORRUPTION_POLICY_KEY + "=truncate to drop the"
                                 + " log from here on, or re-fetch the partition from a replica"));
                     }
-                    LOG.error("Opening {}: segment {} does not start where the previous one ends ({}); dropping it and"
-                        + " every later one as {}=truncate says{}", dir, file.getFileName(), expectedNext,
+                    LOG.error("Opening {}: segment {} starts inside the previous one's offsets (below {}); dropping it"
+                        + " and every later one as {}=truncate says{}", dir, file.getFileName(), expectedNext,
                         SegmentConfig.CORRUPTION_POLICY_KEY, options.readOnly() ? " (read-only: left on disk)" : "");
                     recovery.deleteFrom(bases, i);
                     if (!options.readOnly()) {
@@ -310,7 +310,7 @@ public final class LogLoader {
             this.config = config;
             this.options = options;
             this.epochs = epochs;
-            this.scanner = new SegmentRecovery(config.offsetGapsAllowed(),
+            this.scanner = new SegmentRecovery(
                 options.verifyExecutor() == null ? null
                     : new BatchCrcVerifier(options.verifyExecutor(), options.verifyThreads()),
                 SegmentRecovery.DEFAULT_RUN_BYTES);
@@ -326,14 +326,14 @@ public final class LogLoader {
             int lastEpoch = epochs.latestEpoch();
             boolean changedDirectory = false;
             for (int i = first; i < bases.length; i++) {
-                final boolean legalGap = config.offsetGapsAllowed() && bases[i] > expected
-                    && expected <= options.recoveryPoint();
+                final boolean legalGap = bases[i] > expected && expected < options.recoveryPoint();
                 if (expected >= 0 && bases[i] != expected && !legalGap) {
-                    // A segment that does not start where the previous one ended. In a compacted log, later is a
-                    // legal gap (Kafka's cleaner, a replicated gap) when the previous segment ended at or below the
-                    // recovery point: it was wholly durable, so the crash cannot have cut its tail. Otherwise the
-                    // previous one lost its tail (above the recovery point a crash can do that) or the files
-                    // contradict each other.
+                    // A segment that does not start where the previous one ended. Later is a legal gap (Kafka's
+                    // cleaner, a replicated gap; under any policy) when the previous segment ended below the
+                    // recovery point: the offsets from its end up to the recovery point were durable, so they are a
+                    // gap, not a tail the crash cut. A segment ending exactly at the recovery point may have lost a
+                    // tail above it, so the later segments (not durable either) go, as a torn tail's do. Otherwise
+                    // the files contradict each other.
                     final Path file = dir.resolve(SegmentFiles.fileName(bases[i], SegmentFiles.LOG_SUFFIX));
                     final String detail = "the segment does not start at the end offset of the previous segment";
                     if (expected < options.recoveryPoint() && !config.truncateOnCorruption()) {

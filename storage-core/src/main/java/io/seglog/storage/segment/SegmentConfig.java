@@ -11,37 +11,25 @@ package io.seglog.storage.segment;
  * @param mappedAppendMaxBytes  {@code seglog.mapped.append.max.bytes}: appends up to this size go through a mapping
  *                              of the segment's tail (0: never)
  * @param readMapped            {@code seglog.read.mapped}: readers read batch headers through a mapping
- * @param offsetGapsAllowed     {@code cleanup.policy} includes {@code compact}: offsets may skip between batches
  * @param truncateOnCorruption  {@code seglog.corruption.policy=truncate}: recovery drops corrupt data instead of
  *                              refusing to open
  */
 public record SegmentConfig(int segmentBytes, long segmentMs, int segmentIndexBytes, int indexIntervalBytes,
-                            int mappedAppendMaxBytes, boolean readMapped, boolean offsetGapsAllowed,
-                            boolean truncateOnCorruption) {
+                            int mappedAppendMaxBytes, boolean readMapped, boolean truncateOnCorruption) {
     /** The name of the key behind {@link #truncateOnCorruption}, for messages that tell the operator what to set. */
     public static final String CORRUPTION_POLICY_KEY = "seglog.corruption.policy";
 
     /**
      * Kafka's rule for where a batch may start after the offset {@code nextOffset} that the log (or the previous
-     * batch) ends at: exactly there, or later where compaction leaves gaps.
+     * batch) ends at: there or later, under every cleanup policy. Offsets only grow; a gap is what compaction leaves
+     * (Kafka's cleaner drops whole batches, a follower keeps the gaps it replicates), and a log compacted once keeps
+     * its gaps when its policy changes to {@code delete}, so gaps cannot be refused by policy.
      *
      * @param baseOffset the batch's base offset
      * @param nextOffset the offset the log continues at
      * @return whether the batch may start there
      */
-    public boolean allowsBatchAt(final long baseOffset, final long nextOffset) {
-        return allowsBatchAt(offsetGapsAllowed, baseOffset, nextOffset);
-    }
-
-    /**
-     * {@link #allowsBatchAt(long, long)} for a caller that holds only the gap rule.
-     *
-     * @param offsetGapsAllowed whether compaction gaps are legal
-     * @param baseOffset        the batch's base offset
-     * @param nextOffset        the offset the log continues at
-     * @return whether the batch may start there
-     */
-    public static boolean allowsBatchAt(final boolean offsetGapsAllowed, final long baseOffset, final long nextOffset) {
-        return baseOffset == nextOffset || offsetGapsAllowed && baseOffset > nextOffset;
+    public static boolean allowsBatchAt(final long baseOffset, final long nextOffset) {
+        return baseOffset >= nextOffset;
     }
 }

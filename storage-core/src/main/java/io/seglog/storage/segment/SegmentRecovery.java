@@ -53,27 +53,15 @@ final class SegmentRecovery {
     private final RecordBatchValidator validator =
         new RecordBatchValidator(Integer.MAX_VALUE, RecordBatchValidator.Origin.RECOVERY);
     private final UnsafeBuffer view = new UnsafeBuffer(0, 0);
-    /** Whether offset gaps between batches are legal (cleanup.policy=compact). */
-    private final boolean offsetGapsAllowed;
     private final BatchCrcVerifier verifier;
     private final int runBytes;
     /** The two walks of the parallel scan (one verified, one walked), kept for the next segment of the load. */
     private Walk walkA;
     private Walk walkB;
 
-    /** A scan on the calling thread only, of a log whose offsets are contiguous. */
+    /** A scan on the calling thread only. */
     SegmentRecovery() {
-        this(false, null, DEFAULT_RUN_BYTES);
-    }
-
-    /**
-     * A scan of a log whose offsets are contiguous; see {@link #SegmentRecovery(boolean, BatchCrcVerifier, int)}.
-     *
-     * @param verifier the parallel CRC check, or null for a sequential scan
-     * @param runBytes bytes per run (small values serve tests), at least 1
-     */
-    SegmentRecovery(final BatchCrcVerifier verifier, final int runBytes) {
-        this(false, verifier, runBytes);
+        this(null, DEFAULT_RUN_BYTES);
     }
 
     /**
@@ -83,15 +71,13 @@ final class SegmentRecovery {
      * before the first one that failed anything are accounted in log order, and the scan goes on one batch at a
      * time from that one, so a failure is found, classified and reported exactly as by the sequential scan.
      *
-     * @param offsetGapsAllowed the log's cleanup.policy includes compact: offset gaps between batches are legal
      * @param verifier      the parallel CRC check, or null for a sequential scan
      * @param runBytes      bytes per run (small values serve tests), at least 1
      */
-    SegmentRecovery(final boolean offsetGapsAllowed, final BatchCrcVerifier verifier, final int runBytes) {
+    SegmentRecovery(final BatchCrcVerifier verifier, final int runBytes) {
         if (runBytes < 1) {
             throw new IllegalArgumentException("runBytes=" + runBytes + " must be >= 1");
         }
-        this.offsetGapsAllowed = offsetGapsAllowed;
         this.verifier = verifier;
         this.runBytes = runBytes;
     }
@@ -265,7 +251,8 @@ final class SegmentRecovery {
             final long base = view.getLong(p + BASE_OFFSET_OFFSET, BIG_ENDIAN);
             final long last = base + view.getInt(p + LAST_OFFSET_DELTA_OFFSET, BIG_ENDIAN);
             final int epoch = view.getInt(p + PARTITION_LEADER_EPOCH_OFFSET, BIG_ENDIAN);
-            if (contradiction(segment, p, expected, base, last, epoch, lastEpoch, knownEpochs) != null) {
+            if (contradiction(segment, p, p + batchSize, size, expected, base, last, epoch, lastEpoch,
+                knownEpochs) != null) {
                 stopped = true;
                 break;
             }
@@ -304,8 +291,8 @@ final class SegmentRecovery {
             final long base = view.getLong(position + BASE_OFFSET_OFFSET, BIG_ENDIAN);
             final long last = base + view.getInt(position + LAST_OFFSET_DELTA_OFFSET, BIG_ENDIAN);
             final int epoch = view.getInt(position + PARTITION_LEADER_EPOCH_OFFSET, BIG_ENDIAN);
-            final Problem contradiction = contradiction(segment, position, expected, base, last, epoch, lastEpoch,
-                knownEpochs);
+            final Problem contradiction = contradiction(segment, position, position + status, size, expected, base,
+                last, epoch, lastEpoch, knownEpochs);
             if (contradiction != null) {
                 return new Outcome(position, expected, lastEpoch, contradiction);
             }
@@ -321,19 +308,30 @@ final class SegmentRecovery {
     }
 
     /** A batch whose CRC is right but whose uncovered fields contradict the log: always corruption. */
-    private Problem contradiction(final LogSegment segment, final int position, final long expected,
-                                  final long base, final long last, final int epoch, final int lastEpoch,
-                                  final LeaderEpochCache knownEpochs) {
-        // Offsets only grow. A gap is legal in a compacted log (Kafka's cleaner drops whole batches, and a
-        // follower keeps the gaps it replicates; a crash cannot make one inside a file, since lost bytes fail the
-        // CRC instead). Elsewhere offsets are contiguous, which is what catches a flipped bit in the base offset.
-        if (!SegmentConfig.allowsBatchAt(offsetGapsAllowed, base, expected)) {
-            final String allowed = (offsetGapsAllowed ? "at least " : "") + expected;
-            return new Problem(position, expected, "baseOffset", allowed,
-                Long.toString(base), base < expected
-                    ? "the batch's offsets go back into the log (the base offset is not covered by the CRC)"
-                    : "the batch's offsets do not continue the log (the base offset is not covered by the CRC)",
-                false);
+    private Problem contradiction(final LogSegment segment, final int position, final int nextPosition,
+                                  final int size, final long expected, final long base, final long last,
+                                  final int epoch, final int lastEpoch, final LeaderEpochCache knownEpochs) {
+        // The base offset is not covered by the CRC, so each batch is checked against its neighbours: above the
+        // previous batch's last offset (offsets only grow), and ending below the next batch's base. Gaps are legal
+        // under every policy (what compaction leaves stays when a topic is switched to delete; a crash cannot make
+        // one inside a file, since lost bytes fail the CRC instead). docs/recovery.md lists what this catches.
+        if (!SegmentConfig.allowsBatchAt(base, expected)) {
+            return new Problem(position, expected, "baseOffset", "at least " + expected, Long.toString(base),
+                "the batch's offsets go back into the log (the base offset is not covered by the CRC)", false);
+        }
+        if (nextPosition < size
+            && RecordBatchValidator.recoveryFrameSize(view, nextPosition, size - nextPosition) >= 0) {
+            // Only a next batch that frames: a torn or zero-filled tail is not a neighbour to judge by.
+            final long nextBase = view.getLong(nextPosition + BASE_OFFSET_OFFSET, BIG_ENDIAN);
+            // Blamed here only when the next batch starts above where this one should (it agrees with the previous
+            // batch, this one does not agree with it: this one moved up). Otherwise the next batch's own check
+            // names it (it moved down). Which of two disagreeing batches is damaged cannot always be told.
+            if (nextBase <= last && nextBase > expected) {
+                return new Problem(position, expected, "lastOffset", "below " + nextBase, Long.toString(last),
+                    "the batch's offsets reach the next batch's base offset " + nextBase + " at position "
+                        + nextPosition + " (base offsets are not covered by the CRC: one of the two is damaged)",
+                    false);
+            }
         }
         if (!segment.canConvertToRelativeOffset(last)) {
             return new Problem(position, expected, "lastOffset", "at most " + (segment.baseOffset() + Integer.MAX_VALUE),
