@@ -103,6 +103,8 @@ public final class PartitionLog implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PartitionLog.class);
 
     private final Path dir;
+    /** The directory's name (topic-partition), for producer-state messages; kept so an append allocates none. */
+    private final String name;
     private final LogConfig config;
     private final FileIO io;
     private final InstantSource time;
@@ -140,6 +142,7 @@ public final class PartitionLog implements AutoCloseable {
                          final RandomGenerator jitterRandom, final LogOpening opened, final LogEnvironment env,
                          final LogDirLock ownership, final long producerSnapshotLimit) {
         this.dir = dir;
+        this.name = String.valueOf(dir.getFileName());
         this.ownership = ownership;
         this.readOnly = ownership == null;
         this.config = config;
@@ -566,7 +569,7 @@ public final class PartitionLog implements AutoCloseable {
         }
         into.fill(outcome, verdict.firstOffset(), verdict.lastOffset(), verdict.timestamp(), verdict.producerId(),
             verdict.producerEpoch(), verdict.currentEpoch(), verdict.firstSequence(), verdict.currentLastSequence(),
-            verdict.batchIndex(), dir.getFileName().toString());
+            verdict.batchIndex(), name);
     }
 
     /**
