@@ -26,6 +26,11 @@ class LogConfigTest {
         assertEquals(kafka.flushInterval, ours.flushMessages());
         assertEquals(kafka.flushMs, ours.flushMs());
         assertEquals(kafka.fileDeleteDelayMs, ours.fileDeleteDelayMs());
+        // Broker-level in Kafka (TransactionLogConfig, not on this class path): one day, checked every ten minutes.
+        assertEquals(86_400_000L, ours.producerIdExpirationMs());
+        assertEquals(600_000L, ours.producerIdExpirationCheckIntervalMs());
+        assertEquals(1234L, LogConfig.fromProperties(Map.of("producer.id.expiration.ms", "1234"))
+            .producerIdExpirationMs(), "Kafka's property name");
     }
 
     @Test
@@ -159,7 +164,8 @@ class LogConfigTest {
             .messageTimestampAfterMaxMs(8).retentionMs(9).retentionBytes(10).flushMessages(12).flushMs(13)
             .fileDeleteDelayMs(14).corruptionPolicy(CorruptionPolicy.TRUNCATE).mappedAppendMaxBytes(15)
             .cleanupPolicy(CleanupPolicy.COMPACT_DELETE).readMapped(false).minInsyncReplicas(2)
-            .uncleanLeaderElectionEnable(true).build();
+            .uncleanLeaderElectionEnable(true).producerIdExpirationMs(16).producerIdExpirationCheckIntervalMs(17)
+            .build();
         final Map<String, Object> parsed = properties(changed);
         final Map<String, Object> defaults = properties(LogConfig.defaults());
         for (final String key : LogConfig.keyNames()) {
