@@ -13,6 +13,10 @@ module io.seglog.storage {
     requires org.slf4j;
     // Agrona's UnsafeAccess: the record parser's unchecked reads (format.UncheckedReads).
     requires jdk.unsupported;
+    // The codec libraries, optional (see the pom): absent, a compressed batch of that codec is refused by name.
+    requires static snappy.java;
+    requires static org.lz4.java;
+    requires static com.github.luben.zstd_jni;
 
     exports io.seglog.storage;
     exports io.seglog.storage.format;

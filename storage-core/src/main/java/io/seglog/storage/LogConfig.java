@@ -41,6 +41,14 @@ public final class LogConfig {
     public static final String SEGMENT_INDEX_BYTES_CONFIG = "segment.index.bytes";
     /** Kafka's {@code index.interval.bytes}: log bytes between two sparse index entries. */
     public static final String INDEX_INTERVAL_BYTES_CONFIG = "index.interval.bytes";
+    /** Kafka's {@code compression.type}: the codec batches are stored in ({@link TopicCompression}). */
+    public static final String COMPRESSION_TYPE_CONFIG = "compression.type";
+    /** Kafka's {@code compression.gzip.level}: the level of a leader's gzip re-compression. */
+    public static final String COMPRESSION_GZIP_LEVEL_CONFIG = "compression.gzip.level";
+    /** Kafka's {@code compression.lz4.level}: the level of a leader's lz4 re-compression. */
+    public static final String COMPRESSION_LZ4_LEVEL_CONFIG = "compression.lz4.level";
+    /** Kafka's {@code compression.zstd.level}: the level of a leader's zstd re-compression. */
+    public static final String COMPRESSION_ZSTD_LEVEL_CONFIG = "compression.zstd.level";
     /** Kafka's {@code max.message.bytes}: the largest record batch accepted. */
     public static final String MAX_MESSAGE_BYTES_CONFIG = "max.message.bytes";
     /** Kafka's {@code message.timestamp.type}: {@code CreateTime} or {@code LogAppendTime}. */
@@ -175,6 +183,16 @@ public final class LogConfig {
     private static final ConfigKey<TimestampType> MESSAGE_TIMESTAMP_TYPE = KEYS.namedKey(MESSAGE_TIMESTAMP_TYPE_CONFIG,
         TimestampType.class, TimestampType.CREATE_TIME, TimestampType::fromKafkaName, TimestampType::kafkaName,
         "CreateTime keeps the producer's timestamps, LogAppendTime stamps the broker's", "append");
+    private static final ConfigKey<TopicCompression> COMPRESSION_TYPE = KEYS.namedKey(COMPRESSION_TYPE_CONFIG,
+        TopicCompression.class, TopicCompression.PRODUCER, TopicCompression::fromKafkaName, TopicCompression::kafkaName,
+        "the codec batches are stored in: producer keeps each producer's, another re-compresses on leader append",
+        "append");
+    private static final ConfigKey<Integer> COMPRESSION_GZIP_LEVEL = levelKey(COMPRESSION_GZIP_LEVEL_CONFIG, -1, 1, 9,
+        "the gzip level of re-compression; -1 is zlib's default");
+    private static final ConfigKey<Integer> COMPRESSION_LZ4_LEVEL = levelKey(COMPRESSION_LZ4_LEVEL_CONFIG, 9, 1, 17,
+        "the lz4 level of re-compression; 9 is lz4's fast compressor");
+    private static final ConfigKey<Integer> COMPRESSION_ZSTD_LEVEL = levelKey(COMPRESSION_ZSTD_LEVEL_CONFIG, 3, -131072,
+        22, "the zstd level of re-compression");
     private static final ConfigKey<Long> MESSAGE_TIMESTAMP_BEFORE_MAX_MS = KEYS.longKey(
         MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG, DEFAULT_MESSAGE_TIMESTAMP_BEFORE_MAX_MS, 0,
         "how far before the broker's time a CreateTime timestamp may lie", "append");
@@ -363,6 +381,48 @@ public final class LogConfig {
      */
     public int maxMessageBytes() {
         return get(MAX_MESSAGE_BYTES);
+    }
+
+    /**
+     * The codec batches are stored in ({@code compression.type}).
+     *
+     * @return {@link TopicCompression#PRODUCER} to keep each producer's
+     */
+    public TopicCompression compressionType() {
+        return get(COMPRESSION_TYPE);
+    }
+
+    /**
+     * The gzip level of a leader's re-compression ({@code compression.gzip.level}).
+     *
+     * @return -1 (zlib's default) or 1 to 9
+     */
+    public int compressionGzipLevel() {
+        return get(COMPRESSION_GZIP_LEVEL);
+    }
+
+    /**
+     * The lz4 level of a leader's re-compression ({@code compression.lz4.level}).
+     *
+     * @return 1 to 17
+     */
+    public int compressionLz4Level() {
+        return get(COMPRESSION_LZ4_LEVEL);
+    }
+
+    /**
+     * The zstd level of a leader's re-compression ({@code compression.zstd.level}).
+     *
+     * @return -131072 to 22
+     */
+    public int compressionZstdLevel() {
+        return get(COMPRESSION_ZSTD_LEVEL);
+    }
+
+    /** A codec level key: an int in {@code [min, max]}, or the default (which may lie outside, as gzip's -1). */
+    private static ConfigKey<Integer> levelKey(final String name, final int defaultValue, final int min,
+                                               final int max, final String doc) {
+        return KEYS.intKey(name, defaultValue, min, max, doc, "append");
     }
 
     /**
@@ -629,6 +689,30 @@ public final class LogConfig {
          */
         public Builder maxMessageBytes(final int maxMessageBytes) {
             return set(MAX_MESSAGE_BYTES, maxMessageBytes);
+        }
+
+        /**
+         * Sets {@code compression.type}.
+         *
+         * @param compressionType the codec batches are stored in
+         * @return this builder
+         */
+        public Builder compressionType(final TopicCompression compressionType) {
+            return set(COMPRESSION_TYPE, Objects.requireNonNull(compressionType, COMPRESSION_TYPE_CONFIG));
+        }
+
+        /**
+         * Sets {@code compression.gzip.level}, {@code compression.lz4.level} and {@code compression.zstd.level}.
+         *
+         * @param gzipLevel -1 or 1 to 9
+         * @param lz4Level  1 to 17
+         * @param zstdLevel -131072 to 22
+         * @return this builder (a level out of its range is refused by {@code build()}, naming its key)
+         */
+        public Builder compressionLevels(final int gzipLevel, final int lz4Level, final int zstdLevel) {
+            set(COMPRESSION_GZIP_LEVEL, gzipLevel);
+            set(COMPRESSION_LZ4_LEVEL, lz4Level);
+            return set(COMPRESSION_ZSTD_LEVEL, zstdLevel);
         }
 
         /**

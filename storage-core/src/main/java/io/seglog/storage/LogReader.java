@@ -154,7 +154,8 @@ public final class LogReader {
      * @return the offset, or -1 when no record below the bound has such a timestamp
      * @throws IllegalArgumentException if {@code timestampMs} is negative and not one of the special values
      * @throws StorageException if the log is closed or offline, a read fails, or a batch on disk is damaged
-     * @throws UnsupportedOperationException if the records of a compressed batch must be read
+     * @throws io.seglog.storage.format.CodecUnavailableException if a compressed batch must be read and its codec
+     *         is not on the class path
      */
     public long offsetForTimestamp(final long timestampMs, final long maxOffsetExclusive) {
         if (timestampMs < 0 && timestampMs != PartitionLog.LATEST_TIMESTAMP

@@ -170,7 +170,9 @@ public final class PartitionLog implements AutoCloseable {
         this.epochs = opened.epochs();
         this.appender = new Appender(segments, end, epochs, config.segmentConfig(), new Appender.Rules(
             config.maxMessageBytes(), config.messageTimestampType() == TimestampType.LOG_APPEND_TIME,
-            config.messageTimestampBeforeMaxMs(), config.messageTimestampAfterMaxMs()), time, producers);
+            config.messageTimestampBeforeMaxMs(), config.messageTimestampAfterMaxMs()), new Appender.Compression(
+            config.compressionType().codec(), config.compressionGzipLevel(), config.compressionLz4Level(),
+            config.compressionZstdLevel()), time, producers);
         this.truncation = new Truncation(dir, io, time, config.segmentIndexBytes(), segments, end, durability,
             watermarks, epochs, appender, env.recoveryPointLowered(), producers);
         this.retention = new Retention(segments, end, watermarks, retired, new Retention.Rules(config.retentionMs(),
@@ -692,7 +694,8 @@ public final class PartitionLog implements AutoCloseable {
      * @return the offset, or -1 when no record below the log end has such a timestamp
      * @throws IllegalArgumentException if {@code timestampMs} is negative and not one of the special values
      * @throws StorageException if the log is closed or offline, or a read fails
-     * @throws UnsupportedOperationException if the records of a compressed batch must be read
+     * @throws io.seglog.storage.format.CodecUnavailableException if a compressed batch must be read and its codec
+     *         is not on the class path
      */
     public long offsetForTimestamp(final long timestampMs) {
         return reader().offsetForTimestamp(timestampMs, Long.MAX_VALUE);
@@ -1130,6 +1133,7 @@ public final class PartitionLog implements AutoCloseable {
             }
         }
         durability.failAll(new StorageException("the log was closed", dir, null), true);
+        appender.close();
         try {
             failure = retired.unlinkAll(failure);
         } catch (final IOException e) {

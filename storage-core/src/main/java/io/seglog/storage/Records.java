@@ -1,8 +1,10 @@
 package io.seglog.storage;
 
+import io.seglog.storage.format.BatchRecordReader;
 import io.seglog.storage.format.InvalidRecordException;
 import io.seglog.storage.format.RecordBatch;
 import io.seglog.storage.format.RecordBatchDescriptor;
+import io.seglog.storage.format.RecordBatchValidator;
 import io.seglog.storage.format.RecordHeader;
 import io.seglog.storage.format.RecordView;
 import java.io.IOException;
@@ -21,7 +23,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  *
  * <p>Every batch is checked before its records are read (lengths, record structure; the CRC too), so damage gives
  * an {@link InvalidRecordException} naming the field and position, never a wrong record. Compressed batches are
- * refused with {@link UnsupportedOperationException} until Seglog reads compressed batches.
+ * decompressed (bounded by {@link RecordBatchValidator#DEFAULT_MAX_DECOMPRESSED_BYTES}); their records' views point
+ * into a copy of the decompressed bytes.
  *
  * <p>Stateless; the iterables it returns are not thread-safe.
  */
@@ -65,6 +68,7 @@ public final class Records {
         final RecordView record = new RecordView();
         final RecordHeader header = new RecordHeader();
         final List<LogBatch> out = new ArrayList<>();
+        BatchRecordReader reader = null;
         int index = 0;
         for (int at = 0; at < view.capacity(); index++) {
             if (view.capacity() - at < RecordBatchDescriptor.BATCH_HEADER_LENGTH) {
@@ -81,17 +85,36 @@ public final class Records {
                 throw new InvalidRecordException("crc", batch.crc(), batch.computeCrc(), index,
                     source.position() + at, "CRC-32C mismatch");
             }
-            if (batch.isCompressed()) {
-                throw new UnsupportedOperationException("the batch at offset " + batch.baseOffset()
-                    + " is compressed; Seglog does not read compressed batches yet");
-            }
             final List<LogRecord> records = new ArrayList<>(Math.max(0, batch.recordCount()));
-            while (batch.nextRecord(record)) {
-                records.add(toRecord(source, record, header));
+            if (batch.isCompressed()) {
+                if (reader == null) {
+                    reader = new BatchRecordReader(RecordBatchValidator.DEFAULT_MAX_DECOMPRESSED_BYTES);
+                }
+                try {
+                    reader.open(batch);
+                } catch (final InvalidRecordException e) {
+                    reader.close();
+                    throw new InvalidRecordException(e.field(), e.value(), e.limit(), index, source.position() + at,
+                        "a compressed batch cannot be read: " + e.getMessage());
+                }
+                // The reader's buffer is reused by the next batch: the records' views point into a copy of it.
+                final ByteBuffer plain = ByteBuffer.allocate(reader.recordsBytes());
+                reader.buffer().getBytes(0, plain, 0, plain.capacity());
+                plain.clear();
+                while (reader.next(record)) {
+                    records.add(toRecord(plain.asReadOnlyBuffer(), record, header));
+                }
+            } else {
+                while (batch.nextRecord(record)) {
+                    records.add(toRecord(source, record, header));
+                }
             }
             out.add(new LogBatch(batch.baseOffset(), batch.lastOffset(), batch.partitionLeaderEpoch(),
                 batch.maxTimestamp(), batch.isLogAppendTime(), batch.isControl(), records));
             at += batch.sizeInBytes();
+        }
+        if (reader != null) {
+            reader.close();
         }
         return out;
     }

@@ -82,6 +82,64 @@ class HotPathAllocationTest {
         }
     }
 
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"gzip", "snappy", "lz4", "zstd"})
+    void compressedAppendsAndRecordIterationAllocateNothing(final String codec) {
+        // A leader decompresses every client batch to validate it; the codec state and buffers are reused.
+        final ByteBuffer[] requests = new ByteBuffer[16];
+        final org.agrona.concurrent.UnsafeBuffer[] views = new org.agrona.concurrent.UnsafeBuffer[requests.length];
+        for (int b = 0; b < requests.length; b++) {
+            final SimpleRecord[] records = new SimpleRecord[100];
+            for (int r = 0; r < records.length; r++) {
+                records[r] = new SimpleRecord(1_000L + r, null, ("{\"n\":" + (b * 100 + r) + ",\"pad\":\"xxxxxxxxxx\"}")
+                    .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            }
+            final ByteBuffer heap = KafkaBatches.batch(0, KafkaBatches.compression(codec), records);
+            requests[b] = ByteBuffer.allocateDirect(heap.remaining()).put(heap).flip();
+            views[b] = new org.agrona.concurrent.UnsafeBuffer(requests[b]);
+        }
+        final io.seglog.storage.format.BatchRecordReader reader = new io.seglog.storage.format.BatchRecordReader(
+            1 << 20);
+        final io.seglog.storage.format.RecordBatch batch = new io.seglog.storage.format.RecordBatch();
+        final io.seglog.storage.format.RecordView record = new io.seglog.storage.format.RecordView();
+        final int calls = 2_000;
+        try (PartitionLog log = PartitionLog.open(dir.resolve(codec + "-0"), LogConfig.defaults(), FileIO.system(),
+            Clock.systemUTC())) {
+            long sum = 0;
+            for (int i = 0; i < calls; i++) {
+                sum += appendAndIterate(log, requests[i % requests.length], batch.wrap(views[i % views.length], 0),
+                    reader, record);
+            }
+            final long before = allocatedBytes();
+            for (int i = 0; i < calls; i++) {
+                sum += appendAndIterate(log, requests[i % requests.length], batch.wrap(views[i % views.length], 0),
+                    reader, record);
+            }
+            final long allocated = allocatedBytes() - before;
+            assertEquals(1, log.segmentCount(), "no roll in the measured window");
+            assertTrue(sum != 0);
+            // One object per batch would be 32 KB here, one per record 3.2 MB.
+            assertTrue(allocated < 16 * 1024, codec + ": allocated " + allocated + " bytes over " + calls
+                + " appends and iterations of 100 records");
+        } finally {
+            reader.close();
+        }
+    }
+
+    private static long appendAndIterate(final PartitionLog log, final ByteBuffer append,
+                                         final io.seglog.storage.format.RecordBatch batch,
+                                         final io.seglog.storage.format.BatchRecordReader reader,
+                                         final io.seglog.storage.format.RecordView record) {
+        append.putLong(0, 0L);
+        final long last = log.appendAsLeader(append.clear(), 1);
+        reader.open(batch);
+        long sum = last;
+        while (reader.next(record)) {
+            sum += record.offset() + record.valueLength();
+        }
+        return sum;
+    }
+
     private static void appendAndRead(final PartitionLog log, final ByteBuffer append, final LogReader slice) {
         final long last = log.appendAsLeader(append, 1);
         slice.read(last, 64 * 1024, Long.MAX_VALUE, true);

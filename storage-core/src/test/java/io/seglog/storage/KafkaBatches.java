@@ -31,6 +31,12 @@ public final class KafkaBatches {
 
     /** One batch at {@code baseOffset} holding the records, offsets consecutive. */
     public static ByteBuffer batch(final long baseOffset, final SimpleRecord... records) {
+        return batch(baseOffset, Compression.NONE, records);
+    }
+
+    /** One batch at {@code baseOffset} holding the records, offsets consecutive, compressed by Kafka's builder. */
+    public static ByteBuffer batch(final long baseOffset, final Compression compression,
+                                   final SimpleRecord... records) {
         int capacity = 128;
         for (final SimpleRecord r : records) {
             capacity += 64 + (r.key() == null ? 0 : r.key().remaining()) + (r.value() == null ? 0 : r.value().remaining());
@@ -38,12 +44,28 @@ public final class KafkaBatches {
                 capacity += 16 + h.key().length() + (h.value() == null ? 0 : h.value().length);
             }
         }
-        final MemoryRecordsBuilder b = MemoryRecords.builder(ByteBuffer.allocate(capacity), Compression.NONE,
+        final MemoryRecordsBuilder b = MemoryRecords.builder(ByteBuffer.allocate(capacity), compression,
             TimestampType.CREATE_TIME, baseOffset);
         for (final SimpleRecord r : records) {
             b.append(r);
         }
         return b.build().buffer();
+    }
+
+    /** Kafka's compression of a codec name ({@code none}, {@code gzip}, {@code snappy}, {@code lz4}, {@code zstd}). */
+    public static Compression compression(final String codec) {
+        switch (codec) {
+            case "gzip":
+                return Compression.gzip().build();
+            case "snappy":
+                return Compression.snappy().build();
+            case "lz4":
+                return Compression.lz4().build();
+            case "zstd":
+                return Compression.zstd().build();
+            default:
+                return Compression.NONE;
+        }
     }
 
     /** A follower batch whose records sit at the given (increasing, possibly gapped) offsets. */

@@ -38,6 +38,8 @@ import org.apache.kafka.storage.log.metrics.BrokerTopicStats;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Byte compatibility with Kafka 4.4.0's storage classes, both ways: a log Seglog wrote opens in Kafka's
@@ -84,9 +86,10 @@ class KafkaLogCompatibilityTest {
         return records;
     }
 
-    @Test
-    void aLogWrittenBySeglogOpensInKafka() throws IOException {
-        System.out.println("KafkaLogCompatibilityTest seed=" + SEED);
+    @ParameterizedTest
+    @ValueSource(strings = {"none", "gzip", "snappy", "lz4", "zstd"})
+    void aLogWrittenBySeglogOpensInKafka(final String codec) throws IOException {
+        System.out.println("KafkaLogCompatibilityTest seed=" + SEED + " codec=" + codec);
         final SplittableRandom random = new SplittableRandom(SEED);
         final Path ours = dir.resolve("seglog-0");
         final LogConfig config = LogConfig.builder().segmentBytes(128 * 1024).indexIntervalBytes(INDEX_INTERVAL_BYTES)
@@ -98,7 +101,7 @@ class KafkaLogCompatibilityTest {
             for (int b = 0; b < 40; b++) {
                 final SimpleRecord[] records = randomBatch(random, 1_000_000 + b * 1_000L);
                 final long base = log.logEndOffset();
-                log.appendAsLeader(KafkaBatches.batch(0, records), 5);
+                log.appendAsLeader(KafkaBatches.batch(0, KafkaBatches.compression(codec), records), 5);
                 for (int i = 0; i < records.length; i++) {
                     expected.add(describe(base + i, records[i].timestamp(), records[i].key(), records[i].value(),
                         records[i].headers()));

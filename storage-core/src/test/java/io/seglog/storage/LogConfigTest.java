@@ -165,6 +165,7 @@ class LogConfigTest {
             .fileDeleteDelayMs(14).corruptionPolicy(CorruptionPolicy.TRUNCATE).mappedAppendMaxBytes(15)
             .cleanupPolicy(CleanupPolicy.COMPACT_DELETE).readMapped(false).minInsyncReplicas(2)
             .uncleanLeaderElectionEnable(true).producerIdExpirationMs(16).producerIdExpirationCheckIntervalMs(17)
+            .compressionType(TopicCompression.ZSTD).compressionLevels(5, 12, 7)
             .build();
         final Map<String, Object> parsed = properties(changed);
         final Map<String, Object> defaults = properties(LogConfig.defaults());
@@ -181,11 +182,31 @@ class LogConfigTest {
         assertTrue(!changed.equals(LogConfig.defaults()));
     }
 
+    @Test
+    void compressionKeysReadKafkasNamesAndRefuseBadValuesByName() {
+        final LogConfig config = LogConfig.fromProperties(Map.of("compression.type", "lz4",
+            "compression.lz4.level", "17", "compression.gzip.level", "-1", "compression.zstd.level", "-5"));
+        assertEquals(TopicCompression.LZ4, config.compressionType());
+        assertEquals(17, config.compressionLz4Level());
+        assertEquals(-1, config.compressionGzipLevel());
+        assertEquals(-5, config.compressionZstdLevel());
+        assertEquals(TopicCompression.PRODUCER, LogConfig.defaults().compressionType());
+        final IllegalArgumentException type = assertThrows(IllegalArgumentException.class,
+            () -> LogConfig.fromProperties(Map.of("compression.type", "brotli")));
+        assertTrue(type.getMessage().contains("compression.type=brotli"), type.getMessage());
+        final IllegalArgumentException level = assertThrows(IllegalArgumentException.class,
+            () -> LogConfig.fromProperties(Map.of("compression.gzip.level", "10")));
+        assertTrue(level.getMessage().contains("compression.gzip.level=10"), level.getMessage());
+        assertThrows(IllegalArgumentException.class,
+            () -> LogConfig.builder().compressionLevels(0, 9, 3).build());
+    }
+
     /** The {@code key=value} pairs of a configuration's toString. */
     private static Map<String, Object> properties(final LogConfig config) {
         final String text = config.toString();
         final Map<String, Object> parsed = new HashMap<>();
-        for (final String pair : text.substring(text.indexOf('{') + 1, text.length() - 1).split(", (?=[a-z.]+=)")) {
+        final String body = text.substring(text.indexOf('{') + 1, text.length() - 1);
+        for (final String pair : body.split(", (?=[a-z0-9.]+=)")) {
             parsed.put(pair.substring(0, pair.indexOf('=')), pair.substring(pair.indexOf('=') + 1));
         }
         return parsed;

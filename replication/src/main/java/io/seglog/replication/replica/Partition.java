@@ -16,6 +16,7 @@ import io.seglog.storage.Records;
 import io.seglog.storage.StorageException;
 import io.seglog.storage.TimestampType;
 import io.seglog.storage.TopicPartition;
+import io.seglog.storage.format.CodecUnavailableException;
 import io.seglog.storage.format.InvalidRecordException;
 import io.seglog.storage.format.RecordBatchDescriptor;
 import java.nio.ByteBuffer;
@@ -815,8 +816,8 @@ public final class Partition {
                 found = record.timestamp();
             }
             return new OffsetResult(ReplicaError.NONE, offset, found, epochAt(offset));
-        } catch (final UnsupportedOperationException e) {
-            // A compressed batch must be read record by record, which the storage core does not do yet.
+        } catch (final CodecUnavailableException e) {
+            // The batch the timestamp lands in uses a codec whose library this broker lacks.
             return OffsetResult.error(ReplicaError.UNKNOWN_SERVER_ERROR);
         } catch (final StorageException e) {
             return OffsetResult.error(ReplicaError.KAFKA_STORAGE_ERROR);

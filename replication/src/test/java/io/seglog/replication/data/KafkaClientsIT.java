@@ -145,10 +145,11 @@ class KafkaClientsIT {
             p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, codec);
             p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
             final List<Future<RecordMetadata>> sends = new ArrayList<>();
+            final long baseTimestamp = System.currentTimeMillis() - 60_000;
             try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(),
                 new ByteArraySerializer())) {
                 for (int i = 0; i < count; i++) {
-                    sends.add(producer.send(new ProducerRecord<>(topic, 0, null,
+                    sends.add(producer.send(new ProducerRecord<>(topic, 0, baseTimestamp + i, null,
                         (codec + "-value-" + i).getBytes(StandardCharsets.UTF_8))));
                 }
                 producer.flush();
@@ -179,6 +180,17 @@ class KafkaClientsIT {
                 batches++;
             }
             assertTrue(batches > 0 && batches < count, codec + ": records went in batches: " + batches);
+            // ListOffsets by timestamp lands inside compressed batches: the broker decompresses to answer.
+            try (KafkaConsumer<byte[], byte[]> consumer = consumer(cluster.bootstrapServers())) {
+                final org.apache.kafka.common.TopicPartition kafkaTp =
+                    new org.apache.kafka.common.TopicPartition(topic, 0);
+                for (final int target : new int[] {0, 1_234, count - 1}) {
+                    final var answer = consumer.offsetsForTimes(Map.of(kafkaTp, baseTimestamp + target),
+                        Duration.ofSeconds(30)).get(kafkaTp);
+                    assertEquals(target, answer.offset(), codec + ": offset for timestamp base+" + target);
+                    assertEquals(baseTimestamp + target, answer.timestamp(), codec);
+                }
+            }
         }
     }
 

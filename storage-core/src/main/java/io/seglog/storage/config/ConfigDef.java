@@ -91,6 +91,26 @@ public final class ConfigDef {
     }
 
     /**
+     * Defines an int key with a range, whose default may lie outside it as a "library default" sentinel (gzip's
+     * level -1).
+     *
+     * @param name         the property name
+     * @param defaultValue the default, always accepted
+     * @param min          the smallest other value allowed
+     * @param max          the largest other value allowed
+     * @param doc          what the key is for
+     * @param readBy       the component that reads it
+     * @return the key
+     */
+    public ConfigKey<Integer> intKey(final String name, final int defaultValue, final int min, final int max,
+                                     final String doc, final String readBy) {
+        return add(name, Integer.class, defaultValue, text -> parseInt(name, text), String::valueOf,
+            v -> v == defaultValue || (v >= min && v <= max),
+            "must lie in [" + min + ", " + max + "]" + (defaultValue < min || defaultValue > max
+                ? " or be " + defaultValue : ""), doc, readBy);
+    }
+
+    /**
      * Defines a long key with a lower bound.
      *
      * @param name         the property name

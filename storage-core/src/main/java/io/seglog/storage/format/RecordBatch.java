@@ -396,7 +396,7 @@ public final class RecordBatch {
      *
      * @param into the record flyweight to fill.
      * @return true when {@code into} now describes a record.
-     * @throws UnsupportedOperationException for a compressed batch.
+     * @throws UnsupportedOperationException for a compressed batch: {@link BatchRecordReader} reads those.
      * @throws InvalidRecordException when a record does not fit its batch or its fields are inconsistent.
      */
     public boolean nextRecord(final RecordView into) {
@@ -404,7 +404,8 @@ public final class RecordBatch {
             final int codec = compressionCodec();
             if (codec != 0) {
                 throw new UnsupportedOperationException("record batch at baseOffset=" + baseOffset()
-                    + " uses compression codec " + codecName(codec) + " (" + codec + "): codec not supported yet");
+                    + " uses compression codec " + codecName(codec) + " (" + codec + "): read its records with a"
+                    + " BatchRecordReader, which decompresses them");
             }
             recordsRemaining = Math.max(0, recordCount());
             recordsEnd = (int) Math.min((long) startIndex + LOG_OVERHEAD + batchLength(), buffer.capacity());

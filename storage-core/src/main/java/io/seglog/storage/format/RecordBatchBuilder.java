@@ -22,10 +22,12 @@ import static io.seglog.storage.format.RecordBatchDescriptor.PARTITION_LEADER_EP
 import static io.seglog.storage.format.RecordBatchDescriptor.PRODUCER_EPOCH_OFFSET;
 import static io.seglog.storage.format.RecordBatchDescriptor.PRODUCER_ID_OFFSET;
 import static io.seglog.storage.format.RecordBatchDescriptor.RECORDS_COUNT_OFFSET;
+import static io.seglog.storage.format.RecordBatchDescriptor.RECORDS_OFFSET;
 import static io.seglog.storage.format.RecordBatchDescriptor.TIMESTAMP_TYPE_MASK;
 import static io.seglog.storage.format.RecordBatchDescriptor.TRANSACTIONAL_FLAG_MASK;
 import static java.nio.ByteOrder.BIG_ENDIAN;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
@@ -53,7 +55,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  * <p>Allocation-free once constructed, except the {@code String} header convenience which encodes the key.
  * Not thread-safe: one instance per writing thread.
  */
-public final class RecordBatchBuilder {
+public final class RecordBatchBuilder implements AutoCloseable {
     /** Most bytes a record adds beyond its key, value and headers: Kafka's {@code MAX_RECORD_OVERHEAD}. */
     public static final int MAX_RECORD_OVERHEAD = 21;
     // The varint lengths of key, value and header count, which MAX_RECORD_OVERHEAD leaves out.
@@ -73,6 +75,11 @@ public final class RecordBatchBuilder {
     private int baseSequence;
     private int attributes;
     private long logAppendTimeMs;
+
+    private CompressionType compression = CompressionType.NONE;
+    private Codecs codecs;
+    private ByteBuffer plainRecords;
+    private ByteBuffer packedRecords;
 
     private int count;
     private long baseTimestamp;
@@ -117,6 +124,7 @@ public final class RecordBatchBuilder {
         producerEpoch = NO_PRODUCER_EPOCH;
         baseSequence = NO_SEQUENCE;
         attributes = 0;
+        compression = CompressionType.NONE;
         logAppendTimeMs = RecordBatchDescriptor.NO_TIMESTAMP;
         count = 0;
         baseTimestamp = RecordBatchDescriptor.NO_TIMESTAMP;
@@ -194,6 +202,23 @@ public final class RecordBatchBuilder {
     public RecordBatchBuilder logAppendTime(final long timestampMs) {
         attributes |= TIMESTAMP_TYPE_MASK;
         logAppendTimeMs = timestampMs;
+        return this;
+    }
+
+    /**
+     * Compresses the batch's records with a codec when it is built, in Kafka's framing for that codec and at
+     * Kafka's default level, as the producer's {@code MemoryRecordsBuilder} does. Records are written plainly
+     * while appended and compressed by {@link #build()}, in place; the capacity given to {@link #wrap} bounds the
+     * plain records, and {@link #build()} fails if the compressed form would not fit it either (incompressible
+     * data grows a little). The codec state is kept for the next batches; {@link #close()} releases it.
+     *
+     * @param type the codec; {@code NONE} writes records plainly
+     * @return this builder.
+     * @throws CodecUnavailableException at {@link #build()}, if the codec's library is not on the class path
+     */
+    public RecordBatchBuilder compression(final CompressionType type) {
+        compression = type;
+        attributes = (attributes & ~COMPRESSION_CODEC_MASK) | type.id();
         return this;
     }
 
@@ -455,6 +480,9 @@ public final class RecordBatchBuilder {
         if (count == 0) {
             throw new IllegalStateException("a batch needs at least one record: recordCount=0");
         }
+        if (compression != CompressionType.NONE) {
+            compressRecords();
+        }
         final int size = position - startIndex;
         buffer.putLong(startIndex + BASE_OFFSET_OFFSET, baseOffset, BIG_ENDIAN);
         buffer.putInt(startIndex + LENGTH_OFFSET, size - LOG_OVERHEAD, BIG_ENDIAN);
@@ -473,6 +501,62 @@ public final class RecordBatchBuilder {
         buffer.putInt(startIndex + CRC_OFFSET, (int) checksum, BIG_ENDIAN);
         open = false;
         return size;
+    }
+
+    private void compressRecords() {
+        if (codecs == null) {
+            codecs = new Codecs();
+        }
+        final Codec codec = codecs.codec(compression);
+        final int recordsStart = startIndex + RECORDS_OFFSET;
+        final int plainBytes = position - recordsStart;
+        if (plainRecords == null || plainRecords.capacity() < plainBytes) {
+            plainRecords = ByteBuffer.allocateDirect(plainBytes);
+        }
+        final int bound = codec.maxCompressedBytes(plainBytes);
+        if (packedRecords == null || packedRecords.capacity() < bound) {
+            packedRecords = ByteBuffer.allocateDirect(bound);
+        }
+        final ByteBuffer plain = plainRecords.clear();
+        buffer.getBytes(recordsStart, plain, 0, plainBytes);
+        plain.limit(plainBytes).position(0);
+        final ByteBuffer packed = packedRecords.clear();
+        codec.compress(plain, packed);
+        final int packedBytes = packed.position();
+        if (packedBytes > limit - recordsStart) {
+            throw new IllegalStateException("the " + compression.kafkaName() + " records take " + packedBytes
+                + " bytes, more than the " + (limit - recordsStart) + " the batch's capacity leaves (records of "
+                + plainBytes + " bytes that do not compress)");
+        }
+        buffer.putBytes(recordsStart, packed, 0, packedBytes);
+        position = recordsStart + packedBytes;
+    }
+
+    /**
+     * Sets the levels {@link #compression} compresses at (Kafka's {@code compression.gzip.level},
+     * {@code compression.lz4.level}, {@code compression.zstd.level}); the defaults are Kafka's. Kept across
+     * {@link #wrap}.
+     *
+     * @param gzipLevel -1 (zlib's default) or 1 to 9
+     * @param lz4Level  1 to 17 (9 is lz4's fast compressor)
+     * @param zstdLevel -131072 to 22
+     * @return this builder.
+     * @throws IllegalArgumentException naming the level out of its range
+     */
+    public RecordBatchBuilder compressionLevels(final int gzipLevel, final int lz4Level, final int zstdLevel) {
+        final Codecs replacement = new Codecs(gzipLevel, lz4Level, zstdLevel);
+        close();
+        codecs = replacement;
+        return this;
+    }
+
+    /** Releases the codecs' native state (zstd contexts, the deflater); idempotent. */
+    @Override
+    public void close() {
+        if (codecs != null) {
+            codecs.close();
+            codecs = null;
+        }
     }
 
     private int startRecord(final long timestampMs, final int keyLength, final int valueLength,

@@ -41,8 +41,11 @@ import org.agrona.DirectBuffer;
  *   <li>for an uncompressed batch, every record ({@link #BAD_RECORDS}): its length varint and each field
  *       and header stay inside the record, the record inside the batch, lengths are -1 (null) or more
  *       (header keys 0 or more), the fields fill the record exactly, the offset deltas follow the
- *       {@link Origin} rule, and no bytes trail the last record. Compressed batches are accepted after the
- *       header checks; their records are not inspected (no codec is supported yet).</li>
+ *       {@link Origin} rule, and no bytes trail the last record. A compressed {@link Origin#CLIENT} batch is
+ *       decompressed first (bounded by {@code maxDecompressedBytes}; damaged or oversized compressed data is
+ *       {@link #BAD_RECORDS}) and its records checked the same way, as Kafka's {@code LogValidator} checks a
+ *       producer's compressed batch; compressed {@link Origin#REPLICATION} batches are accepted after the header
+ *       checks (a leader validated them), as Kafka's follower append does.</li>
  * </ol>
  *
  * <p>Count and offset rules. {@link Origin#CLIENT} applies Kafka's {@code LogValidator} rules for a batch
@@ -61,12 +64,13 @@ import org.agrona.DirectBuffer;
  * Kafka's timestamp bounds without a second walk. Judging them, control batches from clients and
  * producer-state rules are the log's business, not this format check.
  *
- * <p>Reusable and allocation-free (the failure path of {@link #validate} allocates only the exception). Not
- * thread-safe: one instance per appending thread. When the checked buffer wraps a direct {@code ByteBuffer},
+ * <p>Reusable and allocation-free (the failure path of {@link #validate} allocates only the exception; the first
+ * compressed client batch creates the decompressor, which is then reused; {@link #close()} frees its native state).
+ * Not thread-safe: one instance per appending thread. When the checked buffer wraps a direct {@code ByteBuffer},
  * the CRC is computed through that {@code ByteBuffer} itself: its position and limit move during the call and
  * are restored (a mark is discarded), so no other thread may use that {@code ByteBuffer}'s cursor meanwhile.
  */
-public final class RecordBatchValidator {
+public final class RecordBatchValidator implements AutoCloseable {
     /** Not enough bytes for the header or for the whole batch: a torn tail. */
     public static final int INCOMPLETE = -1;
     /** {@code batchLength} below the header size or above the configured maximum. */
@@ -102,8 +106,20 @@ public final class RecordBatchValidator {
         RECOVERY
     }
 
+    /**
+     * The default bound on one compressed client batch's decompressed records: 64 MiB. Kafka has none; 64 times
+     * the default {@code max.message.bytes} leaves room for any producer batch (the producer sizes batches by their
+     * compressed bytes, and repetitive records compress 10-50 times), while a batch that claims more is refused
+     * before it can take the broker's memory.
+     */
+    public static final int DEFAULT_MAX_DECOMPRESSED_BYTES = 64 << 20;
+
     private final int maxBatchBytes;
+    private final int maxDecompressedBytes;
     private final Origin origin;
+    /** Created at the first compressed client batch: validators of follower and recovery appends never need it. */
+    private BatchRecordReader decompressor;
+    private final RecordBatch compressedBatch = new RecordBatch();
     // Moves the cursor of the caller's ByteBuffer for the CRC (restored after): the validator's caller owns the
     // bytes, and a duplicate per new buffer would allocate on every append of a network buffer.
     private final Crc32cCalculator crc = new Crc32cCalculator(true);
@@ -139,6 +155,24 @@ public final class RecordBatchValidator {
      * @throws IllegalArgumentException when {@code maxBatchBytes} is below the 61-byte header.
      */
     public RecordBatchValidator(final int maxBatchBytes, final Origin origin) {
+        this(maxBatchBytes, DEFAULT_MAX_DECOMPRESSED_BYTES, origin);
+    }
+
+    /**
+     * Creates a validator with a bound on what one compressed client batch may decompress to.
+     *
+     * @param maxBatchBytes        largest accepted batch including its 12-byte log overhead.
+     * @param maxDecompressedBytes most bytes the records of one compressed {@link Origin#CLIENT} batch may
+     *                             decompress to; a batch past it is refused ({@link #BAD_RECORDS}) when its output
+     *                             reaches the bound, before more memory is taken.
+     * @param origin               the rules for record counts and offset deltas.
+     * @throws IllegalArgumentException when {@code maxBatchBytes} is below the 61-byte header.
+     */
+    public RecordBatchValidator(final int maxBatchBytes, final int maxDecompressedBytes, final Origin origin) {
+        if (maxDecompressedBytes <= 0) {
+            throw new IllegalArgumentException("maxDecompressedBytes=" + maxDecompressedBytes + " must be positive");
+        }
+        this.maxDecompressedBytes = maxDecompressedBytes;
         if (maxBatchBytes < BATCH_HEADER_LENGTH) {
             throw new IllegalArgumentException("maxBatchBytes=" + maxBatchBytes + " is below the batch header size "
                 + BATCH_HEADER_LENGTH);
@@ -248,16 +282,17 @@ public final class RecordBatchValidator {
         if (headerStatus < 0) {
             return headerStatus;
         }
-        if (origin == Origin.RECOVERY
-            || (buffer.getShort(offset + ATTRIBUTES_OFFSET, BIG_ENDIAN) & COMPRESSION_CODEC_MASK) != 0) {
-            // Records are not walked (compressed, or covered by a CRC checked at recovery; see Origin.RECOVERY):
-            // the header's claims are all there is.
+        final boolean compressed = (buffer.getShort(offset + ATTRIBUTES_OFFSET, BIG_ENDIAN) & COMPRESSION_CODEC_MASK) != 0;
+        if (origin == Origin.RECOVERY || (compressed && origin == Origin.REPLICATION)) {
+            // Records are not walked: covered by a CRC checked at recovery (see Origin.RECOVERY), or compressed in a
+            // batch a leader already validated (Kafka's follower append does not decompress either): the header's
+            // claims are all there is.
             batchMaxTimestamp = buffer.getLong(offset + MAX_TIMESTAMP_OFFSET, BIG_ENDIAN);
             batchOffsetDeltaOfMaxTimestamp = buffer.getInt(offset + LAST_OFFSET_DELTA_OFFSET, BIG_ENDIAN);
             batchMinTimestamp = buffer.getLong(offset + BASE_TIMESTAMP_OFFSET, BIG_ENDIAN);
             return batchLength + LOG_OVERHEAD;
         }
-        return checkRecords(buffer, offset, batchLength);
+        return checkRecords(buffer, offset, batchLength, compressed);
     }
 
     private int checkHeader(final DirectBuffer buffer, final int offset, final int batchLength) {
@@ -305,13 +340,49 @@ public final class RecordBatchValidator {
         return 0;
     }
 
-    private int checkRecords(final DirectBuffer buffer, final int offset, final int batchLength) {
-        final int count = buffer.getInt(offset + RECORDS_COUNT_OFFSET, BIG_ENDIAN);
-        final int lastOffsetDelta = buffer.getInt(offset + LAST_OFFSET_DELTA_OFFSET, BIG_ENDIAN);
-        final int end = offset + LOG_OVERHEAD + batchLength;
-        int position = offset + RECORDS_OFFSET;
+    /**
+     * Decompresses a client batch's records (Kafka's {@code LogValidator} does too, for every compressed batch a
+     * producer sends), so that they are checked as an uncompressed batch's are.
+     *
+     * @return 0, or {@link #BAD_RECORDS} when the compressed records are damaged or too large
+     * @throws CodecUnavailableException if the codec's library is not on the class path
+     */
+    private int decompress(final DirectBuffer buffer, final int offset) {
+        if (decompressor == null) {
+            decompressor = new BatchRecordReader(maxDecompressedBytes);
+        }
+        try {
+            decompressor.open(compressedBatch.wrap(buffer, offset));
+            return 0;
+        } catch (final InvalidRecordException e) {
+            return fail(BAD_RECORDS, e.field(), e.value(), e.limit(), offset + RECORDS_OFFSET, e.getMessage());
+        }
+    }
+
+    private int checkRecords(final DirectBuffer batchBuffer, final int offset, final int batchLength,
+                             final boolean compressed) {
+        final int count = batchBuffer.getInt(offset + RECORDS_COUNT_OFFSET, BIG_ENDIAN);
+        final int lastOffsetDelta = batchBuffer.getInt(offset + LAST_OFFSET_DELTA_OFFSET, BIG_ENDIAN);
+        final long baseTimestamp = batchBuffer.getLong(offset + BASE_TIMESTAMP_OFFSET, BIG_ENDIAN);
+        final DirectBuffer buffer;
+        final int end;
+        int position;
+        if (compressed) {
+            final int status = decompress(batchBuffer, offset);
+            if (status < 0) {
+                return status;
+            }
+            buffer = decompressor.buffer();
+            position = 0;
+            end = decompressor.recordsBytes();
+        } else {
+            buffer = batchBuffer;
+            position = offset + RECORDS_OFFSET;
+            end = offset + LOG_OVERHEAD + batchLength;
+        }
+        // Positions in decompressed bytes mean nothing to the caller: errors there name the records' start.
+        final int reportedRecords = offset + RECORDS_OFFSET;
         int previousDelta = -1;
-        final long baseTimestamp = buffer.getLong(offset + BASE_TIMESTAMP_OFFSET, BIG_ENDIAN);
         // Kafka's LogValidator starts the maximum at NO_TIMESTAMP (-1) and keeps the first record that beats it.
         long maxTimestamp = NO_TIMESTAMP;
         int offsetDeltaOfMax = lastOffsetDelta;
@@ -319,13 +390,15 @@ public final class RecordBatchValidator {
         for (int i = 0; i < count; i++) {
             final int size = record.parse(buffer, position, end);
             if (size < 0) {
-                return fail(BAD_RECORDS, record.errorField, record.errorValue, record.errorLimit, record.errorPosition,
-                    record.errorDetail);
+                return fail(BAD_RECORDS, record.errorField, record.errorValue, record.errorLimit,
+                    compressed ? reportedRecords : record.errorPosition, compressed
+                        ? "decompressed record " + i + " at byte " + record.errorPosition + ": " + record.errorDetail
+                        : record.errorDetail);
             }
             final int delta = record.offsetDelta();
             if (origin == Origin.CLIENT) {
                 if (delta != i) {
-                    return fail(BAD_RECORDS, "offsetDelta", delta, i, position,
+                    return fail(BAD_RECORDS, "offsetDelta", delta, i, compressed ? reportedRecords : position,
                         "offset delta differs from the record's index in a client batch");
                 }
             } else if (delta <= previousDelta || delta > lastOffsetDelta) {
@@ -344,8 +417,11 @@ public final class RecordBatchValidator {
             }
         }
         if (position != end) {
-            return fail(BAD_RECORDS, "batchLength", batchLength, position - offset - LOG_OVERHEAD,
-                offset + LENGTH_OFFSET, "bytes trail the last record");
+            return compressed
+                ? fail(BAD_RECORDS, "recordsCount", count, -1, offset + RECORDS_COUNT_OFFSET,
+                    "decompressed bytes remain after the declared records (" + position + " of " + end + " read)")
+                : fail(BAD_RECORDS, "batchLength", batchLength, position - offset - LOG_OVERHEAD,
+                    offset + LENGTH_OFFSET, "bytes trail the last record");
         }
         batchMaxTimestamp = maxTimestamp;
         batchOffsetDeltaOfMaxTimestamp = offsetDeltaOfMax;
@@ -399,6 +475,18 @@ public final class RecordBatchValidator {
         lastPosition = position;
         lastDetail = detail;
         return status;
+    }
+
+    /**
+     * Releases the native state of the codecs a compressed client batch brought in (zstd's context); idempotent.
+     * The validator stays usable: a later compressed batch makes a new one.
+     */
+    @Override
+    public void close() {
+        if (decompressor != null) {
+            decompressor.close();
+            decompressor = null;
+        }
     }
 
     /**

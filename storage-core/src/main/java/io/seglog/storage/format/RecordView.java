@@ -3,7 +3,8 @@ package io.seglog.storage.format;
 import org.agrona.DirectBuffer;
 
 /**
- * Flyweight over one record inside an uncompressed v2 batch, filled by {@link RecordBatch#nextRecord(RecordView)}.
+ * Flyweight over one record of a v2 batch, filled by {@link RecordBatch#nextRecord(RecordView)} (uncompressed
+ * batches, in place) or {@link BatchRecordReader#next(RecordView)} (any batch; a compressed one's decompressed copy).
  *
  * <pre>
  *  length        varint   bytes after this field

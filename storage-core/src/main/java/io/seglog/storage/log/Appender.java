@@ -1,8 +1,10 @@
 package io.seglog.storage.log;
 
 import io.seglog.storage.epoch.LeaderEpochCache;
+import io.seglog.storage.format.CompressionType;
 import io.seglog.storage.format.InvalidRecordException;
 import io.seglog.storage.format.RecordBatch;
+import io.seglog.storage.format.RecordBatchDescriptor;
 import io.seglog.storage.format.RecordBatchValidator;
 import io.seglog.storage.producer.ProducerStateManager;
 import io.seglog.storage.producer.ProducerVerdict;
@@ -12,6 +14,7 @@ import io.seglog.storage.segment.LogSegment;
 import io.seglog.storage.segment.SegmentConfig;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.time.InstantSource;
 import java.util.Arrays;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -29,7 +32,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  *
  * <p>Threads: the log's writer only (the caller holds the log's append lock).
  */
-public final class Appender {
+public final class Appender implements AutoCloseable {
     /**
      * The append rules of the log's configuration.
      *
@@ -40,6 +43,19 @@ public final class Appender {
      */
     public record Rules(int maxMessageBytes, boolean logAppendTime, long timestampBeforeMaxMs,
                         long timestampAfterMaxMs) {
+    }
+
+    /**
+     * The topic's codec and levels ({@code compression.type}, {@code compression.*.level}).
+     *
+     * @param target    the codec batches are stored in, or null to keep each producer's ({@code producer})
+     * @param gzipLevel gzip level of re-compression
+     * @param lz4Level  lz4 level of re-compression
+     * @param zstdLevel zstd level of re-compression
+     */
+    public record Compression(CompressionType target, int gzipLevel, int lz4Level, int zstdLevel) {
+        /** Each producer's codec kept: Kafka's default {@code compression.type=producer}. */
+        public static final Compression PRODUCER = new Compression(null, -1, 9, 3);
     }
 
     /**
@@ -73,6 +89,8 @@ public final class Appender {
      * resets it ({@link #forgetConfirmedEpoch}).
      */
     private int confirmedEpoch = -1;
+    /** The leader's re-compression to the topic's codec; null when producers' codecs are kept. */
+    private final Recompression recompression;
     /** The records' largest timestamp per batch of the leader append being validated; grows, never shrinks. */
     private long[] recordMaxTimestamps = new long[8];
 
@@ -91,6 +109,28 @@ public final class Appender {
     public Appender(final Segments segments, final LogEnd end, final LeaderEpochCache epochs,
                     final SegmentConfig segmentConfig, final Rules rules, final InstantSource time,
                     final ProducerStateManager producers) {
+        this(segments, end, epochs, segmentConfig, rules, Compression.PRODUCER, time, producers);
+    }
+
+    /**
+     * Creates the append path of one log with a topic codec.
+     *
+     * @param segments      the log's segments
+     * @param end           the log's published end
+     * @param epochs        the log's leader-epoch cache
+     * @param segmentConfig the segment configuration (roll rules, segment size, the offset-gap rule)
+     * @param rules         the append rules
+     * @param compression   the topic's codec: producers' kept, or a re-compression target
+     * @param time          the clock, for log-append time and time-based rolls
+     * @param producers     the log's producer state: checked by leader appends, updated by every append,
+     *                      snapshotted at a roll
+     */
+    public Appender(final Segments segments, final LogEnd end, final LeaderEpochCache epochs,
+                    final SegmentConfig segmentConfig, final Rules rules, final Compression compression,
+                    final InstantSource time, final ProducerStateManager producers) {
+        this.recompression = compression.target() == null ? null : new Recompression(compression.target(),
+            compression.gzipLevel(), compression.lz4Level(), compression.zstdLevel(),
+            RecordBatchValidator.DEFAULT_MAX_DECOMPRESSED_BYTES);
         this.segments = segments;
         this.end = end;
         this.epochs = epochs;
@@ -102,6 +142,16 @@ public final class Appender {
         final int maxBatchBytes = Math.max(rules.maxMessageBytes(), 61);
         this.leaderValidator = new RecordBatchValidator(maxBatchBytes, RecordBatchValidator.Origin.CLIENT);
         this.followerValidator = new RecordBatchValidator(maxBatchBytes, RecordBatchValidator.Origin.REPLICATION);
+    }
+
+    /** Frees the validators' codec state (native zstd contexts); idempotent. */
+    @Override
+    public void close() {
+        leaderValidator.close();
+        followerValidator.close();
+        if (recompression != null) {
+            recompression.close();
+        }
     }
 
     /**
@@ -124,6 +174,9 @@ public final class Appender {
         final long nowMs = time.millis();
         // Walk 1: Kafka's validation, the segment-size guard and the record count for the offset span.
         final long records = validateLeaderBatches(offset, length, logAppendTime, nowMs);
+        if (recompression != null && recompression.needed(appendView, offset, length)) {
+            return appendRecompressed(source, offset, leaderEpoch, logAppendTime);
+        }
         final boolean epochConfirmed = leaderEpoch == confirmedEpoch;
         if (!epochConfirmed) {
             final int latestEpoch = epochs.latestEpoch();
@@ -176,6 +229,24 @@ public final class Appender {
     }
 
     /**
+     * Appends the caller's one (validated) batch rebuilt in the topic's codec. The rebuilt batch goes through the
+     * whole leader path (its size against {@code max.message.bytes} included, as Kafka checks the re-compressed
+     * size); with log-append time the caller's header is stamped too, so that a caller reading the stamp from its
+     * buffer (a produce response) sees the time the log stored.
+     */
+    private ProducerVerdict appendRecompressed(final ByteBuffer source, final int offset, final int leaderEpoch,
+                                               final boolean logAppendTime) throws LogWriteException {
+        final ByteBuffer rebuilt = recompression.rebuild(appendView, offset);
+        final ProducerVerdict last = appendAsLeader(rebuilt, leaderEpoch);
+        if (logAppendTime && last.outcome() == ProducerVerdict.APPENDED) {
+            final long stamped = rebuilt.getLong(RecordBatchDescriptor.MAX_TIMESTAMP_OFFSET);
+            wrapForAppend(source);
+            batchView.wrap(appendView, offset).setLogAppendTime(stamped);
+        }
+        return last;
+    }
+
+    /**
      * Validates a leader append batch by batch, noting each batch's largest record timestamp (the validator
      * collects it while it walks the records) and, with {@code CreateTime}, checking Kafka's record timestamp
      * bounds {@code [nowMs - message.timestamp.before.max.ms, nowMs + message.timestamp.after.max.ms]} (records
@@ -198,6 +269,14 @@ public final class Appender {
             if (size < 0) {
                 throw new InvalidRecordException(leaderValidator.lastField(), leaderValidator.lastValue(),
                     leaderValidator.lastExpected(), index, leaderValidator.lastPosition(), leaderValidator.lastDetail());
+            }
+            final int codec = appendView.getShort(p + RecordBatchDescriptor.ATTRIBUTES_OFFSET, ByteOrder.BIG_ENDIAN)
+                & RecordBatchDescriptor.COMPRESSION_CODEC_MASK;
+            if (codec != 0 && (index > 0 || p + size < limit)) {
+                // Kafka's LogValidator takes a compressed produce as one batch ("Compressed outer record has more
+                // than one batch"); its offsets are assigned in the header only, records are never re-encoded.
+                throw new InvalidRecordException("compressionCodec", codec, -1, index, p, "a compressed batch must be"
+                    + " the only batch of its append");
             }
             if (!logAppendTime) {
                 final long min = leaderValidator.lastBatchMinTimestamp();

@@ -546,7 +546,8 @@ public final class SegmentReader {
      * @param cursor         the reader's cursor
      * @return the offset, or -1 when no record below {@code maxPosition} qualifies
      * @throws IOException if a read fails, or a batch or record does not fit where it lies
-     * @throws UnsupportedOperationException if the records of a compressed batch must be read
+     * @throws io.seglog.storage.format.CodecUnavailableException if a compressed batch must be read and its codec
+     *         is not on the class path
      */
     public long findOffsetByTimestamp(final long timestampMs, final long startingOffset, final int maxPosition,
                                       final BatchCursor cursor) throws IOException {

@@ -10,12 +10,17 @@ import static io.seglog.storage.format.RecordBatchDescriptor.RECORDS_COUNT_OFFSE
 import static io.seglog.storage.format.RecordBatchDescriptor.RECORDS_OFFSET;
 import static io.seglog.storage.format.RecordBatchDescriptor.TIMESTAMP_TYPE_MASK;
 
+import io.seglog.storage.format.BatchRecordReader;
+import io.seglog.storage.format.InvalidRecordException;
 import io.seglog.storage.format.RecordBatch;
+import io.seglog.storage.format.RecordBatchValidator;
+import io.seglog.storage.format.RecordView;
 import io.seglog.storage.mapping.SharedMapping;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * The record walk of a timestamp search, bounded: a batch on disk is read in chunks of the caller's scratch
@@ -50,7 +55,7 @@ final class TimestampScan {
      * @return the offset, or -1 when no record of the batch qualifies
      * @throws IOException if a read fails
      * @throws CorruptSegmentException if a record does not fit its batch or the file ends early
-     * @throws UnsupportedOperationException if the batch is compressed (no codec is supported)
+     * @throws io.seglog.storage.format.CodecUnavailableException if the batch's codec is not on the class path
      */
     static long firstRecordAtOrAfter(final FileChannel channel, final SharedMapping mapped, final Path logFile,
                                      final ByteBuffer scratch,
@@ -59,9 +64,8 @@ final class TimestampScan {
         readFully(channel, mapped, logFile, scratch, batchPosition, BATCH_HEADER_LENGTH);
         final int attributes = scratch.getShort(ATTRIBUTES_OFFSET);
         if ((attributes & COMPRESSION_CODEC_MASK) != 0) {
-            throw new UnsupportedOperationException("reading the records of a "
-                + RecordBatch.codecName(attributes & COMPRESSION_CODEC_MASK) + " batch at position=" + batchPosition
-                + " of " + logFile + " needs a codec, and none is supported");
+            return firstCompressedRecordAtOrAfter(channel, mapped, logFile, batchPosition, batchSize, timestampMs,
+                startingOffset);
         }
         final boolean logAppendTime = (attributes & TIMESTAMP_TYPE_MASK) != 0;
         final long baseOffset = scratch.getLong(BASE_OFFSET_OFFSET);
@@ -108,6 +112,39 @@ final class TimestampScan {
             position += lengthSize + (int) recordLength;
         }
         return -1;
+    }
+
+    /**
+     * The compressed case: the batch is read whole and its records decompressed, as Kafka's
+     * {@code LogSegment.findOffsetByTimestamp} iterates them. Allocates the batch's bytes and a reader per call
+     * (a timestamp lookup that lands in a compressed batch is rare next to appends and fetches); the batch size is
+     * already bounded by the file and is refused above {@link RecordBatchValidator#DEFAULT_MAX_DECOMPRESSED_BYTES},
+     * as is its decompressed size.
+     */
+    private static long firstCompressedRecordAtOrAfter(final FileChannel channel, final SharedMapping mapped,
+                                                       final Path logFile, final int batchPosition,
+                                                       final int batchSize, final long timestampMs,
+                                                       final long startingOffset) throws IOException {
+        if (batchSize > RecordBatchValidator.DEFAULT_MAX_DECOMPRESSED_BYTES) {
+            throw corrupt(logFile, batchPosition, "a compressed batch of " + batchSize + " bytes is larger than a"
+                + " timestamp search reads (" + RecordBatchValidator.DEFAULT_MAX_DECOMPRESSED_BYTES + ")");
+        }
+        final ByteBuffer bytes = ByteBuffer.allocate(batchSize);
+        readFully(channel, mapped, logFile, bytes, batchPosition, batchSize);
+        final RecordBatch batch = new RecordBatch().wrap(new UnsafeBuffer(bytes.array(), 0, batchSize), 0);
+        final RecordView record = new RecordView();
+        try (BatchRecordReader reader = new BatchRecordReader(RecordBatchValidator.DEFAULT_MAX_DECOMPRESSED_BYTES)) {
+            reader.open(batch);
+            while (reader.next(record)) {
+                if (record.offset() >= startingOffset && record.timestamp() >= timestampMs) {
+                    return record.offset();
+                }
+            }
+            return -1;
+        } catch (final InvalidRecordException e) {
+            throw corrupt(logFile, batchPosition, "the " + RecordBatch.codecName(batch.compressionCodec())
+                + " batch's records cannot be read: " + e.getMessage());
+        }
     }
 
     /** The size (1 to 10) of the unsigned LEB128 varint at {@code at}, which must end below {@code limit}. */

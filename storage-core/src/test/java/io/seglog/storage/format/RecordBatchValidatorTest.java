@@ -464,10 +464,15 @@ class RecordBatchValidatorTest {
     }
 
     @Test
-    void compressedBatchIsAcceptedOnItsHeader() {
+    void compressedClientBatchIsDecompressedAndAReplicatedOneAcceptedOnItsHeader() {
         final int size = new RecordBatchBuilder().wrap(buffer, 0, 512).compressionCodecFlag(4)
             .appendRecord(1L, null, bytes("not really zstd")).build();
-        assertEquals(1, client.validate(buffer, 0, size));
+        final InvalidRecordException e = assertThrows(InvalidRecordException.class,
+            () -> client.validate(buffer, 0, size));
+        assertEquals("records", e.field());
+        assertTrue(e.getMessage().contains("zstd"), e.getMessage());
+        final RecordBatchValidator follower = new RecordBatchValidator(4096, RecordBatchValidator.Origin.REPLICATION);
+        assertEquals(size, follower.checkBatch(buffer, 0, size));
     }
 
     @Test

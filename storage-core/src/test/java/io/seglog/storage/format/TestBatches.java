@@ -103,8 +103,13 @@ final class TestBatches {
 
     /** Kafka's bytes for the batch, in a buffer positioned at 0 and limited to the batch. */
     static ByteBuffer kafkaBatch(final BatchSpec spec) {
+        return kafkaBatch(spec, Compression.NONE);
+    }
+
+    /** Kafka's {@code MemoryRecordsBuilder} bytes for the spec, compressed as given. */
+    static ByteBuffer kafkaBatch(final BatchSpec spec, final Compression compression) {
         final ByteBuffer out = ByteBuffer.allocate(spec.maxSizeInBytes() + 64);
-        final MemoryRecordsBuilder builder = MemoryRecords.builder(out, (byte) 2, Compression.NONE,
+        final MemoryRecordsBuilder builder = MemoryRecords.builder(out, (byte) 2, compression,
             TimestampType.CREATE_TIME, spec.baseOffset(), RecordBatchDescriptor.NO_TIMESTAMP, spec.producerId(),
             spec.producerEpoch(), spec.baseSequence(), spec.transactional(), spec.partitionLeaderEpoch());
         for (final TestRecord record : spec.records()) {
@@ -120,7 +125,14 @@ final class TestBatches {
     /** Writes the batch with our builder; returns its size. */
     static int ourBatch(final RecordBatchBuilder builder, final MutableDirectBuffer buffer, final int offset,
         final BatchSpec spec) {
+        return ourBatch(builder, buffer, offset, spec, CompressionType.NONE);
+    }
+
+    /** Writes the batch with our builder, compressed as given; returns its size. */
+    static int ourBatch(final RecordBatchBuilder builder, final MutableDirectBuffer buffer, final int offset,
+        final BatchSpec spec, final CompressionType compression) {
         builder.wrap(buffer, offset, buffer.capacity() - offset)
+            .compression(compression)
             .baseOffset(spec.baseOffset())
             .partitionLeaderEpoch(spec.partitionLeaderEpoch())
             .producer(spec.producerId(), spec.producerEpoch(), spec.baseSequence())
@@ -182,6 +194,29 @@ final class TestBatches {
             assertFalse(record.nextHeader(header), where);
         }
         assertFalse(batch.nextRecord(record), context);
+    }
+
+    /** Asserts that a reader opened on a batch of the spec reads exactly the spec's records. */
+    static void assertRecordsEqual(final BatchSpec spec, final BatchRecordReader reader, final String context) {
+        final RecordView record = new RecordView();
+        final io.seglog.storage.format.RecordHeader header = new io.seglog.storage.format.RecordHeader();
+        for (int i = 0; i < spec.records().size(); i++) {
+            final TestRecord expected = spec.records().get(i);
+            final String where = context + " record=" + i;
+            assertTrue(reader.next(record), where);
+            assertEquals(spec.baseOffset() + i, record.offset(), where);
+            assertEquals(expected.timestamp(), record.timestamp(), where);
+            assertArrayEquals(expected.key(), record.keyBytes(), where);
+            assertArrayEquals(expected.value(), record.valueBytes(), where);
+            assertEquals(expected.headers().length, record.headerCount(), where);
+            for (final TestHeader expectedHeader : expected.headers()) {
+                assertTrue(record.nextHeader(header), where);
+                assertEquals(expectedHeader.key(), header.key(), where);
+                assertArrayEquals(expectedHeader.value(), header.valueBytes(), where);
+            }
+            assertFalse(record.nextHeader(header), where);
+        }
+        assertFalse(reader.next(record), context);
     }
 
     static String describe(final long seed, final int recordCount) {
