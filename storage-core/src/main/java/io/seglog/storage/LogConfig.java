@@ -71,6 +71,11 @@ public final class LogConfig {
     public static final String FLUSH_MESSAGES_CONFIG = "flush.messages";
     /** Kafka's {@code flush.ms}: the age of unflushed data that forces an fsync. */
     public static final String FLUSH_MS_CONFIG = "flush.ms";
+    /** Kafka's {@code producer.id.expiration.ms}: how long a producer id's state outlives its last batch. */
+    public static final String PRODUCER_ID_EXPIRATION_MS_CONFIG = "producer.id.expiration.ms";
+    /** Kafka's {@code producer.id.expiration.check.interval.ms}: how often expired producer ids are removed. */
+    public static final String PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS_CONFIG =
+        "producer.id.expiration.check.interval.ms";
     /** Kafka's {@code file.delete.delay.ms}: delay between renaming a segment to .deleted and unlinking it. */
     public static final String FILE_DELETE_DELAY_MS_CONFIG = "file.delete.delay.ms";
     /**
@@ -153,6 +158,10 @@ public final class LogConfig {
     public static final long DEFAULT_FLUSH_MESSAGES = Long.MAX_VALUE;
     /** Kafka's default {@code flush.ms}: never. */
     public static final long DEFAULT_FLUSH_MS = Long.MAX_VALUE;
+    /** Kafka's default {@code producer.id.expiration.ms}: one day. */
+    public static final long DEFAULT_PRODUCER_ID_EXPIRATION_MS = 86_400_000L;
+    /** Kafka's default {@code producer.id.expiration.check.interval.ms}: ten minutes. */
+    public static final long DEFAULT_PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS = 600_000L;
     /**
      * Default {@value #MAPPED_APPEND_MAX_BYTES_CONFIG}: appends up to 4 KiB go through the mapping, where a copy
      * costs less than a {@code write} call (measured in storage-bench's SeglogAppendBench); larger ones are
@@ -212,6 +221,11 @@ public final class LogConfig {
         1, "unflushed messages that force an fsync", "durability");
     private static final ConfigKey<Long> FLUSH_MS = KEYS.longKey(FLUSH_MS_CONFIG, DEFAULT_FLUSH_MS, 0,
         "the age of unflushed data that forces an fsync", "durability");
+    private static final ConfigKey<Long> PRODUCER_ID_EXPIRATION_MS = KEYS.longKey(PRODUCER_ID_EXPIRATION_MS_CONFIG,
+        DEFAULT_PRODUCER_ID_EXPIRATION_MS, 1, "how long a producer id's state outlives its last batch", "producers");
+    private static final ConfigKey<Long> PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS = KEYS.longKey(
+        PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS_CONFIG, DEFAULT_PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS, 1,
+        "how often expired producer ids are removed (on the log's scheduler)", "producers");
     private static final ConfigKey<Long> FILE_DELETE_DELAY_MS = KEYS.longKey(FILE_DELETE_DELAY_MS_CONFIG,
         DEFAULT_FILE_DELETE_DELAY_MS, 0, "the delay between renaming a segment .deleted and unlinking it",
         "retention");
@@ -494,6 +508,24 @@ public final class LogConfig {
      */
     public long flushMs() {
         return get(FLUSH_MS);
+    }
+
+    /**
+     * How long a producer id's state outlives its last batch ({@code producer.id.expiration.ms}).
+     *
+     * @return milliseconds
+     */
+    public long producerIdExpirationMs() {
+        return get(PRODUCER_ID_EXPIRATION_MS);
+    }
+
+    /**
+     * How often expired producer ids are removed ({@code producer.id.expiration.check.interval.ms}).
+     *
+     * @return milliseconds
+     */
+    public long producerIdExpirationCheckIntervalMs() {
+        return get(PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS);
     }
 
     /**
@@ -867,6 +899,26 @@ public final class LogConfig {
          */
         public Builder flushMs(final long flushMs) {
             return set(FLUSH_MS, flushMs);
+        }
+
+        /**
+         * Sets {@code producer.id.expiration.ms}.
+         *
+         * @param producerIdExpirationMs how long a producer id's state outlives its last batch
+         * @return this builder
+         */
+        public Builder producerIdExpirationMs(final long producerIdExpirationMs) {
+            return set(PRODUCER_ID_EXPIRATION_MS, producerIdExpirationMs);
+        }
+
+        /**
+         * Sets {@code producer.id.expiration.check.interval.ms}.
+         *
+         * @param intervalMs how often expired producer ids are removed
+         * @return this builder
+         */
+        public Builder producerIdExpirationCheckIntervalMs(final long intervalMs) {
+            return set(PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS, intervalMs);
         }
 
         /**

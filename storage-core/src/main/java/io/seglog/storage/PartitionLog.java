@@ -17,6 +17,8 @@ import io.seglog.storage.log.Retention;
 import io.seglog.storage.log.Segments;
 import io.seglog.storage.log.Truncation;
 import io.seglog.storage.log.Watermarks;
+import io.seglog.storage.producer.ProducerStateManager;
+import io.seglog.storage.producer.ProducerVerdict;
 import io.seglog.storage.segment.CorruptSegmentException;
 import io.seglog.storage.segment.LogLoader;
 import io.seglog.storage.segment.LogSegment;
@@ -47,6 +49,16 @@ import org.slf4j.LoggerFactory;
  * broker's time. {@link #appendAsFollower} keeps the leader's offsets and accepts batches that continue
  * the log, never overlapping it. Either call is all-or-nothing: every batch is checked before the first byte is
  * written, and all batches go to one segment in one positional write.
+ *
+ * <p>Producers (Kafka's idempotent producer): a leader append checks each batch that carries a producer id against
+ * that producer's state (epoch, last five batches): a retry of a retained batch appends nothing and is answered with
+ * the original offsets, a fenced epoch or a sequence gap is refused (see
+ * {@link #appendAsLeader(ByteBuffer, int, LeaderAppendInfo)}). The state is snapshotted to {@code <offset>.snapshot}
+ * files in Kafka's format at every roll and at close, rebuilt at open from the latest trusted snapshot plus the
+ * batches after it, and producers idle for {@code producer.id.expiration.ms} are forgotten. <b>Transactions are not
+ * implemented</b>: transactional and control batches are stored and served like any other, but there is no last
+ * stable offset, no aborted-transaction index and no {@code read_committed} isolation; the transactional fields of
+ * the snapshot are only carried so that Kafka can read it (docs/format.md, docs/recovery.md).
  *
  * <p>Reads: through a {@link LogReader} ({@link #reader()}), a per-thread cursor that reads whole batches by
  * offset and searches by timestamp without allocating; {@link #read} and {@link #offsetForTimestamp} are the
@@ -92,6 +104,8 @@ public final class PartitionLog implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PartitionLog.class);
 
     private final Path dir;
+    /** The directory's name (topic-partition), for producer-state messages; kept so an append allocates none. */
+    private final String name;
     private final LogConfig config;
     private final FileIO io;
     private final InstantSource time;
@@ -117,14 +131,19 @@ public final class PartitionLog implements AutoCloseable {
     private final LogDirLock ownership;
     /** Opened by {@link #openReadOnly}: no lock, nothing on disk ever changes, every write refused. */
     private final boolean readOnly;
+    /** The producer state (idempotent produce) and its snapshots. */
+    private final ProducerStateManager producers;
+    /** The periodic producer-expiration check on the scheduler; null without one. */
+    private final Scheduler.Cancellable producerExpiration;
 
     private volatile boolean closed;
     private volatile Throwable offlineCause;
 
     private PartitionLog(final Path dir, final LogConfig config, final FileIO io, final InstantSource time,
                          final RandomGenerator jitterRandom, final LogOpening opened, final LogEnvironment env,
-                         final LogDirLock ownership) {
+                         final LogDirLock ownership, final long producerSnapshotLimit) {
         this.dir = dir;
+        this.name = String.valueOf(dir.getFileName());
         this.ownership = ownership;
         this.readOnly = ownership == null;
         this.config = config;
@@ -136,6 +155,13 @@ public final class PartitionLog implements AutoCloseable {
         final LogSegment active = segments.active();
         this.end = new LogEnd(opened.endOffset(), active, active.sizeInBytes());
         this.watermarks = new Watermarks(segments.first().baseOffset());
+        if (watermarks.restore(env.logStartOffset(), env.highWatermark(), segments.first().baseOffset(),
+            opened.endOffset())) {
+            LOG.warn("Checkpointed offsets of {} lie beyond its log end {} (highWatermark={}, logStartOffset={});"
+                + " clamped to the log end", dir, opened.endOffset(), env.highWatermark(), env.logStartOffset());
+        }
+        this.producers = loadProducers(dir, config, io, time, opened, watermarks.logStartOffset(),
+            producerSnapshotLimit, segments.array());
         this.scheduler = env.scheduler();
         final Scheduler flushes = env.scheduler();
         // A clean open finds everything on disk (close flushes); after a crash, unflushedFrom lowers it below.
@@ -147,26 +173,46 @@ public final class PartitionLog implements AutoCloseable {
             config.maxMessageBytes(), config.messageTimestampType() == TimestampType.LOG_APPEND_TIME,
             config.messageTimestampBeforeMaxMs(), config.messageTimestampAfterMaxMs()), new Appender.Compression(
             config.compressionType().codec(), config.compressionGzipLevel(), config.compressionLz4Level(),
-            config.compressionZstdLevel()), time);
+            config.compressionZstdLevel()), time, producers);
         this.truncation = new Truncation(dir, io, time, config.segmentIndexBytes(), segments, end, durability,
-            watermarks, epochs, appender, env.recoveryPointLowered());
+            watermarks, epochs, appender, env.recoveryPointLowered(), producers);
         this.retention = new Retention(segments, end, watermarks, retired, new Retention.Rules(config.retentionMs(),
             config.retentionBytes(), config.cleanupPolicy().delete(), config.fileDeleteDelayMs()),
             flushes == null ? null : (name, unlink) -> flushes.schedule(name, unlink, config.fileDeleteDelayMs(), 0),
-            failure -> goOffline("unlink of a deleted segment", failure));
+            failure -> goOffline("unlink of a deleted segment", failure), producers);
         this.recoveryReport = RecoveryReport.of(opened.repairs());
         if (env.unflushedFrom() >= 0) {
             durability.markUnflushedFrom(env.unflushedFrom(), segments, opened.endOffset());
-        }
-        if (watermarks.restore(env.logStartOffset(), env.highWatermark(), segments.first().baseOffset(),
-            opened.endOffset())) {
-            LOG.warn("Checkpointed offsets of {} lie beyond its log end {} (highWatermark={}, logStartOffset={});"
-                + " clamped to the log end", dir, opened.endOffset(), env.highWatermark(), env.logStartOffset());
         }
         this.dirFailure = env.dirFailure();
         this.onDirOffline = e -> durability.failAll(e, true);
         if (dirFailure != null) {
             dirFailure.onOffline(onDirOffline);
+        }
+        // Kafka's PeriodicProducerExpirationCheck, on the log's scheduler (a standalone log's owner calls
+        // removeExpiredProducers itself). Scheduled last: the first run comes an interval after construction.
+        final long expirationCheckMs = config.producerIdExpirationCheckIntervalMs();
+        this.producerExpiration = scheduler == null || readOnly ? null : scheduler.schedule(
+            "PeriodicProducerExpirationCheck " + dir, this::expireProducersOnSchedule, expirationCheckMs,
+            expirationCheckMs);
+    }
+
+    /**
+     * The producer state at open: read-only logs keep none (they never append); otherwise snapshots above
+     * {@code snapshotLimit} are distrusted and the state is rebuilt from the latest remaining snapshot and the log.
+     */
+    private static ProducerStateManager loadProducers(final Path dir, final LogConfig config, final FileIO io,
+                                                      final InstantSource time, final LogOpening opened,
+                                                      final long logStartOffset, final long snapshotLimit,
+                                                      final LogSegment[] segs) {
+        if (snapshotLimit < 0) {
+            return ProducerStateManager.inMemory(dir, opened.endOffset());
+        }
+        try {
+            return ProducerStateManager.load(io, dir, config.producerIdExpirationMs(), time.millis(), segs,
+                logStartOffset, opened.endOffset(), snapshotLimit);
+        } catch (final IOException e) {
+            throw new StorageException("cannot load the producer state: " + e.getMessage(), dir, e);
         }
     }
 
@@ -317,7 +363,7 @@ public final class PartitionLog implements AutoCloseable {
                 recovery.recoveryPoint(), recovery.scanFromOffset(), null, recovery.verifyExecutor(),
                 recovery.verifyThreads(), true), 0));
         return new PartitionLog(partitionDir, config, reading, time, new SplittableRandom(0), opened,
-            LogEnvironment.STANDALONE, null);
+            LogEnvironment.STANDALONE, null, -1);
     }
 
     static PartitionLog open(final Path partitionDir, final LogConfig config, final FileIO io,
@@ -332,7 +378,11 @@ public final class PartitionLog implements AutoCloseable {
                 new LogLoader.Options(recovery.hadCleanShutdown(), recovery.recoveryPoint(), recovery.scanFromOffset(),
                     null, recovery.verifyExecutor(), recovery.verifyThreads()), env.logStartOffset()));
             try {
-                return new PartitionLog(partitionDir, config, io, time, jitterRandom, opened, env, ownership);
+                // After a crash a snapshot above the recovery point may describe batches the crash lost (Kafka's rule).
+                final long snapshotLimit = recovery.hadCleanShutdown() ? Long.MAX_VALUE
+                    : Math.min(recovery.recoveryPoint(), recovery.scanFromOffset());
+                return new PartitionLog(partitionDir, config, io, time, jitterRandom, opened, env, ownership,
+                    Math.max(0, snapshotLimit));
             } catch (final RuntimeException | Error e) {
                 abandonAll(opened, e);
                 throw e;
@@ -413,34 +463,115 @@ public final class PartitionLog implements AutoCloseable {
      * Appends batches from a producer as the partition leader. The region {@code [position, limit)} of
      * {@code batches} must be whole v2 batches; they are validated with Kafka's client rules (CRC, lengths,
      * {@code recordsCount == lastOffsetDelta + 1}, sequential record offset deltas, {@code max.message.bytes},
-     * at most {@code segment.bytes}), then stamped in place: {@code baseOffset} from the log end offset on,
-     * {@code partitionLeaderEpoch}, and with {@code LogAppendTime} the broker time (CRC recomputed). The
-     * buffer's position and limit are unchanged. All-or-nothing.
+     * at most {@code segment.bytes}) and their producers' state (see
+     * {@link #appendAsLeader(ByteBuffer, int, LeaderAppendInfo)}), then stamped in place: {@code baseOffset} from
+     * the log end offset on, {@code partitionLeaderEpoch}, and with {@code LogAppendTime} the broker time (CRC
+     * recomputed). The buffer's position and limit are unchanged. All-or-nothing.
+     *
+     * <p>A retry of a batch already in the log (a duplicate) appends nothing and returns the original batch's last
+     * offset; use the overload with a {@link LeaderAppendInfo} to tell a duplicate from an append.
      *
      * @param batches     the batches; modified in place
      * @param leaderEpoch the leader epoch to stamp, 0 or more
-     * @return the last offset assigned
+     * @return the last offset assigned (for a duplicate, the original batch's last offset)
      * @throws InvalidRecordException naming the field, value, limit, batch and position of the first problem
+     * @throws OutOfOrderSequenceException if a batch's sequence does not follow its producer's (nothing appended)
+     * @throws InvalidProducerEpochException if a batch's producer epoch is fenced (nothing appended)
      * @throws IllegalArgumentException if {@code batches} is empty or read-only, or the epoch is negative or below
      *                                  the log's latest (a fenced leader)
      * @throws StorageException if the write fails (the log goes offline) or the log is closed or offline
      */
     public long appendAsLeader(final ByteBuffer batches, final int leaderEpoch) {
-        if (leaderEpoch < 0) {
-            throw new IllegalArgumentException("leaderEpoch=" + leaderEpoch + " must be >= 0");
-        }
+        final ProducerVerdict verdict;
         final long lastOffset;
         appendLock.lock();
         try {
-            ensureWritable();
-            lastOffset = appender.appendAsLeader(batches, leaderEpoch);
-        } catch (final LogWriteException e) {
-            throw goOffline(e.what(), e.getCause());
+            verdict = appendLocked(batches, leaderEpoch);
+            final int outcome = verdict.outcome();
+            if (outcome == ProducerVerdict.OUT_OF_ORDER_SEQUENCE || outcome == ProducerVerdict.INVALID_PRODUCER_EPOCH) {
+                final LeaderAppendInfo refused = new LeaderAppendInfo();
+                copy(verdict, refused);
+                throw outcome == ProducerVerdict.OUT_OF_ORDER_SEQUENCE ? new OutOfOrderSequenceException(refused)
+                    : new InvalidProducerEpochException(refused);
+            }
+            lastOffset = verdict.lastOffset();
         } finally {
             appendLock.unlock();
         }
         maybeFlushAfterAppend();
         return lastOffset;
+    }
+
+    /**
+     * Appends batches from a producer as the partition leader, as {@link #appendAsLeader(ByteBuffer, int)} does, and
+     * answers in {@code result}, the caller's own reusable object, so that no outcome costs an allocation or an
+     * exception. Each batch with a producer id ({@code != -1}) is checked as Kafka 4.4's
+     * {@code ProducerAppendInfo} checks a client's batch, in order:
+     * <ul>
+     *   <li>the same epoch and sequence range as one of the producer's last five batches: a duplicate; the whole
+     *       append is answered {@link LeaderAppendInfo.Outcome#DUPLICATE} with that batch's original offsets and
+     *       nothing is appended (Kafka answers NONE with those offsets);</li>
+     *   <li>an epoch below the producer's: {@link LeaderAppendInfo.Outcome#INVALID_PRODUCER_EPOCH};</li>
+     *   <li>a new epoch whose first sequence is not 0 (unless the producer had no epoch), or, in the same epoch, a
+     *       first sequence that is not the last one plus one (wrapping from {@link Integer#MAX_VALUE} to 0; any
+     *       sequence is accepted from a producer the log does not know):
+     *       {@link LeaderAppendInfo.Outcome#OUT_OF_ORDER_SEQUENCE}.</li>
+     * </ul>
+     * A refusal appends nothing and leaves the buffer as it was. Batches without a producer id skip all of it.
+     * Transactional semantics are not implemented (see the class comment).
+     *
+     * @param batches     the batches; modified in place when appended
+     * @param leaderEpoch the leader epoch to stamp, 0 or more
+     * @param result      filled with the outcome and offsets; owned by the caller
+     * @throws InvalidRecordException naming the field, value, limit, batch and position of the first problem
+     * @throws IllegalArgumentException if {@code batches} is empty or read-only, or the epoch is negative or below
+     *                                  the log's latest (a fenced leader)
+     * @throws StorageException if the write fails (the log goes offline) or the log is closed or offline
+     */
+    public void appendAsLeader(final ByteBuffer batches, final int leaderEpoch, final LeaderAppendInfo result) {
+        Objects.requireNonNull(result, "result");
+        appendLock.lock();
+        try {
+            copy(appendLocked(batches, leaderEpoch), result);
+        } finally {
+            appendLock.unlock();
+        }
+        if (result.outcome() == LeaderAppendInfo.Outcome.APPENDED) {
+            maybeFlushAfterAppend();
+        }
+    }
+
+    /** The append under the lock; the verdict is the appender's, valid until the lock is released. */
+    private ProducerVerdict appendLocked(final ByteBuffer batches, final int leaderEpoch) {
+        if (leaderEpoch < 0) {
+            throw new IllegalArgumentException("leaderEpoch=" + leaderEpoch + " must be >= 0");
+        }
+        try {
+            ensureWritable();
+            return appender.appendAsLeader(batches, leaderEpoch);
+        } catch (final LogWriteException e) {
+            throw goOffline(e.what(), e.getCause());
+        }
+    }
+
+    private void copy(final ProducerVerdict verdict, final LeaderAppendInfo into) {
+        final LeaderAppendInfo.Outcome outcome;
+        switch (verdict.outcome()) {
+            case ProducerVerdict.DUPLICATE:
+                outcome = LeaderAppendInfo.Outcome.DUPLICATE;
+                break;
+            case ProducerVerdict.OUT_OF_ORDER_SEQUENCE:
+                outcome = LeaderAppendInfo.Outcome.OUT_OF_ORDER_SEQUENCE;
+                break;
+            case ProducerVerdict.INVALID_PRODUCER_EPOCH:
+                outcome = LeaderAppendInfo.Outcome.INVALID_PRODUCER_EPOCH;
+                break;
+            default:
+                outcome = LeaderAppendInfo.Outcome.APPENDED;
+        }
+        into.fill(outcome, verdict.firstOffset(), verdict.lastOffset(), verdict.timestamp(), verdict.producerId(),
+            verdict.producerEpoch(), verdict.currentEpoch(), verdict.firstSequence(), verdict.currentLastSequence(),
+            verdict.batchIndex(), name);
     }
 
     /**
@@ -478,6 +609,53 @@ public final class PartitionLog implements AutoCloseable {
     private void maybeFlushAfterAppend() {
         if (end.offset() - durability.flushedOffset() >= flushMessages) {
             flush();
+        }
+    }
+
+    /**
+     * The number of producer ids whose state the log keeps (Kafka's {@code producerIdCount}).
+     *
+     * @return the count
+     */
+    public int producerIdCount() {
+        appendLock.lock();
+        try {
+            return producers.producerIdCount();
+        } finally {
+            appendLock.unlock();
+        }
+    }
+
+    /**
+     * Forgets the producers whose last batch is {@code producer.id.expiration.ms} or more old (Kafka's
+     * {@code removeExpiredProducers}); a later batch of such a producer is accepted at any sequence. A log opened by
+     * a {@link LogManager} (any log with a scheduler) runs this every {@code producer.id.expiration.check.interval.ms};
+     * a standalone log's owner calls it.
+     *
+     * @return how many producers were forgotten
+     * @throws StorageException if the log is closed or offline
+     */
+    public int removeExpiredProducers() {
+        appendLock.lock();
+        try {
+            ensureWritable();
+            return producers.removeExpiredProducers(time.millis());
+        } finally {
+            appendLock.unlock();
+        }
+    }
+
+    private void expireProducersOnSchedule() {
+        if (closed || isOffline()) {
+            return;
+        }
+        try {
+            final int removed = removeExpiredProducers();
+            if (removed > 0) {
+                LOG.info("Removed {} expired producer ids from {}", removed, dir);
+            }
+        } catch (final StorageException | IllegalStateException e) {
+            // closed or offline meanwhile: nothing to expire
         }
     }
 
@@ -941,9 +1119,14 @@ public final class PartitionLog implements AutoCloseable {
     private void closeFiles() {
         Throwable failure = null;
         final LogSegment[] segs = segments.array();
+        if (producerExpiration != null) {
+            producerExpiration.cancel();
+        }
         if (!isOffline() && !readOnly) {
             try {
                 segs[segs.length - 1].onBecomeInactive();
+                // Kafka's clean shutdown: a snapshot at the log end, so the next open replays nothing.
+                producers.takeSnapshot();
                 durability.flushOnClose(segments, end.offset());
             } catch (final IOException | RuntimeException e) {
                 failure = goOffline("flush on close failed", e);

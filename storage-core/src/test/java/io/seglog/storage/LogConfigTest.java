@@ -26,6 +26,11 @@ class LogConfigTest {
         assertEquals(kafka.flushInterval, ours.flushMessages());
         assertEquals(kafka.flushMs, ours.flushMs());
         assertEquals(kafka.fileDeleteDelayMs, ours.fileDeleteDelayMs());
+        // Broker-level in Kafka (TransactionLogConfig, not on this class path): one day, checked every ten minutes.
+        assertEquals(86_400_000L, ours.producerIdExpirationMs());
+        assertEquals(600_000L, ours.producerIdExpirationCheckIntervalMs());
+        assertEquals(1234L, LogConfig.fromProperties(Map.of("producer.id.expiration.ms", "1234"))
+            .producerIdExpirationMs(), "Kafka's property name");
     }
 
     @Test
@@ -161,6 +166,7 @@ class LogConfigTest {
             .cleanupPolicy(CleanupPolicy.COMPACT_DELETE).readMapped(false).minInsyncReplicas(2)
             .uncleanLeaderElectionEnable(true).compressionType(TopicCompression.ZSTD).compressionLevels(5, 12, 7)
             .minCleanableDirtyRatio(0.25).minCompactionLagMs(16).maxCompactionLagMs(17).deleteRetentionMs(18)
+            .producerIdExpirationMs(19).producerIdExpirationCheckIntervalMs(20)
             .build();
         final Map<String, Object> parsed = properties(changed);
         final Map<String, Object> defaults = properties(LogConfig.defaults());

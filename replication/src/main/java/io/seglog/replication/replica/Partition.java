@@ -6,6 +6,7 @@ import io.seglog.replication.policy.FollowerProgress;
 import io.seglog.replication.policy.IsrRules;
 import io.seglog.replication.transport.PartitionStateInfo;
 import io.seglog.storage.EpochEndOffset;
+import io.seglog.storage.LeaderAppendInfo;
 import io.seglog.storage.LeaderEpochEntry;
 import io.seglog.storage.LogRecord;
 import io.seglog.storage.LogSlice;
@@ -108,6 +109,8 @@ public final class Partition {
     private final ReentrantReadWriteLock roleLock = new ReentrantReadWriteLock();
     /** Makes "the log end, then the append" one step, so the first offset assigned is known. */
     private final ReentrantLock appendLock = new ReentrantLock();
+    /** The log's answer to the leader append in progress; reused, guarded by {@link #appendLock}. */
+    private final LeaderAppendInfo appendInfo = new LeaderAppendInfo();
     /** Guards the followers' progress, the ISR change in flight and the HW decisions (inside the read lock). */
     private final Object progressLock = new Object();
 
@@ -360,17 +363,33 @@ public final class Partition {
                 return AppendResult.error(ReplicaError.NOT_ENOUGH_REPLICAS, "the ISR " + isr + " of " + tp
                     + " is smaller than min.insync.replicas=" + minIsr);
             }
+            final LeaderAppendInfo.Outcome outcome;
             final long base;
             final long last;
+            final long duplicateTimestamp;
+            final String refusal;
             appendLock.lock();
             try {
-                base = log.logEndOffset();
-                last = log.appendAsLeader(records, leaderEpoch);
+                log.appendAsLeader(records, leaderEpoch, appendInfo);
+                outcome = appendInfo.outcome();
+                base = appendInfo.firstOffset();
+                last = appendInfo.lastOffset();
+                duplicateTimestamp = appendInfo.duplicateTimestamp();
+                refusal = outcome == LeaderAppendInfo.Outcome.APPENDED ? null : appendInfo.message();
             } finally {
                 appendLock.unlock();
             }
-            final long appendTime = log.config().messageTimestampType() == TimestampType.LOG_APPEND_TIME
-                ? stampedMaxTimestamp(records) : -1;
+            // Kafka's produce answers: a retried batch gets NONE with its original offsets (nothing was appended);
+            // a sequence gap OUT_OF_ORDER_SEQUENCE_NUMBER; an old producer epoch INVALID_PRODUCER_EPOCH.
+            if (outcome == LeaderAppendInfo.Outcome.OUT_OF_ORDER_SEQUENCE) {
+                return AppendResult.error(ReplicaError.OUT_OF_ORDER_SEQUENCE_NUMBER, refusal);
+            }
+            if (outcome == LeaderAppendInfo.Outcome.INVALID_PRODUCER_EPOCH) {
+                return AppendResult.error(ReplicaError.INVALID_PRODUCER_EPOCH, refusal);
+            }
+            final boolean logAppendTime = log.config().messageTimestampType() == TimestampType.LOG_APPEND_TIME;
+            final long appendTime = !logAppendTime ? -1
+                : outcome == LeaderAppendInfo.Outcome.DUPLICATE ? duplicateTimestamp : stampedMaxTimestamp(records);
             result = new AppendResult(ReplicaError.NONE, base, last, appendTime, log.logStartOffset(), null,
                 leaderEpoch);
         } catch (final InvalidRecordException e) {

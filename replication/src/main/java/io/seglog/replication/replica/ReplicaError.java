@@ -37,6 +37,10 @@ public enum ReplicaError {
     INVALID_TIMESTAMP(32),
     /** A malformed request. */
     INVALID_REQUEST(42),
+    /** A producer's batch does not follow its last sequence, or a new producer epoch does not start at 0. */
+    OUT_OF_ORDER_SEQUENCE_NUMBER(45),
+    /** A producer's epoch is below the one the partition knows: a fenced producer (Kafka 2.7+'s produce answer). */
+    INVALID_PRODUCER_EPOCH(47),
     /** The partition's log directory is offline. */
     KAFKA_STORAGE_ERROR(56),
     /** The request's leader epoch is older than this broker's: the sender's metadata is stale. */

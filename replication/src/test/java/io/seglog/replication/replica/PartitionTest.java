@@ -19,10 +19,15 @@ import io.seglog.storage.LeaderEpochEntry;
 import io.seglog.storage.LogBatch;
 import io.seglog.storage.PartitionLog;
 import io.seglog.storage.TopicPartition;
+import io.seglog.storage.format.RecordBatchBuilder;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -376,6 +381,56 @@ class PartitionTest {
         assertEquals(ReplicaError.NOT_LEADER_OR_FOLLOWER, partition.appendAsLeader(batch("a"), (short) 1).error(),
             "stopped");
         assertEquals(0, log.logEndOffset());
+    }
+
+    @Test
+    void retriedProducerBatchIsAnsweredWithItsOriginalOffsetsAndNothingIsAppended() {
+        open(1);
+        lead(1, List.of(1), 1, List.of(1));
+        append("before");
+        final AppendResult first = partition.appendAsLeader(producerBatch(7L, (short) 0, 0, "a", "b"), (short) 1);
+        assertEquals(ReplicaError.NONE, first.error(), first.message());
+        assertEquals(1, first.baseOffset());
+        assertEquals(2, first.lastOffset());
+        append("after");
+
+        final AppendResult retry = partition.appendAsLeader(producerBatch(7L, (short) 0, 0, "a", "b"), (short) 1);
+
+        assertEquals(ReplicaError.NONE, retry.error(), "Kafka answers a duplicate with NONE");
+        assertEquals(1, retry.baseOffset(), "the original base offset");
+        assertEquals(2, retry.lastOffset());
+        assertEquals(4, log.logEndOffset(), "nothing appended");
+    }
+
+    @Test
+    void sequenceGapAndFencedProducerEpochMapToKafkasErrors() {
+        open(1);
+        lead(1, List.of(1), 1, List.of(1));
+        assertEquals(ReplicaError.NONE, partition.appendAsLeader(producerBatch(7L, (short) 3, 0, "a"), (short) 1)
+            .error());
+
+        final AppendResult gap = partition.appendAsLeader(producerBatch(7L, (short) 3, 5, "b"), (short) 1);
+        final AppendResult fenced = partition.appendAsLeader(producerBatch(7L, (short) 2, 1, "b"), (short) 1);
+
+        assertEquals(ReplicaError.OUT_OF_ORDER_SEQUENCE_NUMBER, gap.error());
+        assertEquals(45, gap.error().code());
+        assertTrue(gap.message().contains("5 (incoming seq. number), 0 (current end sequence number)"),
+            gap.message());
+        assertEquals(ReplicaError.INVALID_PRODUCER_EPOCH, fenced.error());
+        assertEquals(47, fenced.error().code());
+        assertTrue(fenced.message().contains("is 2, which is smaller than the last seen epoch 3"), fenced.message());
+        assertEquals(1, log.logEndOffset(), "neither was appended");
+    }
+
+    private static ByteBuffer producerBatch(final long producerId, final short epoch, final int sequence,
+                                            final String... values) {
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[1024]);
+        final RecordBatchBuilder builder = new RecordBatchBuilder().wrap(buffer, 0, 1024)
+            .producer(producerId, epoch, sequence);
+        for (final String value : values) {
+            builder.appendRecord(System.currentTimeMillis(), null, value.getBytes(StandardCharsets.UTF_8));
+        }
+        return ByteBuffer.wrap(Arrays.copyOf(buffer.byteArray(), builder.build()));
     }
 
     @Test

@@ -15,9 +15,11 @@ import java.util.Set;
  * dropped the dirty pages and marked them clean, so a retry that "succeeds" proves nothing (the fsyncgate
  * lesson); the log directory must go offline instead.
  *
+ * <p>Public for the producer-state snapshots ({@code io.seglog.storage.producer}), which are written the same way.
+ *
  * <p>Thread-safe: writes are serialised on this object.
  */
-final class AtomicFileWriter {
+public final class AtomicFileWriter {
     private final FileIO io;
     private final Path file;
     private final Path tempFile;
@@ -26,12 +28,14 @@ final class AtomicFileWriter {
     private IOException failedSync; // guarded by this
 
     /**
+     * Creates the writer of one file.
+     *
      * @param io        the file layer
      * @param file      the absolute path of the file replaced
      * @param tempFile  the temporary file written first, in the same directory
      * @param what      what the file is, for messages ("checkpoint file", "clean shutdown marker")
      */
-    AtomicFileWriter(final FileIO io, final Path file, final Path tempFile, final String what) {
+    public AtomicFileWriter(final FileIO io, final Path file, final Path tempFile, final String what) {
         this.io = io;
         this.file = file;
         this.tempFile = tempFile;
@@ -46,7 +50,7 @@ final class AtomicFileWriter {
      * @param content the new content
      * @throws IOException if any step fails, or an earlier fsync failed
      */
-    synchronized void write(final byte[] content) throws IOException {
+    public synchronized void write(final byte[] content) throws IOException {
         if (failedSync != null) {
             throw new IOException(what + " " + file + " refuses writes after an earlier failed fsync"
                 + " (an fsync is never retried; the log directory must go offline)", failedSync);

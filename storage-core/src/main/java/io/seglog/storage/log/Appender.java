@@ -6,6 +6,8 @@ import io.seglog.storage.format.InvalidRecordException;
 import io.seglog.storage.format.RecordBatch;
 import io.seglog.storage.format.RecordBatchDescriptor;
 import io.seglog.storage.format.RecordBatchValidator;
+import io.seglog.storage.producer.ProducerStateManager;
+import io.seglog.storage.producer.ProducerVerdict;
 import io.seglog.storage.segment.AppendBatches;
 import io.seglog.storage.segment.BatchHeaders;
 import io.seglog.storage.segment.LogSegment;
@@ -77,6 +79,9 @@ public final class Appender implements AutoCloseable {
     private final RecordBatchValidator leaderValidator;
     private final RecordBatchValidator followerValidator;
     private final AppendBatches batches = new AppendBatches();
+    private final ProducerStateManager producers;
+    /** The leader append's answer; the caller copies it out before releasing the append lock. */
+    private final ProducerVerdict verdict = new ProducerVerdict();
     /**
      * The cache's latest leader epoch as the last successful append found (or made) it; -1 when not known. While
      * it holds, appends in that epoch skip the cache's read-lock round trips (the fencing check, the latest-epoch
@@ -98,10 +103,13 @@ public final class Appender implements AutoCloseable {
      * @param segmentConfig the segment configuration (roll rules, segment size)
      * @param rules         the append rules
      * @param time          the clock, for log-append time and time-based rolls
+     * @param producers     the log's producer state: checked by leader appends, updated by every append,
+     *                      snapshotted at a roll
      */
     public Appender(final Segments segments, final LogEnd end, final LeaderEpochCache epochs,
-                    final SegmentConfig segmentConfig, final Rules rules, final InstantSource time) {
-        this(segments, end, epochs, segmentConfig, rules, Compression.PRODUCER, time);
+                    final SegmentConfig segmentConfig, final Rules rules, final InstantSource time,
+                    final ProducerStateManager producers) {
+        this(segments, end, epochs, segmentConfig, rules, Compression.PRODUCER, time, producers);
     }
 
     /**
@@ -114,10 +122,12 @@ public final class Appender implements AutoCloseable {
      * @param rules         the append rules
      * @param compression   the topic's codec: producers' kept, or a re-compression target
      * @param time          the clock, for log-append time and time-based rolls
+     * @param producers     the log's producer state: checked by leader appends, updated by every append,
+     *                      snapshotted at a roll
      */
     public Appender(final Segments segments, final LogEnd end, final LeaderEpochCache epochs,
                     final SegmentConfig segmentConfig, final Rules rules, final Compression compression,
-                    final InstantSource time) {
+                    final InstantSource time, final ProducerStateManager producers) {
         this.recompression = compression.target() == null ? null : new Recompression(compression.target(),
             compression.gzipLevel(), compression.lz4Level(), compression.zstdLevel(),
             RecordBatchValidator.DEFAULT_MAX_DECOMPRESSED_BYTES);
@@ -127,6 +137,7 @@ public final class Appender implements AutoCloseable {
         this.segmentConfig = segmentConfig;
         this.rules = rules;
         this.time = time;
+        this.producers = producers;
         // The validator needs room for a header; a smaller max.message.bytes rejects every batch anyway.
         final int maxBatchBytes = Math.max(rules.maxMessageBytes(), 61);
         this.leaderValidator = new RecordBatchValidator(maxBatchBytes, RecordBatchValidator.Origin.CLIENT);
@@ -148,12 +159,14 @@ public final class Appender implements AutoCloseable {
      *
      * @param source      the batches, stamped in place
      * @param leaderEpoch the epoch to stamp, 0 or more (checked by the caller)
-     * @return the last offset assigned
+     * @return the answer, owned by this appender and overwritten by the next append: appended with the offsets
+     *     assigned, a duplicate with the original batch's offsets (nothing written or stamped), or a producer-state
+     *     refusal (nothing written or stamped)
      * @throws InvalidRecordException naming the first problem; nothing was written or stamped
      * @throws IllegalArgumentException if the epoch is below the log's latest (a fenced leader)
      * @throws LogWriteException if a write fails; the log must go offline
      */
-    public long appendAsLeader(final ByteBuffer source, final int leaderEpoch) throws LogWriteException {
+    public ProducerVerdict appendAsLeader(final ByteBuffer source, final int leaderEpoch) throws LogWriteException {
         final int offset = source.position();
         final int length = wrapForAppend(source);
         final boolean logAppendTime = rules.logAppendTime();
@@ -180,6 +193,10 @@ public final class Appender implements AutoCloseable {
                     + " a log can hold (" + MAX_LAST_OFFSET + ", so that the log end offset stays representable)");
         }
         checkOffsetSpan(firstOffset, firstOffset + records - 1, offset);
+        // Kafka's producer-state rules (a header read per batch; a map lookup per idempotent batch), before any stamp.
+        if (!producers.checkLeaderAppend(appendView, offset, length, verdict)) {
+            return verdict;
+        }
         // Walk 2: stamp each batch and note it for the segment.
         batches.clear();
         long next = firstOffset;
@@ -206,7 +223,9 @@ public final class Appender implements AutoCloseable {
         }
         appendWithEpochs(source, offset, firstOffset, next - 1, nowMs);
         confirmedEpoch = leaderEpoch;
-        return next - 1;
+        producers.onAppended(appendView, offset, length, next);
+        verdict.appended(firstOffset, next - 1);
+        return verdict;
     }
 
     /**
@@ -215,11 +234,11 @@ public final class Appender implements AutoCloseable {
      * size); with log-append time the caller's header is stamped too, so that a caller reading the stamp from its
      * buffer (a produce response) sees the time the log stored.
      */
-    private long appendRecompressed(final ByteBuffer source, final int offset, final int leaderEpoch,
-                                    final boolean logAppendTime) throws LogWriteException {
+    private ProducerVerdict appendRecompressed(final ByteBuffer source, final int offset, final int leaderEpoch,
+                                               final boolean logAppendTime) throws LogWriteException {
         final ByteBuffer rebuilt = recompression.rebuild(appendView, offset);
-        final long last = appendAsLeader(rebuilt, leaderEpoch);
-        if (logAppendTime) {
+        final ProducerVerdict last = appendAsLeader(rebuilt, leaderEpoch);
+        if (logAppendTime && last.outcome() == ProducerVerdict.APPENDED) {
             final long stamped = rebuilt.getLong(RecordBatchDescriptor.MAX_TIMESTAMP_OFFSET);
             wrapForAppend(source);
             batchView.wrap(appendView, offset).setLogAppendTime(stamped);
@@ -350,6 +369,8 @@ public final class Appender implements AutoCloseable {
         }
         // A new segment, if one is rolled, starts at the first batch (as Kafka's), not in a gap before it.
         appendWithEpochs(source, offset, batches.baseOffset(0), expected - 1, time.millis());
+        // Kafka's REPLICATION origin: the state takes what the leader wrote, unchecked.
+        producers.onAppended(appendView, offset, length, expected);
         // The cache's latest epoch is now the largest one appended (or the one it had): known without asking.
         confirmedEpoch = epoch >= 0 ? epoch : -1;
         return expected - 1;
@@ -452,6 +473,8 @@ public final class Appender implements AutoCloseable {
             if (outOfReach || active.sizeInBytes() > 0 && active.shouldRoll(segmentConfig, batches.bytes(),
                 batches.maxTimestamp(), lastOffset, active.indexEntriesFor(batches), nowMs)) {
                 active = segments.roll(firstOffset, nowMs);
+                // Kafka's roll: a snapshot of the state at the log end, so a recovery replays at most one segment.
+                producers.takeSnapshot();
             }
             active.append(source, appendView, offset, batches);
         } catch (final IOException | RuntimeException e) {

@@ -2,6 +2,7 @@ package io.seglog.storage.log;
 
 import static io.seglog.storage.format.RecordBatchDescriptor.NO_TIMESTAMP;
 
+import io.seglog.storage.producer.ProducerStateManager;
 import io.seglog.storage.segment.LogSegment;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -61,6 +62,7 @@ public final class Retention {
     private final Rules rules;
     private final UnlinkScheduler unlinks;
     private final java.util.function.Consumer<Throwable> onUnlinkFailure;
+    private final ProducerStateManager producers;
 
     /**
      * Creates the retention of one log.
@@ -72,10 +74,12 @@ public final class Retention {
      * @param rules           the retention rules
      * @param unlinks         schedules unlinks, or null (the owner then unlinks expired segments itself)
      * @param onUnlinkFailure told when a scheduled unlink fails (the owner takes the log offline)
+     * @param producers       the producer state, whose snapshots below the new log start go with the segments
      */
     public Retention(final Segments segments, final LogEnd end, final Watermarks watermarks,
                      final RetiredSegments retired, final Rules rules, final UnlinkScheduler unlinks,
-                     final java.util.function.Consumer<Throwable> onUnlinkFailure) {
+                     final java.util.function.Consumer<Throwable> onUnlinkFailure,
+                     final ProducerStateManager producers) {
         this.segments = segments;
         this.end = end;
         this.watermarks = watermarks;
@@ -83,6 +87,7 @@ public final class Retention {
         this.rules = rules;
         this.unlinks = unlinks;
         this.onUnlinkFailure = onUnlinkFailure;
+        this.producers = producers;
     }
 
     /**
@@ -135,16 +140,24 @@ public final class Retention {
         if (n == 0) {
             return new LogSegment[0];
         }
-        if (n == segs.length) {
-            try {
-                final LogSegment created = segments.roll(endOffset, nowMs);
-                end.publish(endOffset, created, 0);
-            } catch (final IOException | RuntimeException e) {
-                throw new LogWriteException("roll before deleting every segment failed", e);
+        try {
+            if (n == segs.length) {
+                try {
+                    final LogSegment created = segments.roll(endOffset, nowMs);
+                    end.publish(endOffset, created, 0);
+                    producers.takeSnapshot(); // as at any roll: the state outlives the segments
+                } catch (final IOException | RuntimeException e) {
+                    throw new LogWriteException("roll before deleting every segment failed", e);
+                }
             }
+            final long newStart = segments.array()[n].baseOffset();
+            watermarks.raiseLogStartOffset(newStart);
+            // Kafka deletes the snapshots of deleted segments: those below the new log start.
+            producers.deleteSnapshotsBefore(watermarks.logStartOffset());
+            return segments.removeOldest(n);
+        } catch (final IOException e) {
+            throw new LogWriteException("deleting producer snapshots below the log start failed", e);
         }
-        watermarks.raiseLogStartOffset(segments.array()[n].baseOffset());
-        return segments.removeOldest(n);
     }
 
     private int select(final LogSegment[] segs, final long endOffset, final long hw, final long logStart,

@@ -2,6 +2,7 @@ package io.seglog.storage.log;
 
 import io.seglog.storage.epoch.LeaderEpochCache;
 import io.seglog.storage.io.FileIO;
+import io.seglog.storage.producer.ProducerStateManager;
 import io.seglog.storage.segment.BatchCursor;
 import io.seglog.storage.segment.LogSegment;
 import java.io.IOException;
@@ -34,6 +35,7 @@ public final class Truncation {
     private final LeaderEpochCache epochs;
     private final Appender appender;
     private final Runnable recoveryPointLowered;
+    private final ProducerStateManager producers;
     private final BatchCursor cursor = new BatchCursor();
 
     /**
@@ -51,11 +53,12 @@ public final class Truncation {
      * @param appender             the log's append path (it caches the latest epoch)
      * @param recoveryPointLowered persists a lowered recovery point (a log manager's checkpoint write); runs before
      *                             anything is appended again
+     * @param producers            the producer state: its snapshots above the new end go, and it is reloaded
      */
     public Truncation(final Path dir, final FileIO io, final InstantSource time, final int segmentIndexBytes,
                       final Segments segments, final LogEnd end, final Durability durability,
                       final Watermarks watermarks, final LeaderEpochCache epochs, final Appender appender,
-                      final Runnable recoveryPointLowered) {
+                      final Runnable recoveryPointLowered, final ProducerStateManager producers) {
         this.dir = dir;
         this.io = io;
         this.time = time;
@@ -67,6 +70,7 @@ public final class Truncation {
         this.epochs = epochs;
         this.appender = appender;
         this.recoveryPointLowered = recoveryPointLowered;
+        this.producers = producers;
     }
 
     /**
@@ -99,6 +103,8 @@ public final class Truncation {
                 final int dropped = segment.truncateTo(newEnd, segmentIndexBytes, cursor);
                 epochs.truncateFromEnd(newEnd);
                 lowerEverythingTo(newEnd, segment.baseOffset());
+                // Kafka's truncateTo: the snapshots above the new end go and the state is rebuilt up to it.
+                producers.truncateAndReload(segments.array(), watermarks.logStartOffset(), newEnd, time.millis());
                 LOG.info("Truncated {} to offset {}: {} bytes of {} and {} later segments removed", dir, newEnd,
                     dropped, segment.logFile().getFileName(), removed.length);
                 return newEnd;
@@ -155,6 +161,7 @@ public final class Truncation {
                 io.fsyncDirectory(dir);
                 epochs.clear();
                 lowerEverythingTo(offset, offset);
+                producers.truncateFullyAndStartAt(offset);
                 return null;
             });
         } catch (final IOException | RuntimeException e) {

@@ -47,6 +47,7 @@ class ArchitectureTest {
         .layer("Api").definedBy(ROOT)
         .layer("Config").definedBy(ROOT + ".config..")
         .layer("Log").definedBy(ROOT + ".log..")
+        .layer("Producer").definedBy(ROOT + ".producer..")
         .layer("Segment").definedBy(ROOT + ".segment..")
         .layer("Files").definedBy(ROOT + ".index..", ROOT + ".checkpoint..", ROOT + ".epoch..", ROOT + ".dir..")
         .layer("Mapping").definedBy(ROOT + ".mapping..")
@@ -56,10 +57,11 @@ class ArchitectureTest {
         .whereLayer("Api").mayOnlyBeAccessedByLayers("Example")
         .whereLayer("Config").mayOnlyBeAccessedByLayers("Api")
         .whereLayer("Log").mayOnlyBeAccessedByLayers("Api")
-        .whereLayer("Segment").mayOnlyBeAccessedByLayers("Api", "Log")
-        .whereLayer("Files").mayOnlyBeAccessedByLayers("Api", "Log", "Segment", "Files")
+        .whereLayer("Producer").mayOnlyBeAccessedByLayers("Api", "Log")
+        .whereLayer("Segment").mayOnlyBeAccessedByLayers("Api", "Log", "Producer")
+        .whereLayer("Files").mayOnlyBeAccessedByLayers("Api", "Log", "Producer", "Segment", "Files")
         .whereLayer("Mapping").mayOnlyBeAccessedByLayers("Segment", "Files")
-        .whereLayer("Format").mayOnlyBeAccessedByLayers("Example", "Api", "Log", "Segment", "Files")
+        .whereLayer("Format").mayOnlyBeAccessedByLayers("Example", "Api", "Log", "Producer", "Segment", "Files")
         .because("the API package composes the internals, which never reach back up (docs/architecture.md)");
 
     @Test

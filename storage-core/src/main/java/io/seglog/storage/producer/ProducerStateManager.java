@@ -1,0 +1,553 @@
+package io.seglog.storage.producer;
+
+import static io.seglog.storage.format.RecordBatchDescriptor.ATTRIBUTES_OFFSET;
+import static io.seglog.storage.format.RecordBatchDescriptor.BASE_OFFSET_OFFSET;
+import static io.seglog.storage.format.RecordBatchDescriptor.BASE_SEQUENCE_OFFSET;
+import static io.seglog.storage.format.RecordBatchDescriptor.CONTROL_FLAG_MASK;
+import static io.seglog.storage.format.RecordBatchDescriptor.LAST_OFFSET_DELTA_OFFSET;
+import static io.seglog.storage.format.RecordBatchDescriptor.LENGTH_OFFSET;
+import static io.seglog.storage.format.RecordBatchDescriptor.LOG_OVERHEAD;
+import static io.seglog.storage.format.RecordBatchDescriptor.MAX_TIMESTAMP_OFFSET;
+import static io.seglog.storage.format.RecordBatchDescriptor.NO_PRODUCER_EPOCH;
+import static io.seglog.storage.format.RecordBatchDescriptor.NO_PRODUCER_ID;
+import static io.seglog.storage.format.RecordBatchDescriptor.NO_SEQUENCE;
+import static io.seglog.storage.format.RecordBatchDescriptor.PRODUCER_EPOCH_OFFSET;
+import static io.seglog.storage.format.RecordBatchDescriptor.PRODUCER_ID_OFFSET;
+import static io.seglog.storage.format.RecordBatchDescriptor.RECORDS_COUNT_OFFSET;
+import static io.seglog.storage.format.RecordBatchDescriptor.RECORDS_OFFSET;
+import static io.seglog.storage.format.RecordBatchDescriptor.TRANSACTIONAL_FLAG_MASK;
+
+import io.seglog.storage.format.RecordBatch;
+import io.seglog.storage.format.RecordView;
+import io.seglog.storage.io.FileIO;
+import io.seglog.storage.segment.LogSegment;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.agrona.DirectBuffer;
+import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The producer state of one partition log and its {@code .snapshot} files (Kafka's {@code ProducerStateManager}):
+ * per producer id an {@link ProducerEntry}, the offset the state describes ({@link #mapEndOffset()}: every batch
+ * below it is in), and the snapshots on disk.
+ *
+ * <p>Leader appends ({@link #checkLeaderAppend}) follow Kafka 4.4's {@code ProducerAppendInfo} with origin CLIENT:
+ * a batch that repeats one of the producer's five retained batches (same epoch, same sequence range) makes the whole
+ * append a duplicate answered with the original offsets; an epoch below the producer's is fenced; a new epoch must
+ * start at sequence 0 unless the producer had no epoch; otherwise the first sequence must follow the last one
+ * (wrapping from {@link Integer#MAX_VALUE} to 0), unless the producer is unknown. Batches without a producer id
+ * (-1) cost one header read and nothing else. Follower appends and recovery apply batches as origin REPLICATION
+ * does: no checks, the state takes what the leader wrote ({@link #onAppended}).
+ *
+ * <p>Snapshots: written at a segment roll and at a clean close ({@link #takeSnapshot}), named by
+ * {@link #mapEndOffset()}. At open ({@link #load}) snapshots above the trusted end (the log end after a clean
+ * shutdown, the recovery point after a crash) are deleted, the latest remaining one is loaded (a corrupt one is
+ * deleted with a warning and the next older one tried), producers past {@code producer.id.expiration.ms} are
+ * dropped, and the batches from the snapshot to the log end are replayed. Truncation deletes the snapshots above
+ * the new end and reloads the same way; retention deletes those below the log start.
+ *
+ * <p>Transactions are not implemented: a transactional batch's first offset and a marker's coordinator epoch are
+ * only carried into the snapshot, so that Kafka reads ours as its own.
+ *
+ * <p>Threads: the log's writer only (the caller holds the append lock).
+ */
+public final class ProducerStateManager {
+    private static final Logger LOG = LoggerFactory.getLogger("io.seglog.storage.PartitionLog");
+
+    private final FileIO io;
+    private final Path dir;
+    private final long expirationMs;
+    private final boolean readOnly;
+    private final Long2ObjectHashMap<ProducerEntry> producers = new Long2ObjectHashMap<>();
+    /** Snapshot files on disk by offset. */
+    private final TreeMap<Long, Path> snapshots = new TreeMap<>();
+    private long mapEndOffset;
+    private long lastSnapOffset;
+
+    // The leader check's scratch: the producers' batches accepted so far in the append being checked.
+    private long[] pendingIds = new long[4];
+    private short[] pendingEpochs = new short[4];
+    private int[] pendingLastSeqs = new int[4];
+    private int pendingCount;
+
+    // Marker parsing and the recovery scan (rare: control batches, opens and truncations).
+    private final RecordBatch marker = new RecordBatch();
+    private final RecordView markerRecord = new RecordView();
+    private final UnsafeBuffer scanView = new UnsafeBuffer(0, 0);
+
+    private ProducerStateManager(final FileIO io, final Path dir, final long expirationMs, final boolean readOnly) {
+        this.io = io;
+        this.dir = dir;
+        this.expirationMs = expirationMs;
+        this.readOnly = readOnly;
+    }
+
+    /**
+     * An empty state that never touches the directory (a read-only log's).
+     *
+     * @param dir       the partition directory, for messages
+     * @param endOffset the log end offset
+     * @return the state
+     */
+    public static ProducerStateManager inMemory(final Path dir, final long endOffset) {
+        final ProducerStateManager m = new ProducerStateManager(null, dir, Long.MAX_VALUE, true);
+        m.mapEndOffset = endOffset;
+        m.lastSnapOffset = endOffset;
+        return m;
+    }
+
+    /**
+     * Loads the producer state of an opened log: deletes the snapshots that cannot be trusted (above
+     * {@code trustedEnd}, or below the first segment), loads the latest valid one and replays the batches after it.
+     *
+     * @param io             the file layer
+     * @param dir            the partition directory
+     * @param expirationMs   {@code producer.id.expiration.ms}
+     * @param nowMs          the time, for expiration
+     * @param segments       the log's segments, oldest first
+     * @param logStartOffset the log start offset
+     * @param endOffset      the log end offset
+     * @param trustedEnd     the highest snapshot offset to trust: the log end after a clean shutdown, the recovery
+     *                       point after a crash (a snapshot above it may describe batches the crash lost)
+     * @return the state, at {@code endOffset}
+     * @throws IOException if a file cannot be listed, read or deleted
+     */
+    public static ProducerStateManager load(final FileIO io, final Path dir, final long expirationMs, final long nowMs,
+                                            final LogSegment[] segments, final long logStartOffset,
+                                            final long endOffset, final long trustedEnd) throws IOException {
+        final ProducerStateManager m = new ProducerStateManager(io, dir, expirationMs, false);
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*" + ProducerSnapshotDescriptor.SUFFIX)) {
+            for (final Path file : files) {
+                final long offset = ProducerSnapshotDescriptor.parseOffset(file.getFileName().toString());
+                if (offset >= 0) {
+                    m.snapshots.put(offset, file);
+                }
+            }
+        }
+        final long limit = Math.min(trustedEnd, endOffset);
+        boolean deleted = m.deleteSnapshotsAbove(limit);
+        deleted |= m.deleteSnapshotsBefore(segments[0].baseOffset());
+        if (deleted) {
+            io.fsyncDirectory(dir);
+        }
+        m.reload(segments, logStartOffset, endOffset, nowMs);
+        return m;
+    }
+
+    // ------------------------------------------------------------------------------------------ appends
+
+    /**
+     * Checks a leader append's batches (Kafka's CLIENT rules) without changing any state.
+     *
+     * @param view    the append's bytes
+     * @param offset  where the first batch starts in {@code view}
+     * @param length  the bytes of whole batches
+     * @param verdict reset, or filled with the duplicate or the refusal
+     * @return true if the append may go ahead; false for a duplicate or a refusal (see {@code verdict})
+     */
+    public boolean checkLeaderAppend(final DirectBuffer view, final int offset, final int length,
+                                     final ProducerVerdict verdict) {
+        pendingCount = 0;
+        int index = 0;
+        for (int p = offset, limit = offset + length; p < limit; index++) {
+            final long pid = view.getLong(p + PRODUCER_ID_OFFSET, ByteOrder.BIG_ENDIAN);
+            if (pid != NO_PRODUCER_ID && !checkBatch(view, p, index, pid, verdict)) {
+                return false;
+            }
+            p += LOG_OVERHEAD + view.getInt(p + LENGTH_OFFSET, ByteOrder.BIG_ENDIAN);
+        }
+        return true;
+    }
+
+    private boolean checkBatch(final DirectBuffer view, final int p, final int index, final long pid,
+                               final ProducerVerdict verdict) {
+        final short epoch = view.getShort(p + PRODUCER_EPOCH_OFFSET, ByteOrder.BIG_ENDIAN);
+        final int firstSeq = view.getInt(p + BASE_SEQUENCE_OFFSET, ByteOrder.BIG_ENDIAN);
+        final int delta = view.getInt(p + LAST_OFFSET_DELTA_OFFSET, ByteOrder.BIG_ENDIAN);
+        final boolean control = (view.getShort(p + ATTRIBUTES_OFFSET, ByteOrder.BIG_ENDIAN) & CONTROL_FLAG_MASK) != 0;
+        final int lastSeq = ProducerEntry.incrementSequence(firstSeq, delta);
+        final ProducerEntry current = producers.get(pid);
+        final short currentEpoch = current == null ? NO_PRODUCER_EPOCH : current.epoch();
+        // Kafka's analyzeAndValidateProducerState: a retry of a retained batch answers for the whole append.
+        if (!control && current != null && currentEpoch == epoch) {
+            final int found = current.findBatch(firstSeq, lastSeq);
+            if (found >= 0) {
+                verdict.duplicate(index, pid, epoch, firstSeq, current.batchFirstOffset(found),
+                    current.batchLastOffset(found), current.batchTimestamp(found));
+                return false;
+            }
+        }
+        // Kafka's "updatedEntry": the producer as the batches before this one in the append left it.
+        int pending = -1;
+        for (int i = pendingCount - 1; i >= 0; i--) {
+            if (pendingIds[i] == pid) {
+                pending = i;
+                break;
+            }
+        }
+        final short updatedEpoch = pending >= 0 ? pendingEpochs[pending] : currentEpoch;
+        if (epoch < updatedEpoch) {
+            verdict.set(ProducerVerdict.INVALID_PRODUCER_EPOCH, index, pid, epoch, updatedEpoch, firstSeq,
+                pending >= 0 ? pendingLastSeqs[pending] : current == null ? NO_SEQUENCE : current.lastSeq());
+            return false;
+        }
+        if (!control) {
+            if (epoch != updatedEpoch) {
+                if (firstSeq != 0 && updatedEpoch != NO_PRODUCER_EPOCH) {
+                    verdict.set(ProducerVerdict.OUT_OF_ORDER_SEQUENCE, index, pid, epoch, updatedEpoch, firstSeq,
+                        NO_SEQUENCE);
+                    return false;
+                }
+            } else {
+                final int currentLastSeq = pending >= 0 ? pendingLastSeqs[pending]
+                    : epoch == currentEpoch && current != null ? current.lastSeq() : NO_SEQUENCE;
+                // A producer with no epoch (all its batches gone to retention or DeleteRecords) may go on anywhere.
+                if (currentEpoch != NO_PRODUCER_EPOCH && !inSequence(currentLastSeq, firstSeq)) {
+                    verdict.set(ProducerVerdict.OUT_OF_ORDER_SEQUENCE, index, pid, epoch, updatedEpoch, firstSeq,
+                        currentLastSeq);
+                    return false;
+                }
+            }
+        }
+        addPending(pid, epoch, control ? (pending >= 0 ? pendingLastSeqs[pending] : NO_SEQUENCE) : lastSeq);
+        return true;
+    }
+
+    private static boolean inSequence(final int lastSeq, final int nextSeq) {
+        return nextSeq == lastSeq + 1L || (nextSeq == 0 && lastSeq == Integer.MAX_VALUE);
+    }
+
+    private void addPending(final long pid, final short epoch, final int lastSeq) {
+        if (pendingCount == pendingIds.length) {
+            // Grows to the most producer batches one append held, so steady-state checks allocate nothing.
+            pendingIds = Arrays.copyOf(pendingIds, pendingCount * 2);
+            pendingEpochs = Arrays.copyOf(pendingEpochs, pendingCount * 2);
+            pendingLastSeqs = Arrays.copyOf(pendingLastSeqs, pendingCount * 2);
+        }
+        pendingIds[pendingCount] = pid;
+        pendingEpochs[pendingCount] = epoch;
+        pendingLastSeqs[pendingCount] = lastSeq;
+        pendingCount++;
+    }
+
+    /**
+     * Applies appended batches (offsets assigned) to the state, as Kafka's REPLICATION origin does: no checks.
+     * Called after every append, leader or follower, once the batches are written.
+     *
+     * @param view      the appended bytes
+     * @param offset    where the first batch starts
+     * @param length    the bytes of whole batches
+     * @param endOffset the log end offset after the append
+     */
+    public void onAppended(final DirectBuffer view, final int offset, final int length, final long endOffset) {
+        for (int p = offset, limit = offset + length; p < limit; ) {
+            if (view.getLong(p + PRODUCER_ID_OFFSET, ByteOrder.BIG_ENDIAN) != NO_PRODUCER_ID) {
+                applyBatch(view, p);
+            }
+            p += LOG_OVERHEAD + view.getInt(p + LENGTH_OFFSET, ByteOrder.BIG_ENDIAN);
+        }
+        mapEndOffset = endOffset;
+    }
+
+    /** One batch with a producer id, whole in {@code view} at {@code p}. */
+    private void applyBatch(final DirectBuffer view, final int p) {
+        final long pid = view.getLong(p + PRODUCER_ID_OFFSET, ByteOrder.BIG_ENDIAN);
+        final short epoch = view.getShort(p + PRODUCER_EPOCH_OFFSET, ByteOrder.BIG_ENDIAN);
+        final short attributes = view.getShort(p + ATTRIBUTES_OFFSET, ByteOrder.BIG_ENDIAN);
+        final long base = view.getLong(p + BASE_OFFSET_OFFSET, ByteOrder.BIG_ENDIAN);
+        final int delta = view.getInt(p + LAST_OFFSET_DELTA_OFFSET, ByteOrder.BIG_ENDIAN);
+        final long maxTimestamp = view.getLong(p + MAX_TIMESTAMP_OFFSET, ByteOrder.BIG_ENDIAN);
+        if ((attributes & CONTROL_FLAG_MASK) != 0) {
+            if (view.getInt(p + RECORDS_COUNT_OFFSET, ByteOrder.BIG_ENDIAN) == 0) {
+                return; // Kafka: an empty control batch is a transaction the cleaner removed; nothing to do
+            }
+            final ProducerEntry entry = entryFor(pid);
+            entry.onMarker(epoch, markerCoordinatorEpoch(view, p, entry.coordinatorEpoch()), maxTimestamp);
+            return;
+        }
+        final ProducerEntry entry = entryFor(pid);
+        final int firstSeq = view.getInt(p + BASE_SEQUENCE_OFFSET, ByteOrder.BIG_ENDIAN);
+        entry.addBatch(epoch, ProducerEntry.incrementSequence(firstSeq, delta), base + delta, delta, maxTimestamp);
+        if ((attributes & TRANSACTIONAL_FLAG_MASK) != 0) {
+            entry.beginTransactionIfNone(base);
+        }
+    }
+
+    private ProducerEntry entryFor(final long pid) {
+        ProducerEntry entry = producers.get(pid);
+        if (entry == null) {
+            entry = new ProducerEntry(pid);
+            producers.put(pid, entry);
+        }
+        return entry;
+    }
+
+    /**
+     * The coordinator epoch of a transaction marker (Kafka's {@code EndTransactionMarker} value: int16 version,
+     * int32 coordinatorEpoch); the entry's own when the record cannot be read.
+     */
+    private int markerCoordinatorEpoch(final DirectBuffer view, final int p, final int otherwise) {
+        marker.wrap(view, p);
+        marker.rewindRecords();
+        if (!marker.nextRecord(markerRecord) || markerRecord.valueLength() < 6) {
+            return otherwise;
+        }
+        return view.getInt(markerRecord.valueOffset() + 2, ByteOrder.BIG_ENDIAN);
+    }
+
+    // ------------------------------------------------------------------------------------------ snapshots
+
+    /**
+     * Writes a snapshot at {@link #mapEndOffset()} unless one is there already (Kafka's {@code takeSnapshot}):
+     * temp file, fsync, rename, fsync of the directory.
+     *
+     * @return whether a snapshot was written
+     * @throws IOException if the write fails
+     */
+    public boolean takeSnapshot() throws IOException {
+        // Kafka's rule: only a state newer than the last snapshot (loaded or written) is worth a file.
+        if (readOnly || mapEndOffset <= lastSnapOffset) {
+            return false;
+        }
+        final Path file = dir.resolve(ProducerSnapshotDescriptor.fileName(mapEndOffset));
+        ProducerSnapshotFile.write(io, file, producers.values());
+        snapshots.put(mapEndOffset, file);
+        lastSnapOffset = mapEndOffset;
+        return true;
+    }
+
+    /**
+     * Deletes the snapshots below {@code offset} (retention moved the log start there). The directory is not synced:
+     * a snapshot below the first segment that comes back after a crash is deleted at the next open.
+     *
+     * @param offset the log start offset
+     * @return whether any was deleted
+     * @throws IOException if a delete fails
+     */
+    public boolean deleteSnapshotsBefore(final long offset) throws IOException {
+        if (readOnly) {
+            return false;
+        }
+        boolean deleted = false;
+        for (final Map.Entry<Long, Path> e : new ArrayList<>(snapshots.headMap(offset, false).entrySet())) {
+            deleteSnapshot(e.getKey(), e.getValue());
+            deleted = true;
+        }
+        return deleted;
+    }
+
+    private boolean deleteSnapshotsAbove(final long offset) throws IOException {
+        boolean deleted = false;
+        for (final Map.Entry<Long, Path> e : new ArrayList<>(snapshots.tailMap(offset, false).entrySet())) {
+            deleteSnapshot(e.getKey(), e.getValue());
+            deleted = true;
+        }
+        return deleted;
+    }
+
+    private void deleteSnapshot(final long offset, final Path file) throws IOException {
+        snapshots.remove(offset);
+        io.deleteIfExists(file);
+    }
+
+    // ------------------------------------------------------------------------------------------ truncation
+
+    /**
+     * After a truncation to {@code newEnd}: deletes the snapshots above it (and syncs the directory, so none comes
+     * back to describe batches the log no longer has) and, unless the state already ends there, reloads it from the
+     * latest snapshot at or below it plus the batches after.
+     *
+     * @param segments       the segments after the truncation
+     * @param logStartOffset the log start offset
+     * @param newEnd         the new log end offset
+     * @param nowMs          the time, for expiration
+     * @throws IOException if a file operation fails
+     */
+    public void truncateAndReload(final LogSegment[] segments, final long logStartOffset, final long newEnd,
+                                  final long nowMs) throws IOException {
+        if (readOnly) {
+            return;
+        }
+        if (deleteSnapshotsAbove(newEnd)) {
+            io.fsyncDirectory(dir);
+        }
+        if (newEnd != mapEndOffset) {
+            reload(segments, logStartOffset, newEnd, nowMs);
+        }
+    }
+
+    /**
+     * After the log was emptied and restarted at {@code offset}: no producer, no snapshot.
+     *
+     * @param offset the new log start and end
+     * @throws IOException if a delete fails
+     */
+    public void truncateFullyAndStartAt(final long offset) throws IOException {
+        if (readOnly) {
+            return;
+        }
+        producers.clear();
+        if (deleteSnapshotsAbove(-1)) {
+            io.fsyncDirectory(dir);
+        }
+        mapEndOffset = offset;
+        lastSnapOffset = 0;
+    }
+
+    private void reload(final LogSegment[] segments, final long logStartOffset, final long endOffset,
+                        final long nowMs) throws IOException {
+        producers.clear();
+        long from = Math.max(logStartOffset, segments[0].baseOffset());
+        lastSnapOffset = from;
+        while (!snapshots.isEmpty()) {
+            final Map.Entry<Long, Path> latest = snapshots.lastEntry();
+            try {
+                final List<ProducerEntry> loaded = ProducerSnapshotFile.read(io, latest.getValue());
+                for (final ProducerEntry entry : loaded) {
+                    if (!isExpired(entry, nowMs)) {
+                        producers.put(entry.producerId(), entry);
+                    }
+                }
+                from = latest.getKey();
+                lastSnapOffset = from;
+                break;
+            } catch (final CorruptSnapshotException e) {
+                LOG.warn("Deleting producer snapshot {} and rebuilding the producer state from an older one or the"
+                    + " log: {}", latest.getValue(), e.getMessage());
+                deleteSnapshot(latest.getKey(), latest.getValue());
+            }
+        }
+        final int replayed = replay(segments, from, endOffset);
+        mapEndOffset = endOffset;
+        if (replayed > 0 || from < endOffset) {
+            LOG.info("Rebuilt the producer state of {} from offset {} to {} ({} producer batches replayed, {}"
+                + " producers)", dir, from, endOffset, replayed, producers.size());
+        }
+    }
+
+    /** Replays the batches in {@code [from, endOffset)} from the segment files: a header read per batch. */
+    private int replay(final LogSegment[] segments, final long from, final long endOffset) throws IOException {
+        if (from >= endOffset) {
+            return 0;
+        }
+        int replayed = 0;
+        ByteBuffer buffer = ByteBuffer.allocateDirect(RECORDS_OFFSET);
+        for (int i = 0; i < segments.length; i++) {
+            final LogSegment segment = segments[i];
+            if (i + 1 < segments.length && segments[i + 1].baseOffset() <= from) {
+                continue; // wholly below the start
+            }
+            if (segment.baseOffset() >= endOffset) {
+                break;
+            }
+            final int size = segment.sizeInBytes();
+            int position = 0;
+            while (position + RECORDS_OFFSET <= size) {
+                buffer.clear().limit(RECORDS_OFFSET);
+                readFully(segment, buffer, position);
+                scanView.wrap(buffer, 0, RECORDS_OFFSET);
+                final int batchSize = LOG_OVERHEAD + scanView.getInt(LENGTH_OFFSET, ByteOrder.BIG_ENDIAN);
+                final long base = scanView.getLong(BASE_OFFSET_OFFSET, ByteOrder.BIG_ENDIAN);
+                final long last = base + scanView.getInt(LAST_OFFSET_DELTA_OFFSET, ByteOrder.BIG_ENDIAN);
+                if (base >= endOffset || batchSize < RECORDS_OFFSET || position + batchSize > size) {
+                    break;
+                }
+                if (last >= from && scanView.getLong(PRODUCER_ID_OFFSET, ByteOrder.BIG_ENDIAN) != NO_PRODUCER_ID) {
+                    final boolean control =
+                        (scanView.getShort(ATTRIBUTES_OFFSET, ByteOrder.BIG_ENDIAN) & CONTROL_FLAG_MASK) != 0;
+                    if (control) {
+                        // A marker's coordinator epoch is in its record: read the whole (small) batch.
+                        if (buffer.capacity() < batchSize) {
+                            buffer = ByteBuffer.allocateDirect(batchSize);
+                        }
+                        buffer.clear().limit(batchSize);
+                        readFully(segment, buffer, position);
+                        scanView.wrap(buffer, 0, batchSize);
+                    }
+                    applyBatch(scanView, 0);
+                    replayed++;
+                }
+                position += batchSize;
+            }
+        }
+        return replayed;
+    }
+
+    private static void readFully(final LogSegment segment, final ByteBuffer buffer, final int position)
+        throws IOException {
+        int read = 0;
+        while (buffer.hasRemaining()) {
+            final int n = segment.channel().read(buffer, position + read);
+            if (n < 0) {
+                throw new IOException("unexpected end of " + segment.logFile() + " at position " + (position + read));
+            }
+            read += n;
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ expiration
+
+    private boolean isExpired(final ProducerEntry entry, final long nowMs) {
+        // Kafka's isProducerExpired: a producer inside a transaction never expires.
+        return entry.currentTxnFirstOffset() < 0 && nowMs - entry.lastTimestamp() >= expirationMs;
+    }
+
+    /**
+     * Forgets the producers idle for {@code producer.id.expiration.ms} or longer (Kafka's
+     * {@code removeExpiredProducers}); a later batch of theirs is accepted at any sequence, as from a new producer.
+     *
+     * @param nowMs the time
+     * @return how many were removed
+     */
+    public int removeExpiredProducers(final long nowMs) {
+        final int before = producers.size();
+        producers.values().removeIf(entry -> isExpired(entry, nowMs));
+        return before - producers.size();
+    }
+
+    // ------------------------------------------------------------------------------------------ queries
+
+    /**
+     * The offset the state describes: every batch below it has been applied.
+     *
+     * @return the offset
+     */
+    public long mapEndOffset() {
+        return mapEndOffset;
+    }
+
+    /**
+     * The number of producers known.
+     *
+     * @return the count
+     */
+    public int producerIdCount() {
+        return producers.size();
+    }
+
+    /**
+     * The offsets of the snapshot files on disk, ascending.
+     *
+     * @return a copy
+     */
+    public long[] snapshotOffsets() {
+        return snapshots.keySet().stream().mapToLong(Long::longValue).toArray();
+    }
+
+    /** The entry of one producer, or null (tests). */
+    ProducerEntry entry(final long producerId) {
+        return producers.get(producerId);
+    }
+}
