@@ -190,8 +190,14 @@ public final class LogLoader {
                     firstScanned = i;
                 }
             }
+            final long[] orphans = StrayFiles.orphanIndexBases(dir);
             long expectedNext = -1;
             for (int i = 0; i < firstScanned; i++) {
+                if (expectedNext >= 0 && lostSegmentBetween(orphans, expectedNext, bases[i]) >= 0) {
+                    recovery.refuseOrDropLostSegment(bases, i, lostSegmentBetween(orphans, expectedNext, bases[i]));
+                    firstScanned = bases.length;
+                    break;
+                }
                 if (expectedNext >= 0 && bases[i] < expectedNext) {
                     // Each segment starts after the previous one's last offset (later is a compaction gap, legal
                     // under every policy). A segment named inside the previous one's offsets contradicts it: a file
@@ -226,7 +232,10 @@ public final class LogLoader {
                 }
                 expectedNext = segment.reader().readNextOffset(segment.sizeInBytes(), scratch);
             }
-            recovery.recoverFrom(bases, firstScanned, segments, nowMs, jitter, expectedNext);
+            recovery.recoverFrom(bases, firstScanned, segments, nowMs, jitter, expectedNext, orphans);
+            if (!options.readOnly()) {
+                StrayFiles.deleteOrphanIndexes(io, dir, removed);
+            }
         } catch (final IOException | RuntimeException e) {
             closeAll(segments, e, options.readOnly());
             throw e;
@@ -316,8 +325,33 @@ public final class LogLoader {
                 SegmentRecovery.DEFAULT_RUN_BYTES);
         }
 
+        /**
+         * A segment whose data file is gone while its index files remain between two segments: its records are
+         * lost. Refused under the fail policy; under truncate, the log is dropped from there, as a cut segment's
+         * successors are.
+         */
+        void refuseOrDropLostSegment(final long[] bases, final int next, final long lostBase) throws IOException {
+            final Path index = dir.resolve(SegmentFiles.fileName(lostBase, SegmentFiles.INDEX_SUFFIX));
+            final String detail = "the index files of the segment at base offset " + lostBase + " remain but its data"
+                + " file is gone, between segments that end below it and start at " + bases[next] + ": its records"
+                + " were lost";
+            if (!config.truncateOnCorruption()) {
+                throw new CorruptSegmentException(index, new CorruptSegmentException.Finding(0, lostBase,
+                    "segmentFile", SegmentFiles.fileName(lostBase, SegmentFiles.LOG_SUFFIX), "missing", detail
+                        + "; set " + SegmentConfig.CORRUPTION_POLICY_KEY + "=truncate to drop the log from there on,"
+                        + " or re-fetch the partition from a replica"));
+            }
+            LOG.error("Opening {}: {}; dropping every later segment as {}=truncate says{}", dir, detail,
+                SegmentConfig.CORRUPTION_POLICY_KEY, options.readOnly() ? " (read-only: left on disk)" : "");
+            deleteFrom(bases, next);
+            if (!options.readOnly()) {
+                io.fsyncDirectory(dir);
+            }
+        }
+
         void recoverFrom(final long[] bases, final int first, final List<LogSegment> segments, final long nowMs,
-                         final LongSupplier jitter, final long expectedFirst) throws IOException {
+                         final LongSupplier jitter, final long expectedFirst, final long[] orphans)
+            throws IOException {
             if (first >= bases.length) {
                 return;
             }
@@ -326,6 +360,11 @@ public final class LogLoader {
             int lastEpoch = epochs.latestEpoch();
             boolean changedDirectory = false;
             for (int i = first; i < bases.length; i++) {
+                if (expected >= 0 && lostSegmentBetween(orphans, expected, bases[i]) >= 0) {
+                    refuseOrDropLostSegment(bases, i, lostSegmentBetween(orphans, expected, bases[i]));
+                    changedDirectory = true;
+                    break;
+                }
                 final boolean legalGap = bases[i] > expected && expected < options.recoveryPoint();
                 if (expected >= 0 && bases[i] != expected && !legalGap) {
                     // A segment that does not start where the previous one ended. Later is a legal gap (Kafka's
@@ -439,6 +478,21 @@ public final class LogLoader {
                 deletedSegments.add(log);
             }
         }
+    }
+
+    /**
+     * An orphan index base offset in {@code [from, to)}: a segment that sat in the gap between the segment ending
+     * below {@code from} and the one starting at {@code to}.
+     *
+     * @return the smallest such base, or -1
+     */
+    static long lostSegmentBetween(final long[] orphans, final long from, final long to) {
+        for (final long base : orphans) {
+            if (base >= from && base < to) {
+                return base;
+            }
+        }
+        return -1;
     }
 
     /**

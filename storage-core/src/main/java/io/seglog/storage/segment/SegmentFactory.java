@@ -2,6 +2,7 @@ package io.seglog.storage.segment;
 
 import static io.seglog.storage.format.RecordBatchDescriptor.MAX_TIMESTAMP_OFFSET;
 
+import io.seglog.storage.format.RecordBatchDescriptor;
 import io.seglog.storage.index.OffsetIndex;
 import io.seglog.storage.index.TimeIndex;
 import io.seglog.storage.io.FileIO;
@@ -69,8 +70,10 @@ final class SegmentFactory {
             length, config, rollJitterMs, nowMs);
         try {
             boolean indexesOk = !rebuild;
+            IndexClaims claims = IndexClaims.NONE;
             if (indexesOk) {
                 try {
+                    claims = IndexClaims.of(segment.offsetIndex(), segment.timeIndex(), length);
                     segment.offsetIndex().sanityCheck();
                     segment.timeIndex().sanityCheck();
                     // Stronger than Kafka's sanity check: the last entries must name batches the file holds, so a
@@ -91,6 +94,18 @@ final class SegmentFactory {
                 segment.reloadLargestTimestamp(scratch);
             } else {
                 segment.indexesRebuiltOnOpen = true;
+                // Judged before the rebuild rewrites the index files, and a refusal abandons the segment (a close
+                // would drop the indexes its checks found wrong): the evidence stays on disk for the next open.
+                try {
+                    claims.checkNotCutShort(logFile, lastOffsetOf(segment, scratch, length));
+                } catch (final CorruptSegmentException lost) {
+                    try {
+                        segment.abandon();
+                    } catch (final IOException suppressed) {
+                        lost.addSuppressed(suppressed);
+                    }
+                    throw lost;
+                }
                 segment.rebuildIndexes(scratch);
                 // Rebuilt as a closed segment would be; the log grows the active one back to full size.
                 segment.offsetIndex().trimToValidSize();
@@ -101,6 +116,19 @@ final class SegmentFactory {
             throw e;
         }
         return segment;
+    }
+
+    /** The last offset of the data file's last batch (a walk of the batch headers), -1 when it holds none. */
+    private static long lastOffsetOf(final LogSegment segment, final ByteBuffer scratch, final int length)
+        throws IOException {
+        long last = -1;
+        for (int position = 0; position < length; ) {
+            final int batchSize = segment.readHeader(scratch, position, length, LogSegment.TIMESTAMP_HEADER_BYTES);
+            last = scratch.getLong(RecordBatchDescriptor.BASE_OFFSET_OFFSET)
+                + scratch.getInt(RecordBatchDescriptor.LAST_OFFSET_DELTA_OFFSET);
+            position += batchSize;
+        }
+        return last;
     }
 
     /** {@link LogSegment#openReadOnly}. */
@@ -118,11 +146,20 @@ final class SegmentFactory {
                 segment = usableIndexes(io, channel, logFile, indexFile, timeIndexFile, baseOffset, length, config,
                     nowMs);
             }
+            // Index files that are not used for reads (rejected by their checks, or the last segment's) are still
+            // witnesses of the data they describe, as in a writable open.
+            final boolean indexesRejected = segment == null && !toBeScanned
+                && Files.exists(indexFile) && Files.exists(timeIndexFile);
             if (segment == null) {
                 segment = new LogSegment(logFile, baseOffset, channel,
                     OffsetIndex.emptyReadOnly(io, indexFile, baseOffset, channel),
                     TimeIndex.emptyReadOnly(io, timeIndexFile, baseOffset, channel), length, config, 0, nowMs);
                 segment.indexesRebuiltOnOpen = true;
+            }
+            if (indexesRejected) {
+                // The index files failed their checks: the same witnesses as a writable open's.
+                IndexClaims.read(io, indexFile, timeIndexFile, baseOffset, length)
+                    .checkNotCutShort(logFile, lastOffsetOf(segment, scratch, length));
             }
             if (length > 0 && !toBeScanned) {
                 segment.readHeader(scratch, 0, length, LogSegment.TIMESTAMP_HEADER_BYTES);

@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
  *       {@code .swap} replaces the segments whose base offsets fall in its offset range and is renamed into
  *       place, its indexes deleted so that they are rebuilt;</li>
  *   <li>an index file ({@code .index}, {@code .timeindex}, {@code .txnindex}) whose {@code .log} is missing is
- *       deleted;</li>
+ *       deleted after the load ({@link #deleteOrphanIndexes}), unless it lies in a gap between two segments: then it
+ *       is the trace of a lost segment and the load refuses the log (or truncates it there);</li>
  *   <li>files Seglog or Kafka put in a partition directory are kept; anything else is left alone with a WARN.</li>
  * </ul>
  *
@@ -98,14 +99,55 @@ final class StrayFiles {
         }
         for (final Path file : list(dir)) {
             final String name = file.getFileName().toString();
+            if (!isIndex(name) && !isKnown(name)) {
+                LOG.warn("Unknown file {} in partition directory {}: left alone", name, dir);
+            }
+        }
+    }
+
+    /**
+     * The base offsets of index files ({@code .index}, {@code .timeindex}, {@code .txnindex}) whose {@code .log}
+     * is missing, ascending. Left on disk by {@link #tidy} until the load has judged them: one that lies in a gap
+     * between two segments is the trace of a lost segment (retirement, the cleaner's swap and truncation leave
+     * orphans only below the first segment, inside a segment that replaced them, or above the last).
+     *
+     * @param dir the partition directory
+     * @return the base offsets, no duplicates
+     * @throws IOException if the directory cannot be listed
+     */
+    static long[] orphanIndexBases(final Path dir) throws IOException {
+        final java.util.TreeSet<Long> found = new java.util.TreeSet<>();
+        for (final Path file : list(dir)) {
+            final String name = file.getFileName().toString();
+            final long base = baseOffsetOf(name);
+            if (isIndex(name) && base >= 0) {
+                final String stem = name.substring(0, name.lastIndexOf('.'));
+                if (!Files.exists(dir.resolve(stem + SegmentFiles.LOG_SUFFIX))) {
+                    found.add(base);
+                }
+            }
+        }
+        return found.stream().mapToLong(Long::longValue).toArray();
+    }
+
+    /**
+     * Deletes the index files whose {@code .log} is missing (Kafka's {@code loadSegmentFiles} does), once the load
+     * has found none of them to be a lost segment's.
+     *
+     * @param io      the file layer
+     * @param dir     the partition directory
+     * @param removed receives every file deleted
+     * @throws IOException if a file cannot be deleted
+     */
+    static void deleteOrphanIndexes(final FileIO io, final Path dir, final List<Path> removed) throws IOException {
+        for (final Path file : list(dir)) {
+            final String name = file.getFileName().toString();
             if (isIndex(name)) {
                 final String stem = name.substring(0, name.lastIndexOf('.'));
                 if (!Files.exists(dir.resolve(stem + SegmentFiles.LOG_SUFFIX))) {
                     LOG.warn("Deleting index {} of {}: its log file is missing", name, dir);
                     delete(io, file, removed);
                 }
-            } else if (!isKnown(name)) {
-                LOG.warn("Unknown file {} in partition directory {}: left alone", name, dir);
             }
         }
     }

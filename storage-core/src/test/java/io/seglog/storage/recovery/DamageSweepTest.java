@@ -240,6 +240,7 @@ class DamageSweepTest extends ScratchDirTest {
     void everyLogCutAtAnIndexEntryIsRefusedOrServesWhatIsLeft() throws IOException {
         final Oracle oracle = oracle();
         int cuts = 0;
+        int blindSpots = 0;
         for (final String name : oracle.image().files.keySet()) {
             if (!name.endsWith(".index")) {
                 continue;
@@ -255,18 +256,31 @@ class DamageSweepTest extends ScratchDirTest {
                     final Path dir = tmp.resolve("cut-" + cuts++);
                     LogImage.write(files, dir);
                     final String context = logName + " cut at " + cutAt;
+                    final List<Long> bases = oracle.image().segmentBases;
+                    final long segmentBase = Long.parseLong(logName.substring(0, 20));
+                    final boolean last = segmentBase == bases.get(bases.size() - 1);
+                    // The documented blind spot (docs/recovery.md): a segment that is not the last, cut at a batch
+                    // boundary after its last offset-index entry, leaves one witness at most (offset gaps are legal
+                    // under every policy). Served, it must lose only the cut batches: a read there answers the next
+                    // segment's first batch, never another record.
+                    final boolean blindSpot = !last && cutAt == position && entry + 8 >= index.capacity();
+                    final long lostTo = last ? Long.MAX_VALUE : bases.get(bases.indexOf(segmentBase) + 1);
+                    final long lostFrom = firstBatchAtOrAfter(oracle, segmentBase, cutAt);
+                    if (blindSpot) {
+                        blindSpots += servedWithLoss(oracle, dir, lostFrom, lostTo, context);
+                        FastDirs.deleteTree(dir);
+                        continue;
+                    }
                     final boolean readOnlyOpened = readOnlyAnswersOrRefuses(oracle, files, dir,
                         RecoveryOptions.clean(), 0, context);
                     // Without a recovery point (a standalone embedder after a clean close): what is left is served.
                     try (PartitionLog log = open(dir, RecoveryOptions.clean())) {
                         assertTrue(readOnlyOpened, context + ": the writable open served it, the read-only refused");
-                        final boolean last = logName.equals(LogImage.logName(
-                            oracle.image().segmentBases.get(oracle.image().segmentBases.size() - 1)));
-                        assertTrue(last, context + ": a cut segment that is not the last leaves a gap and must be"
-                            + " refused");
+                        assertTrue(last, context + ": a cut segment that is not the last lost data and must be"
+                            + " refused (its indexes are the witnesses)");
                         assertAnswers(oracle, log, 0, context);
                     } catch (final StorageException e) {
-                        // Refused: a gap after a cut segment, or a cut inside a batch of a log that closed cleanly.
+                        // Refused: data lost behind the indexes, or a cut inside a batch of a log that closed cleanly.
                         assertFalse(readOnlyOpened, context + ": the read-only open served what the writable refused");
                         assertNamesAFile(e, context);
                     }
@@ -282,6 +296,54 @@ class DamageSweepTest extends ScratchDirTest {
             }
         }
         assertTrue(cuts > 10, "cuts=" + cuts);
+        // One blind spot per segment but the last, at most.
+        assertTrue(blindSpots < oracle.image().segmentBases.size(), "blind spots served=" + blindSpots);
+        System.out.printf("DamageSweepTest: %d cuts, %d in the blind spot served with only the cut batches lost%n",
+            cuts, blindSpots);
+    }
+
+    /** The base offset of the first batch of the segment at or after a byte position in it. */
+    private static long firstBatchAtOrAfter(final Oracle oracle, final long segmentBase, final int position) {
+        final int segment = oracle.image().segmentBases.indexOf(segmentBase);
+        for (final LogImage.Batch batch : oracle.image().batches) {
+            if (batch.segment() == segment && batch.position() >= position) {
+                return batch.baseOffset();
+            }
+        }
+        return Long.MAX_VALUE;
+    }
+
+    /**
+     * A blind-spot image: every open refuses naming a file, or serves it losing only {@code [lostFrom, lostTo)}:
+     * every other offset answers its own batch, and one in the lost range answers the first batch at or after
+     * {@code lostTo}, never a lower offset.
+     *
+     * @return 1 when an open served it
+     */
+    private static int servedWithLoss(final Oracle oracle, final Path dir, final long lostFrom, final long lostTo,
+                                      final String context) throws IOException {
+        int served = 0;
+        for (final RecoveryOptions options : List.of(RecoveryOptions.clean(),
+            new RecoveryOptions(true, oracle.end(), Long.MAX_VALUE))) {
+            try (PartitionLog log = open(dir, options)) {
+                served = 1;
+                for (final LogImage.Batch batch : oracle.image().batches) {
+                    for (long at = batch.baseOffset(); at <= batch.lastOffset(); at++) {
+                        final LogSlice slice = log.read(at, 1, Long.MAX_VALUE, true);
+                        if (at >= lostFrom && at < lostTo) {
+                            assertTrue(slice.firstOffset() >= lostTo, context + ": a read at " + at + " in the lost"
+                                + " range answered " + slice.firstOffset());
+                        } else {
+                            assertEquals(batch.baseOffset(), slice.firstOffset(), context + ": the batch read at "
+                                + at);
+                        }
+                    }
+                }
+            } catch (final StorageException e) {
+                assertNamesAFile(e, context);
+            }
+        }
+        return served;
     }
 
     @Test
