@@ -109,7 +109,17 @@ final class CompactedLogs {
     /** Kafka's properties matching a Seglog {@link LogConfig} built by {@link #seglogConfig}. */
     static org.apache.kafka.storage.internals.log.LogConfig kafkaConfig(final int segmentBytes,
                                                                         final long deleteRetentionMs) {
+        return kafkaConfig(segmentBytes, deleteRetentionMs, 4096, 10 * 1024 * 1024);
+    }
+
+    /** As {@link #kafkaConfig(int, long)} with {@code index.interval.bytes} and {@code segment.index.bytes}. */
+    static org.apache.kafka.storage.internals.log.LogConfig kafkaConfig(final int segmentBytes,
+                                                                        final long deleteRetentionMs,
+                                                                        final int indexIntervalBytes,
+                                                                        final int segmentIndexBytes) {
         final Map<String, Object> props = new HashMap<>();
+        props.put("index.interval.bytes", indexIntervalBytes);
+        props.put("segment.index.bytes", segmentIndexBytes);
         props.put("cleanup.policy", "compact");
         props.put("internal.segment.bytes", segmentBytes); // segment.bytes has a 1 MiB floor since Kafka 4.0
         props.put("segment.ms", Long.MAX_VALUE / 4);
@@ -123,7 +133,14 @@ final class CompactedLogs {
 
     /** A compacted Seglog configuration: Kafka's defaults for the index, small segments, no time roll. */
     static LogConfig seglogConfig(final int segmentBytes, final long deleteRetentionMs) {
-        return LogConfig.builder().cleanupPolicy(CleanupPolicy.COMPACT).segmentBytes(segmentBytes)
+        return seglogConfig(segmentBytes, deleteRetentionMs, 4096, 10 * 1024 * 1024);
+    }
+
+    /** As {@link #seglogConfig(int, long)} with {@code index.interval.bytes} and {@code segment.index.bytes}. */
+    static LogConfig seglogConfig(final int segmentBytes, final long deleteRetentionMs, final int indexIntervalBytes,
+                                  final int segmentIndexBytes) {
+        return LogConfig.builder().indexIntervalBytes(indexIntervalBytes).segmentIndexBytes(segmentIndexBytes)
+            .cleanupPolicy(CleanupPolicy.COMPACT).segmentBytes(segmentBytes)
             .segmentMs(Long.MAX_VALUE / 4).minCleanableDirtyRatio(0.01).minCompactionLagMs(0)
             .deleteRetentionMs(deleteRetentionMs).fileDeleteDelayMs(0).build();
     }
