@@ -89,6 +89,7 @@ public class CleanerBench {
     private boolean kafkaRun;
     private Path prepared;
     private Path work;
+    private final List<Path> works = new java.util.ArrayList<>();
     private KafkaScheduler scheduler;
     private UnifiedLog kafkaLog;
     private Cleaner kafkaCleaner;
@@ -139,7 +140,6 @@ public class CleanerBench {
     public void setUpTrial(BenchmarkParams params) throws IOException {
         kafkaRun = params.getBenchmark().endsWith("kafka");
         prepared = BenchFiles.newDirectory("cleaner-prepared");
-        work = BenchFiles.newDirectory("cleaner-work");
         long recordBytes = 0;
         long now = System.currentTimeMillis();
         // Sized from one batch of this codec, so that both codecs write about logBytes.
@@ -179,7 +179,9 @@ public class CleanerBench {
      */
     @Setup(Level.Invocation)
     public void setUpInvocation() throws IOException {
-        BenchFiles.deleteRecursively(work);
+        // A new directory each time: Kafka's scheduler may still be unlinking the last copy's .deleted files.
+        work = BenchFiles.newDirectory("cleaner-work");
+        works.add(work);
         Path dir = work.resolve("bench-0");
         Files.createDirectories(dir);
         try (Stream<Path> files = Files.list(prepared.resolve("bench-0"))) {
@@ -226,7 +228,7 @@ public class CleanerBench {
     @TearDown(Level.Trial)
     public void tearDownTrial() {
         KafkaLogs.shutdown(scheduler);
-        BenchFiles.deleteRecursively(work);
+        works.forEach(BenchFiles::deleteRecursively);
         BenchFiles.deleteRecursively(prepared);
     }
 
