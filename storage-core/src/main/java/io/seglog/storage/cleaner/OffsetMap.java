@@ -92,9 +92,6 @@ final class OffsetMap {
      * @throws IllegalStateException if the map is full (callers stop at a load factor below 1)
      */
     void put(final DirectBuffer key, final int keyOffset, final int keyLength, final long offset) {
-        if (entries >= slots) {
-            throw new IllegalStateException("offset map is full: slots=" + slots);
-        }
         hashInto(key, keyOffset, keyLength, hash1);
         int attempt = 0;
         int pos = positionOf(hash1, attempt);
@@ -103,6 +100,11 @@ final class OffsetMap {
                 bytes.putLong(pos + HASH_SIZE, offset);
                 latestOffset = offset;
                 return;
+            }
+            // Kafka checks fullness before looking for the key, refusing an update of a held key in a full map;
+            // only a new key needs a free slot (and a full table's walk must stop).
+            if (entries >= slots) {
+                throw new IllegalStateException("offset map is full: slots=" + slots);
             }
             attempt++;
             pos = positionOf(hash1, attempt);
