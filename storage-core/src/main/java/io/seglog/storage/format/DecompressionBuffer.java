@@ -7,10 +7,13 @@ import java.nio.ByteBuffer;
  * hard limit. A codec asks for room before it writes ({@link #ensureRoom}), so the memory taken never exceeds the
  * limit however far the input claims to expand (a decompression bomb is refused at the limit, not after).
  *
- * <p>Decompressed bytes are {@code [0, position)} of {@link #buffer()}. Not thread-safe.
+ * <p>Decompressed bytes are {@code [0, position)} of {@link #buffer()}. A buffer grown past 1 MiB is dropped at the
+ * next {@link #reset()}. Not thread-safe.
  */
 final class DecompressionBuffer {
     private static final int INITIAL_BYTES = 64 * 1024;
+    /** The largest buffer kept from one decompression to the next: producer batches are far smaller. */
+    static final int RETAINED_BYTES = 1 << 20;
 
     private final int limitBytes;
     private ByteBuffer buffer;
@@ -33,7 +36,9 @@ final class DecompressionBuffer {
      * @return the buffer to write into
      */
     public ByteBuffer reset() {
-        if (buffer == null) {
+        if (buffer == null || buffer.capacity() > RETAINED_BYTES) {
+            // A buffer grown past RETAINED_BYTES by one large (or refused) batch is dropped, so that an owner per
+            // partition does not keep up to the limit of direct memory for an outlier.
             buffer = ByteBuffer.allocateDirect(Math.min(INITIAL_BYTES, limitBytes));
         }
         return buffer.clear();

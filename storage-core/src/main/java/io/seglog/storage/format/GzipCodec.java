@@ -43,7 +43,16 @@ final class GzipCodec extends Codec {
         int member = 0;
         do {
             final int memberStart = out.buffer().position();
-            source.position(skipHeader(source, source.position(), end, member));
+            final int dataStart;
+            try {
+                dataStart = skipHeader(source, source.position(), end, member);
+            } catch (final CodecException notAMember) {
+                if (member == 0) {
+                    throw notAMember;
+                }
+                return; // GZIPInputStream ignores trailing bytes that do not make a whole member header too
+            }
+            source.position(dataStart);
             inflate(source, out);
             final int trailer = source.position();
             if (end - trailer < TRAILER_BYTES) {

@@ -615,11 +615,16 @@ public final class RecordBatchBuilder implements AutoCloseable {
         final Codec codec = codecs.codec(compression);
         final int recordsStart = startIndex + RECORDS_OFFSET;
         final int plainBytes = position - recordsStart;
-        if (plainRecords == null || plainRecords.capacity() < plainBytes) {
+        // Buffers grown past DecompressionBuffer.RETAINED_BYTES for one large batch are not kept for small ones.
+        if (plainRecords == null || plainRecords.capacity() < plainBytes
+            || plainRecords.capacity() > DecompressionBuffer.RETAINED_BYTES
+            && plainBytes <= DecompressionBuffer.RETAINED_BYTES) {
             plainRecords = ByteBuffer.allocateDirect(plainBytes);
         }
         final int bound = codec.maxCompressedBytes(plainBytes);
-        if (packedRecords == null || packedRecords.capacity() < bound) {
+        if (packedRecords == null || packedRecords.capacity() < bound
+            || packedRecords.capacity() > DecompressionBuffer.RETAINED_BYTES
+            && bound <= DecompressionBuffer.RETAINED_BYTES) {
             packedRecords = ByteBuffer.allocateDirect(bound);
         }
         final ByteBuffer plain = plainRecords.clear();

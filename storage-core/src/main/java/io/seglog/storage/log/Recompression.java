@@ -30,6 +30,9 @@ final class Recompression implements AutoCloseable {
     private final RecordBatch batch = new RecordBatch();
     private final RecordView record = new RecordView();
     private final RecordHeader header = new RecordHeader();
+    /** Buffers up to this size are kept for the next batch; larger ones are dropped after use. */
+    private static final int RETAINED_BYTES = 1 << 20;
+
     private final UnsafeBuffer scratchView = new UnsafeBuffer(0, 0);
     private ByteBuffer scratch;
 
@@ -83,11 +86,17 @@ final class Recompression implements AutoCloseable {
     ByteBuffer rebuild(final DirectBuffer view, final int offset) {
         batch.wrap(view, offset);
         reader.open(batch);
-        // Re-encoded records take no more than the decompressed (or stored) ones; the codec's worst case may
-        // exceed them a little for incompressible data.
+        // Re-encoding measures every timestamp from the first record's, so a record may grow by up to 11 bytes
+        // (a varlong of 10 for a 1-byte delta, and its length varint); the codec's worst case may exceed the plain
+        // size a little for incompressible data.
         final int plain = reader.recordsBytes();
-        final int capacity = RecordBatchDescriptor.BATCH_HEADER_LENGTH + plain + (plain >> 3) + 1024;
-        if (scratch == null || scratch.capacity() < capacity) {
+        final long wanted = RecordBatchDescriptor.BATCH_HEADER_LENGTH + (long) plain + (plain >> 3) + 1024
+            + 11L * Math.max(0, batch.recordCount());
+        final int capacity = (int) Math.min(Integer.MAX_VALUE - 8, wanted);
+        if (scratch == null || scratch.capacity() < capacity || scratch.capacity() > RETAINED_BYTES
+            && capacity <= RETAINED_BYTES) {
+            // Grown for a large batch, the buffer is dropped at the next small one: a log does not keep tens of
+            // megabytes of direct memory for one producer's outlier.
             scratch = ByteBuffer.allocateDirect(capacity);
             scratchView.wrap(scratch);
         }

@@ -27,6 +27,15 @@ record IndexClaims(long offsetIndexLast, int entriesPastEnd, long timeIndexLast)
     /** No index to claim anything. */
     static final IndexClaims NONE = new IndexClaims(-1, 0, -1);
 
+    /** The claims of open indexes over a data file of {@code dataBytes}; indexes that cannot be read claim nothing. */
+    static IndexClaims ofOrNone(final OffsetIndex offsetIndex, final TimeIndex timeIndex, final int dataBytes) {
+        try {
+            return of(offsetIndex, timeIndex, dataBytes);
+        } catch (final RuntimeException unreadable) {
+            return NONE;
+        }
+    }
+
     /** The claims of open indexes over a data file of {@code dataBytes}. */
     static IndexClaims of(final OffsetIndex offsetIndex, final TimeIndex timeIndex, final int dataBytes) {
         final int entries = offsetIndex.entries();

@@ -472,9 +472,11 @@ public final class LogLoader {
                     continue;
                 }
                 LOG.warn("Recovery of {}: deleting segment {} after a truncated one", dir, log.getFileName());
-                io.deleteIfExists(log);
+                // Index files before the data file: a crash in between must not leave an index without its .log
+                // in a gap, which the next open would take for a lost segment.
                 io.deleteIfExists(dir.resolve(SegmentFiles.fileName(bases[j], SegmentFiles.INDEX_SUFFIX)));
                 io.deleteIfExists(dir.resolve(SegmentFiles.fileName(bases[j], SegmentFiles.TIME_INDEX_SUFFIX)));
+                io.deleteIfExists(log);
                 deletedSegments.add(log);
             }
         }

@@ -70,10 +70,9 @@ final class SegmentFactory {
             length, config, rollJitterMs, nowMs);
         try {
             boolean indexesOk = !rebuild;
-            IndexClaims claims = IndexClaims.NONE;
+            final boolean hadIndexes = indexesOk;
             if (indexesOk) {
                 try {
-                    claims = IndexClaims.of(segment.offsetIndex(), segment.timeIndex(), length);
                     segment.offsetIndex().sanityCheck();
                     segment.timeIndex().sanityCheck();
                     // Stronger than Kafka's sanity check: the last entries must name batches the file holds, so a
@@ -97,7 +96,12 @@ final class SegmentFactory {
                 // Judged before the rebuild rewrites the index files, and a refusal abandons the segment (a close
                 // would drop the indexes its checks found wrong): the evidence stays on disk for the next open.
                 try {
-                    claims.checkNotCutShort(logFile, lastOffsetOf(segment, scratch, length));
+                    // Read only when the indexes were rejected (every open would otherwise page in every index);
+                    // the checks above read them without writing.
+                    if (hadIndexes) {
+                        IndexClaims.ofOrNone(segment.offsetIndex(), segment.timeIndex(), length)
+                            .checkNotCutShort(logFile, lastOffsetOf(segment, scratch, length));
+                    }
                 } catch (final CorruptSegmentException lost) {
                     try {
                         segment.abandon();
