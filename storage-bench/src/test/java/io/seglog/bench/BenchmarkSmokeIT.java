@@ -54,6 +54,8 @@ class BenchmarkSmokeIT {
             .measurementTime(TimeValue.milliseconds(100))
             .param("valueSize", "100")
             .param("recordsPerBatch", "100")
+            // CleanerBench: one full 16 MiB segment to clean instead of four (two systems, two codecs, single shots).
+            .param("logBytes", String.valueOf(20 << 20))
             // Small files: the smoke checks that each benchmark runs, not how fast.
             .jvmArgsAppend("-Dseglog.bench.dir=" + dir, "-Dseglog.bench.fileMiB=16")
             .addProfiler(GCProfiler.class)
