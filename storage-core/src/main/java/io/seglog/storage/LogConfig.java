@@ -254,6 +254,14 @@ public final class LogConfig {
         UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG, DEFAULT_UNCLEAN_LEADER_ELECTION_ENABLE,
         "whether a replica outside the ISR may become leader", "replication");
 
+    static {
+        // Kafka's LogConfig.validateValues: records may not have to be compacted before they may be.
+        KEYS.crossRule(v -> v.get(MIN_COMPACTION_LAG_MS) > v.get(MAX_COMPACTION_LAG_MS)
+            ? "conflicting settings: " + MIN_COMPACTION_LAG_MS_CONFIG + "=" + v.get(MIN_COMPACTION_LAG_MS) + " > "
+                + MAX_COMPACTION_LAG_MS_CONFIG + "=" + v.get(MAX_COMPACTION_LAG_MS)
+            : null);
+    }
+
     private final Object[] values;
     /** Derived once: the plain values the segment layer takes. */
     private final SegmentConfig segmentConfig;

@@ -202,6 +202,16 @@ class LogConfigTest {
             () -> LogConfig.builder().compressionLevels(0, 9, 3).build());
     }
 
+    @Test
+    void aMinimumCompactionLagAboveTheMaximumIsRefusedNamingBothKeys() {
+        final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> LogConfig.fromProperties(Map.of("min.compaction.lag.ms", "5000", "max.compaction.lag.ms", "4000")));
+        assertTrue(e.getMessage().contains("min.compaction.lag.ms=5000") && e.getMessage().contains(
+            "max.compaction.lag.ms=4000"), e.getMessage());
+        assertEquals(4000, LogConfig.fromProperties(Map.of("min.compaction.lag.ms", "4000", "max.compaction.lag.ms",
+            "4000")).maxCompactionLagMs());
+    }
+
     /** The {@code key=value} pairs of a configuration's toString. */
     private static Map<String, Object> properties(final LogConfig config) {
         final String text = config.toString();

@@ -394,6 +394,9 @@ public final class Partition {
                 leaderEpoch);
         } catch (final InvalidRecordException e) {
             return AppendResult.error(ReplicaError.of(e), e.getMessage());
+        } catch (final CodecUnavailableException e) {
+            // storage-core's codec libraries are optional; an embedder's broker without one answers as Kafka does.
+            return AppendResult.error(ReplicaError.UNSUPPORTED_COMPRESSION_TYPE, e.getMessage());
         } catch (final IllegalArgumentException e) {
             // The log holds a newer epoch than this leader's: a newer leader's records reached it (fenced).
             return AppendResult.error(ReplicaError.NOT_LEADER_OR_FOLLOWER, e.getMessage());

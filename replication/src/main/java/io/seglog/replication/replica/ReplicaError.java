@@ -47,6 +47,8 @@ public enum ReplicaError {
     FENCED_LEADER_EPOCH(74),
     /** The request's leader epoch is newer than this broker's: this broker's view is stale. */
     UNKNOWN_LEADER_EPOCH(75),
+    /** A batch's compression codec cannot be read here: its library is not on the broker's class path. */
+    UNSUPPORTED_COMPRESSION_TYPE(76),
     /** A new leader's high watermark is not known yet (ListOffsets answers nothing for now). */
     OFFSET_NOT_AVAILABLE(78),
     /** A record that breaks a rule of the format. */
