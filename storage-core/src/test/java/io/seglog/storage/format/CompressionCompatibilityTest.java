@@ -44,18 +44,7 @@ class CompressionCompatibilityTest {
     }
 
     static Compression kafkaCompression(final CompressionType type) {
-        switch (type) {
-            case GZIP:
-                return Compression.gzip().build();
-            case SNAPPY:
-                return Compression.snappy().build();
-            case LZ4:
-                return Compression.lz4().build();
-            case ZSTD:
-                return Compression.zstd().build();
-            default:
-                return Compression.NONE;
-        }
+        return io.seglog.storage.KafkaBatches.compression(type.kafkaName());
     }
 
     @ParameterizedTest
