@@ -308,10 +308,43 @@ public final class LogConfig {
      * @throws IllegalArgumentException naming the key and value of the first invalid entry
      */
     public static LogConfig fromProperties(final Map<String, ?> properties) {
+        return parse(KEYS.defaults(), properties);
+    }
+
+    /**
+     * This configuration with Kafka topic-level properties laid over it, by the rules of {@link #fromProperties}
+     * (a topic's overrides over its broker's defaults, as Kafka's {@code LogConfig.fromProps(defaults, overrides)}).
+     *
+     * @param overrides Kafka property names to values
+     * @return the validated configuration
+     * @throws IllegalArgumentException naming the key and value of the first invalid entry
+     */
+    public LogConfig withProperties(final Map<String, ?> overrides) {
+        return parse(values.clone(), overrides);
+    }
+
+    /**
+     * Every key's value as a property would spell it (Kafka's text: {@code 604800000}, {@code CreateTime},
+     * {@code delete}), in table order; the Seglog-specific keys included.
+     *
+     * @return key name to value text, ordered
+     */
+    public Map<String, String> toProperties() {
+        final Map<String, String> out = new java.util.LinkedHashMap<>();
+        for (final ConfigKey<?> key : KEYS.keys()) {
+            out.put(key.name(), format(key));
+        }
+        return java.util.Collections.unmodifiableMap(out);
+    }
+
+    private <T> String format(final ConfigKey<T> key) {
+        return key.format(get(key));
+    }
+
+    private static LogConfig parse(final Object[] values, final Map<String, ?> properties) {
         Objects.requireNonNull(properties, "properties");
         final Map<String, Object> known = new HashMap<>(properties);
         final Object internal = known.remove(INTERNAL_SEGMENT_BYTES_CONFIG);
-        final Object[] values = KEYS.defaults();
         final List<String> unknown = KEYS.parse(known, values);
         if (known.containsKey(SEGMENT_BYTES_CONFIG) && ConfigDef.get(values, SEGMENT_BYTES) < MIN_KAFKA_SEGMENT_BYTES) {
             throw new IllegalArgumentException(SEGMENT_BYTES_CONFIG + "=" + ConfigDef.get(values, SEGMENT_BYTES)

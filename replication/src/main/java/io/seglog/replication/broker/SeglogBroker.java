@@ -18,13 +18,16 @@ import io.seglog.replication.transport.InJvmControlChannel;
 import io.seglog.replication.transport.LiveBroker;
 import io.seglog.replication.transport.PartitionStateInfo;
 import io.seglog.replication.transport.ReplicaStateListener;
+import io.seglog.replication.wire.AdminApis;
 import io.seglog.replication.wire.ClusterView;
+import io.seglog.replication.wire.KafkaApi;
 import io.seglog.replication.wire.KafkaApis;
 import io.seglog.replication.wire.KafkaWireServer;
 import io.seglog.replication.wire.TcpControlChannel;
 import io.seglog.replication.wire.TcpControlRegistry;
 import io.seglog.replication.wire.WireClient;
 import io.seglog.replication.wire.WireLeaderEndpoint;
+import io.seglog.replication.wire.WireServerConfig;
 import io.seglog.replication.zk.ClusterIdZnode;
 import io.seglog.replication.zk.KafkaZkStore;
 import io.seglog.replication.zk.MalformedZnodeException;
@@ -80,6 +83,7 @@ public final class SeglogBroker implements AutoCloseable {
     private volatile ReplicationBroker controlRef;
     private ExecutorService controlThread;
     private ExecutorService topicCreation;
+    private ScheduledExecutorService adminThread;
     private ScheduledExecutorService controlSender;
     private TcpControlChannel tcpChannel;
     private boolean closed;
@@ -219,12 +223,12 @@ public final class SeglogBroker implements AutoCloseable {
                     config.replication().zookeeperRequestTimeoutMs());
                 channel = tcpChannel;
                 registry = tcpRegistry;
-                listener = KafkaWireServer.start(config.listener(), new KafkaApis(id, rm, new View(), topicCreator(config, threadFactory)).apis(),
+                listener = KafkaWireServer.start(config.listener(), servedApis(config, rm, threadFactory, clockMs),
                     tcpRegistry.apis(), config.networkThreads(), threadFactory);
             } else {
                 channel = options.channel();
                 registry = options.registry();
-                listener = KafkaWireServer.start(config.listener(), new KafkaApis(id, rm, new View(), topicCreator(config, threadFactory)).apis(),
+                listener = KafkaWireServer.start(config.listener(), servedApis(config, rm, threadFactory, clockMs),
                     config.networkThreads(), threadFactory);
             }
             this.advertisedPort = config.advertisedPort() == 0 ? listener.address().getPort() : config.advertisedPort();
@@ -254,7 +258,7 @@ public final class SeglogBroker implements AutoCloseable {
             final EventLoopGroup started = loops;
             try {
                 CloseHelper.closeAll(controlRef, listener, tcpChannel, shutdown(controlSender), shutdown(controlThread),
-                    shutdown(topicCreation),
+                    shutdown(topicCreation), shutdown(adminThread),
                     replicaManager, writer, started == null ? null
                     : () -> started.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly(), openedLogs);
             } catch (final RuntimeException closing) {
@@ -269,6 +273,48 @@ public final class SeglogBroker implements AutoCloseable {
         this.server = listener;
         LOG.info("broker.id={} serves {}:{} (cluster {}), log dirs {}", id, config.advertisedHost(), advertisedPort,
             clusterId, config.logs().logDirs());
+    }
+
+    /**
+     * Every Kafka API this broker serves: the data path ({@link KafkaApis}) and topic administration
+     * ({@link AdminApis}, whose ZooKeeper work and waits run on an admin thread of its own).
+     */
+    private List<KafkaApi> servedApis(final SeglogBrokerConfig config, final ReplicaManager rm,
+                                      final ThreadFactory threadFactory, final LongSupplier clockMs) {
+        final int id = config.replication().brokerId();
+        final View view = new View();
+        adminThread = Executors.newSingleThreadScheduledExecutor(named(threadFactory, "admin-" + id));
+        final AdminApis admin = new AdminApis(id, view, new ZkAdminStore(() -> controlRef.store(),
+            () -> controlRef.admin(new java.util.SplittableRandom())), config.numPartitions(),
+            config.defaultReplicationFactor(), config.logs().logConfig(), brokerConfigView(config), adminThread,
+            clockMs);
+        final List<KafkaApi> apis = new java.util.ArrayList<>(new KafkaApis(id, rm, view,
+            topicCreator(config, threadFactory)).apis());
+        apis.addAll(admin.apis());
+        return apis;
+    }
+
+    /** The broker's configuration for DescribeConfigs: explicit = what differs from a configuration of defaults. */
+    private static AdminApis.BrokerConfigView brokerConfigView(final SeglogBrokerConfig config) {
+        final Map<String, String> values = config.kafkaProperties();
+        Map<String, String> defaults;
+        try {
+            defaults = SeglogBrokerConfig.fromProperties(Map.of(ReplicationConfig.BROKER_ID,
+                config.replication().brokerId(), ReplicationConfig.ZOOKEEPER_CONNECT,
+                config.replication().zookeeperConnect(), WireServerConfig.LISTENERS,
+                values.get(WireServerConfig.LISTENERS))).kafkaProperties();
+        } catch (final IllegalArgumentException e) {
+            defaults = Map.of(); // no configuration of defaults to compare with: every value counts as set
+        }
+        // The keys a configuration must have are set, whatever their values.
+        final Set<String> explicit = new java.util.TreeSet<>(Set.of(ReplicationConfig.BROKER_ID,
+            ReplicationConfig.ZOOKEEPER_CONNECT, WireServerConfig.LISTENERS));
+        for (final Map.Entry<String, String> e : values.entrySet()) {
+            if (!e.getValue().equals(defaults.get(e.getKey()))) {
+                explicit.add(e.getKey());
+            }
+        }
+        return new AdminApis.BrokerConfigView(values, explicit);
     }
 
     /**
@@ -573,7 +619,7 @@ public final class SeglogBroker implements AutoCloseable {
         }
         closed = true;
         CloseHelper.closeAll(control, server, tcpChannel, shutdown(controlSender), shutdown(controlThread),
-            shutdown(topicCreation), replicas,
+            shutdown(topicCreation), shutdown(adminThread), replicas,
             isrWriter, () -> clientLoops.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly(), logs);
     }
 

@@ -173,6 +173,55 @@ public record SeglogBrokerConfig(ReplicationConfig replication, WireServerConfig
             booleanValue(props, AUTO_CREATE_TOPICS_ENABLE, true));
     }
 
+    /**
+     * This configuration under Kafka's broker property names, as DescribeConfigs shows a broker's: the control plane
+     * ({@code broker.id}, {@code zookeeper.*}, elections), the listener, the topic defaults under their broker names
+     * ({@code log.retention.ms}, {@code message.max.bytes}, ...), the replica fetchers and topic creation. Effective
+     * values (a default where the properties set nothing).
+     *
+     * @return name to value, sorted by name
+     */
+    public Map<String, String> kafkaProperties() {
+        final Map<String, String> out = new java.util.TreeMap<>();
+        out.put(ReplicationConfig.BROKER_ID, String.valueOf(replication.brokerId()));
+        replication.brokerRack().ifPresent(r -> out.put(ReplicationConfig.BROKER_RACK, r));
+        out.put(ReplicationConfig.ZOOKEEPER_CONNECT, replication.zookeeperConnect());
+        out.put(ReplicationConfig.ZOOKEEPER_SESSION_TIMEOUT_MS, String.valueOf(replication.zookeeperSessionTimeoutMs()));
+        out.put(ReplicationConfig.ZOOKEEPER_CONNECTION_TIMEOUT_MS,
+            String.valueOf(replication.zookeeperConnectionTimeoutMs()));
+        out.put(ReplicationConfig.ZOOKEEPER_REQUEST_TIMEOUT_MS, String.valueOf(replication.zookeeperRequestTimeoutMs()));
+        out.put(ReplicationConfig.ZOOKEEPER_SET_ACL, String.valueOf(replication.zookeeperSetAcl()));
+        out.put(ReplicationConfig.UNCLEAN_LEADER_ELECTION_ENABLE,
+            String.valueOf(replication.uncleanLeaderElectionEnable()));
+        out.put(ReplicationConfig.AUTO_LEADER_REBALANCE_ENABLE, String.valueOf(replication.autoLeaderRebalanceEnable()));
+        out.put(ReplicationConfig.LEADER_IMBALANCE_PER_BROKER_PERCENTAGE,
+            String.valueOf(replication.leaderImbalancePerBrokerPercentage()));
+        out.put(ReplicationConfig.LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS,
+            String.valueOf(replication.leaderImbalanceCheckIntervalSeconds()));
+        out.put(ReplicationConfig.MIN_INSYNC_REPLICAS, String.valueOf(replication.minInsyncReplicas()));
+        out.put(WireServerConfig.LISTENERS, "PLAINTEXT://" + listener.host() + ":" + listener.port());
+        out.put(ADVERTISED_LISTENERS, "PLAINTEXT://" + advertisedHost + ":" + advertisedPort);
+        out.put(WireServerConfig.SOCKET_REQUEST_MAX_BYTES, String.valueOf(listener.maxRequestBytes()));
+        out.put(WireServerConfig.CONNECTIONS_MAX_IDLE_MS, String.valueOf(listener.connectionsMaxIdleMs()));
+        out.put(NUM_NETWORK_THREADS, String.valueOf(networkThreads));
+        out.put(LOG_DIRS, String.join(",", logs.logDirs().stream().map(Path::toString).toList()));
+        final Map<String, String> topic = logs.logConfig().toProperties();
+        BROKER_TO_TOPIC.forEach((brokerName, topicName) -> out.put(brokerName, topic.get(topicName)));
+        out.put(ReplicaManagerConfig.REPLICA_LAG_TIME_MAX_MS, String.valueOf(replicas.replicaLagTimeMaxMs()));
+        out.put(ReplicaManagerConfig.REPLICA_FETCH_WAIT_MAX_MS, String.valueOf(replicas.fetchWaitMaxMs()));
+        out.put(ReplicaManagerConfig.REPLICA_FETCH_MIN_BYTES, String.valueOf(replicas.fetchMinBytes()));
+        out.put(ReplicaManagerConfig.REPLICA_FETCH_MAX_BYTES, String.valueOf(replicas.fetchMaxBytes()));
+        out.put(ReplicaManagerConfig.REPLICA_FETCH_RESPONSE_MAX_BYTES, String.valueOf(replicas.fetchResponseMaxBytes()));
+        out.put(ReplicaManagerConfig.REPLICA_FETCH_BACKOFF_MS, String.valueOf(replicas.fetchBackoffMs()));
+        out.put(ReplicaManagerConfig.NUM_REPLICA_FETCHERS, String.valueOf(replicas.numReplicaFetchers()));
+        out.put(ReplicaManagerConfig.REPLICA_SOCKET_TIMEOUT_MS, String.valueOf(replicas.replicaSocketTimeoutMs()));
+        out.put(ReplicaManagerConfig.DURABLE_ACKS, String.valueOf(replicas.durableAcks()));
+        out.put(DEFAULT_REPLICATION_FACTOR, String.valueOf(defaultReplicationFactor));
+        out.put(NUM_PARTITIONS, String.valueOf(numPartitions));
+        out.put(AUTO_CREATE_TOPICS_ENABLE, String.valueOf(autoCreateTopics));
+        return java.util.Collections.unmodifiableMap(out);
+    }
+
     /** Kafka's retention keys by precedence: ms, then minutes, then hours. */
     private static java.util.Optional<Long> retention(final Map<String, ?> props) {
         if (props.get("log.retention.ms") != null) {

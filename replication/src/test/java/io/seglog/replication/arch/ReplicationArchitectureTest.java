@@ -37,13 +37,15 @@ class ReplicationArchitectureTest {
     /**
      * The types the message classes expose for records fields and unknown tagged fields: a Fetch response's
      * records are a {@code BaseRecords} (Seglog's zero-copy slice implements it), a request's are read as
-     * {@code MemoryRecords}, and Seglog's own tags travel as {@code RawTaggedField}.
+     * {@code MemoryRecords}, Seglog's own tags travel as {@code RawTaggedField}, and topic ids (CreateTopics,
+     * DeleteTopics) are a {@code Uuid}.
      */
     private static final Class<?>[] RECORDS_FIELD_TYPES = {
         org.apache.kafka.common.record.internal.BaseRecords.class,
         org.apache.kafka.common.record.internal.MemoryRecords.class,
         org.apache.kafka.common.record.internal.RecordsSend.class,
-        org.apache.kafka.common.protocol.types.RawTaggedField.class};
+        org.apache.kafka.common.protocol.types.RawTaggedField.class,
+        org.apache.kafka.common.Uuid.class};
 
     /** The data path's rules (policy) are pure too, and the replica layer reaches networks and stores only through seams. */
     static final ArchRule REPLICA_LAYER_HAS_NO_NETWORK_OR_STORE = noClasses()
