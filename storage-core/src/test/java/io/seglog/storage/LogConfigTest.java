@@ -222,4 +222,34 @@ class LogConfigTest {
         }
         return parsed;
     }
+
+    @Test
+    void toPropertiesSpellsEveryValueAsKafkaDoesAndReadsBackEqual() {
+        final LogConfig config = LogConfig.fromProperties(Map.of("retention.ms", "3600000", "cleanup.policy", "compact",
+            "message.timestamp.type", "LogAppendTime", "min.cleanable.dirty.ratio", "0.25"));
+        final Map<String, String> props = config.toProperties();
+        assertEquals("3600000", props.get("retention.ms"));
+        assertEquals("compact", props.get("cleanup.policy"));
+        assertEquals("LogAppendTime", props.get("message.timestamp.type"));
+        assertEquals("0.25", props.get("min.cleanable.dirty.ratio"));
+        assertEquals("producer", props.get("compression.type"));
+        assertEquals(String.valueOf(LogConfig.DEFAULT_SEGMENT_BYTES), props.get("segment.bytes"));
+        assertEquals(config, LogConfig.fromProperties(props));
+    }
+
+    @Test
+    void withPropertiesLaysOverridesOverTheBaseByTheSameRules() {
+        final LogConfig base = LogConfig.builder().segmentBytes(4096).retentionMs(1000).build();
+        final LogConfig topic = base.withProperties(Map.of("retention.ms", "5000", "max.message.bytes", "2048"));
+        assertEquals(4096, topic.segmentBytes(), "the base's value stays where no override is given");
+        assertEquals(5000, topic.retentionMs());
+        assertEquals(2048, topic.maxMessageBytes());
+        assertEquals(1000, base.retentionMs(), "the base is unchanged");
+        final IllegalArgumentException small = assertThrows(IllegalArgumentException.class,
+            () -> base.withProperties(Map.of("segment.bytes", "4096")));
+        assertTrue(small.getMessage().contains("segment.bytes=4096"), small.getMessage());
+        final IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
+            () -> base.withProperties(Map.of("retention.ms", "soon")));
+        assertTrue(bad.getMessage().contains("retention.ms"), bad.getMessage());
+    }
 }

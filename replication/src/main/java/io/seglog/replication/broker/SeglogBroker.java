@@ -283,7 +283,11 @@ public final class SeglogBroker implements AutoCloseable {
                                       final ThreadFactory threadFactory, final LongSupplier clockMs) {
         final int id = config.replication().brokerId();
         final View view = new View();
-        adminThread = Executors.newSingleThreadScheduledExecutor(named(threadFactory, "admin-" + id));
+        final java.util.concurrent.ScheduledThreadPoolExecutor admin1 = new java.util.concurrent
+            .ScheduledThreadPoolExecutor(1, named(threadFactory, "admin-" + id));
+        // A request still waiting at close is dropped, not waited for (its connection is closing too).
+        admin1.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        adminThread = admin1;
         final AdminApis admin = new AdminApis(id, view, new ZkAdminStore(() -> controlRef.store(),
             () -> controlRef.admin(new java.util.SplittableRandom())), config.numPartitions(),
             config.defaultReplicationFactor(), config.logs().logConfig(), brokerConfigView(config), adminThread,

@@ -71,6 +71,7 @@ public final class AdminApis {
     private final TopicConfigs configs;
     private final ScheduledExecutorService executor;
     private final LongSupplier clockMs;
+    /** Draws the start broker of automatic assignments, as Kafka does; used on the (single) admin thread only. */
     private final SplittableRandom random = new SplittableRandom();
     private final DescribeApis describe;
 
