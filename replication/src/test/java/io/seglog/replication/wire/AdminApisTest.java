@@ -243,6 +243,32 @@ class AdminApisTest {
     }
 
     @Test
+    void kafkaTopicConfigsSeglogLacksAreRefusedByName() {
+        final CreateTopicsRequestData.CreatableTopic t = topic("preallocated", 1, 1);
+        t.configs().add(new CreateTopicsRequestData.CreatableTopicConfig().setName("preallocate").setValue("true"));
+        final CreateTopicsResponseData.CreatableTopicResult r = only(create(7, false, 30_000, t));
+        assertEquals(Errors.INVALID_CONFIG.code(), r.errorCode());
+        assertEquals("Topic config preallocate is not supported by Seglog", r.errorMessage());
+        assertTrue(cluster.store().topicAssignment("preallocated", null).isEmpty());
+    }
+
+    @Test
+    void apiVersionsAdvertisesTheAdminApisWithTheirRanges() {
+        final org.apache.kafka.common.message.ApiVersionsResponseData resp = send(ApiKeys.API_VERSIONS, 3,
+            new org.apache.kafka.common.message.ApiVersionsRequestData().setClientSoftwareName("admin-apis-test")
+                .setClientSoftwareVersion("1"));
+        assertEquals(Errors.NONE.code(), resp.errorCode());
+        final Map<ApiKeys, String> expected = Map.of(ApiKeys.CREATE_TOPICS, "2-7", ApiKeys.DELETE_TOPICS, "1-6",
+            ApiKeys.CREATE_PARTITIONS, "0-3", ApiKeys.DESCRIBE_CLUSTER, "0-2", ApiKeys.DESCRIBE_CONFIGS, "1-4");
+        expected.forEach((api, range) -> {
+            final org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersion v = resp.apiKeys().find(api.id);
+            assertTrue(v != null, api + " advertised");
+            assertEquals(range, v.minVersion() + "-" + v.maxVersion(), api.toString());
+        });
+        assertNull(resp.apiKeys().find(ApiKeys.ALTER_CONFIGS.id), "AlterConfigs is not served, so not advertised");
+    }
+
+    @Test
     void validateOnlyCreatesNothingAndZeroTimeoutAnswersTimedOutAfterWriting() {
         final CreateTopicsResponseData.CreatableTopicResult checked =
             only(create(7, true, 30_000, topic("only-checked", 3, 2)));
