@@ -80,6 +80,7 @@ public final class SeglogBroker implements AutoCloseable {
     private volatile ReplicationBroker controlRef;
     private ExecutorService controlThread;
     private ExecutorService topicCreation;
+    private ZkProducerIdManager producerIds;
     private ScheduledExecutorService controlSender;
     private TcpControlChannel tcpChannel;
     private boolean closed;
@@ -209,6 +210,8 @@ public final class SeglogBroker implements AutoCloseable {
                 brokerId -> controlRef != null && controlRef.controlHandler().liveBrokerEndpoints().containsKey(brokerId),
                 endpoints, threadFactory, options.leadership());
             final ReplicaManager rm = replicaManager;
+            producerIds = new ZkProducerIdManager(id, () -> controlRef == null ? null : controlRef.store(), clockMs,
+                threadFactory);
             final ControlChannel channel;
             final ControlHandlerRegistry registry;
             if (tcp) {
@@ -219,12 +222,12 @@ public final class SeglogBroker implements AutoCloseable {
                     config.replication().zookeeperRequestTimeoutMs());
                 channel = tcpChannel;
                 registry = tcpRegistry;
-                listener = KafkaWireServer.start(config.listener(), new KafkaApis(id, rm, new View(), topicCreator(config, threadFactory)).apis(),
+                listener = KafkaWireServer.start(config.listener(), new KafkaApis(id, rm, new View(), topicCreator(config, threadFactory), producerIds).apis(),
                     tcpRegistry.apis(), config.networkThreads(), threadFactory);
             } else {
                 channel = options.channel();
                 registry = options.registry();
-                listener = KafkaWireServer.start(config.listener(), new KafkaApis(id, rm, new View(), topicCreator(config, threadFactory)).apis(),
+                listener = KafkaWireServer.start(config.listener(), new KafkaApis(id, rm, new View(), topicCreator(config, threadFactory), producerIds).apis(),
                     config.networkThreads(), threadFactory);
             }
             this.advertisedPort = config.advertisedPort() == 0 ? listener.address().getPort() : config.advertisedPort();
@@ -254,7 +257,7 @@ public final class SeglogBroker implements AutoCloseable {
             final EventLoopGroup started = loops;
             try {
                 CloseHelper.closeAll(controlRef, listener, tcpChannel, shutdown(controlSender), shutdown(controlThread),
-                    shutdown(topicCreation),
+                    shutdown(topicCreation), producerIds,
                     replicaManager, writer, started == null ? null
                     : () -> started.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly(), openedLogs);
             } catch (final RuntimeException closing) {
@@ -573,7 +576,7 @@ public final class SeglogBroker implements AutoCloseable {
         }
         closed = true;
         CloseHelper.closeAll(control, server, tcpChannel, shutdown(controlSender), shutdown(controlThread),
-            shutdown(topicCreation), replicas,
+            shutdown(topicCreation), producerIds, replicas,
             isrWriter, () -> clientLoops.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly(), logs);
     }
 
