@@ -48,6 +48,7 @@ final class ZkProducerIdManager implements ProducerIdSource, AutoCloseable {
     /** True from the moment a reservation is asked for until its block is put to use, or it failed. */
     private final AtomicBoolean inFlight = new AtomicBoolean();
     private final AtomicLong backoffUntilMs = new AtomicLong(NO_BACKOFF);
+    private final AtomicLong failedReservations = new AtomicLong();
 
     /** A reserved block and the next id to take from it. */
     private static final class Block {
@@ -149,8 +150,14 @@ final class ZkProducerIdManager implements ProducerIdSource, AutoCloseable {
                 + " COORDINATOR_LOAD_IN_PROGRESS, retried in {} ms at the earliest): {}", brokerId, RETRY_BACKOFF_MS,
                 e.toString());
             backoffUntilMs.set(clockMs.getAsLong() + RETRY_BACKOFF_MS);
+            failedReservations.incrementAndGet();
             inFlight.set(false);
         }
+    }
+
+    /** How many reservations failed since start (each was logged). */
+    long failedReservations() {
+        return failedReservations.get();
     }
 
     @Override
