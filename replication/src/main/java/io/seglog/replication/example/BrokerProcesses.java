@@ -46,11 +46,11 @@ final class BrokerProcesses implements QuickstartBrokers {
 
     @Override
     public void start(final int id) throws IOException {
-        if (!ports.containsKey(id)) {
-            ports.put(id, freePort());
-        }
         final Path props = dir.resolve("broker-" + id + ".properties");
-        if (!Files.exists(props)) {
+        if (!ports.containsKey(id)) {
+            // A broker's first start in this run: a new port, and this run's ZooKeeper (an embedded server has a new
+            // port each run), written over what an earlier run in a kept directory left.
+            ports.put(id, freePort());
             final Map<String, Object> config = QuickstartBrokers.config(id, ports.get(id), dir.resolve("broker-" + id),
                 connect);
             Files.createDirectories(dir);

@@ -98,6 +98,16 @@ final class Producing {
         }
     }
 
+    /** After a failure elsewhere, with the producer closed: waits a little for the thread, reporting nothing. */
+    void joinQuietly() {
+        try {
+            thread.join(5_000);
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        thread.interrupt();
+    }
+
     /** Fails with what ended the producing thread, if something did. */
     void rethrow() {
         final Throwable t = crash.get();

@@ -189,54 +189,62 @@ final class Quickstart {
     private Outcome withTopic(final TopicPartition tp) throws Exception {
         final Election before = state(tp).orElseThrow();
         final int oldLeader = before.leader();
-        final Producing producing;
         final String killed;
         final Election after;
         final long reelectionMs;
         out.println("[quickstart] producer: KafkaProducer, acks=all, enable.idempotence=" + IDEMPOTENCE
             + (IDEMPOTENCE ? "" : " (until Seglog serves InitProducerId; max.in.flight.requests.per.connection=1 keeps"
             + " retries in order)"));
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(producerConfig(), new StringSerializer(),
-            new StringSerializer())) {
-            producing = new Producing(producer, tp.topic(), "quickstart-producer");
+        final KafkaProducer<String, String> producer = new KafkaProducer<>(producerConfig(), new StringSerializer(),
+            new StringSerializer());
+        final Producing producing = new Producing(producer, tp.topic(), "quickstart-producer");
+        boolean closed = false;
+        try {
             producing.start();
-            try {
-                final Deadline warmUp = Deadline.of("quickstart: produce before the kill", stepTimeout);
-                awaitWithProgress(warmUp, () -> producing.acknowledged() >= ACKNOWLEDGED_BEFORE_KILL, producing,
-                    () -> ACKNOWLEDGED_BEFORE_KILL + " records acknowledged");
+            final Deadline warmUp = Deadline.of("quickstart: produce before the kill", stepTimeout);
+            awaitWithProgress(warmUp, () -> producing.acknowledged() >= ACKNOWLEDGED_BEFORE_KILL, producing,
+                () -> ACKNOWLEDGED_BEFORE_KILL + " records acknowledged");
 
-                final Deadline failover = Deadline.of("quickstart: kill the leader and elect another", stepTimeout);
-                producing.markKill();
-                final long killedNs = System.nanoTime();
-                killed = brokers.kill(oldLeader, failover);
-                out.println("[quickstart] KILLED the leader, broker " + oldLeader + " (" + killed + "), with "
-                    + producing.sent() + " records sent, " + producing.acknowledged()
-                    + " acknowledged; the producer keeps sending");
-                if (processes) {
-                    out.println("[quickstart] waiting for the election: the controller acts once broker " + oldLeader
-                        + "'s ZooKeeper session expires (zookeeper.session.timeout.ms="
-                        + QuickstartBrokers.SESSION_TIMEOUT_MS + ")");
-                }
-                awaitWithProgress(failover, () -> state(tp).map(s -> s.leader() > 0 && s.leader() != oldLeader)
-                    .orElse(false), producing, () -> "a new leader of " + tp + " in ZooKeeper: " + state(tp));
-                reelectionMs = (System.nanoTime() - killedNs) / 1_000_000;
-                after = state(tp).orElseThrow();
-                out.println("[quickstart] ELECTED: broker " + after.leader() + " leads " + tp + " now, leader epoch "
-                    + after.leaderEpoch() + " (was " + before.leaderEpoch() + "), isr " + after.isr() + ", "
-                    + reelectionMs + " ms after the kill" + (after.controller() == before.controller() ? ""
-                    : "; the controller moved too: broker " + after.controller() + ", controller epoch "
-                    + after.controllerEpoch() + " (was broker " + before.controller() + ", epoch "
-                    + before.controllerEpoch() + ")"));
-
-                final Deadline resume = Deadline.of("quickstart: produce to the new leader", stepTimeout);
-                awaitWithProgress(resume, () -> producing.acknowledgedAfterKill() >= ACKNOWLEDGED_AFTER_KILL,
-                    producing, () -> ACKNOWLEDGED_AFTER_KILL + " records sent after the kill acknowledged");
-            } finally {
-                producing.stop();
+            final Deadline failover = Deadline.of("quickstart: kill the leader and elect another", stepTimeout);
+            producing.markKill();
+            final long killedNs = System.nanoTime();
+            killed = brokers.kill(oldLeader, failover);
+            out.println("[quickstart] KILLED the leader, broker " + oldLeader + " (" + killed + "), with "
+                + producing.sent() + " records sent, " + producing.acknowledged()
+                + " acknowledged; the producer keeps sending");
+            if (processes) {
+                out.println("[quickstart] waiting for the election: the controller acts once broker " + oldLeader
+                    + "'s ZooKeeper session expires (zookeeper.session.timeout.ms="
+                    + QuickstartBrokers.SESSION_TIMEOUT_MS + ")");
             }
+            awaitWithProgress(failover, () -> state(tp).map(s -> s.leader() > 0 && s.leader() != oldLeader)
+                .orElse(false), producing, () -> "a new leader of " + tp + " in ZooKeeper: " + state(tp));
+            reelectionMs = (System.nanoTime() - killedNs) / 1_000_000;
+            after = state(tp).orElseThrow();
+            out.println("[quickstart] ELECTED: broker " + after.leader() + " leads " + tp + " now, leader epoch "
+                + after.leaderEpoch() + " (was " + before.leaderEpoch() + "), isr " + after.isr() + ", "
+                + reelectionMs + " ms after the kill" + (after.controller() == before.controller() ? ""
+                : "; the controller moved too: broker " + after.controller() + ", controller epoch "
+                + after.controllerEpoch() + " (was broker " + before.controller() + ", epoch "
+                + before.controllerEpoch() + ")"));
+
+            final Deadline resume = Deadline.of("quickstart: produce to the new leader", stepTimeout);
+            awaitWithProgress(resume, () -> producing.acknowledgedAfterKill() >= ACKNOWLEDGED_AFTER_KILL,
+                producing, () -> ACKNOWLEDGED_AFTER_KILL + " records sent after the kill acknowledged");
+            producing.stop();
             final Deadline drain = Deadline.of("quickstart: stop the producer", stepTimeout);
             producing.join(drain);
+            // Waits for the records still unanswered; the ones not answered in time fail and are counted so.
             producer.close(Duration.ofMillis(drain.remainingMs()));
+            closed = true;
+        } finally {
+            if (!closed) {
+                // A failed step: no waiting for unanswered records (a producer's close waits up to its delivery
+                // timeout, two minutes); the failure is what the user needs to see.
+                producing.stop();
+                producer.close(Duration.ZERO);
+                producing.joinQuietly();
+            }
         }
         producing.rethrow();
         out.println("[quickstart] producer closed: " + producing.sent() + " sent, " + producing.acknowledged()

@@ -20,6 +20,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -92,9 +93,9 @@ class SeglogDemoIT {
         assertTrue(printed.contains("[quickstart] KILLED the leader, broker " + q.before().leader()), printed);
         assertTrue(printed.contains("OK in "), printed);
         // A given directory is kept: each broker's properties, output and log directory, and ZooKeeper's data.
+        assertPropertiesOfThisRun(dir.resolve("brokers"), q, result.zookeeper());
         for (int id = 1; id <= Quickstart.BROKERS; id++) {
             final Path brokers = dir.resolve("brokers");
-            assertTrue(Files.readString(brokers.resolve("broker-" + id + ".properties")).contains("broker.id=" + id));
             assertTrue(Files.readString(brokers.resolve("broker-" + id + ".log")).contains("READY broker " + id));
             assertTrue(Files.isDirectory(brokers.resolve("broker-" + id).resolve(q.topic() + "-0")), "broker " + id);
         }
@@ -121,12 +122,14 @@ class SeglogDemoIT {
     }
 
     @Test
-    void givenZooKeeperWithChrootAndKeptDirectorySurviveASecondRun(@TempDir final Path dir) throws Exception {
+    void givenZooKeeperWithChrootAndKeptDirectorySurviveASecondRunWithBrokerProcesses(@TempDir final Path dir) throws Exception {
         try (ZkTestSupport zk = ZkTestSupport.server()) {
             final String connect = zk.connectString() + "/demo/run";
             final PrintStream quiet = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
-            final String[] args = {"--zookeeper", connect, "--dir", dir.toString(), "--tours", "--in-process"};
-            final SeglogDemo.Result first = SeglogDemo.execute(DemoOptions.parse(args), quiet);
+            final String[] args = {"--zookeeper", connect, "--dir", dir.toString(), "--tours"};
+            final String[] inProcess = Arrays.copyOf(args, args.length + 1);
+            inProcess[args.length] = "--in-process";
+            final SeglogDemo.Result first = SeglogDemo.execute(DemoOptions.parse(inProcess), quiet);
             assertFalse(first.embedded());
             assertEquals(connect, first.zookeeper());
             assertFailover(first.cluster().orElseThrow());
@@ -134,8 +137,10 @@ class SeglogDemoIT {
             assertQuickstart(first.quickstart(), "");
             assertFalse(Files.exists(dir.resolve("zookeeper")), "no embedded server data with --zookeeper");
 
-            // Same directory and ZooKeeper again: the log continues, the topic names move on, the epochs go up.
+            // Same directory and ZooKeeper again, the brokers now as processes over the logs the first run's brokers
+            // left: the log continues, the topic names move on, the epochs go up.
             final SeglogDemo.Result second = SeglogDemo.execute(DemoOptions.parse(args), quiet);
+            assertTrue(second.quickstart().processes());
             final StorageTour.Outcome s1 = first.storage().orElseThrow();
             final StorageTour.Outcome s2 = second.storage().orElseThrow();
             assertEquals(s1.endAfterReopen(), s2.startOffset());
@@ -145,6 +150,7 @@ class SeglogDemoIT {
             assertEquals(Quickstart.TOPIC + "-2", second.quickstart().topic(),
                 "the quickstart's brokers keep their logs and topics");
             assertQuickstart(second.quickstart(), "");
+            assertPropertiesOfThisRun(dir.resolve("brokers"), second.quickstart(), connect);
             assertTrue(second.cluster().orElseThrow().firstEpoch() > first.cluster().orElseThrow().secondEpoch(),
                 second.cluster() + " after " + first.cluster());
             assertFailover(second.cluster().orElseThrow());
@@ -271,6 +277,18 @@ class SeglogDemoIT {
             assertTrue(v.exactlyOnce(), v.toString());
         }
         assertTrue(v.ok(q.idempotent()), v.problems(q.idempotent()));
+    }
+
+    /** Each broker's properties name this run's listener and ZooKeeper, whatever an earlier run left. */
+    private static void assertPropertiesOfThisRun(final Path brokers, final Quickstart.Outcome q, final String connect)
+        throws java.io.IOException {
+        final List<String> listeners = List.of(q.bootstrap().split(","));
+        for (int id = 1; id <= Quickstart.BROKERS; id++) {
+            final List<String> lines = Files.readAllLines(brokers.resolve("broker-" + id + ".properties"));
+            assertTrue(lines.contains("broker.id=" + id), lines.toString());
+            assertTrue(lines.contains("listeners=PLAINTEXT://" + listeners.get(id - 1)), listeners + " " + lines);
+            assertTrue(lines.contains("zookeeper.connect=" + connect), lines.toString());
+        }
     }
 
     private static String row(final String name, final String valueStart) {
