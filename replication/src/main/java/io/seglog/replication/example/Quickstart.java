@@ -48,12 +48,11 @@ final class Quickstart {
     /** Records sent after the kill that must be acknowledged (by the new leader) before the producer stops. */
     static final int ACKNOWLEDGED_AFTER_KILL = 3_000;
     /**
-     * Whether the producer is idempotent (Kafka's default, {@code enable.idempotence=true}). The one place that
-     * decides it; with it off, the producer also keeps one request in flight so that a retry cannot reorder records,
-     * and the summary reports the duplicates a retry may store.
+     * Whether the producer is idempotent: Kafka's default ({@code enable.idempotence=true}, with {@code acks=all}),
+     * served by Seglog's InitProducerId; a retry of a batch the old leader had already replicated is then answered
+     * as a duplicate, so the check allows none.
      */
-    // TODO(i13-idem): default idempotence once InitProducerId is served
-    static final boolean IDEMPOTENCE = false;
+    static final boolean IDEMPOTENCE = true;
     private static final String VALUE_PREFIX = "event-";
     private static final long PROGRESS_EVERY_NS = 1_000_000_000L;
     private static final ZkSessionListener QUIET = new ZkSessionListener() {
@@ -192,9 +191,8 @@ final class Quickstart {
         final String killed;
         final Election after;
         final long reelectionMs;
-        out.println("[quickstart] producer: KafkaProducer, acks=all, enable.idempotence=" + IDEMPOTENCE
-            + (IDEMPOTENCE ? "" : " (until Seglog serves InitProducerId; max.in.flight.requests.per.connection=1 keeps"
-            + " retries in order)"));
+        out.println("[quickstart] producer: KafkaProducer with Kafka's default settings (acks=all,"
+            + " enable.idempotence=true)");
         final KafkaProducer<String, String> producer = new KafkaProducer<>(producerConfig(), new StringSerializer(),
             new StringSerializer());
         final Producing producing = new Producing(producer, tp.topic(), "quickstart-producer");
@@ -278,12 +276,7 @@ final class Quickstart {
         final Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, brokers.bootstrap());
         p.put(ProducerConfig.CLIENT_ID_CONFIG, "quickstart-producer");
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
-        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, IDEMPOTENCE);
-        if (!IDEMPOTENCE) {
-            // Kafka's advice without idempotence: one request in flight, or a retried batch lands after its successor.
-            p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
-        }
+        // Nothing else: Kafka's defaults are acks=all and enable.idempotence=true.
         return p;
     }
 
