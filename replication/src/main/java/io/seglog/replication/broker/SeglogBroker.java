@@ -84,6 +84,7 @@ public final class SeglogBroker implements AutoCloseable {
     private ExecutorService controlThread;
     private ExecutorService topicCreation;
     private ScheduledExecutorService adminThread;
+    private ZkProducerIdManager producerIds;
     private ScheduledExecutorService controlSender;
     private TcpControlChannel tcpChannel;
     private boolean closed;
@@ -213,6 +214,8 @@ public final class SeglogBroker implements AutoCloseable {
                 brokerId -> controlRef != null && controlRef.controlHandler().liveBrokerEndpoints().containsKey(brokerId),
                 endpoints, threadFactory, options.leadership());
             final ReplicaManager rm = replicaManager;
+            producerIds = new ZkProducerIdManager(id, () -> controlRef == null ? null : controlRef.store(), clockMs,
+                threadFactory);
             final ControlChannel channel;
             final ControlHandlerRegistry registry;
             if (tcp) {
@@ -258,7 +261,7 @@ public final class SeglogBroker implements AutoCloseable {
             final EventLoopGroup started = loops;
             try {
                 CloseHelper.closeAll(controlRef, listener, tcpChannel, shutdown(controlSender), shutdown(controlThread),
-                    shutdown(topicCreation), shutdown(adminThread),
+                    shutdown(topicCreation), shutdown(adminThread), producerIds,
                     replicaManager, writer, started == null ? null
                     : () -> started.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly(), openedLogs);
             } catch (final RuntimeException closing) {
@@ -293,7 +296,7 @@ public final class SeglogBroker implements AutoCloseable {
             config.defaultReplicationFactor(), config.logs().logConfig(), brokerConfigView(config), adminThread,
             clockMs);
         final List<KafkaApi> apis = new java.util.ArrayList<>(new KafkaApis(id, rm, view,
-            topicCreator(config, threadFactory)).apis());
+            topicCreator(config, threadFactory), producerIds).apis());
         apis.addAll(admin.apis());
         return apis;
     }
@@ -623,7 +626,7 @@ public final class SeglogBroker implements AutoCloseable {
         }
         closed = true;
         CloseHelper.closeAll(control, server, tcpChannel, shutdown(controlSender), shutdown(controlThread),
-            shutdown(topicCreation), shutdown(adminThread), replicas,
+            shutdown(topicCreation), shutdown(adminThread), producerIds, replicas,
             isrWriter, () -> clientLoops.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly(), logs);
     }
 

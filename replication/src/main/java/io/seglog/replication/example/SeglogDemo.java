@@ -10,31 +10,34 @@ import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 
 /**
- * The README's main job: a tour of Seglog in one process.
+ * The README's main job: Kafka's quickstart on Seglog, in one command that needs no installed service.
  *
  * <ol>
- *   <li>Storage: a {@code LogManager} over {@code <dir>/storage}, leader appends of a few record batches, a read by
- *       offset and a lookup by timestamp, {@code awaitDurable} of the last offset, then close and reopen showing
- *       the same log end offset and answers.</li>
- *   <li>Replication control plane: three brokers in this JVM over ZooKeeper, the elected controller and its epoch,
- *       a topic with 3 partitions and replication factor 3 and its leaders and ISRs as ZooKeeper holds them; then
- *       the controller broker is stopped, and a new controller (epoch + 1) gives the partitions new leaders.</li>
+ *   <li>ZooKeeper: an embedded server in this process, or the ensemble given with {@code --zookeeper}.</li>
+ *   <li>Three Seglog brokers, each its own process (or, with {@code --in-process}, inside this JVM), a topic with
+ *       three replicas, a real {@code KafkaProducer} writing with {@code acks=all}, the partition's leader killed
+ *       while it writes, the election (new leader, leader epoch, ISR), a real {@code KafkaConsumer} reading
+ *       everything back and the check that no acknowledged record was lost, then a summary (see
+ *       {@link Quickstart}).</li>
+ *   <li>With {@code --tours}, first the storage core alone ({@link StorageTour}) and a controller failover over three
+ *       control-plane brokers ({@link ClusterTour}, in a chroot of its own).</li>
  * </ol>
  *
- * <p>Arguments: {@code [--zookeeper host:port[/chroot]] [--dir <path>] [--keep]}. Without {@code --zookeeper} an
- * embedded ZooKeeper server runs in this process on a loopback ephemeral port, its data in {@code <dir>/zookeeper}.
- * Without {@code --dir} the demo works in a new temporary directory that it deletes at the end unless
- * {@code --keep} is given. Every step has a deadline; the exit code is 0 on success, 1 with a message naming the
- * step on failure, 2 for bad arguments. Needs no JVM flags.
+ * <p>Arguments: see {@link DemoOptions#USAGE}. Without {@code --zookeeper} an embedded ZooKeeper server runs in this
+ * process on a loopback ephemeral port, its data in {@code <dir>/zookeeper}. Without {@code --dir} the demo works in a
+ * new temporary directory that it deletes at the end unless {@code --keep} is given. Every step has a deadline; the
+ * exit code is 0 on success, 1 with a message naming the step on failure, 2 for bad arguments. Needs no JVM flags;
+ * broker processes are started with this JVM's {@code java} and class path.
  *
  * <p>Not thread-safe; {@link #run(String[], PrintStream, PrintStream)} may be called by several threads only with
  * different directories and ZooKeeper chroots.
  */
 public final class SeglogDemo {
-    /** Deadline of each step (a broker start, an election, a failover, the storage round trip). */
+    /** Deadline of each step (an election, a failover, the storage round trip; a process start gets twice this). */
     static final Duration STEP_TIMEOUT = Duration.ofSeconds(30);
     /** The chroot used on the embedded server, to show that brokers honour one. */
     static final String EMBEDDED_CHROOT = "/seglog";
@@ -45,11 +48,12 @@ public final class SeglogDemo {
      * @param dir       the demo directory
      * @param zookeeper the connection string the brokers used (with its chroot)
      * @param embedded  whether the demo started its own ZooKeeper server
-     * @param storage   what the storage part saw
-     * @param cluster   what the replication part saw
+     * @param storage    what the storage tour saw, when it ran ({@code --tours})
+     * @param cluster    what the controller tour saw, when it ran ({@code --tours})
+     * @param quickstart what the quickstart saw
      */
-    record Result(Path dir, String zookeeper, boolean embedded, StorageTour.Outcome storage,
-                  ClusterTour.Outcome cluster, DataTour.Outcome data) {
+    record Result(Path dir, String zookeeper, boolean embedded, Optional<StorageTour.Outcome> storage,
+                  Optional<ClusterTour.Outcome> cluster, Quickstart.Outcome quickstart) {
     }
 
     private SeglogDemo() {
@@ -59,7 +63,7 @@ public final class SeglogDemo {
      * Runs the demo and exits with its exit code when that is not 0 (a successful run simply returns, which
      * shows that it left no thread running).
      *
-     * @param args {@code [--zookeeper host:port[/chroot]] [--dir <path>] [--keep] [--help]}
+     * @param args see {@link DemoOptions#USAGE}
      */
     public static void main(final String[] args) {
         // slf4j-simple (on this module's runtime class path only) logs at INFO by default; keep the tour readable:
@@ -67,6 +71,10 @@ public final class SeglogDemo {
         // Either property given on the command line wins.
         System.getProperties().putIfAbsent("org.slf4j.simpleLogger.defaultLogLevel", "warn");
         System.getProperties().putIfAbsent("org.slf4j.simpleLogger.log.io.seglog", "warn");
+        // The clients warn at every refused connection to the killed broker, which the tour reports itself; the
+        // embedded ZooKeeper warns of its defaults. Errors still show.
+        System.getProperties().putIfAbsent("org.slf4j.simpleLogger.log.org.apache.kafka", "error");
+        System.getProperties().putIfAbsent("org.slf4j.simpleLogger.log.org.apache.zookeeper", "error");
         final int code = run(args, System.out, System.err);
         if (code != 0) {
             System.exit(code);
@@ -125,35 +133,34 @@ public final class SeglogDemo {
         final boolean temporary = options.dir().isEmpty();
         final Path dir = temporary ? Files.createTempDirectory("seglog-demo") : Files.createDirectories(options.dir().get());
         final boolean delete = temporary && !options.keep();
-        out.println("Seglog demo in " + dir.toAbsolutePath() + (delete ? " (deleted at the end)" : " (kept)"));
+        out.println("Seglog quickstart in " + dir.toAbsolutePath() + (delete ? " (deleted at the end)" : " (kept)"));
+        final long startNs = System.nanoTime();
         Throwable failure = null;
         try {
-            final StorageTour.Outcome storage = StorageTour.run(dir.resolve("storage"), out, STEP_TIMEOUT);
+            final Optional<StorageTour.Outcome> storage = options.tours()
+                ? Optional.of(StorageTour.run(dir.resolve("storage"), out, STEP_TIMEOUT)) : Optional.empty();
             final Result result;
             if (options.zookeeperConnect().isPresent()) {
                 final String connect = options.zookeeperConnect().get();
                 out.println("[zookeeper] using " + connect);
-                final ClusterTour.Outcome cluster = ClusterTour.run(connect, out, STEP_TIMEOUT);
-                result = new Result(dir, connect, false, storage, cluster,
-                    DataTour.run(dataChroot(connect), dir.resolve("data"), out, STEP_TIMEOUT));
+                result = onZooKeeper(options, dir, connect, false, storage, out);
             } else {
                 try (EmbeddedZooKeeper zk = EmbeddedZooKeeper.start(dir.resolve("zookeeper"))) {
                     final String connect = zk.connectString() + EMBEDDED_CHROOT;
                     out.println("[zookeeper] embedded server on " + zk.connectString() + ", brokers use chroot "
-                        + EMBEDDED_CHROOT);
-                    final ClusterTour.Outcome cluster = ClusterTour.run(connect, out, STEP_TIMEOUT);
-                    result = new Result(dir, connect, true, storage, cluster,
-                        DataTour.run(dataChroot(connect), dir.resolve("data"), out, STEP_TIMEOUT));
+                        + EMBEDDED_CHROOT + " (no installed service needed)");
+                    result = onZooKeeper(options, dir, connect, true, storage, out);
                 }
                 out.println("[zookeeper] embedded server stopped");
             }
-            final ClusterTour.Outcome c = result.cluster();
-            final DataTour.Outcome d = result.data();
-            out.println("OK: storage reopened at log end offset " + storage.endAfterReopen() + "; controller moved "
-                + c.firstController() + " -> " + c.secondController() + " (epoch " + c.firstEpoch() + " -> "
-                + c.secondEpoch() + "); every partition of " + c.topic() + " led by a live broker "
-                + c.liveBrokers() + "; " + d.acknowledged() + " records acknowledged across a leader failover ("
-                + d.firstLeader() + " -> " + d.secondLeader() + "), every replica at " + d.endOffset());
+            final Quickstart.Outcome q = result.quickstart();
+            out.println("OK in " + (System.nanoTime() - startNs) / 1_000_000_000 + " s: " + q.delivery().acknowledged()
+                + " records acknowledged, " + q.delivery().consumed() + " consumed, " + q.delivery().lost()
+                + " lost, " + q.delivery().duplicates() + " duplicates; leader " + q.before().leader() + " killed, "
+                + "broker " + q.after().leader() + " elected at leader epoch " + q.after().leaderEpoch() + " in "
+                + q.reelectionMs() + " ms" + result.cluster().map(c -> "; controller tour: " + c.firstController()
+                + " -> " + c.secondController() + " (epoch " + c.firstEpoch() + " -> " + c.secondEpoch() + ")")
+                .orElse(""));
             return result;
         } catch (final Exception | Error e) {
             failure = e;
@@ -173,10 +180,19 @@ public final class SeglogDemo {
         }
     }
 
-    /** The data part's brokers form a cluster of their own: the same servers, another chroot. */
-    static String dataChroot(final String connect) {
+    private static Result onZooKeeper(final DemoOptions options, final Path dir, final String connect,
+                                      final boolean embedded, final Optional<StorageTour.Outcome> storage,
+                                      final PrintStream out) throws Exception {
+        final Optional<ClusterTour.Outcome> cluster = options.tours()
+            ? Optional.of(ClusterTour.run(toursChroot(connect), out, STEP_TIMEOUT)) : Optional.empty();
+        return new Result(dir, connect, embedded, storage, cluster,
+            Quickstart.run(connect, dir.resolve("brokers"), !options.inProcess(), out, STEP_TIMEOUT));
+    }
+
+    /** The controller tour's brokers form a cluster of their own: the same servers, another chroot. */
+    static String toursChroot(final String connect) {
         final int slash = connect.indexOf('/');
-        return slash < 0 ? connect + "/seglog-demo-data" : connect + "-data";
+        return slash < 0 ? connect + "/seglog-demo-tours" : connect + "-tours";
     }
 
     private static void deleteRecursively(final Path dir) {

@@ -37,10 +37,10 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 
 /**
- * A broker's Kafka APIs over its replica layer and metadata cache: Metadata, Produce, Fetch, ListOffsets and
- * OffsetForLeaderEpoch, at the versions listed in {@link #apis()} (from the first version kafka-clients 4.x still
- * sends up to the last one without topic ids, which Seglog has not yet). Everything else gets Kafka's
- * UNSUPPORTED_VERSION through ApiVersions.
+ * A broker's Kafka APIs over its replica layer and metadata cache: Metadata, Produce, Fetch, ListOffsets,
+ * OffsetForLeaderEpoch and InitProducerId ({@link InitProducerIds}), at the versions listed in {@link #apis()} (from
+ * the first version kafka-clients 4.x still sends up to the last one without topic ids, which Seglog has not yet).
+ * Everything else gets Kafka's UNSUPPORTED_VERSION through ApiVersions.
  *
  * <p>Stateless apart from its collaborators; handlers run on the connection's event loop and never block (an acks=all
  * produce or a long-poll fetch completes its stage later).
@@ -67,6 +67,7 @@ public final class KafkaApis {
     private final ReplicaManager replicas;
     private final ClusterView cluster;
     private final TopicCreator topicCreator;
+    private final InitProducerIds initProducerIds;
 
     /** Creates topics that a Metadata request names and that do not exist (Kafka's auto topic creation). */
     @FunctionalInterface
@@ -84,6 +85,9 @@ public final class KafkaApis {
     }
 
     /**
+     * APIs without a source of producer ids: InitProducerId answers COORDINATOR_LOAD_IN_PROGRESS, so idempotent
+     * producers wait (for a broker whose clients disable idempotence).
+     *
      * @param brokerId     this broker
      * @param replicas     its replica layer
      * @param cluster      its metadata cache
@@ -91,10 +95,23 @@ public final class KafkaApis {
      */
     public KafkaApis(final int brokerId, final ReplicaManager replicas, final ClusterView cluster,
                      final TopicCreator topicCreator) {
+        this(brokerId, replicas, cluster, topicCreator, () -> ProducerIdSource.NONE_AVAILABLE);
+    }
+
+    /**
+     * @param brokerId     this broker
+     * @param replicas     its replica layer
+     * @param cluster      its metadata cache
+     * @param topicCreator auto-creates topics named in Metadata requests, or {@link TopicCreator#NONE}
+     * @param producerIds  the producer ids InitProducerId hands out (reserved in blocks, never blocking)
+     */
+    public KafkaApis(final int brokerId, final ReplicaManager replicas, final ClusterView cluster,
+                     final TopicCreator topicCreator, final ProducerIdSource producerIds) {
         this.brokerId = brokerId;
         this.replicas = replicas;
         this.cluster = cluster;
         this.topicCreator = topicCreator;
+        this.initProducerIds = new InitProducerIds(brokerId, producerIds);
     }
 
     /**
@@ -109,7 +126,8 @@ public final class KafkaApis {
             new KafkaApi(ApiKeys.FETCH, FETCH_MIN, FETCH_MAX, this::fetch),
             new KafkaApi(ApiKeys.LIST_OFFSETS, LIST_OFFSETS_MIN, LIST_OFFSETS_MAX, r -> done(listOffsets(r))),
             new KafkaApi(ApiKeys.OFFSET_FOR_LEADER_EPOCH, OFFSET_FOR_LEADER_EPOCH_MIN, OFFSET_FOR_LEADER_EPOCH_MAX,
-                r -> done(offsetForLeaderEpoch(r))));
+                r -> done(offsetForLeaderEpoch(r))),
+            initProducerIds.api());
     }
 
     private static CompletionStage<ApiMessage> done(final ApiMessage message) {

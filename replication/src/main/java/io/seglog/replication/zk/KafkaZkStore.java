@@ -828,6 +828,55 @@ public final class KafkaZkStore {
         }
     }
 
+    // ---------------------------------------------------------------------------------------- producer ids
+
+    /**
+     * Reserves the next block of {@link ProducerIdBlockZnode#BLOCK_SIZE} producer ids for a broker, as Kafka's
+     * ZooKeeper mode does ({@code ZkProducerIdManager.getNewProducerIdBlock}): read {@code /latest_producer_id_block}
+     * with its version, write the block that follows at that version, and on BADVERSION (another broker reserved one
+     * meanwhile) read again. The znode is created with the first block when absent. Blocking: call it off any event
+     * loop.
+     *
+     * @param brokerId the broker reserving the block
+     * @return the block, now this broker's alone
+     * @throws ZkException on a ZooKeeper failure (a write whose outcome is unknown may have used up a block; no block
+     *     is ever handed out twice)
+     * @throws MalformedZnodeException when the znode holds something else than Kafka's format (ids could then
+     *     repeat: refused rather than guessed)
+     * @throws IllegalStateException when the producer ids are exhausted
+     */
+    public ProducerIdBlockZnode reserveProducerIdBlock(final int brokerId) throws MalformedZnodeException {
+        final String path = ZkPaths.LATEST_PRODUCER_ID_BLOCK;
+        while (true) {
+            final Optional<ZkNode> node = zk.getData(path, null);
+            if (node.isEmpty()) {
+                final ProducerIdBlockZnode first = ProducerIdBlockZnode.next(brokerId, null);
+                try {
+                    zk.create(path, first.toJson(), false);
+                    return first;
+                } catch (final ZkException e) {
+                    if (e.error() != ZkError.NODE_EXISTS) {
+                        throw e;
+                    }
+                    continue; // another broker created it: read theirs
+                }
+            }
+            final byte[] data = node.get().data();
+            final ProducerIdBlockZnode next = ProducerIdBlockZnode.next(brokerId,
+                data.length == 0 ? null : ProducerIdBlockZnode.fromJson(data));
+            try {
+                zk.setData(path, next.toJson(), node.get().stat().version());
+                return next;
+            } catch (final ZkException e) {
+                if (e.error() != ZkError.BAD_VERSION) {
+                    throw e;
+                }
+                LOG.debug("{} changed under broker {} at version {}; reading it again", path, brokerId,
+                    node.get().stat().version());
+            }
+        }
+    }
+
     // --------------------------------------------------------------------------------------------- misc
 
     static int compare(final TopicPartition a, final TopicPartition b) {

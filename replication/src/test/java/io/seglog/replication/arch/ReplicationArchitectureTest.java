@@ -89,12 +89,16 @@ class ReplicationArchitectureTest {
             "io.seglog.storage.dir..", "io.seglog.storage.example..")
         .because("storage-core's module-info exports io.seglog.storage, .format and .io only");
 
+    /** The demo (the README's main job) is not part of the broker: it is a Kafka application, as a user writes one. */
+    private static final String EXAMPLE = "io.seglog.replication.example..";
+
     /**
      * kafka-clients is used for its generated message classes and their accessors only, and only by the wire
      * package: the rest is internal and changes between releases (kafka-protocol.md: 4.3 moved 37 record classes).
      */
     static final ArchRule KAFKA_CLIENTS_MESSAGE_CLASSES_ONLY = noClasses()
         .that().resideInAPackage("io.seglog.replication..")
+        .and().resideOutsideOfPackage(EXAMPLE)
         .should().dependOnClassesThat(JavaClass.Predicates.resideInAPackage("org.apache.kafka..").and(
             DescribedPredicate.not(JavaClass.Predicates.resideInAnyPackage("org.apache.kafka.common.message",
                 "org.apache.kafka.common.protocol"))).and(DescribedPredicate.not(
@@ -105,14 +109,29 @@ class ReplicationArchitectureTest {
     /** Only the wire package speaks Kafka's protocol. */
     static final ArchRule KAFKA_CLIENTS_ONLY_IN_WIRE = noClasses()
         .that().resideOutsideOfPackage("io.seglog.replication.wire..")
+        .and().resideOutsideOfPackage(EXAMPLE)
         .and().resideInAPackage("io.seglog.replication..")
         .should().dependOnClassesThat().resideInAPackage("org.apache.kafka..")
         .because("Kafka's wire protocol is decoded and encoded in io.seglog.replication.wire");
+
+    /**
+     * The demo drives the brokers as an application would: through kafka-clients' public client API only (producer,
+     * consumer, serializers, {@code TopicPartition}), never through the internals the rules above keep to the wire.
+     */
+    static final ArchRule EXAMPLE_USES_THE_PUBLIC_CLIENT_API = noClasses()
+        .that().resideInAPackage(EXAMPLE)
+        .should().dependOnClassesThat(JavaClass.Predicates.resideInAPackage("org.apache.kafka..").and(
+            DescribedPredicate.not(JavaClass.Predicates.resideInAnyPackage("org.apache.kafka.clients.producer",
+                "org.apache.kafka.clients.consumer", "org.apache.kafka.common.serialization")))
+            .and(DescribedPredicate.not(JavaClass.Predicates.belongToAnyOf(org.apache.kafka.common.TopicPartition.class))))
+        .because("the demo is what a user's application does, and their public API is what stays stable");
 
     @Test
     void kafkaClientsIsUsedForItsMessageClassesAndOnlyInTheWirePackage() {
         KAFKA_CLIENTS_MESSAGE_CLASSES_ONLY.check(REPLICATION);
         KAFKA_CLIENTS_ONLY_IN_WIRE.check(REPLICATION);
+        assertTrue(REPLICATION.containPackage("io.seglog.replication.example"), "example package not imported");
+        EXAMPLE_USES_THE_PUBLIC_CLIENT_API.check(REPLICATION);
     }
 
     @Test
@@ -156,6 +175,9 @@ class ReplicationArchitectureTest {
         assertTrue(REPLICA_LAYER_HAS_NO_NETWORK_OR_STORE.evaluate(new ClassFileImporter().importClasses(
             Class.forName("io.seglog.replication.replica.NettyUsingFixture"))).hasViolation(),
             "Netty in the replica layer must be caught");
+        assertTrue(EXAMPLE_USES_THE_PUBLIC_CLIENT_API.evaluate(new ClassFileImporter().importClasses(
+            Class.forName("io.seglog.replication.example.ClientInternalsUsingFixture"))).hasViolation(),
+            "kafka-clients internals in the demo must be caught");
         assertFalse(ELECTION_IS_PURE.allowEmptyShould(true).evaluate(new ClassFileImporter().importClasses(ZooKeeperUsingFixture.class))
             .hasViolation(), "the purity rule applies to the election package only");
     }

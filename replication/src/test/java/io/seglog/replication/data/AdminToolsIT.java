@@ -261,11 +261,10 @@ class AdminToolsIT {
         assertTrue(described.out().contains("retention.ms=86400000"), described.out());
         assertEquals(2, described.out().lines().filter(l -> l.contains("Partition: ")).count(), described.out());
 
-        // kafka-console-producer: one record per line of stdin, to partition 0 (the DefaultPartitioner's sticky
-        // choice is not what is tested). Idempotence is off until InitProducerId is served.
+        // kafka-console-producer with Kafka's producer defaults (idempotent, acks=all): one record per line of stdin,
+        // to partition 0 (the default partitioner's sticky choice is not what is tested).
         final ToolRun produced = runTool("first\nsecond\nthird\n", () -> ConsoleProducer.main(new String[] {
             "--bootstrap-server", bootstrap, "--topic", "events", "--sync",
-            "--command-property", "enable.idempotence=false",
             "--command-property", "partitioner.class=" + PartitionZero.class.getName()}));
         ok(produced);
 

@@ -27,8 +27,13 @@ public final class Links implements SeglogBroker.EndpointWrapper {
     }
 
     /** What happens on a link. */
-    private record Rule(boolean blocked, Predicate<FetchRequest> dropResponse, long delayMs) {
+    private record Rule(boolean blocked, Predicate<FetchRequest> dropResponse, long delayMs,
+                        Predicate<FetchRequest> cutRequest) {
         static final Rule PASS = new Rule(false, r -> false, 0);
+
+        Rule(final boolean blocked, final Predicate<FetchRequest> dropResponse, final long delayMs) {
+            this(blocked, dropResponse, delayMs, r -> false);
+        }
     }
 
     private final Map<Key, Rule> rules = new ConcurrentHashMap<>();
@@ -74,6 +79,19 @@ public final class Links implements SeglogBroker.EndpointWrapper {
      */
     public void dropResponses(final int follower, final int leader, final Predicate<FetchRequest> when) {
         rules.put(new Key(follower, leader), new Rule(false, when, 0));
+    }
+
+    /**
+     * The follower's fetches that the predicate picks never reach the leader (they fail at once); the others pass.
+     * Cutting the fetches above an offset holds the leader's high watermark there while the follower still receives
+     * (and appends) what the leader has past it.
+     *
+     * @param follower the follower
+     * @param leader   the leader
+     * @param when     which fetches are cut
+     */
+    public void cutFetches(final int follower, final int leader, final Predicate<FetchRequest> when) {
+        rules.put(new Key(follower, leader), new Rule(false, r -> false, 0, when));
     }
 
     /**
@@ -150,7 +168,7 @@ public final class Links implements SeglogBroker.EndpointWrapper {
             @Override
             public CompletableFuture<List<FetchedPartition>> fetch(final FetchRequest request) {
                 final Rule r = rule();
-                if (r.blocked()) {
+                if (r.blocked() || r.cutRequest().test(request)) {
                     return cut();
                 }
                 final CompletableFuture<List<FetchedPartition>> answer = endpoint.fetch(request);

@@ -20,6 +20,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -35,11 +36,12 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Runs the README's main job in this JVM (without {@code System.exit}) and checks what it did: the storage round
- * trip, the controller failover at epoch + 1 with every partition led by a live broker, the exit codes, and that it
- * leaves no thread behind.
+ * Runs the README's main job in this JVM (without {@code System.exit}) and checks what it did: the quickstart's
+ * broker processes, the leader killed and another elected at a higher leader epoch, every acknowledged record read
+ * back by the consumer in order, the summary it printed; with {@code --tours} the storage round trip and the
+ * controller failover at epoch + 1; the exit codes; and that it leaves no thread and no process behind.
  */
-@Timeout(120)
+@Timeout(300)
 class SeglogDemoIT {
     private static final Duration THREADS_GONE = Duration.ofSeconds(20);
 
@@ -58,10 +60,12 @@ class SeglogDemoIT {
             .filter(t -> t.isAlive() && !t.isDaemon() && !threadsBefore.contains(t) && !t.getName().startsWith("junit-"))
             .map(Thread::getName).collect(Collectors.toList());
         assertEquals(List.of(), nonDaemon, "non-daemon threads left by the demo");
+        assertEquals(List.of(), ProcessHandle.current().children().filter(ProcessHandle::isAlive)
+            .map(h -> h.pid() + " " + h.info().commandLine().orElse("?")).toList(), "broker processes left running");
     }
 
     @Test
-    void embeddedZooKeeperTourFailsOverToANewControllerAtTheNextEpoch(@TempDir final Path dir) throws Exception {
+    void quickstartKillsTheLeaderProcessAndLosesNoAcknowledgedRecord(@TempDir final Path dir) throws Exception {
         final ByteArrayOutputStream text = new ByteArrayOutputStream();
         final SeglogDemo.Result result;
         try (PrintStream out = new PrintStream(text, true, StandardCharsets.UTF_8)) {
@@ -70,89 +74,104 @@ class SeglogDemoIT {
         final String printed = text.toString(StandardCharsets.UTF_8);
         assertTrue(result.embedded());
         assertTrue(result.zookeeper().endsWith(SeglogDemo.EMBEDDED_CHROOT), result.zookeeper());
+        assertEquals(Optional.empty(), result.storage(), "the tours run only with --tours");
+        assertEquals(Optional.empty(), result.cluster());
 
-        final StorageTour.Outcome storage = result.storage();
-        assertEquals(0, storage.startOffset());
-        assertEquals(StorageTour.BATCHES * StorageTour.RECORDS_PER_BATCH - 1, storage.lastOffset());
-        assertTrue(storage.durableOffset() > storage.lastOffset(), "durable " + storage.durableOffset());
-        assertEquals(storage.lastOffset() + 1, storage.endBeforeClose());
-        assertEquals(storage.endBeforeClose(), storage.endAfterReopen());
-        assertTrue(storage.cleanShutdown());
-        // Records are 1 s apart from the base; the lookup asks for base + 6.5 s: the first record at or after is #7.
-        assertEquals(7, storage.timestampOffset());
-        assertTrue(storage.reopenMatched());
-
-        assertFailover(result.cluster());
-        assertEquals("orders", result.cluster().topic());
-        assertTrue(printed.contains("OK: storage reopened at log end offset 12"), printed);
-        assertTrue(printed.contains("[cluster] new controller: broker " + result.cluster().secondController()
-            + ", controller epoch " + result.cluster().secondEpoch()), printed);
-        final DataTour.Outcome data = result.data();
-        assertEquals(2L * DataTour.WRITES * DataTour.RECORDS_PER_WRITE, data.acknowledged());
-        assertEquals(data.acknowledged(), data.endOffset());
-        assertTrue(data.firstLeader() != data.secondLeader(), data.toString());
-        assertEquals("payments", data.topic());
-        assertTrue(printed.contains("[data] new leader: broker " + data.secondLeader() + ", holding all "
-            + DataTour.WRITES * DataTour.RECORDS_PER_WRITE + " acknowledged records"), printed);
-        assertTrue(printed.contains("every replica at " + data.endOffset()), printed);
-        // A given directory is kept, with the log and the embedded server's data in it.
-        assertTrue(Files.isDirectory(dir.resolve("storage").resolve("events-0")));
+        final Quickstart.Outcome q = result.quickstart();
+        assertTrue(q.processes());
+        assertTrue(q.killed().startsWith("kill -9 of pid "), q.killed());
+        assertEquals(Quickstart.TOPIC, q.topic());
+        assertQuickstart(q, printed);
+        // The summary table, as printed.
+        assertTrue(printed.contains("[quickstart] summary"), printed);
+        assertTrue(printed.contains(row("lost", "0  (acknowledged, not read back)")), printed);
+        assertTrue(printed.contains(row("records acknowledged", q.delivery().acknowledged() + "  (acks=all")), printed);
+        assertTrue(printed.contains(row("records consumed", q.delivery().consumed() + "")), printed);
+        assertTrue(printed.contains(row("new leader", "broker " + q.after().leader() + ", leader epoch "
+            + q.after().leaderEpoch() + ", isr " + q.after().isr())), printed);
+        assertTrue(printed.contains(row("time to re-elect", q.reelectionMs() + " ms")), printed);
+        assertTrue(printed.contains("[quickstart] KILLED the leader, broker " + q.before().leader()), printed);
+        assertTrue(printed.contains("OK in "), printed);
+        // A given directory is kept: each broker's properties, output and log directory, and ZooKeeper's data.
+        assertPropertiesOfThisRun(dir.resolve("brokers"), q, result.zookeeper());
+        for (int id = 1; id <= Quickstart.BROKERS; id++) {
+            final Path brokers = dir.resolve("brokers");
+            assertTrue(Files.readString(brokers.resolve("broker-" + id + ".log")).contains("READY broker " + id));
+            assertTrue(Files.isDirectory(brokers.resolve("broker-" + id).resolve(q.topic() + "-0")), "broker " + id);
+        }
         assertTrue(Files.isDirectory(dir.resolve("zookeeper")));
     }
 
     @Test
-    void mainLogicExitsZeroAndDeletesItsTemporaryDirectory() {
+    void mainLogicWithToursAndInProcessBrokersExitsZeroAndDeletesItsTemporaryDirectory() {
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
         final ByteArrayOutputStream err = new ByteArrayOutputStream();
-        final int code = SeglogDemo.run(new String[0], new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8));
+        final int code = SeglogDemo.run(new String[] {"--tours", "--in-process"},
+            new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
         final String printed = out.toString(StandardCharsets.UTF_8);
         assertEquals(0, code, printed + err.toString(StandardCharsets.UTF_8));
-        final Matcher m = Pattern.compile("Seglog demo in (\\S+) \\(deleted at the end\\)").matcher(printed);
+        final Matcher m = Pattern.compile("Seglog quickstart in (\\S+) \\(deleted at the end\\)").matcher(printed);
         assertTrue(m.find(), printed);
         assertFalse(Files.exists(Paths.get(m.group(1))), "temporary directory left behind: " + m.group(1));
-        assertTrue(printed.contains("OK: "), printed);
+        assertTrue(printed.contains("[storage] closed and reopened: log end offset 12"), printed);
+        assertTrue(printed.contains("[cluster] new controller: broker "), printed);
+        assertTrue(printed.contains("[quickstart] KILLED the leader, broker "), printed);
+        assertTrue(printed.contains("closed broker "), printed);
+        assertTrue(printed.contains(row("lost", "0")), printed);
+        assertTrue(printed.contains("OK in "), printed);
     }
 
     @Test
-    void givenZooKeeperWithChrootAndKeptDirectorySurviveASecondRun(@TempDir final Path dir) throws Exception {
+    void givenZooKeeperWithChrootAndKeptDirectorySurviveASecondRunWithBrokerProcesses(@TempDir final Path dir) throws Exception {
         try (ZkTestSupport zk = ZkTestSupport.server()) {
             final String connect = zk.connectString() + "/demo/run";
             final PrintStream quiet = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
-            final SeglogDemo.Result first =
-                SeglogDemo.execute(DemoOptions.parse("--zookeeper", connect, "--dir", dir.toString()), quiet);
+            final String[] args = {"--zookeeper", connect, "--dir", dir.toString(), "--tours"};
+            final String[] inProcess = Arrays.copyOf(args, args.length + 1);
+            inProcess[args.length] = "--in-process";
+            final SeglogDemo.Result first = SeglogDemo.execute(DemoOptions.parse(inProcess), quiet);
             assertFalse(first.embedded());
             assertEquals(connect, first.zookeeper());
-            assertFailover(first.cluster());
+            assertFailover(first.cluster().orElseThrow());
+            assertFalse(first.quickstart().processes());
+            assertQuickstart(first.quickstart(), "");
             assertFalse(Files.exists(dir.resolve("zookeeper")), "no embedded server data with --zookeeper");
 
-            // Same directory and ZooKeeper again: the log continues, the topic name moves on, the epochs go up.
-            final SeglogDemo.Result second =
-                SeglogDemo.execute(DemoOptions.parse("--zookeeper", connect, "--dir", dir.toString()), quiet);
-            assertEquals(first.storage().endAfterReopen(), second.storage().startOffset());
-            assertEquals(second.storage().startOffset() + 12, second.storage().endAfterReopen());
-            assertTrue(second.storage().reopenMatched());
-            assertEquals("orders-2", second.cluster().topic());
-            assertEquals("payments-2", second.data().topic(), "the data part's brokers keep their logs and topics");
-            assertEquals(second.data().acknowledged(), second.data().endOffset());
-            assertTrue(second.cluster().firstEpoch() > first.cluster().secondEpoch(),
-                second.cluster().firstEpoch() + " after " + first.cluster().secondEpoch());
-            assertFailover(second.cluster());
+            // Same directory and ZooKeeper again, the brokers now as processes over the logs the first run's brokers
+            // left: the log continues, the topic names move on, the epochs go up.
+            final SeglogDemo.Result second = SeglogDemo.execute(DemoOptions.parse(args), quiet);
+            assertTrue(second.quickstart().processes());
+            final StorageTour.Outcome s1 = first.storage().orElseThrow();
+            final StorageTour.Outcome s2 = second.storage().orElseThrow();
+            assertEquals(s1.endAfterReopen(), s2.startOffset());
+            assertEquals(s2.startOffset() + 12, s2.endAfterReopen());
+            assertTrue(s2.reopenMatched());
+            assertEquals("orders-2", second.cluster().orElseThrow().topic());
+            assertEquals(Quickstart.TOPIC + "-2", second.quickstart().topic(),
+                "the quickstart's brokers keep their logs and topics");
+            assertQuickstart(second.quickstart(), "");
+            assertPropertiesOfThisRun(dir.resolve("brokers"), second.quickstart(), connect);
+            assertTrue(second.cluster().orElseThrow().firstEpoch() > first.cluster().orElseThrow().secondEpoch(),
+                second.cluster() + " after " + first.cluster());
+            assertFailover(second.cluster().orElseThrow());
         }
     }
 
     @Test
     void unreachableZooKeeperFailsWithExitCodeOneAndAClearMessage(@TempDir final Path dir) {
         final ByteArrayOutputStream err = new ByteArrayOutputStream();
-        // Port 1 on loopback: nothing listens there, so every broker's first ZooKeeper call runs out of time.
+        // Port 1 on loopback: nothing listens there, so the demo's first ZooKeeper connection runs out of time,
+        // before any broker is started.
         final int code = SeglogDemo.run(new String[] {"--zookeeper", "127.0.0.1:1", "--dir", dir.toString()},
             new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
             new PrintStream(err, true, StandardCharsets.UTF_8));
         final String message = err.toString(StandardCharsets.UTF_8);
         assertEquals(1, code, message);
         assertTrue(message.startsWith("SeglogDemo FAILED: "), message);
-        assertTrue(message.contains("broker 1 could not start against ZooKeeper 127.0.0.1:1"), message);
+        assertTrue(message.contains("step 'quickstart: connect to ZooKeeper': cannot reach ZooKeeper 127.0.0.1:1"),
+            message);
         assertFalse(message.contains("\tat "), "a known failure prints no stack trace: " + message);
+        assertFalse(Files.exists(dir.resolve("brokers")), "no broker was started");
     }
 
     @Test
@@ -204,8 +223,10 @@ class SeglogDemoIT {
             assertTrue(message.contains(args[0]), message);
             assertTrue(message.contains(DemoOptions.USAGE), message);
         }
-        assertEquals(new DemoOptions(Optional.of("h:1/c"), Optional.of(Paths.get("d")), true, false),
+        assertEquals(new DemoOptions(Optional.of("h:1/c"), Optional.of(Paths.get("d")), true, false, false, false),
             DemoOptions.parse("--keep", "--zookeeper", "h:1/c", "--dir", "d"));
+        assertEquals(new DemoOptions(Optional.empty(), Optional.empty(), false, true, true, false),
+            DemoOptions.parse("--tours", "--in-process"));
     }
 
     @Test
@@ -221,6 +242,57 @@ class SeglogDemoIT {
             assertEquals(DemoOptions.HELP + System.lineSeparator(), printed, "the help alone: nothing ran");
             assertEquals("", err.toString(StandardCharsets.UTF_8));
         }
+    }
+
+    /**
+     * The leader changed to a live broker at a higher leader epoch without the killed one in the ISR, the consumer read
+     * every acknowledged record, at its acknowledged offset and in order, duplicates only where the producer was not
+     * idempotent, and the killed broker came back into the ISR.
+     */
+    private static void assertQuickstart(final Quickstart.Outcome q, final String printed) {
+        final Quickstart.Election before = q.before();
+        final Quickstart.Election after = q.after();
+        assertEquals(Set.of(1, 2, 3), Set.copyOf(before.isr()), "ISR before the kill: " + before);
+        assertNotEquals(before.leader(), after.leader(), "the leader changed: " + before + " -> " + after);
+        assertTrue(after.leaderEpoch() > before.leaderEpoch(), before + " -> " + after);
+        assertFalse(after.isr().contains(before.leader()), "the killed broker left the ISR: " + after);
+        assertTrue(after.isr().contains(after.leader()), after.toString());
+        assertTrue(q.reelectionMs() >= 0, q.toString());
+        assertEquals(Set.of(1, 2, 3), Set.copyOf(q.isrAfterRestart()), "the killed broker is back in the ISR");
+
+        final DeliveryCheck.Verdict v = q.delivery();
+        assertEquals(Quickstart.IDEMPOTENCE, q.idempotent());
+        assertEquals(0, v.lost(), "nothing acknowledged lost: " + v + printed);
+        assertEquals(0, v.misplaced(), v + printed);
+        assertEquals(0, v.unknown(), v + printed);
+        assertTrue(v.orderKept(), v + printed);
+        assertTrue(v.acknowledged() >= Quickstart.ACKNOWLEDGED_BEFORE_KILL + Quickstart.ACKNOWLEDGED_AFTER_KILL,
+            v.toString());
+        assertEquals(v.sent(), v.acknowledged() + v.failed(), "every send was answered: " + v);
+        // The consumer read every acknowledged record: each once, plus the copies a retry stored, plus records whose
+        // answer was lost with the leader.
+        assertEquals(v.acknowledged() + v.duplicates() + v.unacknowledgedRead(), v.consumed(), v.toString());
+        if (q.idempotent()) {
+            assertEquals(0, v.duplicates(), "an idempotent producer stores no duplicate: " + v);
+            assertTrue(v.exactlyOnce(), v.toString());
+        }
+        assertTrue(v.ok(q.idempotent()), v.problems(q.idempotent()));
+    }
+
+    /** Each broker's properties name this run's listener and ZooKeeper, whatever an earlier run left. */
+    private static void assertPropertiesOfThisRun(final Path brokers, final Quickstart.Outcome q, final String connect)
+        throws java.io.IOException {
+        final List<String> listeners = List.of(q.bootstrap().split(","));
+        for (int id = 1; id <= Quickstart.BROKERS; id++) {
+            final List<String> lines = Files.readAllLines(brokers.resolve("broker-" + id + ".properties"));
+            assertTrue(lines.contains("broker.id=" + id), lines.toString());
+            assertTrue(lines.contains("listeners=PLAINTEXT://" + listeners.get(id - 1)), listeners + " " + lines);
+            assertTrue(lines.contains("zookeeper.connect=" + connect), lines.toString());
+        }
+    }
+
+    private static String row(final String name, final String valueStart) {
+        return String.format("[quickstart]   %-22s %s", name, valueStart);
     }
 
     /** The controller changed at epoch + 1 and every partition is led by a live broker, with the stopped one gone. */

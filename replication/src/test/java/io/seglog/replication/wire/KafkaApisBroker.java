@@ -51,6 +51,8 @@ final class KafkaApisBroker implements AutoCloseable {
 
     /** The broker's monotonic clock (the replica layer's: request deadlines, follower lag). */
     final AtomicLong clockMs = new AtomicLong(1_000);
+    /** The next producer id InitProducerId hands out; negative: none at hand (the next block still coming). */
+    final AtomicLong nextProducerId = new AtomicLong(0);
     /** The ISR changes the leaders proposed, in order. */
     final List<IsrWriter.Proposal> proposals = new CopyOnWriteArrayList<>();
     final LogManager logs;
@@ -103,7 +105,8 @@ final class KafkaApisBroker implements AutoCloseable {
             opened.add(0, replicas);
             server = KafkaWireServer.start(new WireServerConfig("127.0.0.1", 0,
                 WireServerConfig.DEFAULT_MAX_REQUEST_BYTES), new KafkaApis(BROKER, replicas, cluster,
-                KafkaApis.TopicCreator.NONE).apis(), 1, THREADS);
+                KafkaApis.TopicCreator.NONE, () -> nextProducerId.get() < 0 ? ProducerIdSource.NONE_AVAILABLE
+                : nextProducerId.getAndIncrement()).apis(), 1, THREADS);
             opened.add(0, server);
             cluster.live = Map.of(BROKER, new LiveBroker(BROKER, 1L, "127.0.0.1", server.address().getPort(),
                 Optional.empty()));

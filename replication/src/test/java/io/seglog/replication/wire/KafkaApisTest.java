@@ -736,6 +736,7 @@ class KafkaApisTest {
         expected.put(ApiKeys.FETCH, new short[] {4, 12});
         expected.put(ApiKeys.LIST_OFFSETS, new short[] {1, 7});
         expected.put(ApiKeys.OFFSET_FOR_LEADER_EPOCH, new short[] {2, 4});
+        expected.put(ApiKeys.INIT_PRODUCER_ID, new short[] {0, 5});
         assertArrayEquals(new short[] {0, KafkaApis.METADATA_MAX}, expected.get(ApiKeys.METADATA));
         assertArrayEquals(new short[] {KafkaApis.PRODUCE_MIN, KafkaApis.PRODUCE_MAX}, expected.get(ApiKeys.PRODUCE));
         assertArrayEquals(new short[] {KafkaApis.FETCH_MIN, KafkaApis.FETCH_MAX}, expected.get(ApiKeys.FETCH));
@@ -743,6 +744,8 @@ class KafkaApisTest {
             expected.get(ApiKeys.LIST_OFFSETS));
         assertArrayEquals(new short[] {KafkaApis.OFFSET_FOR_LEADER_EPOCH_MIN, KafkaApis.OFFSET_FOR_LEADER_EPOCH_MAX},
             expected.get(ApiKeys.OFFSET_FOR_LEADER_EPOCH));
+        assertArrayEquals(new short[] {InitProducerIds.MIN_VERSION, InitProducerIds.MAX_VERSION},
+            expected.get(ApiKeys.INIT_PRODUCER_ID));
         expected.put(ApiKeys.API_VERSIONS, new short[] {0, KafkaWireServer.API_VERSIONS_MAX});
         for (short v = 0; v <= KafkaWireServer.API_VERSIONS_MAX; v++) {
             final String at = "ApiVersions v" + v;

@@ -38,6 +38,8 @@ class MalformedZnodeTest {
         final Decoder preferred = PreferredReplicaElectionZnode::fromJson;
         final Decoder reassign = ReassignPartitionsZnode::fromJson;
         final String w = MalformedZnodeException.WHOLE_PAYLOAD;
+        final Decoder pidBlock = ProducerIdBlockZnode::fromJson;
+        final String pid = ZkPaths.LATEST_PRODUCER_ID_BLOCK;
         final String okState = "\"controller_epoch\":1,\"leader\":1,\"version\":1,\"leader_epoch\":0";
         final String b = "/brokers/ids/1";
         final String okBroker = "\"version\":5,\"host\":\"h\",\"port\":9092,\"jmx_port\":-1,\"timestamp\":\"1\"";
@@ -147,7 +149,33 @@ class MalformedZnodeTest {
                 "{\"version\":1,\"partitions\":[{\"topic\":\"t\",\"partition\":0,\"replicas\":[1]},"
                     + "{\"topic\":\"t\",\"partition\":0,\"replicas\":[2]}]}", ZkPaths.REASSIGN, "partitions[1]"),
             reject("reassign: element not object", reassign, "{\"version\":1,\"partitions\":[1]}", ZkPaths.REASSIGN,
-                "partitions[0]"));
+                "partitions[0]"),
+            reject("pid block: not JSON", pidBlock, "{\"broker\":", pid, w),
+            reject("pid block: missing version", pidBlock,
+                "{\"broker\":1,\"block_start\":\"0\",\"block_end\":\"999\"}", pid, "version"),
+            reject("pid block: missing broker", pidBlock,
+                "{\"version\":1,\"block_start\":\"0\",\"block_end\":\"999\"}", pid, "broker"),
+            reject("pid block: negative broker", pidBlock,
+                "{\"version\":1,\"broker\":-1,\"block_start\":\"0\",\"block_end\":\"999\"}", pid, "broker"),
+            reject("pid block: start a number", pidBlock,
+                "{\"version\":1,\"broker\":1,\"block_start\":0,\"block_end\":\"999\"}", pid, "block_start"),
+            reject("pid block: start not decimal", pidBlock,
+                "{\"version\":1,\"broker\":1,\"block_start\":\"0x10\",\"block_end\":\"999\"}", pid,
+                "block_start"),
+            reject("pid block: start negative", pidBlock,
+                "{\"version\":1,\"broker\":1,\"block_start\":\"-1000\",\"block_end\":\"-1\"}", pid,
+                "block_start"),
+            reject("pid block: missing end", pidBlock,
+                "{\"version\":1,\"broker\":1,\"block_start\":\"0\"}", pid, "block_end"),
+            reject("pid block: end overflows a long", pidBlock,
+                "{\"version\":1,\"broker\":1,\"block_start\":\"0\",\"block_end\":\"9223372036854775808\"}",
+                pid, "block_end"),
+            reject("pid block: end before start", pidBlock,
+                "{\"version\":1,\"broker\":1,\"block_start\":\"1000\",\"block_end\":\"999\"}", pid,
+                "block_end"),
+            reject("pid block: more ids than an int", pidBlock,
+                "{\"version\":1,\"broker\":1,\"block_start\":\"0\",\"block_end\":\"2147483647\"}", pid,
+                "block_end"));
     }
 
     private static String range(final int n) {

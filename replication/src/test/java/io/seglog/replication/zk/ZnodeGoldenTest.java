@@ -236,4 +236,33 @@ class ZnodeGoldenTest {
             utf8("{\"version\":1,\"partitions\":[{\"topic\":\"t\",\"partition\":1,\"replicas\":[3,1]},"
                 + "{\"topic\":\"t\",\"partition\":0,\"replicas\":[1,2,3]}]}")));
     }
+
+    @Test
+    void writesProducerIdBlockAsKafka() {
+        // Kafka's ProducerIdBlockZNode.generateProducerIdBlockJson: version and broker numbers, the bounds strings.
+        assertEquals("{\"version\":1,\"broker\":2,\"block_start\":\"1000\",\"block_end\":\"1999\"}",
+            str(new ProducerIdBlockZnode(2, 1000, 1999).toJson()));
+    }
+
+    @Test
+    void readsProducerIdBlockAsKafkaWritesIt() throws Exception {
+        assertEquals(new ProducerIdBlockZnode(1, 0, 999), ProducerIdBlockZnode.fromJson(
+            utf8("{\"version\":1,\"broker\":1,\"block_start\":\"0\",\"block_end\":\"999\"}")));
+        // Field order does not matter; a later version is read as Kafka reads it.
+        assertEquals(new ProducerIdBlockZnode(7, 9_000_000_000L, 9_000_000_999L), ProducerIdBlockZnode.fromJson(
+            utf8("{\"block_end\":\"9000000999\",\"block_start\":\"9000000000\",\"broker\":7,\"version\":2}")));
+    }
+
+    @Test
+    void nextProducerIdBlockFollowsThePreviousOne() {
+        assertEquals(new ProducerIdBlockZnode(3, 0, 999), ProducerIdBlockZnode.next(3, null));
+        assertEquals(new ProducerIdBlockZnode(3, 2000, 2999), ProducerIdBlockZnode.next(3,
+            new ProducerIdBlockZnode(1, 1000, 1999)));
+        assertEquals(1000, ProducerIdBlockZnode.next(3, null).size());
+        final IllegalStateException exhausted = assertThrows(IllegalStateException.class,
+            () -> ProducerIdBlockZnode.next(3, new ProducerIdBlockZnode(1, Long.MAX_VALUE - 1500, Long.MAX_VALUE - 501)));
+        assertEquals(true, exhausted.getMessage().contains("block_end=" + (Long.MAX_VALUE - 501)), exhausted.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> new ProducerIdBlockZnode(1, 10, 9));
+        assertThrows(IllegalArgumentException.class, () -> new ProducerIdBlockZnode(-1, 0, 9));
+    }
 }
