@@ -11,6 +11,7 @@ import io.seglog.replication.transport.PartitionStateInfo;
 import io.seglog.storage.LogManager;
 import io.seglog.storage.LogManagerConfig;
 import io.seglog.storage.PartitionLog;
+import io.seglog.storage.TopicId;
 import io.seglog.storage.TopicPartition;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -27,13 +28,14 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.agrona.CloseHelper;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.ApiMessage;
 
 /**
  * Test fixture: broker 1's Kafka APIs ({@link KafkaApis}) served by a {@link KafkaWireServer} on loopback, over a real
  * {@link ReplicaManager} and {@link LogManager} in a directory the test owns. Time is a monotonic clock the test moves
  * ({@link #clockMs}); ISR changes are recorded ({@link #proposals}) and written at once; the metadata cache is filled
- * by {@link #lead}; broker 1 follows nothing, so opening a leader endpoint fails the test.
+ * by {@link #lead}, each topic with the id {@link #topicId} gives it; broker 1 follows nothing, so opening a leader endpoint fails the test.
  *
  * <p>Owns everything it opens, and {@link #close()} closes it in reverse order: the clients, their event loop, the
  * server, the replica manager, the log manager. A constructor that fails closes what it had opened.
@@ -137,9 +139,41 @@ final class KafkaApisBroker implements AutoCloseable {
     void lead(final TopicPartition tp, final int leaderEpoch, final List<Integer> assignment,
               final List<Integer> isr) {
         final PartitionStateInfo state = new PartitionStateInfo(CONTROLLER_EPOCH,
-            new LeaderAndIsr(BROKER, leaderEpoch, isr, 0), assignment, true);
+            new LeaderAndIsr(BROKER, leaderEpoch, isr, 0), assignment, true, topicId(tp.topic()));
         replicas.onLeaderAndIsr(Map.of(tp, state), Map.of());
         cluster.partitions.put(tp, state);
+    }
+
+    /**
+     * Puts a state in the metadata cache only (an UpdateMetadata), leaving the replica layer as it is.
+     *
+     * @param tp    the partition
+     * @param state its state
+     */
+    void describe(final TopicPartition tp, final PartitionStateInfo state) {
+        cluster.partitions.put(tp, state);
+    }
+
+    /**
+     * The topic id this fixture gives a topic: fixed by the name, so that a test can name a topic by id without
+     * asking (and name an unknown topic's id the same way). Never a reserved id.
+     *
+     * @param topic the topic
+     * @return its id
+     */
+    static TopicId topicId(final String topic) {
+        return new TopicId(0x5e61_0000_0000_0000L | topic.length(), 0x1_0000_0000L | (topic.hashCode() & 0xffff_ffffL));
+    }
+
+    /**
+     * {@link #topicId} as kafka-clients' messages carry it.
+     *
+     * @param topic the topic
+     * @return its id
+     */
+    static Uuid uuid(final String topic) {
+        final TopicId id = topicId(topic);
+        return new Uuid(id.mostSignificantBits(), id.leastSignificantBits());
     }
 
     /**
