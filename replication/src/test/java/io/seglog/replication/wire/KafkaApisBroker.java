@@ -18,8 +18,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadFactory;
@@ -29,6 +31,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.agrona.CloseHelper;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 
 /**
@@ -55,6 +58,8 @@ final class KafkaApisBroker implements AutoCloseable {
     final AtomicLong clockMs = new AtomicLong(1_000);
     /** The ISR changes the leaders proposed, in order. */
     final List<IsrWriter.Proposal> proposals = new CopyOnWriteArrayList<>();
+    /** The versions each API was asked at, as the server decoded them (what a client negotiated). */
+    final Map<ApiKeys, Set<Short>> versionsSeen = new ConcurrentHashMap<>();
     final LogManager logs;
     final ReplicaManager replicas;
     final KafkaWireServer server;
@@ -104,8 +109,8 @@ final class KafkaApisBroker implements AutoCloseable {
                 }, THREADS);
             opened.add(0, replicas);
             server = KafkaWireServer.start(new WireServerConfig("127.0.0.1", 0,
-                WireServerConfig.DEFAULT_MAX_REQUEST_BYTES), new KafkaApis(BROKER, replicas, cluster,
-                KafkaApis.TopicCreator.NONE).apis(), 1, THREADS);
+                WireServerConfig.DEFAULT_MAX_REQUEST_BYTES), recording(new KafkaApis(BROKER, replicas, cluster,
+                KafkaApis.TopicCreator.NONE).apis()), 1, THREADS);
             opened.add(0, server);
             cluster.live = Map.of(BROKER, new LiveBroker(BROKER, 1L, "127.0.0.1", server.address().getPort(),
                 Optional.empty()));
@@ -114,6 +119,18 @@ final class KafkaApisBroker implements AutoCloseable {
             CloseHelper.quietCloseAll(opened);
             throw e;
         }
+    }
+
+    /** The same APIs, each noting the version of every request it answers in {@link #versionsSeen}. */
+    private List<KafkaApi> recording(final List<KafkaApi> apis) {
+        final List<KafkaApi> wrapped = new ArrayList<>();
+        for (final KafkaApi api : apis) {
+            wrapped.add(new KafkaApi(api.key(), api.minVersion(), api.maxVersion(), request -> {
+                versionsSeen.computeIfAbsent(api.key(), k -> new ConcurrentSkipListSet<>()).add(request.version());
+                return api.handler().handle(request);
+            }));
+        }
+        return wrapped;
     }
 
     /**
