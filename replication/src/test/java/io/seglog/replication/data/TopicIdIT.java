@@ -34,7 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Topic ids in a three-broker cluster with TCP control messages (ControlCodec v1): a topic created through Seglog
  * gets an id at creation, a topic an older tool wrote without one gets one from the controller (when it appears and
  * when a controller loads the topics), every replica records it in {@code partition.metadata}, clients see it in
- * Metadata, and neither a restart of every broker nor a new controller changes it.
+ * Metadata, and neither a reassignment, nor a restart of every broker, nor a new controller changes it.
  */
 @Timeout(300)
 class TopicIdIT {
@@ -118,6 +118,18 @@ class TopicIdIT {
         final List<ConsumerRecord<byte[], byte[]>> read = KafkaClientsIT.readAll(cluster.bootstrapServers(), "legacy",
             0, 100);
         assertEquals("v99", new String(read.get(99).value(), StandardCharsets.UTF_8));
+
+        // A reassignment rewrites the assignment znode and keeps the id; the new replica records the same id.
+        cluster.createTopic("moved", Map.of(0, List.of(1, 2)));
+        final TopicId moved = znodeId("moved").orElseThrow();
+        cluster.broker(1).admin().reassignPartitions(Map.of(new TopicPartition("moved", 0), List.of(2, 3)));
+        Await.until(DataCluster.WAIT, () -> cluster.store().topicAssignment("moved", null)
+                .map(a -> a.value().partitions().get(0).equals(List.of(2, 3)) && a.value().addingReplicas().isEmpty())
+                .orElse(false), () -> "moved-0 reassigned to [2, 3]");
+        assertEquals(Optional.of(moved), znodeId("moved"), "the reassignment kept the id");
+        Await.until(DataCluster.WAIT, () -> cluster.broker(3).partition(new TopicPartition("moved", 0))
+                .flatMap(p -> p.log().topicId()).equals(Optional.of(moved)),
+            () -> "the new replica on broker 3 holding " + moved);
     }
 
     @Test
