@@ -34,8 +34,8 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 
 /**
- * A broker's Kafka APIs over its replica layer and metadata cache: Metadata, Produce, Fetch, ListOffsets and
- * OffsetForLeaderEpoch, at the versions listed in {@link #apis()} (from the first version kafka-clients 4.x still
+ * A broker's Kafka APIs over its replica layer and metadata cache: Metadata, Produce, Fetch, ListOffsets,
+ * OffsetForLeaderEpoch and DescribeTopicPartitions, at the versions listed in {@link #apis()} (from the first version kafka-clients 4.x still
  * sends up to the highest stable one of kafka-clients 4.4, topic ids included). Everything else gets Kafka's
  * UNSUPPORTED_VERSION through ApiVersions.
  *
@@ -73,6 +73,7 @@ public final class KafkaApis {
     private final ClusterView cluster;
     private final TopicCreator topicCreator;
     private final FetchHandler fetches;
+    private final DescribeTopicPartitionsHandler describeTopics;
 
     /** Creates topics that a Metadata request names and that do not exist (Kafka's auto topic creation). */
     @FunctionalInterface
@@ -102,6 +103,7 @@ public final class KafkaApis {
         this.cluster = cluster;
         this.topicCreator = topicCreator;
         this.fetches = new FetchHandler(replicas, cluster);
+        this.describeTopics = new DescribeTopicPartitionsHandler(cluster);
     }
 
     /**
@@ -116,7 +118,8 @@ public final class KafkaApis {
             new KafkaApi(ApiKeys.FETCH, FETCH_MIN, FETCH_MAX, this::fetch),
             new KafkaApi(ApiKeys.LIST_OFFSETS, LIST_OFFSETS_MIN, LIST_OFFSETS_MAX, r -> done(listOffsets(r))),
             new KafkaApi(ApiKeys.OFFSET_FOR_LEADER_EPOCH, OFFSET_FOR_LEADER_EPOCH_MIN, OFFSET_FOR_LEADER_EPOCH_MAX,
-                r -> done(offsetForLeaderEpoch(r))));
+                r -> done(offsetForLeaderEpoch(r))),
+            new KafkaApi(ApiKeys.DESCRIBE_TOPIC_PARTITIONS, (short) 0, (short) 0, r -> done(describeTopics.describe(r))));
     }
 
     private static CompletionStage<ApiMessage> done(final ApiMessage message) {

@@ -767,6 +767,7 @@ class KafkaApisTest {
         expected.put(ApiKeys.FETCH, new short[] {4, 18});
         expected.put(ApiKeys.LIST_OFFSETS, new short[] {1, 11});
         expected.put(ApiKeys.OFFSET_FOR_LEADER_EPOCH, new short[] {2, 4});
+        expected.put(ApiKeys.DESCRIBE_TOPIC_PARTITIONS, new short[] {0, 0});
         assertArrayEquals(new short[] {0, KafkaApis.METADATA_MAX}, expected.get(ApiKeys.METADATA));
         assertArrayEquals(new short[] {KafkaApis.PRODUCE_MIN, KafkaApis.PRODUCE_MAX}, expected.get(ApiKeys.PRODUCE));
         assertArrayEquals(new short[] {KafkaApis.FETCH_MIN, KafkaApis.FETCH_MAX}, expected.get(ApiKeys.FETCH));

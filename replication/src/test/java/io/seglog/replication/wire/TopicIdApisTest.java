@@ -20,6 +20,8 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.message.DescribeTopicPartitionsRequestData;
+import org.apache.kafka.common.message.DescribeTopicPartitionsResponseData;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
@@ -267,6 +269,60 @@ class TopicIdApisTest {
                 assertTrue(resp.nodeEndpoints().isEmpty(), at);
             }
         }
+    }
+
+    // ------------------------------------------------------------------------------ describeTopicPartitions
+
+    private DescribeTopicPartitionsResponseData describe(final int limit, final String cursorTopic,
+                                                         final int cursorPartition, final String... topics) {
+        final DescribeTopicPartitionsRequestData request = new DescribeTopicPartitionsRequestData()
+            .setResponsePartitionLimit(limit);
+        for (final String t : topics) {
+            request.topics().add(new DescribeTopicPartitionsRequestData.TopicRequest().setName(t));
+        }
+        if (cursorTopic != null) {
+            request.setCursor(new DescribeTopicPartitionsRequestData.Cursor().setTopicName(cursorTopic)
+                .setPartitionIndex(cursorPartition));
+        }
+        return send(ApiKeys.DESCRIBE_TOPIC_PARTITIONS, (short) 0, request);
+    }
+
+    private static List<String> summary(final DescribeTopicPartitionsResponseData resp) {
+        final List<String> out = new ArrayList<>();
+        resp.topics().forEach(t -> {
+            out.add(t.name() + " " + Errors.forCode(t.errorCode()) + " " + t.topicId());
+            t.partitions().forEach(p -> out.add(" " + p.partitionIndex() + " leader=" + p.leaderId() + " epoch="
+                + p.leaderEpoch() + " isr=" + p.isrNodes() + " replicas=" + p.replicaNodes() + " elr="
+                + p.eligibleLeaderReplicas()));
+        });
+        out.add("next=" + (resp.nextCursor() == null ? null
+            : resp.nextCursor().topicName() + "-" + resp.nextCursor().partitionIndex()));
+        return out;
+    }
+
+    @Test
+    void describeTopicPartitionsPagesTopicsInNameOrderWithTheirIds() {
+        final String audit = "audit " + Errors.NONE + " " + KafkaApisBroker.uuid("audit");
+        final String orders = "orders " + Errors.NONE + " " + KafkaApisBroker.uuid("orders");
+        assertEquals(List.of(audit, " 0 leader=1 epoch=1 isr=[1] replicas=[1] elr=[]",
+            " 1 leader=1 epoch=1 isr=[1] replicas=[1] elr=[]", orders,
+            " 0 leader=1 epoch=3 isr=[1] replicas=[1] elr=[]", "next=null"), summary(describe(2000, null, 0)),
+            "every topic");
+        assertEquals(List.of("bad/name " + Errors.INVALID_TOPIC_EXCEPTION + " " + Uuid.ZERO_UUID,
+            "nope " + Errors.UNKNOWN_TOPIC_OR_PARTITION + " " + Uuid.ZERO_UUID, orders,
+            " 0 leader=1 epoch=3 isr=[1] replicas=[1] elr=[]", "next=null"),
+            summary(describe(2000, null, 0, "orders", "nope", "bad/name")), "named topics, sorted");
+        // One partition per answer: the cursor walks audit-0, audit-1, then points at the next topic's start.
+        assertEquals(List.of(audit, " 0 leader=1 epoch=1 isr=[1] replicas=[1] elr=[]", "next=audit-1"),
+            summary(describe(1, null, 0)));
+        assertEquals(List.of(audit, " 1 leader=1 epoch=1 isr=[1] replicas=[1] elr=[]", "next=orders-0"),
+            summary(describe(1, "audit", 1)));
+        assertEquals(List.of(orders, " 0 leader=1 epoch=3 isr=[1] replicas=[1] elr=[]", "next=null"),
+            summary(describe(1, "orders", 0)));
+        // A cursor naming a topic not asked for, or a negative partition, makes the request invalid (Kafka's rule).
+        assertEquals(List.of("orders " + Errors.INVALID_REQUEST + " " + Uuid.ZERO_UUID, "next=null"),
+            summary(describe(10, "audit", 0, "orders")));
+        assertEquals(List.of("next=null"), summary(describe(10, "audit", -1)));
     }
 
     // ------------------------------------------------------------------------------------------ listOffsets

@@ -13,6 +13,10 @@ import java.util.List;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -104,6 +108,19 @@ class TopicIdClientsTest {
             assertEquals(i, read.get(i).offset());
             assertEquals("value-" + i, new String(read.get(i).value(), StandardCharsets.UTF_8));
         }
+
+        // The 4.x admin client describes topics with DescribeTopicPartitions when the broker offers it.
+        final Properties ap = new Properties();
+        ap.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        try (Admin admin = Admin.create(ap)) {
+            final TopicDescription orders = admin.describeTopics(List.of(ORDERS.topic())).allTopicNames()
+                .get(60, TimeUnit.SECONDS).get(ORDERS.topic());
+            assertEquals(KafkaApisBroker.uuid(ORDERS.topic()), orders.topicId());
+            assertEquals(1, orders.partitions().size());
+            assertEquals(KafkaApisBroker.BROKER, orders.partitions().get(0).leader().id());
+        }
+        assertEquals(Set.of((short) 0), broker.versionsSeen.get(ApiKeys.DESCRIBE_TOPIC_PARTITIONS),
+            "DescribeTopicPartitions: " + broker.versionsSeen);
 
         final Set<Short> produce = broker.versionsSeen.get(ApiKeys.PRODUCE);
         final Set<Short> fetch = broker.versionsSeen.get(ApiKeys.FETCH);
