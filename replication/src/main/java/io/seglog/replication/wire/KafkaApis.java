@@ -19,6 +19,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.message.ListOffsetsResponseData;
 import org.apache.kafka.common.message.MetadataRequestData;
@@ -27,7 +28,6 @@ import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData;
 import org.apache.kafka.common.message.OffsetForLeaderEpochResponseData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
-import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
@@ -35,9 +35,9 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
 
 /**
  * A broker's Kafka APIs over its replica layer and metadata cache: Metadata, Produce, Fetch, ListOffsets,
- * OffsetForLeaderEpoch and DescribeTopicPartitions, at the versions listed in {@link #apis()} (from the first version kafka-clients 4.x still
- * sends up to the highest stable one of kafka-clients 4.4, topic ids included). Everything else gets Kafka's
- * UNSUPPORTED_VERSION through ApiVersions.
+ * OffsetForLeaderEpoch and DescribeTopicPartitions, at the versions listed in {@link #apis()} (from the first version
+ * kafka-clients 4.x still sends up to the highest stable one of kafka-clients 4.4, topic ids included). Everything else
+ * gets Kafka's UNSUPPORTED_VERSION through ApiVersions.
  *
  * <p>Stateless apart from its collaborators; handlers run on the connection's event loop and never block (an acks=all
  * produce or a long-poll fetch completes its stage later).
@@ -119,7 +119,8 @@ public final class KafkaApis {
             new KafkaApi(ApiKeys.LIST_OFFSETS, LIST_OFFSETS_MIN, LIST_OFFSETS_MAX, r -> done(listOffsets(r))),
             new KafkaApi(ApiKeys.OFFSET_FOR_LEADER_EPOCH, OFFSET_FOR_LEADER_EPOCH_MIN, OFFSET_FOR_LEADER_EPOCH_MAX,
                 r -> done(offsetForLeaderEpoch(r))),
-            new KafkaApi(ApiKeys.DESCRIBE_TOPIC_PARTITIONS, (short) 0, (short) 0, r -> done(describeTopics.describe(r))));
+            new KafkaApi(ApiKeys.DESCRIBE_TOPIC_PARTITIONS, (short) 0, (short) 0,
+                r -> done(describeTopics.describe(r))));
     }
 
     private static CompletionStage<ApiMessage> done(final ApiMessage message) {
@@ -143,7 +144,8 @@ public final class KafkaApis {
         states.forEach((tp, s) -> byTopic.computeIfAbsent(tp.topic(), t -> new TreeMap<>()).put(tp.partition(), s));
         final Map<String, TopicId> ids = cluster.topicIds();
         final List<String> wanted;
-        final boolean byId = req.topics() != null && req.topics().stream().anyMatch(t -> !t.topicId().equals(Uuid.ZERO_UUID));
+        final boolean byId = req.topics() != null
+            && req.topics().stream().anyMatch(t -> !t.topicId().equals(Uuid.ZERO_UUID));
         if (req.topics() == null || request.version() == 0 && req.topics().isEmpty()) {
             wanted = new ArrayList<>(byTopic.keySet()); // all topics (v0: an empty list means all)
         } else if (byId) {

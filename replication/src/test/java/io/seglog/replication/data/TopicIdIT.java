@@ -98,7 +98,7 @@ class TopicIdIT {
         awaitReplicasHold(new TopicPartition("legacy", 0), legacy);
         assertEquals(Optional.of(orders), znodeId("orders"), "an existing id is never changed");
 
-        // The admin client's describeTopics (Metadata, DescribeTopicPartitions not being offered) sees the ids.
+        // The admin client's describeTopics (DescribeTopicPartitions) sees the ids.
         final Properties ap = new Properties();
         ap.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
         try (Admin admin = Admin.create(ap)) {
