@@ -1,6 +1,8 @@
 package io.seglog.storage;
 
+import io.seglog.storage.checkpoint.CorruptCheckpointException;
 import io.seglog.storage.checkpoint.EpochEntry;
+import io.seglog.storage.checkpoint.PartitionMetadataFile;
 import io.seglog.storage.dir.LogDirLock;
 import io.seglog.storage.dir.LogDirLockedException;
 import io.seglog.storage.epoch.EpochEnd;
@@ -31,6 +33,7 @@ import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantLock;
@@ -135,14 +138,18 @@ public final class PartitionLog implements AutoCloseable {
     private final ProducerStateManager producers;
     /** The periodic producer-expiration check on the scheduler; null without one. */
     private final Scheduler.Cancellable producerExpiration;
+    /** The directory's {@code partition.metadata}: the topic id, read at open, written once. */
+    private final PartitionMetadataFile metadataFile;
 
     private volatile boolean closed;
     private volatile Throwable offlineCause;
 
     private PartitionLog(final Path dir, final LogConfig config, final FileIO io, final InstantSource time,
                          final RandomGenerator jitterRandom, final LogOpening opened, final LogEnvironment env,
-                         final LogDirLock ownership, final long producerSnapshotLimit) {
+                         final LogDirLock ownership, final long producerSnapshotLimit,
+                         final PartitionMetadataFile metadataFile) {
         this.dir = dir;
+        this.metadataFile = metadataFile;
         this.name = String.valueOf(dir.getFileName());
         this.ownership = ownership;
         this.readOnly = ownership == null;
@@ -358,12 +365,13 @@ public final class PartitionLog implements AutoCloseable {
         final SegmentConfig segments = config.segmentConfig();
         final SegmentConfig unmapped = new SegmentConfig(segments.segmentBytes(), segments.segmentMs(),
             segments.segmentIndexBytes(), segments.indexIntervalBytes(), 0, false, segments.truncateOnCorruption());
+        final PartitionMetadataFile metadataFile = readMetadataFile(reading, partitionDir, false);
         final LogOpening opened = load(partitionDir, " read-only", () -> LogOpening.load(reading, partitionDir,
             unmapped, time.millis(), () -> 0L, new LogLoader.Options(recovery.hadCleanShutdown(),
                 recovery.recoveryPoint(), recovery.scanFromOffset(), null, recovery.verifyExecutor(),
                 recovery.verifyThreads(), true), 0));
         return new PartitionLog(partitionDir, config, reading, time, new SplittableRandom(0), opened,
-            LogEnvironment.STANDALONE, null, -1);
+            LogEnvironment.STANDALONE, null, -1, metadataFile);
     }
 
     static PartitionLog open(final Path partitionDir, final LogConfig config, final FileIO io,
@@ -373,6 +381,7 @@ public final class PartitionLog implements AutoCloseable {
         Objects.requireNonNull(jitterRandom, "jitterRandom");
         final LogDirLock ownership = lockForWriting(io, partitionDir);
         try {
+            final PartitionMetadataFile metadataFile = readMetadataFile(io, partitionDir, true);
             final LogOpening opened = load(partitionDir, "", () -> LogOpening.load(io, partitionDir,
                 config.segmentConfig(), time.millis(), () -> jitter(config, jitterRandom),
                 new LogLoader.Options(recovery.hadCleanShutdown(), recovery.recoveryPoint(), recovery.scanFromOffset(),
@@ -382,7 +391,7 @@ public final class PartitionLog implements AutoCloseable {
                 final long snapshotLimit = recovery.hadCleanShutdown() ? Long.MAX_VALUE
                     : Math.min(recovery.recoveryPoint(), recovery.scanFromOffset());
                 return new PartitionLog(partitionDir, config, io, time, jitterRandom, opened, env, ownership,
-                    Math.max(0, snapshotLimit));
+                    Math.max(0, snapshotLimit), metadataFile);
             } catch (final RuntimeException | Error e) {
                 abandonAll(opened, e);
                 throw e;
@@ -391,6 +400,18 @@ public final class PartitionLog implements AutoCloseable {
             // Whatever failed (an Error included), the lock goes with it: the partition is not left "in use".
             release(ownership, e);
             throw e;
+        }
+    }
+
+    /** The topic id file, its failures as the API reports them: both name the file (and the line). */
+    private static PartitionMetadataFile readMetadataFile(final FileIO io, final Path partitionDir,
+                                                          final boolean writable) {
+        try {
+            return PartitionMetadataFile.open(io, partitionDir, writable);
+        } catch (final CorruptCheckpointException e) {
+            throw new StorageException("cannot open the log: " + e.getMessage(), e.file(), e);
+        } catch (final IOException e) {
+            throw new StorageException("cannot read " + PartitionMetadataFile.FILE_NAME + ": " + e, partitionDir, e);
         }
     }
 
@@ -1042,6 +1063,52 @@ public final class PartitionLog implements AutoCloseable {
             bases[i] = segs[i].baseOffset();
         }
         return bases;
+    }
+
+    /**
+     * The id of the topic this partition belongs to, as its {@code partition.metadata} records it (Kafka's
+     * {@code UnifiedLog.topicId}).
+     *
+     * @return the id, or empty when none was assigned yet (a log created before topic ids, or not yet led or
+     *     followed under a controller that has them)
+     */
+    public Optional<TopicId> topicId() {
+        return metadataFile.topicId().map(TopicId::of);
+    }
+
+    /**
+     * Records the topic id in {@code partition.metadata} (temp file, fsync, rename, directory fsync), the first
+     * time; the id of a directory never changes. Kafka's replica manager does this when a partition becomes leader
+     * or follower under a controller that sends ids.
+     *
+     * @param id the topic id, not {@link TopicId#ZERO} or {@link TopicId#ONE}
+     * @return whether it was written now (false: the log already had this id)
+     * @throws InconsistentTopicIdException naming the directory and both ids when the log holds another id (a
+     *                                      directory left over from a deleted topic of the same name)
+     * @throws IllegalArgumentException     for a reserved id
+     * @throws IllegalStateException        for a read-only log
+     * @throws StorageException             if the write fails (the log goes offline) or the log is closed or offline
+     */
+    public boolean assignTopicId(final TopicId id) {
+        Objects.requireNonNull(id, "id");
+        final Optional<TopicId> current = topicId();
+        if (current.isPresent() && current.get().equals(id)) {
+            return false;
+        }
+        if (current.isEmpty()) {
+            ensureWritable();
+        } else {
+            ensureReadable(); // a conflict is reported on a read-only log too
+        }
+        try {
+            return switch (metadataFile.assign(id.toUuid())) {
+                case WRITTEN -> true;
+                case ALREADY_HELD -> false;
+                case CONFLICT -> throw new InconsistentTopicIdException(dir, topicId().orElseThrow(), id);
+            };
+        } catch (final IOException e) {
+            throw goOffline("write of " + PartitionMetadataFile.FILE_NAME, e);
+        }
     }
 
     /**

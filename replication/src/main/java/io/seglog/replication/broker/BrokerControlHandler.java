@@ -14,6 +14,7 @@ import io.seglog.replication.transport.StaleControllerEpochException;
 import io.seglog.replication.transport.StaleLeaderEpochException;
 import io.seglog.replication.transport.StopReplicaRequest;
 import io.seglog.replication.transport.UpdateMetadataRequest;
+import io.seglog.storage.TopicId;
 import io.seglog.storage.TopicPartition;
 import java.util.HashMap;
 import java.util.Map;
@@ -53,6 +54,8 @@ public final class BrokerControlHandler implements ControlRequestHandler {
     private final Map<TopicPartition, PartitionStateInfo> replicas = new HashMap<>();
     /** The metadata cache: written under the lock, published whole so that readers never wait for a message. */
     private volatile Map<TopicPartition, PartitionStateInfo> metadata = Map.of();
+    /** The topic ids of {@link #metadata}, both ways, published with it (see {@link #publish}). */
+    private volatile TopicIdIndex topicIds = TopicIdIndex.EMPTY;
     private volatile Map<Integer, LiveBroker> liveBrokers = Map.of();
     /** Addresses of brokers named as leaders by a LeaderAndIsr that no UpdateMetadata has described yet. */
     private volatile Map<Integer, LiveBroker> leaderAddresses = Map.of();
@@ -164,6 +167,47 @@ public final class BrokerControlHandler implements ControlRequestHandler {
     }
 
     /**
+     * The topic ids of the metadata cache's topics (those whose controller sent one). Never waits.
+     *
+     * @return an immutable snapshot: topic name to id
+     */
+    public Map<String, TopicId> topicIds() {
+        return topicIds.byName();
+    }
+
+    /**
+     * The metadata cache's topics by id. Never waits.
+     *
+     * @return an immutable snapshot: topic id to name
+     */
+    public Map<TopicId, String> topicNames() {
+        return topicIds.byId();
+    }
+
+    /** Publishes a new metadata cache and its topic-id index (writers hold the lock). */
+    private void publish(final Map<TopicPartition, PartitionStateInfo> next) {
+        metadata = Map.copyOf(next);
+        topicIds = TopicIdIndex.of(next);
+    }
+
+    /** Topic ids both ways; a topic whose partitions carry no id is left out. */
+    private record TopicIdIndex(Map<String, TopicId> byName, Map<TopicId, String> byId) {
+        static final TopicIdIndex EMPTY = new TopicIdIndex(Map.of(), Map.of());
+
+        static TopicIdIndex of(final Map<TopicPartition, PartitionStateInfo> states) {
+            final Map<String, TopicId> byName = new HashMap<>();
+            final Map<TopicId, String> byId = new HashMap<>();
+            states.forEach((tp, state) -> {
+                if (!state.topicId().isZero()) {
+                    byName.put(tp.topic(), state.topicId());
+                    byId.put(state.topicId(), tp.topic());
+                }
+            });
+            return new TopicIdIndex(Map.copyOf(byName), Map.copyOf(byId));
+        }
+    }
+
+    /**
      * The live brokers as the last UpdateMetadata described them.
      *
      * @return broker id to epoch
@@ -228,7 +272,7 @@ public final class BrokerControlHandler implements ControlRequestHandler {
                     next.put(tp, state);
                 }
             });
-            metadata = Map.copyOf(next);
+            publish(next);
             return ControlResponse.ok();
         } else {
             final StopReplicaRequest stop = (StopReplicaRequest) request;
@@ -239,7 +283,7 @@ public final class BrokerControlHandler implements ControlRequestHandler {
                     next.remove(tp);
                 }
             }
-            metadata = Map.copyOf(next);
+            publish(next);
             listener.onStopReplica(stop.partitions(), stop.delete());
             return ControlResponse.ok();
         }
@@ -267,7 +311,7 @@ public final class BrokerControlHandler implements ControlRequestHandler {
         if (!applied.isEmpty()) {
             final Map<TopicPartition, PartitionStateInfo> next = new HashMap<>(metadata);
             next.putAll(applied);
-            metadata = Map.copyOf(next);
+            publish(next);
             final Map<Integer, LiveBroker> addresses = new HashMap<>(leaderAddresses);
             addresses.putAll(request.liveLeaders());
             leaderAddresses = Map.copyOf(addresses);

@@ -464,6 +464,18 @@ public final class SeglogBroker implements AutoCloseable {
             final ReplicationBroker c = controlRef;
             return c == null ? Map.of() : c.controlHandler().metadata();
         }
+
+        @Override
+        public Map<String, io.seglog.storage.TopicId> topicIds() {
+            final ReplicationBroker c = controlRef;
+            return c == null ? Map.of() : c.controlHandler().topicIds();
+        }
+
+        @Override
+        public Map<io.seglog.storage.TopicId, String> topicNames() {
+            final ReplicationBroker c = controlRef;
+            return c == null ? Map.of() : c.controlHandler().topicNames();
+        }
     }
 
     // ------------------------------------------------------------------------------------------ for embedders

@@ -77,6 +77,7 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
         path -> put(new ControllerEvent.PartitionModifications(path.substring(ZkPaths.TOPICS.length() + 1)));
 
     private KafkaZkStore store;
+    private TopicIds topicIds;
     private PartitionStateMachine partitions;
     private TopicDeletionManager deletion;
     private ReassignmentManager reassignment;
@@ -141,6 +142,7 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
      */
     public void start(final KafkaZkStore zkStore) {
         this.store = zkStore;
+        this.topicIds = new TopicIds(zkStore, new java.security.SecureRandom());
         this.partitions = new PartitionStateMachine(ctx, zkStore, config);
         this.deletion = new TopicDeletionManager(ctx, partitions, zkStore);
         this.reassignment = new ReassignmentManager(ctx, partitions, zkStore);
@@ -442,8 +444,12 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
         // Pending ISR notifications are covered by the full read below: drop them (Kafka does the same).
         store.deleteIsrChangeNotifications(store.isrChangeNotifications(isrChangeWatch).keySet(), ctx.epochZkVersion);
         for (final String topic : topics) {
-            store.topicAssignment(topic, assignmentWatch)
-                .ifPresent(a -> ctx.assignments.put(topic, new TreeMap<>(a.value().partitions())));
+            store.topicAssignment(topic, assignmentWatch).ifPresent(a -> {
+                ctx.assignments.put(topic, new TreeMap<>(a.value().partitions()));
+                // Kafka's ZooKeeper controller gives every topic an id when it loads them (KIP-516).
+                topicIds.ensure(topic, a, ctx.epochZkVersion, assignmentWatch)
+                    .ifPresent(id -> ctx.topicIds.put(topic, id));
+            });
         }
         final Map<TopicPartition, Optional<PartitionStateZnode>> states = store.partitionStates(ctx.allPartitions());
         for (final Map.Entry<TopicPartition, Optional<PartitionStateZnode>> e : states.entrySet()) {
@@ -608,7 +614,12 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
         final Set<TopicPartition> fresh = new HashSet<>();
         for (final String topic : topics) {
             if (!ctx.assignments.containsKey(topic)) {
-                store.topicAssignment(topic, assignmentWatch).ifPresent(a -> fresh.addAll(addPartitions(topic, a)));
+                store.topicAssignment(topic, assignmentWatch).ifPresent(a -> {
+                    // A topic created without an id (an older tool) gets one before its partitions are announced.
+                    topicIds.ensure(topic, a, ctx.epochZkVersion, assignmentWatch)
+                        .ifPresent(id -> ctx.topicIds.put(topic, id));
+                    fresh.addAll(addPartitions(topic, a));
+                });
             }
         }
         if (!fresh.isEmpty()) {

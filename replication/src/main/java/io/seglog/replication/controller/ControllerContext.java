@@ -7,6 +7,7 @@ import io.seglog.replication.transport.LiveBroker;
 import io.seglog.replication.zk.BrokerInfo;
 import io.seglog.replication.zk.BrokerRegistration;
 import io.seglog.replication.zk.PartitionStateZnode;
+import io.seglog.storage.TopicId;
 import io.seglog.storage.TopicPartition;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -28,6 +29,8 @@ final class ControllerContext {
     final Map<Integer, BrokerInfo> liveBrokers = new HashMap<>();
     final Set<Integer> shuttingDown = new HashSet<>();
     final Map<String, Map<Integer, List<Integer>>> assignments = new TreeMap<>();
+    /** Each topic's id (KIP-516), from {@code /brokers/topics/<topic>}; the controller assigns missing ones. */
+    final Map<String, TopicId> topicIds = new HashMap<>();
     final Map<TopicPartition, PartitionStateZnode> leadership = new HashMap<>();
     final Map<TopicPartition, PartitionState> states = new HashMap<>();
     final Set<String> topicsBeingDeleted = new TreeSet<>();
@@ -44,6 +47,7 @@ final class ControllerContext {
         liveBrokers.clear();
         shuttingDown.clear();
         assignments.clear();
+        topicIds.clear();
         leadership.clear();
         states.clear();
         topicsBeingDeleted.clear();
@@ -78,6 +82,11 @@ final class ControllerContext {
             parts.keySet().forEach(p -> list.add(new TopicPartition(topic, p)));
         }
         return list;
+    }
+
+    /** A topic's id, or {@link TopicId#ZERO} when it has none (yet). */
+    TopicId topicId(final String topic) {
+        return topicIds.getOrDefault(topic, TopicId.ZERO);
     }
 
     /** Partitions with a replica on one of these brokers. */
@@ -132,6 +141,7 @@ final class ControllerContext {
             reassigning.remove(tp);
         }
         assignments.remove(topic);
+        topicIds.remove(topic);
         topicsBeingDeleted.remove(topic);
         topicsIneligibleForDeletion.remove(topic);
     }

@@ -106,7 +106,8 @@ final class PartitionStateMachine {
 
     PartitionStateInfo info(final TopicPartition tp, final boolean isNew) {
         final PartitionStateZnode state = ctx.leadership.get(tp);
-        return new PartitionStateInfo(state.controllerEpoch(), state.leaderAndIsr(), ctx.replicas(tp), isNew);
+        return new PartitionStateInfo(state.controllerEpoch(), state.leaderAndIsr(), ctx.replicas(tp), isNew,
+            ctx.topicId(tp.topic()));
     }
 
     /** LeaderAndIsr with the partition's current state to its live replicas. */

@@ -7,7 +7,9 @@ import io.seglog.replication.zk.TopicAssignmentZnode;
 import io.seglog.replication.zk.Versioned;
 import io.seglog.replication.zk.ZkError;
 import io.seglog.replication.zk.ZkException;
+import io.seglog.storage.TopicId;
 import io.seglog.storage.TopicPartition;
+import java.security.SecureRandom;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -25,6 +27,8 @@ import java.util.random.RandomGenerator;
 public final class TopicAdmin {
     private final KafkaZkStore store;
     private final RandomGenerator random;
+    /** Topic ids come from a secure source, whatever the (possibly seeded) assignment source is. */
+    private final RandomGenerator idRandom = new SecureRandom();
 
     /**
      * Creates an admin client.
@@ -97,7 +101,8 @@ public final class TopicAdmin {
             throw new TopicExistsException(topic + " (deletion pending)");
         }
         try {
-            store.createTopic(topic, new TreeMap<>(assignment));
+            // Kafka's AdminZkClient gives a new topic its id at creation (KIP-516); the controller keeps it.
+            store.createTopic(topic, new TreeMap<>(assignment), TopicId.random(idRandom).toString());
         } catch (final ZkException e) {
             if (e.error() == ZkError.NODE_EXISTS) {
                 throw new TopicExistsException(topic);

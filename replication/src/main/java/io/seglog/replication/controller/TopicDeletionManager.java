@@ -182,7 +182,8 @@ final class TopicDeletionManager {
                 final LeaderAndIsr deleting = new LeaderAndIsr(LeaderAndIsr.LEADER_DURING_DELETE,
                     state.leaderAndIsr().leaderEpoch(), state.leaderAndIsr().isr(),
                     state.leaderAndIsr().partitionEpoch());
-                batch.metadata(tp, new PartitionStateInfo(ctx.epoch, deleting, ctx.replicas(tp), false));
+                batch.metadata(tp, new PartitionStateInfo(ctx.epoch, deleting, ctx.replicas(tp), false,
+                    ctx.topicId(topic)));
             }
             if (ctx.states.containsKey(tp)) {
                 partitions.transition(tp, PartitionState.OFFLINE);

@@ -47,6 +47,13 @@ import org.slf4j.LoggerFactory;
  * its outcome applied when it completes.
  */
 public final class Partition {
+    /** ListOffsets v8+ (KIP-405): the local log's start, which is the log start without tiered storage. */
+    public static final long EARLIEST_LOCAL_TIMESTAMP = -4L;
+    /** ListOffsets v9+ (KIP-1005): the last offset in remote storage; -1 without tiered storage. */
+    public static final long LATEST_TIERED_TIMESTAMP = -5L;
+    /** ListOffsets v11+ (KIP-1023): the first offset not yet uploaded; -1 without tiered storage. */
+    public static final long EARLIEST_PENDING_UPLOAD_TIMESTAMP = -6L;
+
     private static final Logger LOG = LoggerFactory.getLogger(Partition.class);
 
     /** What a partition needs from its broker. */
@@ -788,7 +795,9 @@ public final class Partition {
      *
      * @param currentLeaderEpoch the epoch the caller believes current, or -1
      * @param timestamp          a timestamp, or {@link PartitionLog#LATEST_TIMESTAMP},
-     *                           {@link PartitionLog#EARLIEST_TIMESTAMP}, {@link PartitionLog#MAX_TIMESTAMP}
+     *                           {@link PartitionLog#EARLIEST_TIMESTAMP}, {@link PartitionLog#MAX_TIMESTAMP}, or one of
+     *                           the tiered-storage values {@link #EARLIEST_LOCAL_TIMESTAMP},
+     *                           {@link #LATEST_TIERED_TIMESTAMP}, {@link #EARLIEST_PENDING_UPLOAD_TIMESTAMP}
      * @param fromReplica        a follower asks (bounded by the log end, not the high watermark)
      * @return the offset or the error
      */
@@ -800,9 +809,13 @@ public final class Partition {
                 return OffsetResult.error(epochError);
             }
             final long bound = fromReplica ? log.logEndOffset() : log.highWatermark();
-            if (timestamp == PartitionLog.EARLIEST_TIMESTAMP) {
+            // Without tiered storage the local log is the whole log (Kafka's UnifiedLog without remote storage).
+            if (timestamp == PartitionLog.EARLIEST_TIMESTAMP || timestamp == EARLIEST_LOCAL_TIMESTAMP) {
                 final long start = log.logStartOffset();
                 return new OffsetResult(ReplicaError.NONE, start, -1, epochAt(start));
+            }
+            if (timestamp == LATEST_TIERED_TIMESTAMP || timestamp == EARLIEST_PENDING_UPLOAD_TIMESTAMP) {
+                return new OffsetResult(ReplicaError.NONE, -1, -1, -1); // nothing tiered, nothing pending upload
             }
             if (!fromReplica && leaderEpochStartOffset > log.highWatermark()) {
                 return OffsetResult.error(ReplicaError.OFFSET_NOT_AVAILABLE);

@@ -52,7 +52,11 @@ public enum ReplicaError {
     /** A new leader's high watermark is not known yet (ListOffsets answers nothing for now). */
     OFFSET_NOT_AVAILABLE(78),
     /** A record that breaks a rule of the format. */
-    INVALID_RECORD(87);
+    INVALID_RECORD(87),
+    /** A request names a topic by an id the metadata cache does not know (KIP-516). */
+    UNKNOWN_TOPIC_ID(100),
+    /** A request's topic id is not the id of the partition's log (KIP-516). */
+    INCONSISTENT_TOPIC_ID(103);
 
     private final short code;
 

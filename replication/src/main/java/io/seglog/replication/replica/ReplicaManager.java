@@ -4,6 +4,7 @@ import io.seglog.replication.transport.LiveBroker;
 import io.seglog.replication.transport.PartitionStateInfo;
 import io.seglog.replication.transport.ReplicaStateListener;
 import io.seglog.storage.LogManager;
+import io.seglog.storage.InconsistentTopicIdException;
 import io.seglog.storage.PartitionLog;
 import io.seglog.storage.StorageException;
 import io.seglog.storage.TopicPartition;
@@ -191,6 +192,20 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
                     partitionContext));
             } catch (final StorageException e2) {
                 LOG.error("broker.id={} cannot open {}: {}", brokerId, tp, e2.getMessage());
+                continue;
+            }
+            try {
+                if (!state.topicId().isZero()) {
+                    // Kafka's Partition.checkOrSetTopicId: the first id is written to partition.metadata; another id
+                    // means the directory belongs to an earlier topic of this name, and the partition is refused.
+                    partition.log().assignTopicId(state.topicId());
+                }
+            } catch (final InconsistentTopicIdException e2) {
+                LOG.error("broker.id={} refuses {}: the controller's topic id={} is not the log's topic id={} in {}",
+                    brokerId, tp, e2.requestedTopicId(), e2.logTopicId(), e2.dir());
+                continue;
+            } catch (final RuntimeException e2) {
+                LOG.error("broker.id={} cannot record the topic id of {}: {}", brokerId, tp, e2.toString());
                 continue;
             }
             try {

@@ -13,6 +13,7 @@ import io.seglog.replication.transport.StaleControllerEpochException;
 import io.seglog.replication.transport.StaleLeaderEpochException;
 import io.seglog.replication.transport.StopReplicaRequest;
 import io.seglog.replication.transport.UpdateMetadataRequest;
+import io.seglog.storage.TopicId;
 import io.seglog.storage.TopicPartition;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
@@ -69,7 +70,7 @@ import java.util.function.Consumer;
  *  |                       partition (int32)                       |  2+t
  *  +---------------------------------------------------------------+
  *
- *  PartitionState (31 + t + 4 * (isr + replicas) bytes)
+ *  PartitionState (31 + t + 4 * (isr + replicas) bytes; 16 more from v1)
  *  +---------------------------------------------------------------+
  *  |                  TopicPartition (6 + t) ...                   |  0
  *  +---------------------------------------------------------------+
@@ -88,6 +89,8 @@ import java.util.function.Consumer;
  *  |                   replicaCount (int32)                        |  i = 27+t+4*isrCount
  *  +---------------------------------------------------------------+
  *  |                   replicas (int32 each) ...                   |  i+4  distinct broker ids, preferred first
+ *  +---------------------------------------------------------------+
+ *  |                  topicId (16 bytes, v1+) ...                  |  j = i+4+4*replicaCount; Kafka's uuid type
  *  +---------------------------------------------------------------+
  *
  *  LiveBroker (20 + h + r bytes; r = 0 without a rack)
@@ -130,15 +133,19 @@ import java.util.function.Consumer;
  * refusal carries the exception's {@link ControlRequestRefusedException#reason() reason} and epochs, and the
  * receiver rebuilds it with the same public constructor, so class, epochs and message are the sender's.
  *
- * <p>Version history: 0 (Seglog 0.1), the only one. A new version gets a new number here; the server refuses the
- * versions it does not implement before the body is read.
+ * <p>Version history, per message: 0 (Seglog 0.1) for all four; 1 for LeaderAndIsr and UpdateMetadata adds each
+ * partition state's {@code topicId} (KIP-516: Kafka's LeaderAndIsr v5 and UpdateMetadata v7 carry it per topic; here
+ * it follows each partition, the same for every partition of a topic, all zero for a topic without an id). Responses
+ * are the same at every version. {@link #latestVersion} gives what a sender writes; a receiver reads every version from
+ * 0 to that, so a v0 sender (an older controller) is still understood (its partitions have no topic id). The server
+ * refuses the versions it does not implement before the body is read.
  *
  * <p>Integrity: the bytes are not checksummed (TCP and the frame size are the transport's); they are validated.
  * Every count and length is bounded by the bytes left before anything is allocated for it; strings are strict
  * UTF-8; topics follow Kafka's rules; broker ids are 0 or more (a leader may be -1 or -2), epochs of a partition 0 or
  * more, ports 0 to 65535; booleans 0 or 1; error codes those above; maps and sets are written in ascending order
  * (partitions by topic then number, brokers by id) and a decoder refuses any other order, so a repeated entry
- * cannot hide; no byte may follow the body. The encoding is canonical: whatever decodes re-encodes to the same
+ * cannot hide; partitions of one topic carry one topic id; no byte may follow the body. The encoding is canonical: whatever decodes re-encodes to the same
  * bytes. Anything else is a {@link MalformedControlMessageException} naming the message, field, position and value.
  * The encoders refuse (with {@link IllegalArgumentException}) what the decoders would.
  *
@@ -153,8 +160,10 @@ public final class ControlCodec {
     public static final short STOP_REPLICA_KEY = 16_402;
     /** API key of ControlledShutdown. */
     public static final short CONTROLLED_SHUTDOWN_KEY = 16_403;
-    /** The one version of every control message so far (history in the javadoc). */
-    public static final short VERSION = 0;
+    /** The first version of every control message (history in the javadoc). */
+    public static final short FIRST_VERSION = 0;
+    /** The version of LeaderAndIsr and UpdateMetadata that carries topic ids. */
+    public static final short TOPIC_ID_VERSION = 1;
 
     /** Error code: accepted. */
     static final short NONE = 0;
@@ -186,6 +195,8 @@ public final class ControlCodec {
         + 2 * INT32_LENGTH;
     /** Smallest LiveBroker: id, epoch, an empty host, port, no rack. */
     static final int MIN_LIVE_BROKER_LENGTH = INT32_LENGTH + INT64_LENGTH + INT16_LENGTH + INT32_LENGTH + INT16_LENGTH;
+    /** Bytes of a topic id (Kafka's uuid type: two big-endian int64). */
+    static final int UUID_LENGTH = 16;
     /** Smallest Refusal: both epochs and a null reason. */
     static final int MIN_REFUSAL_LENGTH = INT64_LENGTH + INT64_LENGTH + INT16_LENGTH;
     /** Smallest PartitionError: a TopicPartition, an error code and a Refusal. */
@@ -228,17 +239,56 @@ public final class ControlCodec {
     }
 
     /**
-     * Encodes a controller-to-broker request at {@link #VERSION}.
+     * The version a sender writes: the highest this codec knows for the message.
+     *
+     * @param apiKey the message's key
+     * @return {@link #TOPIC_ID_VERSION} for LeaderAndIsr and UpdateMetadata, {@link #FIRST_VERSION} for the others
+     * @throws IllegalArgumentException for a key that is not a control message's
+     */
+    public static short latestVersion(final short apiKey) {
+        switch (apiKey) {
+            case LEADER_AND_ISR_KEY:
+            case UPDATE_METADATA_KEY:
+                return TOPIC_ID_VERSION;
+            case STOP_REPLICA_KEY:
+            case CONTROLLED_SHUTDOWN_KEY:
+                return FIRST_VERSION;
+            default:
+                throw new IllegalArgumentException("apiKey=" + apiKey + " is not a control message's");
+        }
+    }
+
+    /**
+     * Encodes a controller-to-broker request at its {@link #latestVersion}.
      *
      * @param request the request
+     * @return the body, exactly sized, positioned at 0
+     * @throws IllegalArgumentException naming the field when the request holds what the decoder would refuse
+     */
+    public static ByteBuffer encodeRequest(final ControlRequest request) {
+        return encodeRequest(request, latestVersion(apiKey(request)));
+    }
+
+    /**
+     * Encodes a controller-to-broker request at a given version (version 0 of LeaderAndIsr and UpdateMetadata leaves
+     * the topic ids out, for a receiver that does not know version 1).
+     *
+     * @param request the request
+     * @param version a version from {@link #FIRST_VERSION} to the message's {@link #latestVersion}
      * @return the body, exactly sized, positioned at 0
      * @throws IllegalArgumentException naming the field when the request holds what the decoder would refuse (a
      *                                  negative controller or replica id, a repeated replica, a live broker under
      *                                  another id, a string longer than 32767 bytes or not encodable)
      */
-    public static ByteBuffer encodeRequest(final ControlRequest request) {
+    public static ByteBuffer encodeRequest(final ControlRequest request, final short version) {
         Objects.requireNonNull(request, "request");
         checkBrokerId("controllerId", request.controllerId());
+        final short key = apiKey(request);
+        if (version < FIRST_VERSION || version > latestVersion(key)) {
+            throw new IllegalArgumentException("version=" + version + " of apiKey=" + key + " must be "
+                + FIRST_VERSION + " to " + latestVersion(key));
+        }
+        final boolean withIds = version >= TOPIC_ID_VERSION;
         final Consumer<Out> header = out -> {
             out.int32(request.controllerId());
             out.int32(request.controllerEpoch());
@@ -247,12 +297,14 @@ public final class ControlCodec {
         if (request instanceof LeaderAndIsrRequest lai) {
             final List<Map.Entry<TopicPartition, PartitionStateInfo>> states = sortedStates(lai.partitions());
             final List<LiveBroker> leaders = sortedBrokers("liveLeaders", lai.liveLeaders());
-            return encode(header.andThen(out -> writeStates(out, states)).andThen(out -> writeBrokers(out, leaders)));
+            return encode(header.andThen(out -> writeStates(out, states, withIds))
+                .andThen(out -> writeBrokers(out, leaders)));
         }
         if (request instanceof UpdateMetadataRequest um) {
             final List<LiveBroker> brokers = sortedBrokers("liveBrokers", um.liveBrokers());
             final List<Map.Entry<TopicPartition, PartitionStateInfo>> states = sortedStates(um.partitions());
-            return encode(header.andThen(out -> writeBrokers(out, brokers)).andThen(out -> writeStates(out, states)));
+            return encode(header.andThen(out -> writeBrokers(out, brokers))
+                .andThen(out -> writeStates(out, states, withIds)));
         }
         final StopReplicaRequest stop = (StopReplicaRequest) request;
         final List<TopicPartition> partitions = sorted(stop.partitions());
@@ -275,18 +327,19 @@ public final class ControlCodec {
     public static ControlRequest decodeRequest(final short apiKey, final short version, final ByteBuffer body) {
         Objects.requireNonNull(body, "body");
         final In in = new In(typeName(apiKey, "request") + " request v" + version, body);
-        in.checkVersion(version);
+        in.checkVersion(version, latestVersion(apiKey));
+        final boolean withIds = version >= TOPIC_ID_VERSION;
         final int controllerId = in.brokerId("controllerId");
         final int controllerEpoch = in.int32("controllerEpoch");
         final long brokerEpoch = in.int64("brokerEpoch");
         final ControlRequest request;
         if (apiKey == LEADER_AND_ISR_KEY) {
-            final Map<TopicPartition, PartitionStateInfo> states = readStates(in);
+            final Map<TopicPartition, PartitionStateInfo> states = readStates(in, withIds);
             final Map<Integer, LiveBroker> leaders = readBrokers(in, "liveLeaders");
             request = new LeaderAndIsrRequest(controllerId, controllerEpoch, brokerEpoch, states, leaders);
         } else if (apiKey == UPDATE_METADATA_KEY) {
             final Map<Integer, LiveBroker> brokers = readBrokers(in, "liveBrokers");
-            final Map<TopicPartition, PartitionStateInfo> states = readStates(in);
+            final Map<TopicPartition, PartitionStateInfo> states = readStates(in, withIds);
             request = new UpdateMetadataRequest(controllerId, controllerEpoch, brokerEpoch, brokers, states);
         } else {
             final boolean delete = in.bool("delete");
@@ -353,7 +406,7 @@ public final class ControlCodec {
     public static ControlResponse decodeResponse(final short apiKey, final short version, final ByteBuffer body) {
         Objects.requireNonNull(body, "body");
         final In in = new In(typeName(apiKey, "response") + " response v" + version, body);
-        in.checkVersion(version);
+        in.checkVersion(version, latestVersion(apiKey));
         final short code = in.errorCode("errorCode", NONE, STALE_CONTROLLER_EPOCH, STALE_BROKER_EPOCH);
         if (code != NONE) {
             final ControlRequestRefusedException refusal = readRefusal(in, code);
@@ -377,7 +430,7 @@ public final class ControlCodec {
     }
 
     /**
-     * Encodes a ControlledShutdown request at {@link #VERSION}.
+     * Encodes a ControlledShutdown request at {@link #FIRST_VERSION}, its only version.
      *
      * @param brokerId    the broker shutting down, 0 or more
      * @param brokerEpoch its epoch
@@ -403,7 +456,7 @@ public final class ControlCodec {
     public static ControlledShutdown decodeControlledShutdownRequest(final short version, final ByteBuffer body) {
         Objects.requireNonNull(body, "body");
         final In in = new In("ControlledShutdown request v" + version, body);
-        in.checkVersion(version);
+        in.checkVersion(version, FIRST_VERSION);
         final ControlledShutdown request = new ControlledShutdown(in.brokerId("brokerId"), in.int64("brokerEpoch"));
         in.end();
         return request;
@@ -462,7 +515,7 @@ public final class ControlCodec {
     public static Set<TopicPartition> decodeControlledShutdownResponse(final short version, final ByteBuffer body) {
         Objects.requireNonNull(body, "body");
         final In in = new In("ControlledShutdown response v" + version, body);
-        in.checkVersion(version);
+        in.checkVersion(version, FIRST_VERSION);
         final short code = in.errorCode("errorCode", NONE, NOT_CONTROLLER, STALE_BROKER_EPOCH);
         final RuntimeException refusal;
         if (code == NOT_CONTROLLER) {
@@ -499,10 +552,18 @@ public final class ControlCodec {
         return buffer.flip();
     }
 
-    private static void writeStates(final Out out, final List<Map.Entry<TopicPartition, PartitionStateInfo>> states) {
+    private static void writeStates(final Out out, final List<Map.Entry<TopicPartition, PartitionStateInfo>> states,
+                                    final boolean withIds) {
         out.int32(states.size());
+        Map.Entry<TopicPartition, PartitionStateInfo> previous = null;
         for (final Map.Entry<TopicPartition, PartitionStateInfo> entry : states) {
             final PartitionStateInfo state = entry.getValue();
+            if (withIds && previous != null && previous.getKey().topic().equals(entry.getKey().topic())
+                && !previous.getValue().topicId().equals(state.topicId())) {
+                throw new IllegalArgumentException("topicId=" + state.topicId() + " of " + entry.getKey()
+                    + " differs from topicId=" + previous.getValue().topicId() + " of " + previous.getKey());
+            }
+            previous = entry;
             final LeaderAndIsr leaderAndIsr = state.leaderAndIsr();
             writePartition(out, entry.getKey());
             out.int32(state.controllerEpoch());
@@ -512,6 +573,10 @@ public final class ControlCodec {
             out.bool(state.isNew());
             writeIds(out, leaderAndIsr.isr());
             writeIds(out, state.replicas());
+            if (withIds) {
+                out.int64(state.topicId().mostSignificantBits());
+                out.int64(state.topicId().leastSignificantBits());
+            }
         }
     }
 
@@ -697,10 +762,11 @@ public final class ControlCodec {
         }
     }
 
-    private static Map<TopicPartition, PartitionStateInfo> readStates(final In in) {
-        final int count = in.count("partitions", MIN_PARTITION_STATE_LENGTH);
+    private static Map<TopicPartition, PartitionStateInfo> readStates(final In in, final boolean withIds) {
+        final int count = in.count("partitions", MIN_PARTITION_STATE_LENGTH + (withIds ? UUID_LENGTH : 0));
         final Map<TopicPartition, PartitionStateInfo> states = new HashMap<>();
         TopicPartition previous = null;
+        TopicId previousId = null;
         for (int i = 0; i < count; i++) {
             in.element("partitions", i);
             final TopicPartition tp = in.topicPartition(previous);
@@ -711,9 +777,19 @@ public final class ControlCodec {
             final boolean isNew = in.bool("isNew");
             final List<Integer> isr = in.brokerIds("isr");
             final List<Integer> replicas = in.brokerIds("replicas");
+            TopicId topicId = TopicId.ZERO;
+            if (withIds) {
+                final int at = in.offset();
+                topicId = new TopicId(in.int64("topicId"), in.int64("topicId"));
+                if (previous != null && previous.topic().equals(tp.topic()) && !topicId.equals(previousId)) {
+                    throw in.malformed("topicId", at, topicId.toString(), "partitions of topic " + tp.topic()
+                        + " must carry one topic id, as the one before: " + previousId);
+                }
+            }
             states.put(tp, new PartitionStateInfo(controllerEpoch,
-                new LeaderAndIsr(leader, leaderEpoch, isr, partitionEpoch), replicas, isNew));
+                new LeaderAndIsr(leader, leaderEpoch, isr, partitionEpoch), replicas, isNew, topicId));
             previous = tp;
+            previousId = topicId;
         }
         in.element(null, 0);
         return states;
@@ -793,11 +869,11 @@ public final class ControlCodec {
             this.start = buffer.position();
         }
 
-        void checkVersion(final short version) {
-            if (version != VERSION) {
+        void checkVersion(final short version, final short latest) {
+            if (version < FIRST_VERSION || version > latest) {
                 throw new MalformedControlMessageException(messageType, "version",
-                    MalformedControlMessageException.IN_HEADER, String.valueOf(version), "only " + VERSION
-                    + " is known", null);
+                    MalformedControlMessageException.IN_HEADER, String.valueOf(version), "only " + FIRST_VERSION
+                    + " to " + latest + " are known", null);
             }
         }
 

@@ -3,14 +3,12 @@ package io.seglog.replication.wire;
 import io.seglog.replication.election.LeaderAndIsr;
 import io.seglog.replication.replica.AppendResult;
 import io.seglog.replication.replica.EpochResult;
-import io.seglog.replication.replica.FetchRequest;
 import io.seglog.replication.replica.OffsetResult;
-import io.seglog.replication.replica.PartitionFetch;
-import io.seglog.replication.replica.ReadResult;
 import io.seglog.replication.replica.ReplicaError;
 import io.seglog.replication.replica.ReplicaManager;
 import io.seglog.replication.transport.LiveBroker;
 import io.seglog.replication.transport.PartitionStateInfo;
+import io.seglog.storage.TopicId;
 import io.seglog.storage.TopicPartition;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -21,8 +19,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import org.apache.kafka.common.message.FetchRequestData;
-import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.message.ListOffsetsResponseData;
 import org.apache.kafka.common.message.MetadataRequestData;
@@ -38,25 +35,33 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
 
 /**
  * A broker's Kafka APIs over its replica layer and metadata cache: Metadata, Produce, Fetch, ListOffsets,
- * OffsetForLeaderEpoch and InitProducerId ({@link InitProducerIds}), at the versions listed in {@link #apis()} (from
- * the first version kafka-clients 4.x still sends up to the last one without topic ids, which Seglog has not yet).
- * Everything else gets Kafka's UNSUPPORTED_VERSION through ApiVersions.
+ * OffsetForLeaderEpoch, InitProducerId ({@link InitProducerIds}) and DescribeTopicPartitions, at the versions listed in
+ * {@link #apis()} (from the first version kafka-clients 4.x still sends up to the highest stable one of
+ * kafka-clients 4.4, topic ids included). Everything else gets Kafka's UNSUPPORTED_VERSION through ApiVersions.
  *
  * <p>Stateless apart from its collaborators; handlers run on the connection's event loop and never block (an acks=all
  * produce or a long-poll fetch completes its stage later).
  */
 public final class KafkaApis {
-    /** Metadata: all versions; v10+ carry a topic id, sent as zero (Seglog has no topic ids yet). */
+    /** Metadata: all versions; v10+ carry each topic's id, v12+ look topics up by id. */
     static final short METADATA_MAX = 13;
-    /** Produce: v3 (the baseline of 4.x and magic v2) to v12; v13 names topics by id. */
+    /** Metadata: the first version whose request may name topics by id. */
+    static final short METADATA_TOPIC_ID_LOOKUP = 12;
+    /** Produce: v3 (the baseline of 4.x and magic v2) to v13, which names topics by id. */
     static final short PRODUCE_MIN = 3;
-    static final short PRODUCE_MAX = 12;
-    /** Fetch: v4 (4.x's baseline) to v12 (LastFetchedEpoch, DivergingEpoch); v13+ name topics by id. */
+    static final short PRODUCE_MAX = 13;
+    /** Produce: the first version that names topics by id. */
+    static final short PRODUCE_TOPIC_ID = 13;
+    /** Fetch: v4 (4.x's baseline) to v18 ({@link FetchHandler} lists what each adds). */
     static final short FETCH_MIN = 4;
-    static final short FETCH_MAX = 12;
-    /** ListOffsets: v1 to v7 (max timestamp, KIP-734); v8+ are for tiered storage. */
+    static final short FETCH_MAX = 18;
+    /**
+     * ListOffsets: v1 to v11. v8 (EARLIEST_LOCAL -4), v9 (LATEST_TIERED -5), v10 (a timeout for remote lookups) and v11
+     * (EARLIEST_PENDING_UPLOAD -6) are about tiered storage; a log without it answers them as Kafka does without remote
+     * storage: -4 as the earliest offset, -5 and -6 with offset -1.
+     */
     static final short LIST_OFFSETS_MIN = 1;
-    static final short LIST_OFFSETS_MAX = 7;
+    static final short LIST_OFFSETS_MAX = 11;
     /** OffsetForLeaderEpoch: v2 to v4 (v3 adds the replica id the consumer needs). */
     static final short OFFSET_FOR_LEADER_EPOCH_MIN = 2;
     static final short OFFSET_FOR_LEADER_EPOCH_MAX = 4;
@@ -68,6 +73,8 @@ public final class KafkaApis {
     private final ClusterView cluster;
     private final TopicCreator topicCreator;
     private final InitProducerIds initProducerIds;
+    private final FetchHandler fetches;
+    private final DescribeTopicPartitionsHandler describeTopics;
 
     /** Creates topics that a Metadata request names and that do not exist (Kafka's auto topic creation). */
     @FunctionalInterface
@@ -112,6 +119,8 @@ public final class KafkaApis {
         this.cluster = cluster;
         this.topicCreator = topicCreator;
         this.initProducerIds = new InitProducerIds(brokerId, producerIds);
+        this.fetches = new FetchHandler(replicas, cluster);
+        this.describeTopics = new DescribeTopicPartitionsHandler(cluster);
     }
 
     /**
@@ -127,7 +136,9 @@ public final class KafkaApis {
             new KafkaApi(ApiKeys.LIST_OFFSETS, LIST_OFFSETS_MIN, LIST_OFFSETS_MAX, r -> done(listOffsets(r))),
             new KafkaApi(ApiKeys.OFFSET_FOR_LEADER_EPOCH, OFFSET_FOR_LEADER_EPOCH_MIN, OFFSET_FOR_LEADER_EPOCH_MAX,
                 r -> done(offsetForLeaderEpoch(r))),
-            initProducerIds.api());
+            initProducerIds.api(),
+            new KafkaApi(ApiKeys.DESCRIBE_TOPIC_PARTITIONS, (short) 0, (short) 0,
+                r -> done(describeTopics.describe(r))));
     }
 
     private static CompletionStage<ApiMessage> done(final ApiMessage message) {
@@ -149,9 +160,15 @@ public final class KafkaApis {
         }
         final Map<String, Map<Integer, PartitionStateInfo>> byTopic = new TreeMap<>();
         states.forEach((tp, s) -> byTopic.computeIfAbsent(tp.topic(), t -> new TreeMap<>()).put(tp.partition(), s));
+        final Map<String, TopicId> ids = cluster.topicIds();
         final List<String> wanted;
+        final boolean byId = req.topics() != null
+            && req.topics().stream().anyMatch(t -> !t.topicId().equals(Uuid.ZERO_UUID));
         if (req.topics() == null || request.version() == 0 && req.topics().isEmpty()) {
             wanted = new ArrayList<>(byTopic.keySet()); // all topics (v0: an empty list means all)
+        } else if (byId) {
+            wanted = new ArrayList<>();
+            lookUpByIds(req, request.version(), resp, wanted);
         } else {
             wanted = new ArrayList<>();
             req.topics().forEach(t -> wanted.add(t.name()));
@@ -159,8 +176,13 @@ public final class KafkaApis {
         for (final String name : wanted) {
             final MetadataResponseData.MetadataResponseTopic topic = new MetadataResponseData.MetadataResponseTopic()
                 .setName(name).setIsInternal(false);
+            if (request.version() >= 10 && name != null) {
+                topic.setTopicId(TopicIds.uuid(ids.getOrDefault(name, TopicId.ZERO)));
+            }
             final Map<Integer, PartitionStateInfo> parts = name == null ? null : byTopic.get(name);
-            if (parts == null) {
+            if (parts == null && byId) {
+                topic.setErrorCode(Errors.UNKNOWN_TOPIC_ID.code()); // known a moment ago, gone now
+            } else if (parts == null) {
                 // Kafka's auto topic creation: asked for by the client (v4+) and allowed by the broker; the answer is
                 // LEADER_NOT_AVAILABLE (retriable) until the controller has elected the new partitions' leaders.
                 final boolean create = name != null && (request.version() < 4 || req.allowAutoTopicCreation())
@@ -172,6 +194,29 @@ public final class KafkaApis {
             resp.topics().add(topic);
         }
         return resp;
+    }
+
+    /**
+     * Kafka's Metadata by topic id (v12+): when any topic is named by id, the names are ignored, known ids become the
+     * topics answered, unknown ones are answered UNKNOWN_TOPIC_ID with a null name; ids below v12 are refused with
+     * INVALID_REQUEST (Kafka's handleTopicMetadataRequest). Never creates topics.
+     */
+    private void lookUpByIds(final MetadataRequestData req, final short version, final MetadataResponseData resp,
+                             final List<String> wanted) {
+        final Map<TopicId, String> names = cluster.topicNames();
+        for (final MetadataRequestData.MetadataRequestTopic t : req.topics()) {
+            if (t.topicId().equals(Uuid.ZERO_UUID)) {
+                continue;
+            }
+            final String name = version < METADATA_TOPIC_ID_LOOKUP ? null : names.get(TopicIds.of(t.topicId()));
+            if (name == null) {
+                resp.topics().add(new MetadataResponseData.MetadataResponseTopic().setName(null)
+                    .setTopicId(t.topicId()).setIsInternal(false).setErrorCode(version < METADATA_TOPIC_ID_LOOKUP
+                        ? Errors.INVALID_REQUEST.code() : Errors.UNKNOWN_TOPIC_ID.code()));
+            } else if (!wanted.contains(name)) {
+                wanted.add(name);
+            }
+        }
     }
 
     private static boolean legalTopic(final String name) {
@@ -210,9 +255,22 @@ public final class KafkaApis {
         final Map<TopicPartition, ByteBuffer> batches = new LinkedHashMap<>();
         final Map<TopicPartition, AppendResult> refused = new LinkedHashMap<>();
         final Map<TopicPartition, PartitionStateInfo> states = cluster.partitions();
+        final boolean byId = request.version() >= PRODUCE_TOPIC_ID;
+        final Map<TopicId, String> names = byId ? cluster.topicNames() : Map.of();
+        // v13+: the name each id resolved to, for the response; ids nobody knows are answered on their own.
+        final Map<String, TopicId> requestIds = new LinkedHashMap<>();
+        final List<ProduceResponseData.TopicProduceResponse> unknownIds = new ArrayList<>();
         for (final ProduceRequestData.TopicProduceData topic : req.topicData()) {
+            final String name = byId ? names.get(TopicIds.of(topic.topicId())) : topic.name();
+            if (name == null) {
+                unknownIds.add(unknownTopicId(topic));
+                continue;
+            }
+            if (byId) {
+                requestIds.put(name, TopicIds.of(topic.topicId()));
+            }
             for (final ProduceRequestData.PartitionProduceData p : topic.partitionData()) {
-                final TopicPartition tp = new TopicPartition(topic.name(), p.index());
+                final TopicPartition tp = new TopicPartition(name, p.index());
                 if (!states.containsKey(tp)) {
                     refused.put(tp, AppendResult.error(ReplicaError.UNKNOWN_TOPIC_OR_PARTITION, null));
                 } else if (!(p.records() instanceof MemoryRecords records) || records.sizeInBytes() == 0) {
@@ -234,11 +292,26 @@ public final class KafkaApis {
             }
             final Map<TopicPartition, AppendResult> all = new LinkedHashMap<>(refused);
             all.putAll(results);
-            return produceResponse(all, request.version());
+            final ProduceResponseData resp = produceResponse(all, request.version(), requestIds);
+            unknownIds.forEach(t -> resp.responses().add(t));
+            return resp;
         });
     }
 
-    private ApiMessage produceResponse(final Map<TopicPartition, AppendResult> results, final short version) {
+    /** A v13+ topic whose id the metadata cache does not know: every partition UNKNOWN_TOPIC_ID, as Kafka answers. */
+    private static ProduceResponseData.TopicProduceResponse unknownTopicId(final ProduceRequestData.TopicProduceData t) {
+        final ProduceResponseData.TopicProduceResponse topic = new ProduceResponseData.TopicProduceResponse()
+            .setTopicId(t.topicId());
+        for (final ProduceRequestData.PartitionProduceData p : t.partitionData()) {
+            topic.partitionResponses().add(new ProduceResponseData.PartitionProduceResponse().setIndex(p.index())
+                .setErrorCode(Errors.UNKNOWN_TOPIC_ID.code()).setBaseOffset(-1).setLogAppendTimeMs(-1)
+                .setLogStartOffset(-1));
+        }
+        return topic;
+    }
+
+    private ProduceResponseData produceResponse(final Map<TopicPartition, AppendResult> results, final short version,
+                                                final Map<String, TopicId> requestIds) {
         final ProduceResponseData resp = new ProduceResponseData();
         final Map<String, ProduceResponseData.TopicProduceResponse> topics = new LinkedHashMap<>();
         final Map<Integer, LiveBroker> live = cluster.liveBrokers();
@@ -246,7 +319,9 @@ public final class KafkaApis {
         final Set<Integer> leadersNamed = new java.util.TreeSet<>();
         results.forEach((tp, r) -> {
             final ProduceResponseData.TopicProduceResponse topic = topics.computeIfAbsent(tp.topic(),
-                t -> new ProduceResponseData.TopicProduceResponse().setName(t));
+                t -> version >= PRODUCE_TOPIC_ID
+                    ? new ProduceResponseData.TopicProduceResponse().setTopicId(TopicIds.uuid(requestIds.get(t)))
+                    : new ProduceResponseData.TopicProduceResponse().setName(t));
             final ProduceResponseData.PartitionProduceResponse p = new ProduceResponseData.PartitionProduceResponse()
                 .setIndex(tp.partition())
                 .setErrorCode(r.error().code())
@@ -279,58 +354,7 @@ public final class KafkaApis {
     // ---------------------------------------------------------------------------------------------- Fetch
 
     CompletionStage<ApiMessage> fetch(final KafkaRequest request) {
-        final FetchRequestData req = (FetchRequestData) request.body();
-        if (req.sessionId() != 0) {
-            // Seglog keeps no fetch sessions and never hands out an id; a client with one is confused.
-            return done(new FetchResponseData().setErrorCode(Errors.FETCH_SESSION_ID_NOT_FOUND.code()));
-        }
-        final List<PartitionFetch> parts = new ArrayList<>();
-        for (final FetchRequestData.FetchTopic topic : req.topics()) {
-            for (final FetchRequestData.FetchPartition p : topic.partitions()) {
-                parts.add(new PartitionFetch(new TopicPartition(topic.topic(), p.partition()), p.currentLeaderEpoch(),
-                    p.fetchOffset(), p.lastFetchedEpoch(), p.logStartOffset(), durableOffset(p),
-                    p.partitionMaxBytes()));
-            }
-        }
-        final FetchRequest fetch = new FetchRequest(req.replicaId(), -1, req.maxWaitMs(), req.minBytes(),
-            req.maxBytes(), parts);
-        final boolean readCommitted = req.isolationLevel() == 1;
-        return replicas.fetch(fetch).thenApply(results -> fetchResponse(parts, results, readCommitted));
-    }
-
-    /**
-     * Seglog's followers report their durable offset in a tagged field of the fetch partition (tag
-     * {@link SeglogTags#DURABLE_OFFSET}); Kafka's brokers ignore unknown tags.
-     */
-    private static long durableOffset(final FetchRequestData.FetchPartition p) {
-        return SeglogTags.readDurableOffset(p.unknownTaggedFields());
-    }
-
-    private static ApiMessage fetchResponse(final List<PartitionFetch> parts, final List<ReadResult> results,
-                                            final boolean readCommitted) {
-        final FetchResponseData resp = new FetchResponseData().setSessionId(0).setErrorCode(Errors.NONE.code());
-        final Map<String, FetchResponseData.FetchableTopicResponse> topics = new LinkedHashMap<>();
-        for (int i = 0; i < parts.size(); i++) {
-            final TopicPartition tp = parts.get(i).tp();
-            final ReadResult r = results.get(i);
-            final FetchResponseData.PartitionData p = new FetchResponseData.PartitionData()
-                .setPartitionIndex(tp.partition())
-                .setErrorCode(r.error().code())
-                .setHighWatermark(r.highWatermark())
-                .setLastStableOffset(r.highWatermark())
-                .setLogStartOffset(r.logStartOffset())
-                .setAbortedTransactions(readCommitted ? new ArrayList<>() : null)
-                .setPreferredReadReplica(-1)
-                .setRecords(r.records() == null ? MemoryRecords.EMPTY : new SliceRecords(r.records()));
-            if (!r.divergingEpoch().isUndefined()) {
-                p.setDivergingEpoch(new FetchResponseData.EpochEndOffset().setEpoch(r.divergingEpoch().epoch())
-                    .setEndOffset(r.divergingEpoch().endOffset()));
-            }
-            topics.computeIfAbsent(tp.topic(), t -> new FetchResponseData.FetchableTopicResponse().setTopic(t))
-                .partitions().add(p);
-        }
-        resp.setResponses(new ArrayList<>(topics.values()));
-        return resp;
+        return fetches.fetch(request);
     }
 
     // ---------------------------------------------------------------------------------------- ListOffsets

@@ -84,7 +84,7 @@ public final class TcpControlChannel implements ControlChannel, AutoCloseable {
         final short key = ControlCodec.apiKey(request);
         final CompletableFuture<Object> result = new CompletableFuture<>();
         enqueue(brokerId, new Message(key, ControlCodec.encodeRequest(request),
-            body -> ControlCodec.decodeResponse(key, ControlCodec.VERSION, body), result, true));
+            body -> ControlCodec.decodeResponse(key, ControlCodec.latestVersion(key), body), result, true));
         return result.thenApply(ControlResponse.class::cast);
     }
 
@@ -95,7 +95,7 @@ public final class TcpControlChannel implements ControlChannel, AutoCloseable {
         final CompletableFuture<Object> result = new CompletableFuture<>();
         enqueue(controllerId, new Message(ControlCodec.CONTROLLED_SHUTDOWN_KEY,
             ControlCodec.encodeControlledShutdownRequest(brokerId, brokerEpoch),
-            body -> ControlCodec.decodeControlledShutdownResponse(ControlCodec.VERSION, body), result, false));
+            body -> ControlCodec.decodeControlledShutdownResponse(ControlCodec.FIRST_VERSION, body), result, false));
         return result.thenApply(r -> (Set<TopicPartition>) r);
     }
 
@@ -152,7 +152,7 @@ public final class TcpControlChannel implements ControlChannel, AutoCloseable {
             return;
         }
         final WireClient client = clientFor(target, where.get());
-        final CompletableFuture<ByteBuffer> attempt = client.sendSeglog(message.key(), ControlCodec.VERSION,
+        final CompletableFuture<ByteBuffer> attempt = client.sendSeglog(message.key(), ControlCodec.latestVersion(message.key()),
             message.body().duplicate());
         // The timeout runs on the channel's own thread (CompletableFuture.orTimeout would start a JDK thread).
         final java.util.concurrent.ScheduledFuture<?> timeout = retries.schedule(() -> attempt.completeExceptionally(

@@ -64,10 +64,13 @@ public final class TcpControlRegistry implements ControlHandlerRegistry {
      */
     public List<SeglogApi> apis() {
         return List.of(
-            new SeglogApi(ControlCodec.LEADER_AND_ISR_KEY, ControlCodec.VERSION, ControlCodec.VERSION, this::control),
-            new SeglogApi(ControlCodec.UPDATE_METADATA_KEY, ControlCodec.VERSION, ControlCodec.VERSION, this::control),
-            new SeglogApi(ControlCodec.STOP_REPLICA_KEY, ControlCodec.VERSION, ControlCodec.VERSION, this::control),
-            new SeglogApi(ControlCodec.CONTROLLED_SHUTDOWN_KEY, ControlCodec.VERSION, ControlCodec.VERSION,
+            new SeglogApi(ControlCodec.LEADER_AND_ISR_KEY, ControlCodec.FIRST_VERSION,
+                ControlCodec.latestVersion(ControlCodec.LEADER_AND_ISR_KEY), this::control),
+            new SeglogApi(ControlCodec.UPDATE_METADATA_KEY, ControlCodec.FIRST_VERSION,
+                ControlCodec.latestVersion(ControlCodec.UPDATE_METADATA_KEY), this::control),
+            new SeglogApi(ControlCodec.STOP_REPLICA_KEY, ControlCodec.FIRST_VERSION,
+                ControlCodec.latestVersion(ControlCodec.STOP_REPLICA_KEY), this::control),
+            new SeglogApi(ControlCodec.CONTROLLED_SHUTDOWN_KEY, ControlCodec.FIRST_VERSION, ControlCodec.FIRST_VERSION,
                 this::controlledShutdown));
     }
 

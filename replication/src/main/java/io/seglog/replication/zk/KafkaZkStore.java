@@ -463,6 +463,20 @@ public final class KafkaZkStore {
     }
 
     /**
+     * Admin: creates {@code /brokers/topics/<topic>} with its assignment and topic id (Kafka's
+     * {@code AdminZkClient.createTopicWithAssignment} since KIP-516).
+     *
+     * @param topic      the topic
+     * @param assignment partition to replicas, preferred leader first
+     * @param topicId    the new topic's id, Kafka's base64 text
+     * @throws ZkException {@link ZkError#NODE_EXISTS} when the topic exists
+     */
+    public void createTopic(final String topic, final Map<Integer, List<Integer>> assignment, final String topicId) {
+        zk.create(ZkPaths.topicPath(topic), new TopicAssignmentZnode(assignment, Map.of(), Map.of(),
+            Optional.of(topicId)).toJson(), false);
+    }
+
+    /**
      * Admin: replaces a topic's assignment at an expected version (adding partitions).
      *
      * @param topic      the topic

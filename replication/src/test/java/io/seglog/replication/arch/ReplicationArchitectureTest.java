@@ -45,6 +45,7 @@ class ReplicationArchitectureTest {
         org.apache.kafka.common.record.internal.MemoryRecords.class,
         org.apache.kafka.common.record.internal.RecordsSend.class,
         org.apache.kafka.common.protocol.types.RawTaggedField.class,
+        // The type of the messages' topic-id fields (KIP-516), converted to Seglog's TopicId in wire.TopicIds.
         org.apache.kafka.common.Uuid.class};
 
     /** The data path's rules (policy) are pure too, and the replica layer reaches networks and stores only through seams. */
@@ -104,7 +105,7 @@ class ReplicationArchitectureTest {
                 "org.apache.kafka.common.protocol"))).and(DescribedPredicate.not(
                     JavaClass.Predicates.belongToAnyOf(RECORDS_FIELD_TYPES))))
         .because("only kafka-clients' *Data message classes, ApiKeys, Errors and the accessors are stable enough to"
-            + " use, and the types of their records and tagged fields");
+            + " use, and the types of their records, tagged fields and topic ids");
 
     /** Only the wire package speaks Kafka's protocol. */
     static final ArchRule KAFKA_CLIENTS_ONLY_IN_WIRE = noClasses()

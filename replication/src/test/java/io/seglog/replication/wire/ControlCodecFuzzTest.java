@@ -17,6 +17,7 @@ import io.seglog.replication.transport.StaleControllerEpochException;
 import io.seglog.replication.transport.StaleLeaderEpochException;
 import io.seglog.replication.transport.StopReplicaRequest;
 import io.seglog.replication.transport.UpdateMetadataRequest;
+import io.seglog.storage.TopicId;
 import io.seglog.storage.TopicPartition;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -53,8 +54,14 @@ class ControlCodecFuzzTest {
     /** Which decoder reads a body, and so which encoder writes what it returns. */
     private enum Kind { REQUEST, RESPONSE, SHUTDOWN_REQUEST, SHUTDOWN_RESPONSE }
 
-    /** A message: its kind, the key it is sent or answered with (requests and responses), and the value. */
-    private record Message(Kind kind, short key, Object value) {
+    /**
+     * A message: its kind, the key it is sent or answered with (requests and responses), the version it is written
+     * and read at, and the value.
+     */
+    private record Message(Kind kind, short key, short version, Object value) {
+        Message(final Kind kind, final short key, final Object value) {
+            this(kind, key, ControlCodec.latestVersion(key), value);
+        }
     }
 
     @Test
@@ -67,7 +74,7 @@ class ControlCodecFuzzTest {
             Message message = null;
             byte[] body = null;
             short key = 0;
-            short version = ControlCodec.VERSION;
+            short version = ControlCodec.FIRST_VERSION;
             try {
                 message = randomMessage(random);
                 body = encode(message);
@@ -76,7 +83,11 @@ class ControlCodecFuzzTest {
                 for (int m = 0; m < 3; m++) {
                     final byte[] mutated = mutate(random, body);
                     key = random.nextInt(20) == 0 ? CONTROL_KEYS[random.nextInt(CONTROL_KEYS.length)] : message.key();
-                    version = random.nextInt(50) == 0 ? (short) (random.nextBoolean() ? 1 : -1) : ControlCodec.VERSION;
+                    version = random.nextInt(50) == 0 ? (short) (random.nextInt(-1, ControlCodec.latestVersion(key) + 2))
+                        : message.version();
+                    if (message.kind() == Kind.REQUEST && key != message.key()) {
+                        version = ControlCodec.latestVersion(key) < version ? ControlCodec.latestVersion(key) : version;
+                    }
                     body = mutated;
                     final Object outcome;
                     try {
@@ -85,7 +96,7 @@ class ControlCodecFuzzTest {
                         malformed++;
                         continue;
                     }
-                    assertArrayEquals(mutated, encode(new Message(message.kind(), key, outcome)),
+                    assertArrayEquals(mutated, encode(new Message(message.kind(), key, version, outcome)),
                         () -> "a mutated body decoded to something that encodes differently: " + outcome);
                     reEncoded++;
                 }
@@ -105,7 +116,7 @@ class ControlCodecFuzzTest {
     }
 
     private static void assertRoundTrip(final Message message, final byte[] body) {
-        final Object decoded = decode(message.kind(), message.key(), ControlCodec.VERSION, ByteBuffer.wrap(body));
+        final Object decoded = decode(message.kind(), message.key(), message.version(), ByteBuffer.wrap(body));
         if (message.value() instanceof ControlResponse response) {
             ControlCodecTest.assertSameResponse(response, (ControlResponse) decoded);
         } else if (message.value() instanceof RuntimeException refusal) {
@@ -113,7 +124,8 @@ class ControlCodecFuzzTest {
         } else {
             assertEquals(message.value(), decoded);
         }
-        assertArrayEquals(body, encode(new Message(message.kind(), message.key(), decoded)), "re-encoded");
+        assertArrayEquals(body, encode(new Message(message.kind(), message.key(), message.version(), decoded)),
+            "re-encoded");
     }
 
     /** Decodes; a decoded refusal (which the decoders throw) is returned as the value. */
@@ -143,7 +155,7 @@ class ControlCodecFuzzTest {
         final ByteBuffer body;
         if (value instanceof ControlRequest request) {
             assertEquals(message.key(), ControlCodec.apiKey(request), "a request decodes as its own type");
-            body = ControlCodec.encodeRequest(request);
+            body = ControlCodec.encodeRequest(request, message.version());
         } else if (value instanceof ControlResponse response) {
             body = ControlCodec.encodeResponse(response);
         } else if (value instanceof ControlCodec.ControlledShutdown shutdown) {
@@ -210,12 +222,16 @@ class ControlCodecFuzzTest {
     private static Message randomMessage(final SplittableRandom random) {
         final short key = CONTROL_KEYS[random.nextInt(CONTROL_KEYS.length)];
         switch (random.nextInt(9)) {
-            case 0:
-                return new Message(Kind.REQUEST, ControlCodec.LEADER_AND_ISR_KEY, new LeaderAndIsrRequest(
-                    brokerId(random), random.nextInt(), random.nextLong(), states(random), brokers(random)));
-            case 1:
-                return new Message(Kind.REQUEST, ControlCodec.UPDATE_METADATA_KEY, new UpdateMetadataRequest(
-                    brokerId(random), random.nextInt(), random.nextLong(), brokers(random), states(random)));
+            case 0: {
+                final short version = (short) random.nextInt(ControlCodec.TOPIC_ID_VERSION + 1);
+                return new Message(Kind.REQUEST, ControlCodec.LEADER_AND_ISR_KEY, version, new LeaderAndIsrRequest(
+                    brokerId(random), random.nextInt(), random.nextLong(), states(random, version), brokers(random)));
+            }
+            case 1: {
+                final short version = (short) random.nextInt(ControlCodec.TOPIC_ID_VERSION + 1);
+                return new Message(Kind.REQUEST, ControlCodec.UPDATE_METADATA_KEY, version, new UpdateMetadataRequest(
+                    brokerId(random), random.nextInt(), random.nextLong(), brokers(random), states(random, version)));
+            }
             case 2:
                 return new Message(Kind.REQUEST, ControlCodec.STOP_REPLICA_KEY, new StopReplicaRequest(
                     brokerId(random), random.nextInt(), random.nextLong(), partitions(random), random.nextBoolean()));
@@ -224,9 +240,11 @@ class ControlCodecFuzzTest {
                 for (final TopicPartition tp : partitions(random)) {
                     errors.put(tp, refusal(random, random.nextInt(3)));
                 }
-                return new Message(Kind.RESPONSE, key, new ControlResponse(errors));
+                return new Message(Kind.RESPONSE, key, (short) random.nextInt(ControlCodec.latestVersion(key) + 1),
+                    new ControlResponse(errors));
             case 4:
-                return new Message(Kind.RESPONSE, key, refusal(random, random.nextInt(2)));
+                return new Message(Kind.RESPONSE, key, (short) random.nextInt(ControlCodec.latestVersion(key) + 1),
+                    refusal(random, random.nextInt(2)));
             case 5:
                 return new Message(Kind.SHUTDOWN_REQUEST, ControlCodec.CONTROLLED_SHUTDOWN_KEY,
                     new ControlCodec.ControlledShutdown(brokerId(random), random.nextLong()));
@@ -252,16 +270,20 @@ class ControlCodecFuzzTest {
         };
     }
 
-    private static Map<TopicPartition, PartitionStateInfo> states(final SplittableRandom random) {
+    /** Partition states; from version 1 each topic has one id (zero for some, as a topic without an id). */
+    private static Map<TopicPartition, PartitionStateInfo> states(final SplittableRandom random, final short version) {
         final Map<TopicPartition, PartitionStateInfo> states = new HashMap<>();
+        final Map<String, TopicId> ids = new HashMap<>();
         for (final TopicPartition tp : partitions(random)) {
+            final TopicId id = version < ControlCodec.TOPIC_ID_VERSION ? TopicId.ZERO : ids.computeIfAbsent(tp.topic(),
+                t -> random.nextInt(5) == 0 ? TopicId.ZERO : new TopicId(random.nextLong(), random.nextLong()));
             final int leader = switch (random.nextInt(6)) {
                 case 0 -> LeaderAndIsr.NO_LEADER;
                 case 1 -> LeaderAndIsr.LEADER_DURING_DELETE;
                 default -> brokerId(random);
             };
             states.put(tp, new PartitionStateInfo(random.nextInt(), new LeaderAndIsr(leader, nonNegative(random),
-                ids(random), nonNegative(random)), ids(random), random.nextBoolean()));
+                ids(random), nonNegative(random)), ids(random), random.nextBoolean(), id));
         }
         return states;
     }

@@ -22,6 +22,7 @@ import io.seglog.replication.transport.StaleControllerEpochException;
 import io.seglog.replication.transport.StaleLeaderEpochException;
 import io.seglog.replication.transport.StopReplicaRequest;
 import io.seglog.replication.transport.UpdateMetadataRequest;
+import io.seglog.storage.TopicId;
 import io.seglog.storage.TopicPartition;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -47,7 +48,7 @@ import org.junit.jupiter.api.Test;
  * booleans, unsorted or repeated entries, unknown codes, keys and versions, trailing bytes).
  */
 class ControlCodecTest {
-    private static final short V0 = ControlCodec.VERSION;
+    private static final short V0 = ControlCodec.FIRST_VERSION;
 
     // ------------------------------------------------------------------------------------------------ fixtures
 
@@ -106,12 +107,12 @@ class ControlCodecTest {
     }
 
     static ControlRequest roundTrip(final ControlRequest request) {
-        final ByteBuffer body = ControlCodec.encodeRequest(request);
+        final ByteBuffer body = ControlCodec.encodeRequest(request, V0);
         assertEquals(0, body.position(), "flipped");
         assertEquals(body.capacity(), body.limit(), "sized exactly");
         final ControlRequest decoded = ControlCodec.decodeRequest(ControlCodec.apiKey(request), V0, body);
         assertEquals(request, decoded);
-        assertArrayEquals(bytes(body), bytes(ControlCodec.encodeRequest(decoded)), "re-encodes to the same bytes");
+        assertArrayEquals(bytes(body), bytes(ControlCodec.encodeRequest(decoded, V0)), "re-encodes to the same bytes");
         return decoded;
     }
 
@@ -245,23 +246,83 @@ class ControlCodecTest {
 
     // ------------------------------------------------------------------------------------------------ golden
 
+    /** {@link #goldenLeaderAndIsr()} with topic id {@code AAAAAAAAAAEAAAAAAAAAAg} (1, 2), at version 1: 110 bytes. */
+    static final byte[] LEADER_AND_ISR_V1_BYTES = hex(
+        "00000001 00000005 0000000000000100", //  0 header as in v0
+        "00000001",          // 16 partition count = 1
+        "0001 74 00000000",  // 20 topic "t", partition 0
+        "00000005 00000002 00000003 00000004 01", // 27 controllerEpoch, leader, leaderEpoch, partitionEpoch, isNew
+        "00000002 00000002 00000001", // 44 isr = [2, 1]
+        "00000002 00000001 00000002", // 56 replicas = [1, 2]
+        "0000000000000001 0000000000000002", // 68 topicId (v1): most then least significant bits
+        "00000001 00000002 0000000000000200 0001 68 00002384 0001 72"); // 84 live leader 2 as in v0; 110 = end
+
+    @Test
+    void leaderAndIsrV1CarriesTheTopicIdAndV0IsStillRead() {
+        final TopicId id = new TopicId(1, 2);
+        final LeaderAndIsrRequest v0 = goldenLeaderAndIsr();
+        final LeaderAndIsrRequest withId = new LeaderAndIsrRequest(1, 5, 0x100, Map.of(tp("t", 0),
+            withTopicId(v0.partitions().get(tp("t", 0)), id)), v0.liveLeaders());
+        assertEquals("AAAAAAAAAAEAAAAAAAAAAg", id.toString());
+        assertEquals(ControlCodec.TOPIC_ID_VERSION, ControlCodec.latestVersion(ControlCodec.LEADER_AND_ISR_KEY));
+        assertEquals(ControlCodec.TOPIC_ID_VERSION, ControlCodec.latestVersion(ControlCodec.UPDATE_METADATA_KEY));
+        assertEquals(V0, ControlCodec.latestVersion(ControlCodec.STOP_REPLICA_KEY));
+        assertArrayEquals(LEADER_AND_ISR_V1_BYTES, bytes(ControlCodec.encodeRequest(withId)));
+        assertEquals(withId, ControlCodec.decodeRequest(ControlCodec.LEADER_AND_ISR_KEY, ControlCodec.TOPIC_ID_VERSION,
+            ByteBuffer.wrap(LEADER_AND_ISR_V1_BYTES)));
+        // Version 0 leaves the id out; a v0 body (an older controller's) reads with no id.
+        assertArrayEquals(LEADER_AND_ISR_BYTES, bytes(ControlCodec.encodeRequest(withId, V0)));
+        assertEquals(TopicId.ZERO, ((LeaderAndIsrRequest) ControlCodec.decodeRequest(ControlCodec.LEADER_AND_ISR_KEY,
+            V0, ByteBuffer.wrap(LEADER_AND_ISR_BYTES))).partitions().get(tp("t", 0)).topicId());
+        // An UpdateMetadata round-trips its ids at the latest version too.
+        final UpdateMetadataRequest um = goldenUpdateMetadata();
+        final UpdateMetadataRequest umWithId = new UpdateMetadataRequest(1, 5, 0x100, um.liveBrokers(),
+            Map.of(tp("t", 0), withTopicId(um.partitions().get(tp("t", 0)), id)));
+        assertEquals(umWithId, ControlCodec.decodeRequest(ControlCodec.UPDATE_METADATA_KEY,
+            ControlCodec.TOPIC_ID_VERSION, ControlCodec.encodeRequest(umWithId)));
+        assertThrows(IllegalArgumentException.class, () -> ControlCodec.encodeRequest(withId, (short) 2));
+    }
+
+    @Test
+    void partitionsOfOneTopicMustCarryOneTopicId() {
+        final PartitionStateInfo base = goldenLeaderAndIsr().partitions().get(tp("t", 0));
+        final LeaderAndIsrRequest mixed = new LeaderAndIsrRequest(1, 5, 0x100, Map.of(
+            tp("t", 0), withTopicId(base, new TopicId(1, 2)), tp("t", 1), withTopicId(base, new TopicId(1, 3))),
+            Map.of());
+        assertThrows(IllegalArgumentException.class, () -> ControlCodec.encodeRequest(mixed));
+        // The same bytes built by hand (the second partition's id changed) are refused by the decoder.
+        final LeaderAndIsrRequest same = new LeaderAndIsrRequest(1, 5, 0x100, Map.of(
+            tp("t", 0), withTopicId(base, new TopicId(1, 2)), tp("t", 1), withTopicId(base, new TopicId(1, 2))),
+            Map.of());
+        final byte[] body = bytes(ControlCodec.encodeRequest(same));
+        body[body.length - 5] = 3; // the last byte of the second partition's topic id, before the empty brokers array
+        final MalformedControlMessageException e = assertThrows(MalformedControlMessageException.class,
+            () -> ControlCodec.decodeRequest(ControlCodec.LEADER_AND_ISR_KEY, ControlCodec.TOPIC_ID_VERSION,
+                ByteBuffer.wrap(body)));
+        assertTrue(e.getMessage().contains("topicId") && e.getMessage().contains("one topic id"), e.getMessage());
+    }
+
+    private static PartitionStateInfo withTopicId(final PartitionStateInfo s, final TopicId id) {
+        return new PartitionStateInfo(s.controllerEpoch(), s.leaderAndIsr(), s.replicas(), s.isNew(), id);
+    }
+
     @Test
     void leaderAndIsrGoldenBytes() {
-        assertArrayEquals(LEADER_AND_ISR_BYTES, bytes(ControlCodec.encodeRequest(goldenLeaderAndIsr())));
+        assertArrayEquals(LEADER_AND_ISR_BYTES, bytes(ControlCodec.encodeRequest(goldenLeaderAndIsr(), V0)));
         assertEquals(goldenLeaderAndIsr(), ControlCodec.decodeRequest(ControlCodec.LEADER_AND_ISR_KEY, V0,
             ByteBuffer.wrap(LEADER_AND_ISR_BYTES)));
     }
 
     @Test
     void updateMetadataGoldenBytes() {
-        assertArrayEquals(UPDATE_METADATA_BYTES, bytes(ControlCodec.encodeRequest(goldenUpdateMetadata())));
+        assertArrayEquals(UPDATE_METADATA_BYTES, bytes(ControlCodec.encodeRequest(goldenUpdateMetadata(), V0)));
         assertEquals(goldenUpdateMetadata(), ControlCodec.decodeRequest(ControlCodec.UPDATE_METADATA_KEY, V0,
             ByteBuffer.wrap(UPDATE_METADATA_BYTES)));
     }
 
     @Test
     void stopReplicaGoldenBytesAreInPartitionOrder() {
-        assertArrayEquals(STOP_REPLICA_BYTES, bytes(ControlCodec.encodeRequest(goldenStopReplica())));
+        assertArrayEquals(STOP_REPLICA_BYTES, bytes(ControlCodec.encodeRequest(goldenStopReplica(), V0)));
         assertEquals(goldenStopReplica(), ControlCodec.decodeRequest(ControlCodec.STOP_REPLICA_KEY, V0,
             ByteBuffer.wrap(STOP_REPLICA_BYTES)));
     }
@@ -350,7 +411,7 @@ class ControlCodecTest {
         roundTrip(new UpdateMetadataRequest(0, 0, 0, Map.of(), Map.of()));
         final StopReplicaRequest stop = new StopReplicaRequest(0, 0, 0, Set.of(), false);
         roundTrip(stop);
-        assertEquals(ControlCodec.REQUEST_HEADER_LENGTH + 1 + 4, ControlCodec.encodeRequest(stop).remaining());
+        assertEquals(ControlCodec.REQUEST_HEADER_LENGTH + 1 + 4, ControlCodec.encodeRequest(stop, V0).remaining());
         assertSameResponse(ControlResponse.ok(), ControlCodec.decodeResponse(ControlCodec.UPDATE_METADATA_KEY, V0,
             ControlCodec.encodeResponse(ControlResponse.ok())));
         assertEquals(Set.of(), ControlCodec.decodeControlledShutdownResponse(V0,
@@ -373,7 +434,7 @@ class ControlCodecTest {
         for (int id = 0; id < 300; id++) {
             brokers.put(id, broker(id, id * 1000L, "broker-" + id, 9000 + id, id % 2 == 0 ? "r" + id % 3 : null));
         }
-        final ByteBuffer lai = ControlCodec.encodeRequest(roundTrip(new LeaderAndIsrRequest(1, 2, 3, states, brokers)));
+        final ByteBuffer lai = ControlCodec.encodeRequest(roundTrip(new LeaderAndIsrRequest(1, 2, 3, states, brokers)), V0);
         assertTrue(lai.remaining() > 5_000 * ControlCodec.MIN_PARTITION_STATE_LENGTH, "size=" + lai.remaining());
         roundTrip(new UpdateMetadataRequest(1, 2, 3, brokers, states));
         roundTrip(new StopReplicaRequest(1, 2, 3, partitions, true));
@@ -453,20 +514,20 @@ class ControlCodecTest {
     @Test
     void encodersRefuseWhatTheDecodersWould() {
         assertMessage("controllerId=-1 must be >= 0", () -> ControlCodec.encodeRequest(
-            new StopReplicaRequest(-1, 0, 0, Set.of(), false)));
+            new StopReplicaRequest(-1, 0, 0, Set.of(), false), V0));
         assertMessage("replicas of t-0=[1, 1] holds broker.id=1 twice", () -> ControlCodec.encodeRequest(
             new LeaderAndIsrRequest(0, 0, 0, Map.of(tp("t", 0), state(0, 1, 0, 0, List.of(1), List.of(1, 1), false)),
-                Map.of())));
+                Map.of()), V0));
         assertMessage("replicas of t-0=-3 must be >= 0", () -> ControlCodec.encodeRequest(
             new UpdateMetadataRequest(0, 0, 0, Map.of(), Map.of(tp("t", 0), state(0, 1, 0, 0, List.of(1),
-                List.of(-3), false)))));
+                List.of(-3), false))), V0));
         assertMessage("liveBrokers holds broker.id=2 under key=1", () -> ControlCodec.encodeRequest(
-            new UpdateMetadataRequest(0, 0, 0, Map.of(1, broker(2, 0, "h", 1, null)), Map.of())));
+            new UpdateMetadataRequest(0, 0, 0, Map.of(1, broker(2, 0, "h", 1, null)), Map.of()), V0));
         assertMessage("host length=32768 bytes exceeds 32767", () -> ControlCodec.encodeRequest(
-            new LeaderAndIsrRequest(0, 0, 0, Map.of(), Map.of(1, broker(1, 0, "h".repeat(32_768), 1, null)))));
+            new LeaderAndIsrRequest(0, 0, 0, Map.of(), Map.of(1, broker(1, 0, "h".repeat(32_768), 1, null))), V0));
         final IllegalArgumentException lone = assertThrows(IllegalArgumentException.class,
             () -> ControlCodec.encodeRequest(new LeaderAndIsrRequest(0, 0, 0, Map.of(),
-                Map.of(1, broker(1, 0, "h", 1, "\uD800")))));
+                Map.of(1, broker(1, 0, "h", 1, "\uD800"))), V0));
         assertTrue(lone.getMessage().startsWith("rack=") && lone.getMessage().endsWith("is not valid Unicode"),
             lone.getMessage());
         assertMessage("brokerId=-1 must be >= 0", () -> ControlCodec.encodeControlledShutdownRequest(-1, 0));
@@ -680,8 +741,10 @@ class ControlCodecTest {
                 MalformedControlMessageException.IN_HEADER);
         }
         for (final short version : new short[] {1, -1, Short.MAX_VALUE}) {
+            // LeaderAndIsr knows version 1 (topic ids); 2 is the first unknown one.
+            final short laiVersion = version == 1 ? 2 : version;
             final List<Runnable> decoders = List.of(
-                () -> ControlCodec.decodeRequest(ControlCodec.LEADER_AND_ISR_KEY, version, body),
+                () -> ControlCodec.decodeRequest(ControlCodec.LEADER_AND_ISR_KEY, laiVersion, body),
                 () -> ControlCodec.decodeResponse(ControlCodec.STOP_REPLICA_KEY, version, ByteBuffer.wrap(RESPONSE_BYTES)),
                 () -> ControlCodec.decodeControlledShutdownRequest(version, ByteBuffer.wrap(CONTROLLED_SHUTDOWN_BYTES)),
                 () -> ControlCodec.decodeControlledShutdownResponse(version, ByteBuffer.wrap(SHUTDOWN_RESPONSE_BYTES)));
@@ -689,7 +752,8 @@ class ControlCodecTest {
                 final MalformedControlMessageException e = assertThrows(MalformedControlMessageException.class,
                     decoder::run);
                 assertMalformed(e, "version", MalformedControlMessageException.IN_HEADER);
-                assertTrue(e.messageType().endsWith(" v" + version), e.messageType());
+                assertTrue(e.messageType().endsWith(" v" + version) || e.messageType().endsWith(" v" + laiVersion),
+                    e.messageType());
             }
         }
     }

@@ -11,14 +11,17 @@ import io.seglog.replication.transport.PartitionStateInfo;
 import io.seglog.storage.LogManager;
 import io.seglog.storage.LogManagerConfig;
 import io.seglog.storage.PartitionLog;
+import io.seglog.storage.TopicId;
 import io.seglog.storage.TopicPartition;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadFactory;
@@ -27,13 +30,15 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.agrona.CloseHelper;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 
 /**
  * Test fixture: broker 1's Kafka APIs ({@link KafkaApis}) served by a {@link KafkaWireServer} on loopback, over a real
  * {@link ReplicaManager} and {@link LogManager} in a directory the test owns. Time is a monotonic clock the test moves
  * ({@link #clockMs}); ISR changes are recorded ({@link #proposals}) and written at once; the metadata cache is filled
- * by {@link #lead}; broker 1 follows nothing, so opening a leader endpoint fails the test.
+ * by {@link #lead}, each topic with the id {@link #topicId} gives it; broker 1 follows nothing, so opening a leader endpoint fails the test.
  *
  * <p>Owns everything it opens, and {@link #close()} closes it in reverse order: the clients, their event loop, the
  * server, the replica manager, the log manager. A constructor that fails closes what it had opened.
@@ -55,6 +60,8 @@ final class KafkaApisBroker implements AutoCloseable {
     final AtomicLong nextProducerId = new AtomicLong(0);
     /** The ISR changes the leaders proposed, in order. */
     final List<IsrWriter.Proposal> proposals = new CopyOnWriteArrayList<>();
+    /** The versions each API was asked at, as the server decoded them (what a client negotiated). */
+    final Map<ApiKeys, Set<Short>> versionsSeen = new ConcurrentHashMap<>();
     final LogManager logs;
     final ReplicaManager replicas;
     final KafkaWireServer server;
@@ -104,9 +111,9 @@ final class KafkaApisBroker implements AutoCloseable {
                 }, THREADS);
             opened.add(0, replicas);
             server = KafkaWireServer.start(new WireServerConfig("127.0.0.1", 0,
-                WireServerConfig.DEFAULT_MAX_REQUEST_BYTES), new KafkaApis(BROKER, replicas, cluster,
+                WireServerConfig.DEFAULT_MAX_REQUEST_BYTES), recording(new KafkaApis(BROKER, replicas, cluster,
                 KafkaApis.TopicCreator.NONE, () -> nextProducerId.get() < 0 ? ProducerIdSource.NONE_AVAILABLE
-                : nextProducerId.getAndIncrement()).apis(), 1, THREADS);
+                : nextProducerId.getAndIncrement()).apis()), 1, THREADS);
             opened.add(0, server);
             cluster.live = Map.of(BROKER, new LiveBroker(BROKER, 1L, "127.0.0.1", server.address().getPort(),
                 Optional.empty()));
@@ -115,6 +122,18 @@ final class KafkaApisBroker implements AutoCloseable {
             CloseHelper.quietCloseAll(opened);
             throw e;
         }
+    }
+
+    /** The same APIs, each noting the version of every request it answers in {@link #versionsSeen}. */
+    private List<KafkaApi> recording(final List<KafkaApi> apis) {
+        final List<KafkaApi> wrapped = new ArrayList<>();
+        for (final KafkaApi api : apis) {
+            wrapped.add(new KafkaApi(api.key(), api.minVersion(), api.maxVersion(), request -> {
+                versionsSeen.computeIfAbsent(api.key(), k -> new ConcurrentSkipListSet<>()).add(request.version());
+                return api.handler().handle(request);
+            }));
+        }
+        return wrapped;
     }
 
     /**
@@ -140,9 +159,41 @@ final class KafkaApisBroker implements AutoCloseable {
     void lead(final TopicPartition tp, final int leaderEpoch, final List<Integer> assignment,
               final List<Integer> isr) {
         final PartitionStateInfo state = new PartitionStateInfo(CONTROLLER_EPOCH,
-            new LeaderAndIsr(BROKER, leaderEpoch, isr, 0), assignment, true);
+            new LeaderAndIsr(BROKER, leaderEpoch, isr, 0), assignment, true, topicId(tp.topic()));
         replicas.onLeaderAndIsr(Map.of(tp, state), Map.of());
         cluster.partitions.put(tp, state);
+    }
+
+    /**
+     * Puts a state in the metadata cache only (an UpdateMetadata), leaving the replica layer as it is.
+     *
+     * @param tp    the partition
+     * @param state its state
+     */
+    void describe(final TopicPartition tp, final PartitionStateInfo state) {
+        cluster.partitions.put(tp, state);
+    }
+
+    /**
+     * The topic id this fixture gives a topic: fixed by the name, so that a test can name a topic by id without
+     * asking (and name an unknown topic's id the same way). Never a reserved id.
+     *
+     * @param topic the topic
+     * @return its id
+     */
+    static TopicId topicId(final String topic) {
+        return new TopicId(0x5e61_0000_0000_0000L | topic.length(), 0x1_0000_0000L | (topic.hashCode() & 0xffff_ffffL));
+    }
+
+    /**
+     * {@link #topicId} as kafka-clients' messages carry it.
+     *
+     * @param topic the topic
+     * @return its id
+     */
+    static Uuid uuid(final String topic) {
+        final TopicId id = topicId(topic);
+        return new Uuid(id.mostSignificantBits(), id.leastSignificantBits());
     }
 
     /**

@@ -165,11 +165,14 @@ class KafkaApisTest {
 
     // ---------------------------------------------------------------------------------------------- produce
 
-    private static ProduceRequestData produceRequest(final short acks, final TopicPartition tp,
+    /** A produce of one batch; v13+ name the topic by its id ({@link KafkaApisBroker#topicId}). */
+    private static ProduceRequestData produceRequest(final short version, final short acks, final TopicPartition tp,
                                                      final MemoryRecords records, final String transactionalId) {
         final ProduceRequestData data = new ProduceRequestData().setAcks(acks).setTimeoutMs(30_000)
             .setTransactionalId(transactionalId);
-        final ProduceRequestData.TopicProduceData topic = new ProduceRequestData.TopicProduceData().setName(tp.topic());
+        final ProduceRequestData.TopicProduceData topic = version >= 13
+            ? new ProduceRequestData.TopicProduceData().setTopicId(KafkaApisBroker.uuid(tp.topic()))
+            : new ProduceRequestData.TopicProduceData().setName(tp.topic());
         topic.partitionData().add(new ProduceRequestData.PartitionProduceData().setIndex(tp.partition())
             .setRecords(records));
         data.topicData().add(topic);
@@ -179,11 +182,15 @@ class KafkaApisTest {
     private ProduceResponseData.PartitionProduceResponse produce(final short version, final short acks,
                                                                  final TopicPartition tp, final MemoryRecords records,
                                                                  final String transactionalId) {
-        final ProduceResponseData resp = send(ApiKeys.PRODUCE, version, produceRequest(acks, tp, records,
+        final ProduceResponseData resp = send(ApiKeys.PRODUCE, version, produceRequest(version, acks, tp, records,
             transactionalId));
         assertEquals(1, resp.responses().size(), "Produce v" + version + ": topics in " + resp);
         final ProduceResponseData.TopicProduceResponse topic = resp.responses().iterator().next();
-        assertEquals(tp.topic(), topic.name(), "Produce v" + version);
+        if (version >= 13) {
+            assertEquals(KafkaApisBroker.uuid(tp.topic()), topic.topicId(), "Produce v" + version + ": topic id");
+        } else {
+            assertEquals(tp.topic(), topic.name(), "Produce v" + version);
+        }
         assertEquals(1, topic.partitionResponses().size(), "Produce v" + version + ": partitions in " + resp);
         final ProduceResponseData.PartitionProduceResponse p = topic.partitionResponses().get(0);
         assertEquals(tp.partition(), p.index(), "Produce v" + version);
@@ -232,7 +239,7 @@ class KafkaApisTest {
             long end = 0;
             for (short v = KafkaApis.PRODUCE_MIN; v <= KafkaApis.PRODUCE_MAX; v++) {
                 final String at = "Produce v" + v + " acks=0";
-                raw.send(ApiKeys.PRODUCE, v, 1000 + v, produceRequest((short) 0, ORDERS, batch(T0 + v, T0 + v + 1),
+                raw.send(ApiKeys.PRODUCE, v, 1000 + v, produceRequest(v, (short) 0, ORDERS, batch(T0 + v, T0 + v + 1),
                     null));
                 final MetadataRequestData metadata = new MetadataRequestData();
                 metadata.topics().add(new MetadataRequestData.MetadataRequestTopic().setName(ORDERS.topic()));
@@ -252,7 +259,11 @@ class KafkaApisTest {
         for (short v = KafkaApis.PRODUCE_MIN; v <= KafkaApis.PRODUCE_MAX; v++) {
             for (final TopicPartition tp : List.of(new TopicPartition("nope", 0), new TopicPartition("orders", 9))) {
                 final ProduceResponseData.PartitionProduceResponse p = produce(v, (short) 1, tp, batch(T0), null);
-                assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION, Errors.forCode(p.errorCode()), "Produce v" + v + " " + tp);
+                // v13+ name the topic by id: an id nobody knows is UNKNOWN_TOPIC_ID (Kafka's answer), a known id with
+                // an unknown partition still UNKNOWN_TOPIC_OR_PARTITION.
+                final Errors expected = v >= 13 && tp.topic().equals("nope") ? Errors.UNKNOWN_TOPIC_ID
+                    : Errors.UNKNOWN_TOPIC_OR_PARTITION;
+                assertEquals(expected, Errors.forCode(p.errorCode()), "Produce v" + v + " " + tp);
                 assertEquals(-1, p.baseOffset(), "Produce v" + v + " " + tp);
             }
         }
@@ -326,7 +337,8 @@ class KafkaApisTest {
             final MetadataResponseData.MetadataResponseTopic orders = resp.topics().find(ORDERS.topic());
             assertEquals(Errors.NONE.code(), orders.errorCode(), at);
             assertFalse(orders.isInternal(), at);
-            assertEquals(Uuid.ZERO_UUID, orders.topicId(), at + ": no topic ids yet");
+            assertEquals(v >= 10 ? KafkaApisBroker.uuid(ORDERS.topic()) : Uuid.ZERO_UUID, orders.topicId(),
+                at + ": topic id (v10+)");
             assertEquals(1, orders.partitions().size(), at);
             final MetadataResponseData.MetadataResponsePartition p = orders.partitions().get(0);
             assertEquals(Errors.NONE.code(), p.errorCode(), at);
@@ -339,6 +351,7 @@ class KafkaApisTest {
 
             final MetadataResponseData.MetadataResponseTopic unknown = resp.topics().find("nope");
             assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION, Errors.forCode(unknown.errorCode()), at);
+            assertEquals(Uuid.ZERO_UUID, unknown.topicId(), at + ": an unknown topic has no id");
             assertTrue(unknown.partitions().isEmpty(), at);
         }
     }
@@ -377,8 +390,13 @@ class KafkaApisTest {
         }
         final FetchRequestData data = new FetchRequestData().setReplicaId(replicaId).setMaxWaitMs(maxWaitMs)
             .setMinBytes(1).setMaxBytes(16 << 20).setIsolationLevel((byte) 0).setSessionId(0).setSessionEpoch(-1);
-        data.topics().add(new FetchRequestData.FetchTopic().setTopic(tp.topic()).setPartitions(new ArrayList<>(
-            List.of(p))));
+        // v13+ name the topic by id (KIP-516); v15+ carry the replica in ReplicaState (KIP-903).
+        data.topics().add((version >= 13 ? new FetchRequestData.FetchTopic().setTopicId(KafkaApisBroker.uuid(tp.topic()))
+            : new FetchRequestData.FetchTopic().setTopic(tp.topic())).setPartitions(new ArrayList<>(List.of(p))));
+        if (version >= 15) {
+            data.setReplicaId(-1).setReplicaState(new FetchRequestData.ReplicaState().setReplicaId(replicaId)
+                .setReplicaEpoch(replicaId >= 0 ? 1 : -1));
+        }
         return data;
     }
 
@@ -387,7 +405,14 @@ class KafkaApisTest {
                                                         final String at) {
         assertEquals(Errors.NONE, Errors.forCode(resp.errorCode()), at + ": top-level error");
         assertEquals(1, resp.responses().size(), at + ": topics in " + resp);
-        assertEquals(tp.topic(), resp.responses().get(0).topic(), at);
+        // v13+ answer by topic id and leave the name out; older versions the other way round.
+        final FetchResponseData.FetchableTopicResponse topic = resp.responses().get(0);
+        if (topic.topicId().equals(Uuid.ZERO_UUID)) {
+            assertEquals(tp.topic(), topic.topic(), at);
+        } else {
+            assertEquals(KafkaApisBroker.uuid(tp.topic()), topic.topicId(), at + ": topic id");
+            assertEquals("", topic.topic(), at + ": no name beside the id");
+        }
         assertEquals(1, resp.responses().get(0).partitions().size(), at + ": partitions in " + resp);
         final FetchResponseData.PartitionData p = resp.responses().get(0).partitions().get(0);
         assertEquals(tp.partition(), p.partitionIndex(), at);
@@ -437,7 +462,8 @@ class KafkaApisTest {
             assertEquals(0, bytes(past.records()).length, at + " past the log end");
 
             final FetchResponseData.PartitionData unknown = consumerFetch(v, new TopicPartition("nope", 0), 0, -1);
-            assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION, Errors.forCode(unknown.errorCode()), at + " unknown");
+            assertEquals(v >= 13 ? Errors.UNKNOWN_TOPIC_ID : Errors.UNKNOWN_TOPIC_OR_PARTITION,
+                Errors.forCode(unknown.errorCode()), at + " unknown");
         }
     }
 
@@ -530,32 +556,37 @@ class KafkaApisTest {
 
     @Test
     void aFollowerWhoseLastFetchedEpochEndedBeforeItsOffsetGetsTheDivergingEpoch() {
-        final TopicPartition tp = new TopicPartition("diverged", 0);
+        // v12 (Seglog's followers, by name) and the latest (by topic id, the replica in ReplicaState).
+        divergingFollower((short) 12);
+        divergingFollower(KafkaApis.FETCH_MAX);
+    }
+
+    private void divergingFollower(final short v) {
+        final TopicPartition tp = new TopicPartition("diverged-" + v, 0);
+        broker.proposals.clear();
         lead(tp, 1, List.of(BROKER, FOLLOWER), List.of(BROKER));
         produceOk(tp, 1, batch(T0, T0 + 1)); // offsets 0-1 in epoch 1
         lead(tp, 2, List.of(BROKER, FOLLOWER), List.of(BROKER));
         final byte[] epoch2 = produceOk(tp, 2, batch(T0 + 2, T0 + 3)); // offsets 2-3 in epoch 2
-        final short v = 12; // LastFetchedEpoch and DivergingEpoch are v12+
-        assertEquals(KafkaApis.FETCH_MAX, v);
         // The follower has offsets 0-2 with offset 2 in epoch 1: its log diverged at 2, where epoch 1 ended here.
         final FetchResponseData.PartitionData diverging = only(send(ApiKeys.FETCH, v, fetchRequest(v, FOLLOWER, tp, 3,
-            2, 1, 0)), tp, "Fetch v12 diverging");
-        assertEquals(Errors.NONE, Errors.forCode(diverging.errorCode()), "Fetch v12 diverging");
-        assertEquals(1, diverging.divergingEpoch().epoch(), "Fetch v12: diverging epoch");
-        assertEquals(2, diverging.divergingEpoch().endOffset(), "Fetch v12: where it ended on the leader");
-        assertEquals(0, bytes(diverging.records()).length, "Fetch v12: no records with a diverging epoch");
-        assertEquals(4, diverging.highWatermark(), "Fetch v12 diverging");
+            2, 1, 0)), tp, "Fetch v" + v + " diverging");
+        assertEquals(Errors.NONE, Errors.forCode(diverging.errorCode()), "Fetch v" + v + " diverging");
+        assertEquals(1, diverging.divergingEpoch().epoch(), "Fetch v" + v + ": diverging epoch");
+        assertEquals(2, diverging.divergingEpoch().endOffset(), "Fetch v" + v + ": where it ended on the leader");
+        assertEquals(0, bytes(diverging.records()).length, "Fetch v" + v + ": no records with a diverging epoch");
+        assertEquals(4, diverging.highWatermark(), "Fetch v" + v + " diverging");
         assertTrue(broker.proposals.isEmpty(), "a diverged follower is not recorded as caught up: "
             + broker.proposals);
 
         // The same follower after truncating to 2: it reads epoch 2's batch, then catches up and joins the ISR.
         final FetchResponseData.PartitionData read = only(send(ApiKeys.FETCH, v, fetchRequest(v, FOLLOWER, tp, 2, 2,
-            1, 0)), tp, "Fetch v12 from 2");
-        assertEquals(-1, read.divergingEpoch().epoch(), "Fetch v12 from 2: no divergence");
-        assertArrayEquals(epoch2, bytes(read.records()), "Fetch v12 from 2");
+            1, 0)), tp, "Fetch v" + v + " from 2");
+        assertEquals(-1, read.divergingEpoch().epoch(), "Fetch v" + v + " from 2: no divergence");
+        assertArrayEquals(epoch2, bytes(read.records()), "Fetch v" + v + " from 2");
         final FetchResponseData.PartitionData caughtUp = only(send(ApiKeys.FETCH, v, fetchRequest(v, FOLLOWER, tp, 4,
-            2, 2, 0)), tp, "Fetch v12 from 4");
-        assertEquals(0, bytes(caughtUp.records()).length, "Fetch v12 from 4");
+            2, 2, 0)), tp, "Fetch v" + v + " from 4");
+        assertEquals(0, bytes(caughtUp.records()).length, "Fetch v" + v + " from 4");
         assertEquals(1, broker.proposals.size(), "one ISR proposal: " + broker.proposals);
         assertEquals(List.of(BROKER, FOLLOWER), broker.proposals.get(0).isr());
         assertEquals(2, broker.proposals.get(0).leaderEpoch());
@@ -574,7 +605,7 @@ class KafkaApisTest {
                 end, -1, -1, 600_000));
             final MemoryRecords records = batch(T0 + v);
             final CompletableFuture<ApiMessage> produced = client.send(ApiKeys.PRODUCE, KafkaApis.PRODUCE_MAX,
-                produceRequest((short) 1, ORDERS, records, null));
+                produceRequest(KafkaApis.PRODUCE_MAX, (short) 1, ORDERS, records, null));
             final FetchResponseData.PartitionData p = only(await(waiting), ORDERS, at);
             assertArrayEquals(stamped(records, end, LEADER_EPOCH), bytes(p.records()), at + ": the batch that came");
             final ProduceResponseData resp = await(produced);
@@ -732,11 +763,12 @@ class KafkaApisTest {
     void apiVersionsAdvertisesExactlyTheServedRanges() {
         final Map<ApiKeys, short[]> expected = new EnumMap<>(ApiKeys.class);
         expected.put(ApiKeys.METADATA, new short[] {0, 13});
-        expected.put(ApiKeys.PRODUCE, new short[] {3, 12});
-        expected.put(ApiKeys.FETCH, new short[] {4, 12});
-        expected.put(ApiKeys.LIST_OFFSETS, new short[] {1, 7});
+        expected.put(ApiKeys.PRODUCE, new short[] {3, 13});
+        expected.put(ApiKeys.FETCH, new short[] {4, 18});
+        expected.put(ApiKeys.LIST_OFFSETS, new short[] {1, 11});
         expected.put(ApiKeys.OFFSET_FOR_LEADER_EPOCH, new short[] {2, 4});
         expected.put(ApiKeys.INIT_PRODUCER_ID, new short[] {0, 5});
+        expected.put(ApiKeys.DESCRIBE_TOPIC_PARTITIONS, new short[] {0, 0});
         assertArrayEquals(new short[] {0, KafkaApis.METADATA_MAX}, expected.get(ApiKeys.METADATA));
         assertArrayEquals(new short[] {KafkaApis.PRODUCE_MIN, KafkaApis.PRODUCE_MAX}, expected.get(ApiKeys.PRODUCE));
         assertArrayEquals(new short[] {KafkaApis.FETCH_MIN, KafkaApis.FETCH_MAX}, expected.get(ApiKeys.FETCH));
@@ -859,7 +891,7 @@ class KafkaApisTest {
     void theRawConnectionSeesAResponseWhenThereIsOne() throws IOException {
         // The acks=0 test relies on receive() naming the correlation id it read: prove it tells them apart.
         try (RawConnection raw = new RawConnection(broker.server.address())) {
-            raw.send(ApiKeys.PRODUCE, KafkaApis.PRODUCE_MAX, 1, produceRequest((short) 1, ORDERS, batch(T0), null));
+            raw.send(ApiKeys.PRODUCE, KafkaApis.PRODUCE_MAX, 1, produceRequest(KafkaApis.PRODUCE_MAX, (short) 1, ORDERS, batch(T0), null));
             raw.send(ApiKeys.METADATA, (short) 12, 2, new MetadataRequestData());
             final AssertionError error = assertThrows(AssertionError.class,
                 () -> raw.receive(ApiKeys.METADATA, (short) 12, 2, "acks=1"),

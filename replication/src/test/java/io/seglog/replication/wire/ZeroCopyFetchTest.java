@@ -31,6 +31,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.ResponseHeaderData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -128,7 +129,10 @@ class ZeroCopyFetchTest {
             if (version >= 12 && tp.equals(partitions.get(partitions.size() - 1))) {
                 p.setDivergingEpoch(new FetchResponseData.EpochEndOffset().setEpoch(1).setEndOffset(2));
             }
-            topics.computeIfAbsent(tp.topic(), t -> new FetchResponseData.FetchableTopicResponse().setTopic(t))
+            // v13+ name topics by id (KIP-516): the frame then carries the 16-byte id instead of the name.
+            topics.computeIfAbsent(tp.topic(), t -> version >= 13
+                    ? new FetchResponseData.FetchableTopicResponse().setTopicId(new Uuid(0x5e61L, t.hashCode()))
+                    : new FetchResponseData.FetchableTopicResponse().setTopic(t))
                 .partitions().add(p);
         }
         resp.setResponses(new ArrayList<>(topics.values()));
