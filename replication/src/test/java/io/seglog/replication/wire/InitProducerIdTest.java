@@ -154,7 +154,8 @@ class InitProducerIdTest {
         final FetchResponseData fetched = KafkaApisBroker.await(client.send(ApiKeys.FETCH, KafkaApis.FETCH_MAX,
             new FetchRequestData().setReplicaId(-1).setMaxWaitMs(0).setMinBytes(0).setMaxBytes(1 << 20)
                 .setSessionId(0).setSessionEpoch(-1).setTopics(List.of(new FetchRequestData.FetchTopic()
-                    .setTopic(ORDERS.topic()).setPartitions(List.of(new FetchRequestData.FetchPartition()
+                    .setTopic(ORDERS.topic()).setTopicId(KafkaApisBroker.uuid(ORDERS.topic()))
+                    .setPartitions(List.of(new FetchRequestData.FetchPartition()
                         .setPartition(ORDERS.partition()).setFetchOffset(0).setCurrentLeaderEpoch(-1)
                         .setLastFetchedEpoch(-1).setLogStartOffset(-1).setPartitionMaxBytes(1 << 20)))))));
         final MemoryRecords records = (MemoryRecords) fetched.responses().get(0).partitions().get(0).records();
