@@ -90,7 +90,7 @@ public final class VersusKafkaBench {
             int runs = 3;
             long duration = 5_000;
             long warmup = 3_000;
-            double rate = 5_000;
+            double rate = 2_000;
             boolean idempotence = DEFAULT_IDEMPOTENCE;
             final List<String> jvmArgs = new ArrayList<>();
             String child = null;
@@ -116,7 +116,7 @@ public final class VersusKafkaBench {
                 runs = 1;
                 duration = 500;
                 warmup = 500;
-                rate = 2_000;
+                rate = 1_000;
             }
             if (runs < 1 || duration < 1 || warmup < 0 || rate <= 0) {
                 throw new IllegalArgumentException("runs=" + runs + " duration-ms=" + duration + " warmup-ms=" + warmup
