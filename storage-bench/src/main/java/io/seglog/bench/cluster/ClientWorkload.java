@@ -60,16 +60,21 @@ final class ClientWorkload {
         return p;
     }
 
+    /** A throughput phase's result: acknowledged records per second and the offset after the last one. */
+    record Throughput(double recordsPerSecond, long endOffset) {
+    }
+
     /**
      * Acknowledged records per second, the producer sending as fast as it accepts records, after {@code warmMs}
      * of the same unmeasured.
      *
      * @throws IllegalStateException when any measured send failed
      */
-    static double throughput(final String bootstrap, final String topic, final String acks, final boolean idempotence,
+    static Throughput throughput(final String bootstrap, final String topic, final String acks, final boolean idempotence,
                              final int size, final long warmMs, final long durationMs) {
         final byte[] payload = payload(size);
         final AtomicLong acked = new AtomicLong();
+        final AtomicLong lastOffset = new AtomicLong(-1);
         final AtomicReference<Exception> failure = new AtomicReference<>();
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerProps(bootstrap, acks, idempotence,
             5), new ByteArraySerializer(), new ByteArraySerializer())) {
@@ -84,6 +89,7 @@ final class ClientWorkload {
                 producer.send(new ProducerRecord<>(topic, 0, null, payload), (md, e) -> {
                     if (e == null) {
                         acked.incrementAndGet();
+                        lastOffset.accumulateAndGet(md.offset(), Math::max);
                     } else {
                         failure.compareAndSet(null, e);
                     }
@@ -94,7 +100,34 @@ final class ClientWorkload {
             if (failure.get() != null) {
                 throw new IllegalStateException("a send to " + topic + "-0 failed (acks=" + acks + ")", failure.get());
             }
-            return rate;
+            return new Throughput(rate, lastOffset.get() + 1);
+        }
+    }
+
+    /**
+     * Waits until a consumer sees the high watermark at {@code endOffset} (the followers of an acks=1 partition
+     * caught up with the throughput phase), so that the paced phase measures latency, not a replication backlog.
+     *
+     * @return the wait in milliseconds
+     * @throws IllegalStateException when the high watermark is not there within two minutes
+     */
+    static double awaitHighWatermark(final String bootstrap, final String topic, final long endOffset) {
+        final TopicPartition tp = new TopicPartition(topic, 0);
+        final long start = System.nanoTime();
+        final long deadline = start + TimeUnit.MINUTES.toNanos(2);
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of(
+            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap), new ByteArrayDeserializer(),
+            new ByteArrayDeserializer())) {
+            long hw = -1;
+            while (System.nanoTime() < deadline) {
+                hw = consumer.endOffsets(List.of(tp), Duration.ofSeconds(30)).get(tp);
+                if (hw >= endOffset) {
+                    return (System.nanoTime() - start) / 1e6;
+                }
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+            }
+            throw new IllegalStateException(tp + ": high watermark " + hw + " short of " + endOffset
+                + " two minutes after the throughput phase");
         }
     }
 

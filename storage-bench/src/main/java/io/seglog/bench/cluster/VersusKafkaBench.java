@@ -23,14 +23,16 @@ import java.util.stream.Stream;
  *
  * <p>Workloads: RF=1 acks=1, RF=3 acks=1, RF=3 acks=all, for 100 B and 1 KiB records, one partition led by broker
  * 1. Per workload: <em>throughput</em> (as fast as the producer sends, acknowledged records per second and payload
- * MB/s) and a <em>paced</em> phase at {@code --latency-rate} records a second for both systems (the same offered load,
+ * MB/s), then the time until the high watermark reaches the last acknowledged offset (an acks=1 partition's
+ * followers catching up, reported as {@code HW catch-up}; the next phase starts after it), and a <em>paced</em> phase at {@code --latency-rate} records a second for both systems (the same offered load,
  * so the latencies compare), each record's send-to-ack time and produce-to-consume time (a consumer with
  * {@code assign()} polling the partition), p50/p99/p99.9. Over {@code --runs} runs: the mean, with half the range as
  * the error; the ratio Seglog / Kafka is taken within each run, then averaged the same way.
  *
  * <p>Usage: {@code java -cp benchmarks.jar io.seglog.bench.cluster.VersusKafkaBench [--out DIR] [--quick]
  * [--runs N] [--duration-ms N] [--warmup-ms N] [--latency-rate N] [--idempotence true|false]
- * [--jvm-arg ARG]...}. Writes {@code versus-kafka.csv} ({@code workload,system,metric,value,error,unit}),
+ * [--jvm-arg ARG]... [--workload NAME]...} ({@code --workload}: only the named workloads, e.g.
+ * {@code "RF=3 acks=all 100 B"}; {@code --jvm-arg}: an argument for the children's JVMs, e.g. a JFR recording). Writes {@code versus-kafka.csv} ({@code workload,system,metric,value,error,unit}),
  * {@code versus-kafka.md} and {@code versus-kafka.png} to DIR ({@code --quick}: {@code versus-kafka-quick.*}, a
  * pipeline check, not a measurement).
  */
@@ -83,7 +85,7 @@ public final class VersusKafkaBench {
 
     /** The options of a run, parent and child alike. */
     record Options(Path out, boolean quick, int runs, long durationMs, long warmupMs, double latencyRate,
-                   boolean idempotence, List<String> jvmArgs, String child, Path raw) {
+                   boolean idempotence, List<String> jvmArgs, List<String> only, String child, Path raw) {
         static Options parse(final String[] args) {
             Path out = Path.of("storage-bench/target");
             boolean quick = false;
@@ -93,6 +95,7 @@ public final class VersusKafkaBench {
             double rate = 2_000;
             boolean idempotence = DEFAULT_IDEMPOTENCE;
             final List<String> jvmArgs = new ArrayList<>();
+            final List<String> only = new ArrayList<>();
             String child = null;
             Path raw = null;
             for (int i = 0; i < args.length; i++) {
@@ -105,11 +108,12 @@ public final class VersusKafkaBench {
                     case "--latency-rate" -> rate = Double.parseDouble(args[++i]);
                     case "--idempotence" -> idempotence = parseBoolean(args[++i]);
                     case "--jvm-arg" -> jvmArgs.add(args[++i]);
+                    case "--workload" -> only.add(args[++i]);
                     case "--child" -> child = args[++i];
                     case "--raw" -> raw = Path.of(args[++i]);
                     default -> throw new IllegalArgumentException("unknown argument " + args[i] + " (--out DIR,"
                         + " --quick, --runs N, --duration-ms N, --warmup-ms N, --latency-rate N,"
-                        + " --idempotence true|false, --jvm-arg ARG)");
+                        + " --idempotence true|false, --jvm-arg ARG, --workload NAME)");
                 }
             }
             if (quick) {
@@ -125,8 +129,14 @@ public final class VersusKafkaBench {
             if (child != null && (!SYSTEMS.contains(child) || raw == null)) {
                 throw new IllegalArgumentException("--child " + child + " needs one of " + SYSTEMS + " and --raw FILE");
             }
-            return new Options(out, quick, runs, duration, warmup, rate, idempotence, List.copyOf(jvmArgs), child,
-                raw);
+            for (final String name : only) {
+                if (WORKLOADS.stream().noneMatch(w -> w.name().equals(name))) {
+                    throw new IllegalArgumentException("--workload " + name + " is none of "
+                        + WORKLOADS.stream().map(Workload::name).toList());
+                }
+            }
+            return new Options(out, quick, runs, duration, warmup, rate, idempotence, List.copyOf(jvmArgs),
+                List.copyOf(only), child, raw);
         }
 
         private static boolean parseBoolean(final String text) {
@@ -138,9 +148,20 @@ public final class VersusKafkaBench {
 
         /** The arguments a child of this run gets. */
         List<String> childArgs(final String system, final Path rawFile) {
-            return List.of("--child", system, "--raw", rawFile.toString(), "--duration-ms", Long.toString(durationMs),
-                "--warmup-ms", Long.toString(warmupMs), "--latency-rate", Double.toString(latencyRate),
-                "--idempotence", Boolean.toString(idempotence));
+            final List<String> args = new ArrayList<>(List.of("--child", system, "--raw", rawFile.toString(),
+                "--duration-ms", Long.toString(durationMs), "--warmup-ms", Long.toString(warmupMs),
+                "--latency-rate", Double.toString(latencyRate), "--idempotence", Boolean.toString(idempotence)));
+            for (final String name : only) {
+                args.add("--workload");
+                args.add(name);
+            }
+            return args;
+        }
+
+        /** @return the workloads of this run: those named by {@code --workload}, else all */
+        List<Workload> workloads() {
+            return only.isEmpty() ? WORKLOADS
+                : WORKLOADS.stream().filter(w -> only.contains(w.name())).toList();
         }
     }
 
@@ -239,7 +260,7 @@ public final class VersusKafkaBench {
                 ClientWorkload.throughput(cluster.bootstrap(), "bench-warmup", "all", options.idempotence(), 1024, 0,
                     options.warmupMs());
                 int topicId = 0;
-                for (final Workload w : WORKLOADS) {
+                for (final Workload w : options.workloads()) {
                     final String topic = "bench-" + (++topicId);
                     cluster.createTopic(topic, w.replicationFactor());
                     measure(cluster, topic, w, options, raw, out);
@@ -255,13 +276,17 @@ public final class VersusKafkaBench {
                                 final Options options, final List<String> raw, final PrintStream out)
         throws Exception {
         final String bootstrap = cluster.bootstrap();
-        final double recPerS = ClientWorkload.throughput(bootstrap, topic, w.acks(), options.idempotence(),
-            w.recordBytes(), Math.min(1_000, options.durationMs()), options.durationMs());
-        out.printf(Locale.ROOT, "%s: throughput %.0f rec/s%n", w.name(), recPerS);
+        final ClientWorkload.Throughput t = ClientWorkload.throughput(bootstrap, topic, w.acks(),
+            options.idempotence(), w.recordBytes(), Math.min(1_000, options.durationMs()), options.durationMs());
+        final double recPerS = t.recordsPerSecond();
+        final double catchUpMs = ClientWorkload.awaitHighWatermark(bootstrap, topic, t.endOffset());
+        out.printf(Locale.ROOT, "%s: throughput %.0f rec/s, high watermark at the log end %.0f ms after%n", w.name(),
+            recPerS, catchUpMs);
         final ClientWorkload.Latencies l = ClientWorkload.paced(bootstrap, topic, w.acks(), options.idempotence(),
             w.recordBytes(), options.latencyRate(), options.durationMs());
         raw.add(VersusReport.raw(w.name(), VersusReport.REC_PER_S, recPerS));
         raw.add(VersusReport.raw(w.name(), VersusReport.MB_PER_S, recPerS * w.recordBytes() / 1e6));
+        raw.add(VersusReport.raw(w.name(), VersusReport.CATCH_UP, catchUpMs));
         for (final VersusReport.Percentile p : VersusReport.PERCENTILES) {
             raw.add(VersusReport.raw(w.name(), p.produceMetric(), ClientWorkload.percentile(l.produce(), p.q()) / 1e3));
             raw.add(VersusReport.raw(w.name(), p.endToEndMetric(),

@@ -32,7 +32,7 @@ import org.jfree.data.statistics.DefaultStatisticalCategoryDataset;
 /**
  * The figures of a {@link VersusKafkaBench} run: each child's raw lines by run and system, aggregated into rows of
  * {@code workload,system,metric,value,error,unit} (the mean over runs, half the range as the error), the same-run
- * ratio Seglog / Kafka of every metric, a markdown table with the issue's target per workload, and a chart.
+ * ratio Seglog / Kafka of every metric but the catch-up time, a markdown table with the issue's target per workload, and a chart.
  *
  * <p>Not thread-safe.
  */
@@ -40,6 +40,8 @@ final class VersusReport {
     static final String REC_PER_S = "rec/s";
     static final String MB_PER_S = "MB/s";
     static final String RATIO = "Seglog / Kafka";
+    /** Milliseconds from the end of the throughput phase until the high watermark reached its last offset. */
+    static final String CATCH_UP = "HW catch-up";
 
     /** A latency percentile and the names of its two metrics. */
     record Percentile(String label, double q) {
@@ -80,6 +82,9 @@ final class VersusReport {
     }
 
     private static String unit(final String metric) {
+        if (CATCH_UP.equals(metric)) {
+            return "ms";
+        }
         return REC_PER_S.equals(metric) || MB_PER_S.equals(metric) ? metric : "us";
     }
 
@@ -113,6 +118,9 @@ final class VersusReport {
                     final double[] v = raw.values().stream().map(s -> s.getOrDefault(system, Map.of()).get(key))
                         .filter(x -> x != null).mapToDouble(Double::doubleValue).toArray();
                     rows.add(row(wm[0], system, wm[1], v, units.get(key)));
+                }
+                if (CATCH_UP.equals(wm[1])) {
+                    continue; // often zero for one system: no ratio
                 }
                 final double[] ratios = raw.values().stream()
                     .filter(s -> s.containsKey("Seglog") && s.containsKey("Kafka")
