@@ -206,11 +206,7 @@ final class VersusReport {
         if (r == null || Double.isNaN(r.value())) {
             return "";
         }
-        return options(r.value()) + (Double.isNaN(r.error()) || r.error() == 0 ? "" : " ± " + options(r.error()));
-    }
-
-    private static String options(final double v) {
-        return format(v);
+        return format(r.value()) + (Double.isNaN(r.error()) || r.error() == 0 ? "" : " ± " + format(r.error()));
     }
 
     static String format(final double v) {
@@ -260,8 +256,8 @@ final class VersusReport {
                     }
                 }
             }
-            final JFreeChart chart = ChartFactory.createBarChart(title, null, metric, data, PlotOrientation.VERTICAL,
-                true, false, false);
+            final JFreeChart chart = ChartFactory.createBarChart(title, null,
+                MB_PER_S.equals(metric) ? metric : metric + " (us)", data, PlotOrientation.VERTICAL, true, false, false);
             chart.getTitle().setFont(new Font(Font.SANS_SERIF, Font.BOLD, 15));
             chart.setBackgroundPaint(Color.WHITE);
             final CategoryPlot plot = chart.getCategoryPlot();
