@@ -5,6 +5,13 @@
 #   storage-bench/target/cluster-summary.csv   (workload,system,metric,value,error,unit)
 #   storage-bench/target/cluster-summary.md
 # Arguments go to io.seglog.bench.cluster.ClusterBench: [--quick] [--duration-ms N] [--runs N] [--failover-trials N].
+#
+# With --versus-kafka first, runs io.seglog.bench.cluster.VersusKafkaBench instead: the same kafka-clients workload
+# against the Seglog cluster and a real Kafka 4.4 cluster (3 brokers + 1 KRaft controller), one at a time in a fresh
+# JVM each, alternating which goes first (about 11 minutes with the defaults, --quick about 1.5), writing
+#   storage-bench/target/versus-kafka.csv / .md / .png   (--quick: versus-kafka-quick.*)
+# Its arguments: [--quick] [--runs N] [--duration-ms N] [--warmup-ms N] [--latency-rate N]
+#   [--idempotence true|false] [--jvm-arg ARG]... [--out DIR].
 # MAVEN_ARGS is passed to Maven (e.g. MAVEN_ARGS=-o for offline).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,5 +19,9 @@ jar=storage-bench/target/benchmarks.jar
 if [[ ! -f "$jar" ]] || [[ -n "$(find storage-bench/src/main storage-bench/pom.xml storage-core/src/main replication/src/main pom.xml -newer "$jar" -print -quit)" ]]; then
   echo "Building $jar ..."
   mvn -B -q ${MAVEN_ARGS:-} -pl storage-bench -am package -DskipTests
+fi
+if [[ "${1:-}" == "--versus-kafka" ]]; then
+  shift
+  exec java -Xmx512m -cp "$jar" io.seglog.bench.cluster.VersusKafkaBench --out storage-bench/target "$@"
 fi
 exec java -Xmx4g -cp "$jar" io.seglog.bench.cluster.ClusterBench --out storage-bench/target "$@"

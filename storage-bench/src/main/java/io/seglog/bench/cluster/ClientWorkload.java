@@ -1,0 +1,257 @@
+package io.seglog.bench.cluster;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * The kafka-clients side of the comparison, identical for both systems: the producer and consumer settings and
+ * the two measurements (throughput as fast as the producer sends; paced send-to-ack and produce-to-consume
+ * latency).
+ *
+ * <p>Producer settings: {@code batch.size} 64 KiB, {@code linger.ms} 5 for throughput and 0 for latency,
+ * {@code buffer.memory} 64 MiB, {@code max.in.flight.requests.per.connection} 5, no compression;
+ * {@code enable.idempotence} left at the client's default (true) for {@code acks=all} when {@code idempotence} is
+ * on, and false otherwise (an {@code acks=1} producer cannot be idempotent). Consumer: {@code assign()} of the one
+ * partition, no group, positioned at the log end before the first send, otherwise kafka-clients' defaults
+ * ({@code fetch.min.bytes} 1, {@code fetch.max.wait.ms} 500).
+ *
+ * <p>Stateless; each call owns its clients.
+ */
+final class ClientWorkload {
+    /** Producer batch size: what one produce request carries at full speed. */
+    static final int BATCH_BYTES = 64 * 1024;
+    /** Bytes of a paced record's key: its send time and sequence number (two longs). */
+    static final int STAMP_BYTES = 16;
+
+    private ClientWorkload() {
+    }
+
+    /** The producer's settings. */
+    static Properties producerProps(final String bootstrap, final String acks, final boolean idempotence,
+                                    final int lingerMs) {
+        final Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.ACKS_CONFIG, acks);
+        if (!(idempotence && "all".equals(acks))) {
+            p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false);
+        }
+        p.put(ProducerConfig.BATCH_SIZE_CONFIG, BATCH_BYTES);
+        p.put(ProducerConfig.LINGER_MS_CONFIG, lingerMs);
+        p.put(ProducerConfig.BUFFER_MEMORY_CONFIG, 64L << 20);
+        p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 5);
+        return p;
+    }
+
+    /** A throughput phase's result: acknowledged records per second and the offset after the last one. */
+    record Throughput(double recordsPerSecond, long endOffset) {
+    }
+
+    /**
+     * Acknowledged records per second, the producer sending as fast as it accepts records, after {@code warmMs}
+     * of the same unmeasured.
+     *
+     * @throws IllegalStateException when any measured send failed
+     */
+    static Throughput throughput(final String bootstrap, final String topic, final String acks, final boolean idempotence,
+                             final int size, final long warmMs, final long durationMs) {
+        final byte[] payload = payload(size);
+        final AtomicLong acked = new AtomicLong();
+        final AtomicLong lastOffset = new AtomicLong(-1);
+        final AtomicReference<Exception> failure = new AtomicReference<>();
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerProps(bootstrap, acks, idempotence,
+            5), new ByteArraySerializer(), new ByteArraySerializer())) {
+            final long warmEnd = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(warmMs);
+            while (System.nanoTime() < warmEnd) {
+                producer.send(new ProducerRecord<>(topic, 0, null, payload));
+            }
+            producer.flush();
+            final long start = System.nanoTime();
+            final long end = start + TimeUnit.MILLISECONDS.toNanos(durationMs);
+            while (System.nanoTime() < end) {
+                producer.send(new ProducerRecord<>(topic, 0, null, payload), (md, e) -> {
+                    if (e == null) {
+                        acked.incrementAndGet();
+                        lastOffset.accumulateAndGet(md.offset(), Math::max);
+                    } else {
+                        failure.compareAndSet(null, e);
+                    }
+                });
+            }
+            producer.flush();
+            final double rate = acked.get() * 1e9 / (System.nanoTime() - start);
+            if (failure.get() != null) {
+                throw new IllegalStateException("a send to " + topic + "-0 failed (acks=" + acks + ")", failure.get());
+            }
+            return new Throughput(rate, lastOffset.get() + 1);
+        }
+    }
+
+    /**
+     * Waits until a consumer sees the high watermark at {@code endOffset} (the followers of an acks=1 partition
+     * caught up with the throughput phase), so that the paced phase measures latency, not a replication backlog.
+     *
+     * @return the wait in milliseconds
+     * @throws IllegalStateException when the high watermark is not there within two minutes
+     */
+    static double awaitHighWatermark(final String bootstrap, final String topic, final long endOffset) {
+        final TopicPartition tp = new TopicPartition(topic, 0);
+        final long start = System.nanoTime();
+        final long deadline = start + TimeUnit.MINUTES.toNanos(2);
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of(
+            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap), new ByteArrayDeserializer(),
+            new ByteArrayDeserializer())) {
+            long hw = -1;
+            while (System.nanoTime() < deadline) {
+                hw = consumer.endOffsets(List.of(tp), Duration.ofSeconds(30)).get(tp);
+                if (hw >= endOffset) {
+                    return (System.nanoTime() - start) / 1e6;
+                }
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+            }
+            throw new IllegalStateException(tp + ": high watermark " + hw + " short of " + endOffset
+                + " two minutes after the throughput phase");
+        }
+    }
+
+    /** Send-to-ack and produce-to-consume latencies of one paced phase, nanoseconds, sorted. */
+    record Latencies(long[] produce, long[] endToEnd) {
+    }
+
+    /**
+     * Sends {@code ratePerSecond} records a second for {@code durationMs} ({@code linger.ms} 0), each with a
+     * {@value #STAMP_BYTES}-byte key holding its send time and sequence number and a {@code size}-byte value, while
+     * a consumer reads them back (skipping the keyless records of earlier phases); returns each record's send-to-ack and send-to-poll time.
+     * A record not acknowledged, or not consumed within 30 s of the last send, fails the phase.
+     */
+    static Latencies paced(final String bootstrap, final String topic, final String acks, final boolean idempotence,
+                           final int size, final double ratePerSecond, final long durationMs) throws Exception {
+        final int count = (int) Math.max(200, ratePerSecond * durationMs / 1_000);
+        final long[] produce = new long[count];
+        final long[] endToEnd = new long[count];
+        Arrays.fill(produce, -1);
+        Arrays.fill(endToEnd, -1);
+        final AtomicReference<Exception> failure = new AtomicReference<>();
+        final TopicPartition tp = new TopicPartition(topic, 0);
+        final KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of(
+            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+            ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        final AtomicLong consumed = new AtomicLong();
+        final Thread reader;
+        try {
+            consumer.assign(List.of(tp));
+            consumer.seekToEnd(List.of(tp));
+            consumer.position(tp, Duration.ofSeconds(30));
+            reader = new Thread(() -> consume(consumer, endToEnd, count, consumed, failure), "bench-e2e-consumer");
+            reader.setDaemon(true);
+            reader.start();
+        } catch (final RuntimeException e) {
+            consumer.close();
+            throw e;
+        }
+        final long intervalNs = (long) (1e9 / ratePerSecond);
+        final byte[] filler = payload(size);
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerProps(bootstrap, acks, idempotence,
+            0), new ByteArraySerializer(), new ByteArraySerializer())) {
+            long next = System.nanoTime();
+            for (int i = 0; i < count; i++) {
+                final long wait = next - System.nanoTime();
+                if (wait > 0) {
+                    LockSupport.parkNanos(wait);
+                }
+                final int index = i;
+                final byte[] key = new byte[STAMP_BYTES];
+                final long sent = System.nanoTime();
+                ByteBuffer.wrap(key).putLong(sent).putLong(i);
+                producer.send(new ProducerRecord<>(topic, 0, key, filler), (md, e) -> {
+                    if (e == null) {
+                        produce[index] = System.nanoTime() - sent;
+                    } else {
+                        failure.compareAndSet(null, e);
+                    }
+                });
+                next += intervalNs;
+            }
+            producer.flush();
+        }
+        reader.join(TimeUnit.SECONDS.toMillis(30));
+        reader.interrupt();
+        consumer.wakeup();
+        reader.join(TimeUnit.SECONDS.toMillis(10));
+        if (failure.get() != null) {
+            throw new IllegalStateException("paced phase on " + topic + "-0 failed (acks=" + acks + ")",
+                failure.get());
+        }
+        if (consumed.get() < count) {
+            throw new IllegalStateException("consumer of " + topic + "-0 read " + consumed.get() + " of " + count
+                + " records within 30 s of the last send");
+        }
+        Arrays.sort(produce);
+        Arrays.sort(endToEnd);
+        return new Latencies(produce, endToEnd);
+    }
+
+    private static void consume(final KafkaConsumer<byte[], byte[]> consumer, final long[] endToEnd, final int count,
+                                final AtomicLong consumed, final AtomicReference<Exception> failure) {
+        try {
+            while (consumed.get() < count && !Thread.currentThread().isInterrupted()) {
+                for (final ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
+                    final long now = System.nanoTime();
+                    if (r.key() == null) {
+                        // A throughput-phase record: with acks=1 the high watermark (where the consumer starts) can
+                        // trail the log end while the followers catch up.
+                        continue;
+                    }
+                    final ByteBuffer key = ByteBuffer.wrap(r.key());
+                    final long sent = key.getLong();
+                    final long seq = key.getLong();
+                    if (seq < 0 || seq >= count || endToEnd[(int) seq] >= 0) {
+                        throw new IllegalStateException("record at " + r.topic() + "-" + r.partition() + "@"
+                            + r.offset() + " carries sequence " + seq + " (0.." + (count - 1) + ", or a duplicate)");
+                    }
+                    endToEnd[(int) seq] = now - sent;
+                    consumed.incrementAndGet();
+                }
+            }
+        } catch (final org.apache.kafka.common.errors.WakeupException e) {
+            // Woken at the end of the phase: the count check reports what is missing.
+        } catch (final Exception e) {
+            failure.compareAndSet(null, e);
+        } finally {
+            consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ofSeconds(5)));
+        }
+    }
+
+    /** Percentile {@code q} of sorted values (the smallest value with at least {@code q} of them at or below). */
+    static double percentile(final long[] sorted, final double q) {
+        if (sorted.length == 0) {
+            return Double.NaN;
+        }
+        final int i = (int) Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1);
+        return sorted[Math.max(0, i)];
+    }
+
+    /** Random bytes of a fixed seed. */
+    static byte[] payload(final int size) {
+        final byte[] b = new byte[size];
+        new SplittableRandom(size).nextBytes(b);
+        return b;
+    }
+}
