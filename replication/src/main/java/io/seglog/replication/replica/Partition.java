@@ -350,6 +350,16 @@ public final class Partition {
     // ------------------------------------------------------------------------------------------ as leader
 
     /**
+     * Kafka's effective min ISR: {@code min.insync.replicas} capped at the replication factor, so that a partition
+     * with fewer replicas than the broker-wide setting (an RF=1 topic on a broker with min.insync.replicas=2) still
+     * moves its high watermark and takes acks=all writes, as Kafka's {@code Partition.effectiveMinIsr} does.
+     */
+    private int effectiveMinIsr() {
+        final int replicationFactor = assignment.isEmpty() ? 1 : assignment.size();
+        return Math.min(log.config().minInsyncReplicas(), replicationFactor);
+    }
+
+    /**
      * Appends a producer's batches as leader (Kafka's {@code appendRecordsToLeader}): refused before the append with
      * NOT_ENOUGH_REPLICAS for acks=all while the ISR is smaller than {@code min.insync.replicas}.
      *
@@ -365,10 +375,10 @@ public final class Partition {
                 return AppendResult.error(ReplicaError.NOT_LEADER_OR_FOLLOWER, "broker " + localBrokerId
                     + " is not the leader of " + tp + " (leader " + leaderId + ")");
             }
-            final int minIsr = log.config().minInsyncReplicas();
+            final int minIsr = effectiveMinIsr();
             if (acks == -1 && isr.size() < minIsr) {
                 return AppendResult.error(ReplicaError.NOT_ENOUGH_REPLICAS, "the ISR " + isr + " of " + tp
-                    + " is smaller than min.insync.replicas=" + minIsr);
+                    + " is smaller than min.insync.replicas=" + minIsr + " (capped at the replication factor)");
             }
             final LeaderAppendInfo.Outcome outcome;
             final long base;
@@ -464,7 +474,7 @@ public final class Partition {
             if (committed <= lastOffset) {
                 return null;
             }
-            return isr.size() < log.config().minInsyncReplicas() ? ReplicaError.NOT_ENOUGH_REPLICAS_AFTER_APPEND
+            return isr.size() < effectiveMinIsr() ? ReplicaError.NOT_ENOUGH_REPLICAS_AFTER_APPEND
                 : ReplicaError.NONE;
         } finally {
             roleLock.readLock().unlock();
@@ -687,7 +697,7 @@ public final class Partition {
                 final List<Integer> maximal = maximalIsr();
                 final long now = ctx.nowMs();
                 final long next = IsrRules.highWatermark(hw, leo, followers.values(), isr.size(), maximal,
-                    log.config().minInsyncReplicas(), ctx::isEligible, now, ctx.replicaLagTimeMaxMs());
+                    effectiveMinIsr(), ctx::isEligible, now, ctx.replicaLagTimeMaxMs());
                 boolean moved = false;
                 if (next > hw) {
                     log.updateHighWatermark(next);

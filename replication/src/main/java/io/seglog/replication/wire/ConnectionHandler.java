@@ -77,6 +77,9 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<RequestDecoder
     @Override
     protected void channelRead0(final ChannelHandlerContext ctx, final RequestDecoder.Decoded decoded) {
         if (!ctx.channel().isActive()) {
+            if (decoded instanceof RequestDecoder.Request request) {
+                request.release();
+            }
             return; // decoded before the close took effect: never handed to a handler
         }
         final Pending pending;
@@ -98,7 +101,8 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<RequestDecoder
             pending = new Pending("SeglogApi" + request.key(), request.version(), correlationId, answer,
                 (alloc, body) -> encodeSeglog(alloc, correlationId, (ByteBuffer) body));
         } else {
-            final KafkaRequest request = ((RequestDecoder.Request) decoded).request();
+            final RequestDecoder.Request decodedRequest = (RequestDecoder.Request) decoded;
+            final KafkaRequest request = decodedRequest.request();
             CompletableFuture<ApiMessage> answer;
             try {
                 final KafkaApi served = apis.get(request.api());
@@ -108,6 +112,8 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<RequestDecoder
                     "the handler returned no stage")) : stage.toCompletableFuture();
             } catch (final RuntimeException e) {
                 answer = CompletableFuture.failedFuture(e);
+            } finally {
+                decodedRequest.release(); // the handler has returned: the records it was given are no longer read
             }
             pending = kafka(request.api(), request.version(), request.correlationId(), answer);
         }

@@ -49,7 +49,8 @@ public record KafkaApi(ApiKeys key, short minVersion, short maxVersion, Handler 
     public interface Handler {
         /**
          * Answers a request. Called on the connection's event-loop thread: do not block; complete the stage later
-         * for work that waits (a produce waiting for its acknowledgements).
+         * for work that waits (a produce waiting for its acknowledgements). A Produce request's records are views of
+         * the connection's receive buffer, valid only until this method returns: append or copy them before.
          *
          * @param request the decoded request
          * @return the response body (of the request's API, written at the request's version), or a stage completed

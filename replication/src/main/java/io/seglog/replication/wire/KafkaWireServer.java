@@ -22,6 +22,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 
@@ -110,8 +111,8 @@ public final class KafkaWireServer implements AutoCloseable {
         EventLoopGroup boss = null;
         EventLoopGroup workers = null;
         try {
-            boss = new NioEventLoopGroup(1, threadFactory);
-            workers = new NioEventLoopGroup(ioThreads, threadFactory);
+            boss = new NioEventLoopGroup(1, named(threadFactory, "wire-acceptor"));
+            workers = new NioEventLoopGroup(ioThreads, named(threadFactory, "wire-network"));
             final ServerBootstrap bootstrap = new ServerBootstrap().group(boss, workers)
                 .channel(NioServerSocketChannel.class)
                 .childOption(ChannelOption.TCP_NODELAY, true)
@@ -175,5 +176,18 @@ public final class KafkaWireServer implements AutoCloseable {
         if (workers != null) {
             workers.shutdownGracefully(0, 10, TimeUnit.SECONDS).syncUninterruptibly();
         }
+    }
+
+    /**
+     * The factory's threads with {@code -<prefix>-<n>} added to the name it gave them, so that thread dumps and
+     * profiles show what they do (the factory's part, often the broker, stays).
+     */
+    private static ThreadFactory named(final ThreadFactory factory, final String prefix) {
+        final AtomicInteger count = new AtomicInteger();
+        return r -> {
+            final Thread t = factory.newThread(r);
+            t.setName(t.getName() + "-" + prefix + "-" + count.getAndIncrement());
+            return t;
+        };
     }
 }

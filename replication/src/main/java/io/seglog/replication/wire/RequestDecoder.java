@@ -53,8 +53,21 @@ final class RequestDecoder extends ByteToMessageDecoder {
     record SeglogRequest(SeglogApi.Request request) implements Decoded {
     }
 
-    /** A decoded request. */
-    record Request(KafkaRequest request) implements Decoded {
+    /**
+     * A decoded request.
+     *
+     * @param request the request
+     * @param frame   the receive buffer's frame that the body's records are views of (a Produce), retained until the
+     *                handler has returned, when the consumer must release it; null when the body was decoded from a
+     *                private copy
+     */
+    record Request(KafkaRequest request, ByteBuf frame) implements Decoded {
+        /** Releases the retained frame, if any (once the handler has returned). */
+        void release() {
+            if (frame != null) {
+                frame.release();
+            }
+        }
     }
 
     /** An ApiVersions request at a version this server does not implement: answered at v0. */
@@ -105,8 +118,13 @@ final class RequestDecoder extends ByteToMessageDecoder {
                 : served.minVersion() + ".." + served.maxVersion()) + ")");
             return;
         }
-        // Decoded from a copy, so that a body's record views stay valid after Netty reuses the cumulation.
-        final ByteBuffer copy = ByteBuffer.allocate(size).put(bytes).flip();
+        // A Produce body is decoded in place: its records are views of the receive buffer, which is retained (Netty
+        // would otherwise release or reuse the cumulation before the handler runs) until the handler has returned
+        // (Produce appends before it returns, see KafkaApi.Handler); this saves a heap copy of every batch. Every
+        // other body is decoded from a private copy, so that views it keeps stay valid after Netty reuses the
+        // cumulation.
+        final boolean inPlace = api == ApiKeys.PRODUCE;
+        final ByteBuffer copy = inPlace ? bytes : ByteBuffer.allocate(size).put(bytes).flip();
         final ByteBufferAccessor accessor = new ByteBufferAccessor(copy);
         final RequestHeaderData header;
         final ApiMessage body;
@@ -125,7 +143,8 @@ final class RequestDecoder extends ByteToMessageDecoder {
         if (header.clientId() == null) {
             header.setClientId(""); // Kafka's RequestHeader.parse does the same
         }
-        out.add(new Request(new KafkaRequest(api, version, header, body, ctx.channel().remoteAddress())));
+        out.add(new Request(new KafkaRequest(api, version, header, body, ctx.channel().remoteAddress()),
+            inPlace ? frame.retain() : null));
     }
 
     /** Header v1, then the body as a private copy for the API's own codec. */

@@ -369,6 +369,18 @@ class PartitionTest {
     }
 
     @Test
+    void minIsrAboveTheReplicationFactorIsCappedAtIt() {
+        open(2); // a broker-wide min.insync.replicas=2, and a partition with one replica
+        lead(0, List.of(1), 0, List.of(1));
+
+        final AppendResult written = partition.appendAsLeader(batch("a", "b"), (short) -1);
+        assertEquals(ReplicaError.NONE, written.error(), "Kafka's effective min ISR is min(2, RF=1) = 1");
+        partition.maybeIncrementHighWatermark();
+        assertEquals(2, log.highWatermark(), "the high watermark moves with the ISR of one");
+        assertEquals(ReplicaError.NONE, partition.acksStatus(written.lastOffset(), 0), "acks=all is answered");
+    }
+
+    @Test
     void appendIsRefusedUnlessLeader() {
         open(1);
         assertEquals(ReplicaError.NOT_LEADER_OR_FOLLOWER, partition.appendAsLeader(batch("a"), (short) 1).error(),
