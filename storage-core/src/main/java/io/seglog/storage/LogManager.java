@@ -483,6 +483,27 @@ public final class LogManager implements AutoCloseable {
      */
     public PartitionLog getOrCreate(final TopicPartition tp) {
         Objects.requireNonNull(tp, "tp");
+        return getOrCreate(tp, config.logConfig(tp.topic()));
+    }
+
+    /**
+     * Returns the partition's log, creating it with {@code logConfig} if it does not exist (Kafka's
+     * {@code LogManager.getOrCreateLog} with the topic's configuration: the broker's defaults with the topic's
+     * overrides laid over them). An existing log is returned as it is: change its configuration with
+     * {@link PartitionLog#updateConfig} or {@link #updateTopicConfig}.
+     *
+     * @param tp        the partition; its topic name was validated when it was constructed
+     * @param logConfig the configuration of a log created by this call
+     * @return the log, owned by this manager (do not close it; use {@link #delete})
+     * @throws StorageException if no log directory is online, the directory cannot be created, or the
+     *     partition exists in a log directory that is offline
+     * @throws IllegalArgumentException if {@code <topic>-<partition>} is longer than a file name may be (255
+     *     bytes); nothing is created and no log directory goes offline
+     * @throws IllegalStateException if the manager is closed
+     */
+    public PartitionLog getOrCreate(final TopicPartition tp, final LogConfig logConfig) {
+        Objects.requireNonNull(tp, "tp");
+        Objects.requireNonNull(logConfig, "logConfig");
         PartitionDirs.checkName(tp);
         final Entry existing = logs.get(tp);
         if (existing != null) {
@@ -508,7 +529,7 @@ public final class LogManager implements AutoCloseable {
             final Path partitionDir = PartitionDirs.resolveInside(dir.path, tp);
             final PartitionLog log;
             try {
-                log = PartitionLog.open(partitionDir, config.logConfig(tp.topic()), io, time, new SplittableRandom(),
+                log = PartitionLog.open(partitionDir, logConfig, io, time, new SplittableRandom(),
                     RecoveryOptions.afterCrash(0), environment(dir, 0, 0, -1));
             } catch (final LogInUseException e) {
                 throw e; // another writer holds it: the caller's problem, not the directory's
@@ -543,6 +564,32 @@ public final class LogManager implements AutoCloseable {
                 .getMessage(), dirs.get(0).path, dirs.get(0).failure.failure());
         }
         return best;
+    }
+
+    /**
+     * Gives every open log of {@code topic} a new configuration (a topic's overrides changed; Kafka's
+     * {@code LogManager.updateTopicConfig}); see {@link PartitionLog#updateConfig} for when each setting applies.
+     * Logs in an offline directory are skipped.
+     *
+     * @param topic     the topic
+     * @param logConfig its new configuration
+     * @return the number of logs updated
+     */
+    public int updateTopicConfig(final String topic, final LogConfig logConfig) {
+        Objects.requireNonNull(topic, "topic");
+        Objects.requireNonNull(logConfig, "logConfig");
+        int updated = 0;
+        for (final Map.Entry<TopicPartition, Entry> e : logs.entrySet()) {
+            if (e.getKey().topic().equals(topic) && !e.getValue().dir.failure.isOffline()) {
+                try {
+                    e.getValue().log.updateConfig(logConfig);
+                    updated++;
+                } catch (final StorageException closedOrOffline) {
+                    LOG.warn("Configuration of {} not updated: {}", e.getKey(), closedOrOffline.getMessage());
+                }
+            }
+        }
+        return updated;
     }
 
     /**
