@@ -83,6 +83,8 @@ public final class LogManager implements AutoCloseable {
     }
 
     private final LogManagerConfig config;
+    /** A topic's configuration for the logs this manager opens or creates. */
+    private final java.util.function.Function<String, LogConfig> topicConfigs;
     private final FileIO io;
     private final InstantSource time;
     private final Scheduler scheduler;
@@ -100,8 +102,10 @@ public final class LogManager implements AutoCloseable {
     private LogCleaner cleaner;
 
     private LogManager(final LogManagerConfig config, final FileIO io, final InstantSource time,
-                       final Scheduler scheduler, final boolean ownsScheduler, final List<Dir> dirs) {
+                       final Scheduler scheduler, final boolean ownsScheduler, final List<Dir> dirs,
+                       final java.util.function.Function<String, LogConfig> topicConfigs) {
         this.config = config;
+        this.topicConfigs = topicConfigs != null ? topicConfigs : config::logConfig;
         this.io = io;
         this.time = time;
         this.scheduler = scheduler;
@@ -159,6 +163,31 @@ public final class LogManager implements AutoCloseable {
      */
     public static LogManager open(final LogManagerConfig config, final FileIO io, final Scheduler scheduler,
                                   final InstantSource time, final ThreadFactory cleanerThreads) {
+        return open(config, io, scheduler, time, cleanerThreads, null);
+    }
+
+    /**
+     * Opens a log manager whose logs take their topic's configuration from {@code topicConfigs} (Kafka's
+     * {@code LogManager} with its config repository): every log loaded at open and every log
+     * {@link #getOrCreate(TopicPartition)} creates asks it, instead of {@link LogManagerConfig#logConfig(String)}.
+     *
+     * @param config         the configuration
+     * @param io             the file layer
+     * @param scheduler      the scheduler for background work, or {@code null} (see
+     *                       {@link #open(LogManagerConfig, FileIO, Scheduler, InstantSource)})
+     * @param time           the clock
+     * @param cleanerThreads makes the cleaner threads, or {@code null} for daemon threads
+     * @param topicConfigs   a topic's log configuration (the defaults with its overrides), called from the threads
+     *                       that open logs (several at once at open), or {@code null} for
+     *                       {@link LogManagerConfig#logConfig(String)}
+     * @return the open manager, owned by the caller
+     * @throws LogInUseException if another writer has one of its partitions open (nothing was changed)
+     * @throws StorageException if a directory is locked by another owner, or a directory, checkpoint or partition
+     *     cannot be opened or read
+     */
+    public static LogManager open(final LogManagerConfig config, final FileIO io, final Scheduler scheduler,
+                                  final InstantSource time, final ThreadFactory cleanerThreads,
+                                  final java.util.function.Function<String, LogConfig> topicConfigs) {
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(io, "io");
         Objects.requireNonNull(time, "time");
@@ -172,7 +201,7 @@ public final class LogManager implements AutoCloseable {
             if (sched == null) {
                 sched = Scheduler.singleThread("seglog-log-manager");
             }
-            manager = new LogManager(config, io, time, sched, scheduler == null, dirs);
+            manager = new LogManager(config, io, time, sched, scheduler == null, dirs, topicConfigs);
             manager.loadAll();
             manager.scheduleTasks();
             manager.startCleaner(cleanerThreads);
@@ -424,7 +453,7 @@ public final class LogManager implements AutoCloseable {
                 options = options.verifyingOn(verifyPool, verifyThreads);
             }
             final Dir dir = dirs.get(task.dirIndex());
-            final PartitionLog log = PartitionLog.open(task.dir(), config.logConfig(task.tp().topic()), io, time,
+            final PartitionLog log = PartitionLog.open(task.dir(), topicConfigs.apply(task.tp().topic()), io, time,
                 new SplittableRandom(), options, environment(dir, task.logStartOffset(), task.highWatermark(),
                     task.hadCleanShutdown() ? -1 : task.recoveryPoint()));
             return new Opened(task, log, null);
@@ -471,7 +500,8 @@ public final class LogManager implements AutoCloseable {
 
     /**
      * The partition's log, creating its directory (in the log directory with the fewest partitions among those
-     * online) and an empty log if it does not exist.
+     * online) and an empty log if it does not exist, with its topic's configuration (the manager's topic
+     * configuration source, else {@link LogManagerConfig#logConfig(String)}).
      *
      * @param tp the partition; its topic name was validated when it was constructed
      * @return the log, owned by this manager (do not close it; use {@link #delete})
@@ -483,7 +513,9 @@ public final class LogManager implements AutoCloseable {
      */
     public PartitionLog getOrCreate(final TopicPartition tp) {
         Objects.requireNonNull(tp, "tp");
-        return getOrCreate(tp, config.logConfig(tp.topic()));
+        final Entry existing = logs.get(tp);
+        // The topic's configuration is asked for only when the log is created (the source may read ZooKeeper).
+        return existing != null ? existing.log : getOrCreate(tp, topicConfigs.apply(tp.topic()));
     }
 
     /**

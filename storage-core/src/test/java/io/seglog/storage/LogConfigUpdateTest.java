@@ -231,4 +231,24 @@ class LogConfigUpdateTest {
             assertTrue(left < 30, "records after compaction of 3 keys: " + left);
         }
     }
+
+    @Test
+    void logsLoadedAtOpenAndCreatedLaterAskTheTopicConfigSource() {
+        final LogManagerConfig managerConfig = LogManagerConfig.builder().logDirs(dir).build();
+        final LogConfig compact = LogConfig.builder().cleanupPolicy(CleanupPolicy.COMPACT).build();
+        final java.util.function.Function<String, LogConfig> source =
+            topic -> topic.equals("c") ? compact : LogConfig.defaults();
+        try (LogManager manager = LogManager.open(managerConfig, FileIO.system(), null, clock, null, source)) {
+            assertEquals(compact, manager.getOrCreate(new TopicPartition("c", 0)).config());
+            assertEquals(LogConfig.defaults(), manager.getOrCreate(new TopicPartition("d", 0)).config());
+        }
+        try (LogManager manager = LogManager.open(managerConfig, FileIO.system(), null, clock, null, source)) {
+            assertEquals(compact, manager.log(new TopicPartition("c", 0)).orElseThrow().config(), "loaded at open");
+            assertEquals(LogConfig.defaults(), manager.log(new TopicPartition("d", 0)).orElseThrow().config());
+        }
+        try (LogManager manager = LogManager.open(managerConfig, FileIO.system(), null, clock)) {
+            assertEquals(LogConfig.defaults(), manager.log(new TopicPartition("c", 0)).orElseThrow().config(),
+                "without a source: the manager's configuration");
+        }
+    }
 }
