@@ -85,6 +85,8 @@ public final class SeglogBroker implements AutoCloseable {
     private ExecutorService topicCreation;
     private ScheduledExecutorService adminThread;
     private ZkProducerIdManager producerIds;
+    /** The topics' configurations: the log manager's source, and the /config/changes watch. */
+    private TopicConfigManager topicConfigs;
     private ScheduledExecutorService controlSender;
     private TcpControlChannel tcpChannel;
     private boolean closed;
@@ -202,7 +204,10 @@ public final class SeglogBroker implements AutoCloseable {
         ReplicaManager replicaManager = null;
         KafkaWireServer listener = null;
         try {
-            openedLogs = LogManager.open(config.logs());
+            topicConfigs = new TopicConfigManager(id, config.logs().logConfig(), threadFactory);
+            final TopicConfigManager configs = topicConfigs;
+            openedLogs = LogManager.open(config.logs(), io.seglog.storage.io.FileIO.system(), null,
+                java.time.InstantSource.system(), null, configs::configFor);
             loops = new NioEventLoopGroup(1, threadFactory);
             final EventLoopGroup clients = loops;
             writer = new ZkIsrWriter(() -> controlRef.store(), threadFactory);
@@ -256,11 +261,13 @@ public final class SeglogBroker implements AutoCloseable {
             };
             this.control = ReplicationBroker.start(replication, channel, registry, threadFactory, clockMs, onControl);
             this.controlRef = control;
+            topicConfigs.start(control::store, openedLogs);
             this.clusterId = readClusterId(control.store());
         } catch (final RuntimeException | Error e) {
             final EventLoopGroup started = loops;
             try {
-                CloseHelper.closeAll(controlRef, listener, tcpChannel, shutdown(controlSender), shutdown(controlThread),
+                CloseHelper.closeAll(topicConfigs, controlRef, listener, tcpChannel, shutdown(controlSender),
+                    shutdown(controlThread),
                     shutdown(topicCreation), shutdown(adminThread), producerIds,
                     replicaManager, writer, started == null ? null
                     : () -> started.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly(), openedLogs);
@@ -625,7 +632,8 @@ public final class SeglogBroker implements AutoCloseable {
             return;
         }
         closed = true;
-        CloseHelper.closeAll(control, server, tcpChannel, shutdown(controlSender), shutdown(controlThread),
+        CloseHelper.closeAll(topicConfigs, control, server, tcpChannel, shutdown(controlSender),
+            shutdown(controlThread),
             shutdown(topicCreation), shutdown(adminThread), producerIds, replicas,
             isrWriter, () -> clientLoops.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly(), logs);
     }
