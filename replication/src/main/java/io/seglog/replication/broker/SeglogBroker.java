@@ -31,6 +31,8 @@ import io.seglog.replication.wire.WireServerConfig;
 import io.seglog.replication.zk.ClusterIdZnode;
 import io.seglog.replication.zk.KafkaZkStore;
 import io.seglog.replication.zk.MalformedZnodeException;
+import io.seglog.replication.zk.ZkClient;
+import io.seglog.replication.zk.ZkSessionListener;
 import io.seglog.storage.LogManager;
 import io.seglog.storage.TopicPartition;
 import java.net.InetSocketAddress;
@@ -206,8 +208,12 @@ public final class SeglogBroker implements AutoCloseable {
         try {
             topicConfigs = new TopicConfigManager(id, config.logs().logConfig(), threadFactory);
             final TopicConfigManager configs = topicConfigs;
-            openedLogs = LogManager.open(config.logs(), io.seglog.storage.io.FileIO.system(), null,
-                java.time.InstantSource.system(), null, configs::configFor);
+            final java.util.function.Supplier<LogManager> openLogs = () -> LogManager.open(config.logs(),
+                io.seglog.storage.io.FileIO.system(), null, java.time.InstantSource.system(), null, configs::configFor);
+            // Logs found on disk open with their topic's overrides, read over a session of their own (Kafka's order:
+            // configuration fetched before the logs load); a broker with empty log directories needs none.
+            openedLogs = hasPartitionDirs(config.logs().logDirs()) ? configs.loading(() -> connected(config,
+                threadFactory), openLogs) : openLogs.get();
             loops = new NioEventLoopGroup(1, threadFactory);
             final EventLoopGroup clients = loops;
             writer = new ZkIsrWriter(() -> controlRef.store(), threadFactory);
@@ -283,6 +289,39 @@ public final class SeglogBroker implements AutoCloseable {
         this.server = listener;
         LOG.info("broker.id={} serves {}:{} (cluster {}), log dirs {}", id, config.advertisedHost(), advertisedPort,
             clusterId, config.logs().logDirs());
+    }
+
+    private static boolean hasPartitionDirs(final List<java.nio.file.Path> logDirs) {
+        for (final java.nio.file.Path dir : logDirs) {
+            try (java.util.stream.Stream<java.nio.file.Path> children = java.nio.file.Files.list(dir)) {
+                if (children.anyMatch(java.nio.file.Files::isDirectory)) {
+                    return true;
+                }
+            } catch (final java.io.IOException | java.io.UncheckedIOException e) {
+                // Missing or unreadable: the log manager's open reports it.
+            }
+        }
+        return false;
+    }
+
+    /** A connected ZooKeeper session of its own, for reading the topics' overrides while the logs load. */
+    private static ZkClient connected(final SeglogBrokerConfig config, final ThreadFactory threadFactory) {
+        final ZkClient zk = ZkClient.open(config.replication(), threadFactory, new ZkSessionListener() {
+            @Override
+            public void onSessionExpired(final long sessionId) {
+            }
+
+            @Override
+            public void onNewSession(final long sessionId) {
+            }
+        });
+        try {
+            zk.awaitConnected(config.replication().zookeeperConnectionTimeoutMs());
+            return zk;
+        } catch (final RuntimeException e) {
+            zk.close();
+            throw e;
+        }
     }
 
     /**

@@ -29,10 +29,13 @@ import org.slf4j.LoggerFactory;
  * gives every local log of the topic the new configuration ({@link LogManager#updateTopicConfig}).
  *
  * <p>{@link #configFor} is the log manager's topic configuration source: it reads ZooKeeper on the caller's thread
- * (the threads that open logs, and the control-request thread that creates them; never a network event loop); before
- * {@link #start} connects it to a session it answers the defaults, and {@code start} then gives every log loaded at
- * open its topic's configuration. Notifications are processed on a thread of this manager's own. Overrides that
- * Seglog refuses (written by another tool) are logged and the defaults are used.
+ * (the threads that open logs, and the control-request thread that creates them; never a network event loop). Logs
+ * loaded at start get their topic's configuration as in Kafka (which fetches the overrides of the topics found in its
+ * log directories before loading them): the broker opens its log manager inside {@link #loading}, over a short-lived
+ * ZooKeeper session of its own, before its registration session exists; {@link #start} then connects the manager to
+ * the broker's session and re-applies every local topic's configuration (covering a change made in between).
+ * Notifications are processed on a thread of this manager's own. Overrides that Seglog refuses (written by another
+ * tool) are logged and the defaults are used.
  *
  * <p>Kafka's brokers also delete notifications older than 15 minutes (by their creation time); Seglog's brokers
  * leave them (the znodes are small; an operator may delete them). A watch lost with an expired session is re-armed
@@ -92,6 +95,27 @@ final class TopicConfigManager implements AutoCloseable {
             LOG.warn("broker.id={}: the overrides of topic {} are refused ({}); its logs use the broker's defaults",
                 brokerId, topic, e.getMessage());
             return defaults;
+        }
+    }
+
+    /**
+     * Runs {@code open} (the log manager's open) with {@link #configFor} reading through a session of its own, closed
+     * when {@code open} returns: the logs loaded at start get their topic's overrides before anything is appended.
+     *
+     * @param session opens the session (the caller's ZooKeeper settings), connected
+     * @param open    the open, which calls {@link #configFor}
+     * @param <T>     what {@code open} returns
+     * @return what {@code open} returned
+     */
+    <T> T loading(final Supplier<io.seglog.replication.zk.ZkClient> session, final Supplier<T> open) {
+        try (io.seglog.replication.zk.ZkClient zk = session.get()) {
+            final KafkaZkStore loadingStore = new KafkaZkStore(zk);
+            store = () -> loadingStore;
+            try {
+                return open.get();
+            } finally {
+                store = null;
+            }
         }
     }
 
