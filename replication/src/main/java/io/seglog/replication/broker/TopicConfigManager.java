@@ -73,13 +73,30 @@ final class TopicConfigManager implements AutoCloseable {
     }
 
     /**
-     * A topic's log configuration: the defaults with the overrides in ZooKeeper; the defaults alone before
-     * {@link #start}. Reads ZooKeeper on the caller's thread.
+     * A topic's log configuration: the defaults with the overrides in ZooKeeper; the defaults alone outside
+     * {@link #loading} and before {@link #start}. Reads ZooKeeper on the caller's thread. When ZooKeeper cannot be
+     * read, the log is not left uncreated (its replica would stop): the defaults are answered, the failure logged,
+     * and once started this manager re-reads the topic's overrides on its own thread until it succeeds, then applies
+     * them.
      *
      * @param topic the topic
      * @return its configuration
      */
     LogConfig configFor(final String topic) {
+        try {
+            return read(topic);
+        } catch (final io.seglog.replication.zk.ZkException e) {
+            LOG.warn("broker.id={}: cannot read the overrides of topic {} ({}); its new logs start with the broker's"
+                + " defaults until they are read", brokerId, topic, e.toString());
+            if (logs != null) {
+                submit(() -> apply(topic), RETRY_MS);
+            }
+            return defaults;
+        }
+    }
+
+    /** The topic's configuration; throws when ZooKeeper cannot be read. */
+    private LogConfig read(final String topic) {
         final Supplier<KafkaZkStore> s = store;
         if (s == null) {
             return defaults;
@@ -179,7 +196,7 @@ final class TopicConfigManager implements AutoCloseable {
         if (!local) {
             return; // no log here: a log created later reads the configuration then
         }
-        final int updated = logs.updateTopicConfig(topic, configFor(topic));
+        final int updated = logs.updateTopicConfig(topic, read(topic));
         LOG.info("broker.id={}: configuration of topic {} applied to {} log(s)", brokerId, topic, updated);
     }
 
