@@ -166,6 +166,12 @@ class TopicConfigsIT {
                 LogConfig.RETENTION_MS_CONFIG, "-7"), AlterConfigOp.OpType.SET)))).all()));
         assertInstanceOf(InvalidConfigurationException.class, invalid.getCause());
 
+        // Written straight into ZooKeeper, as another tool would (the overrides and a change notification).
+        cluster.store().admin().changeTopicConfig(TOPIC, new io.seglog.replication.zk.TopicConfigZnode(Map.of(
+            LogConfig.CLEANUP_POLICY_CONFIG, "compact", LogConfig.RETENTION_MS_CONFIG, "7200000",
+            LogConfig.MIN_INSYNC_REPLICAS_CONFIG, "3", LogConfig.SEGMENT_MS_CONFIG, "86400000")));
+        awaitConfigs("the overrides written into ZooKeeper", altered.and(c -> c.segmentMs() == 86_400_000L), 1, 2, 3);
+
         // A broker down: the ISR shrinks to two, below the topic's min.insync.replicas=3 (the broker default is 1).
         final int follower = followerOf(TP);
         cluster.stop(follower);
