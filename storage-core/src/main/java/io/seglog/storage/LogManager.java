@@ -27,6 +27,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -84,7 +85,7 @@ public final class LogManager implements AutoCloseable {
 
     private final LogManagerConfig config;
     /** A topic's configuration for the logs this manager opens or creates. */
-    private final java.util.function.Function<String, LogConfig> topicConfigs;
+    private final Function<String, LogConfig> topicConfigs;
     private final FileIO io;
     private final InstantSource time;
     private final Scheduler scheduler;
@@ -103,7 +104,7 @@ public final class LogManager implements AutoCloseable {
 
     private LogManager(final LogManagerConfig config, final FileIO io, final InstantSource time,
                        final Scheduler scheduler, final boolean ownsScheduler, final List<Dir> dirs,
-                       final java.util.function.Function<String, LogConfig> topicConfigs) {
+                       final Function<String, LogConfig> topicConfigs) {
         this.config = config;
         this.topicConfigs = topicConfigs != null ? topicConfigs : config::logConfig;
         this.io = io;
@@ -187,7 +188,7 @@ public final class LogManager implements AutoCloseable {
      */
     public static LogManager open(final LogManagerConfig config, final FileIO io, final Scheduler scheduler,
                                   final InstantSource time, final ThreadFactory cleanerThreads,
-                                  final java.util.function.Function<String, LogConfig> topicConfigs) {
+                                  final Function<String, LogConfig> topicConfigs) {
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(io, "io");
         Objects.requireNonNull(time, "time");
