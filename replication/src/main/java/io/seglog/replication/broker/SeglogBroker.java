@@ -268,6 +268,7 @@ public final class SeglogBroker implements AutoCloseable {
             this.control = ReplicationBroker.start(replication, channel, registry, threadFactory, clockMs, onControl);
             this.controlRef = control;
             topicConfigs.start(control::store, openedLogs);
+            control.onNewSession(topicConfigs::onNewSession);
             this.clusterId = readClusterId(control.store());
         } catch (final RuntimeException | Error e) {
             final EventLoopGroup started = loops;

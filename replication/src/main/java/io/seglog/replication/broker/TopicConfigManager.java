@@ -37,9 +37,10 @@ import org.slf4j.LoggerFactory;
  * Notifications are processed on a thread of this manager's own. Overrides that Seglog refuses (written by another
  * tool) are logged and the defaults are used.
  *
- * <p>Kafka's brokers also delete notifications older than 15 minutes (by their creation time); Seglog's brokers
- * leave them (the znodes are small; an operator may delete them). A watch lost with an expired session is re-armed
- * at the next {@link #start} or notification processing only.
+ * <p>A new ZooKeeper session (the old one expired, and its watch with it) makes this manager re-apply every local
+ * topic's configuration and re-arm its watch ({@link #onNewSession}), so a change made meanwhile is not missed.
+ * Kafka's brokers also delete notifications older than 15 minutes (by their creation time); Seglog's brokers leave
+ * them (the znodes are small; an operator may delete them).
  *
  * <p>Thread-safe.
  */
@@ -56,6 +57,8 @@ final class TopicConfigManager implements AutoCloseable {
     /** The newest notification processed (its child name; sequence numbers are zero-padded); thread-confined. */
     private String lastProcessed = "";
     private volatile boolean closed;
+    /** One watch object, so re-arming never piles up watchers for the same path. */
+    private final io.seglog.replication.zk.ZkWatch changes = this::onChange;
 
     /**
      * @param brokerId      this broker, for messages and the thread's name
@@ -154,7 +157,7 @@ final class TopicConfigManager implements AutoCloseable {
         // Notifications already present are older than what the read below finds: skip them, as Kafka's listener
         // re-applies them at start to the same effect.
         final SortedMap<String, ConfigChangeNotificationZnode> existing =
-            store.get().admin().configChangeNotifications(this::onChange);
+            store.get().admin().configChangeNotifications(changes);
         if (!existing.isEmpty()) {
             lastProcessed = existing.lastKey();
         }
@@ -169,6 +172,17 @@ final class TopicConfigManager implements AutoCloseable {
             topics.size(), io.seglog.replication.zk.ZkPaths.CONFIG_CHANGES);
     }
 
+    /**
+     * After a new ZooKeeper session: the watch on {@code /config/changes} was lost with the old session, and changes
+     * may have been made meanwhile; everything is read again, as at start. Runs on ZooKeeper's event thread, so it
+     * only enqueues.
+     */
+    void onNewSession() {
+        if (logs != null) {
+            submit(this::initialise, 0);
+        }
+    }
+
     /** The children watch: runs on ZooKeeper's event thread, so it only enqueues. */
     private void onChange(final String path) {
         submit(this::processNotifications, 0);
@@ -176,7 +190,7 @@ final class TopicConfigManager implements AutoCloseable {
 
     private void processNotifications() {
         final SortedMap<String, ConfigChangeNotificationZnode> all =
-            store.get().admin().configChangeNotifications(this::onChange);
+            store.get().admin().configChangeNotifications(changes);
         for (final Map.Entry<String, ConfigChangeNotificationZnode> e : all.tailMap(lastProcessed).entrySet()) {
             if (e.getKey().equals(lastProcessed)) {
                 continue;

@@ -203,6 +203,34 @@ class TopicConfigsIT {
             () -> "the restarted broker catches up: " + log(follower).map(PartitionLog::logEndOffset));
     }
 
+    @Test
+    void aBrokerWhoseSessionExpiredStillHearsOfChanges() throws Exception {
+        final String topic = "after-expiry";
+        final TopicPartition tp = new TopicPartition(topic, 0);
+        get(admin.createTopics(List.of(new NewTopic(topic, 1, (short) 3))).all());
+        final int target = 2;
+        Await.until(DataCluster.WAIT, () -> cluster.broker(target).logs().log(tp).isPresent(),
+            () -> "broker " + target + " has " + tp);
+        final SeglogBroker b = cluster.broker(target);
+        final long sessionBefore = b.control().zkClient().sessionId();
+        io.seglog.replication.zk.ZkTestSupport.expireSession(zk.getConnectString(),
+            b.control().zkClient().sessionCredentials());
+        Await.until(DataCluster.WAIT, () -> {
+            final long now = b.control().zkClient().sessionId();
+            return now != 0 && now != sessionBefore;
+        }, () -> "broker " + target + " has a new session");
+        // The watch on /config/changes went with the old session: the new session re-arms it (and re-reads).
+        final ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+        get(admin.incrementalAlterConfigs(Map.of(resource, List.of(new AlterConfigOp(new ConfigEntry(
+            LogConfig.RETENTION_MS_CONFIG, "123456"), AlterConfigOp.OpType.SET)))).all());
+        for (final int id : List.of(1, 2, 3)) {
+            Await.until(DataCluster.WAIT, () -> cluster.broker(id).logs().log(tp)
+                .map(l -> l.config().retentionMs() == 123_456L).orElse(false),
+                () -> "broker " + id + " applies the change: " + cluster.broker(id).logs().log(tp)
+                    .map(l -> l.config().retentionMs()));
+        }
+    }
+
     private int followerOf(final TopicPartition tp) {
         final int leader = cluster.state(tp).leader();
         return leader == 3 ? 2 : 3;
