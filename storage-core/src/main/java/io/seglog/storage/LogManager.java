@@ -27,6 +27,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -83,6 +84,8 @@ public final class LogManager implements AutoCloseable {
     }
 
     private final LogManagerConfig config;
+    /** A topic's configuration for the logs this manager opens or creates. */
+    private final Function<String, LogConfig> topicConfigs;
     private final FileIO io;
     private final InstantSource time;
     private final Scheduler scheduler;
@@ -100,8 +103,10 @@ public final class LogManager implements AutoCloseable {
     private LogCleaner cleaner;
 
     private LogManager(final LogManagerConfig config, final FileIO io, final InstantSource time,
-                       final Scheduler scheduler, final boolean ownsScheduler, final List<Dir> dirs) {
+                       final Scheduler scheduler, final boolean ownsScheduler, final List<Dir> dirs,
+                       final Function<String, LogConfig> topicConfigs) {
         this.config = config;
+        this.topicConfigs = topicConfigs != null ? topicConfigs : config::logConfig;
         this.io = io;
         this.time = time;
         this.scheduler = scheduler;
@@ -159,6 +164,31 @@ public final class LogManager implements AutoCloseable {
      */
     public static LogManager open(final LogManagerConfig config, final FileIO io, final Scheduler scheduler,
                                   final InstantSource time, final ThreadFactory cleanerThreads) {
+        return open(config, io, scheduler, time, cleanerThreads, null);
+    }
+
+    /**
+     * Opens a log manager whose logs take their topic's configuration from {@code topicConfigs} (Kafka's
+     * {@code LogManager} with its config repository): every log loaded at open and every log
+     * {@link #getOrCreate(TopicPartition)} creates asks it, instead of {@link LogManagerConfig#logConfig(String)}.
+     *
+     * @param config         the configuration
+     * @param io             the file layer
+     * @param scheduler      the scheduler for background work, or {@code null} (see
+     *                       {@link #open(LogManagerConfig, FileIO, Scheduler, InstantSource)})
+     * @param time           the clock
+     * @param cleanerThreads makes the cleaner threads, or {@code null} for daemon threads
+     * @param topicConfigs   a topic's log configuration (the defaults with its overrides), called from the threads
+     *                       that open logs (several at once at open), or {@code null} for
+     *                       {@link LogManagerConfig#logConfig(String)}
+     * @return the open manager, owned by the caller
+     * @throws LogInUseException if another writer has one of its partitions open (nothing was changed)
+     * @throws StorageException if a directory is locked by another owner, or a directory, checkpoint or partition
+     *     cannot be opened or read
+     */
+    public static LogManager open(final LogManagerConfig config, final FileIO io, final Scheduler scheduler,
+                                  final InstantSource time, final ThreadFactory cleanerThreads,
+                                  final Function<String, LogConfig> topicConfigs) {
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(io, "io");
         Objects.requireNonNull(time, "time");
@@ -172,7 +202,7 @@ public final class LogManager implements AutoCloseable {
             if (sched == null) {
                 sched = Scheduler.singleThread("seglog-log-manager");
             }
-            manager = new LogManager(config, io, time, sched, scheduler == null, dirs);
+            manager = new LogManager(config, io, time, sched, scheduler == null, dirs, topicConfigs);
             manager.loadAll();
             manager.scheduleTasks();
             manager.startCleaner(cleanerThreads);
@@ -424,7 +454,7 @@ public final class LogManager implements AutoCloseable {
                 options = options.verifyingOn(verifyPool, verifyThreads);
             }
             final Dir dir = dirs.get(task.dirIndex());
-            final PartitionLog log = PartitionLog.open(task.dir(), config.logConfig(task.tp().topic()), io, time,
+            final PartitionLog log = PartitionLog.open(task.dir(), topicConfigs.apply(task.tp().topic()), io, time,
                 new SplittableRandom(), options, environment(dir, task.logStartOffset(), task.highWatermark(),
                     task.hadCleanShutdown() ? -1 : task.recoveryPoint()));
             return new Opened(task, log, null);
@@ -471,7 +501,8 @@ public final class LogManager implements AutoCloseable {
 
     /**
      * The partition's log, creating its directory (in the log directory with the fewest partitions among those
-     * online) and an empty log if it does not exist.
+     * online) and an empty log if it does not exist, with its topic's configuration (the manager's topic
+     * configuration source, else {@link LogManagerConfig#logConfig(String)}).
      *
      * @param tp the partition; its topic name was validated when it was constructed
      * @return the log, owned by this manager (do not close it; use {@link #delete})
@@ -483,6 +514,29 @@ public final class LogManager implements AutoCloseable {
      */
     public PartitionLog getOrCreate(final TopicPartition tp) {
         Objects.requireNonNull(tp, "tp");
+        final Entry existing = logs.get(tp);
+        // The topic's configuration is asked for only when the log is created (the source may read ZooKeeper).
+        return existing != null ? existing.log : getOrCreate(tp, topicConfigs.apply(tp.topic()));
+    }
+
+    /**
+     * Returns the partition's log, creating it with {@code logConfig} if it does not exist (Kafka's
+     * {@code LogManager.getOrCreateLog} with the topic's configuration: the broker's defaults with the topic's
+     * overrides laid over them). An existing log is returned as it is: change its configuration with
+     * {@link PartitionLog#updateConfig} or {@link #updateTopicConfig}.
+     *
+     * @param tp        the partition; its topic name was validated when it was constructed
+     * @param logConfig the configuration of a log created by this call
+     * @return the log, owned by this manager (do not close it; use {@link #delete})
+     * @throws StorageException if no log directory is online, the directory cannot be created, or the
+     *     partition exists in a log directory that is offline
+     * @throws IllegalArgumentException if {@code <topic>-<partition>} is longer than a file name may be (255
+     *     bytes); nothing is created and no log directory goes offline
+     * @throws IllegalStateException if the manager is closed
+     */
+    public PartitionLog getOrCreate(final TopicPartition tp, final LogConfig logConfig) {
+        Objects.requireNonNull(tp, "tp");
+        Objects.requireNonNull(logConfig, "logConfig");
         PartitionDirs.checkName(tp);
         final Entry existing = logs.get(tp);
         if (existing != null) {
@@ -508,7 +562,7 @@ public final class LogManager implements AutoCloseable {
             final Path partitionDir = PartitionDirs.resolveInside(dir.path, tp);
             final PartitionLog log;
             try {
-                log = PartitionLog.open(partitionDir, config.logConfig(tp.topic()), io, time, new SplittableRandom(),
+                log = PartitionLog.open(partitionDir, logConfig, io, time, new SplittableRandom(),
                     RecoveryOptions.afterCrash(0), environment(dir, 0, 0, -1));
             } catch (final LogInUseException e) {
                 throw e; // another writer holds it: the caller's problem, not the directory's
@@ -543,6 +597,32 @@ public final class LogManager implements AutoCloseable {
                 .getMessage(), dirs.get(0).path, dirs.get(0).failure.failure());
         }
         return best;
+    }
+
+    /**
+     * Gives every open log of {@code topic} a new configuration (a topic's overrides changed; Kafka's
+     * {@code LogManager.updateTopicConfig}); see {@link PartitionLog#updateConfig} for when each setting applies.
+     * Logs in an offline directory are skipped.
+     *
+     * @param topic     the topic
+     * @param logConfig its new configuration
+     * @return the number of logs updated
+     */
+    public int updateTopicConfig(final String topic, final LogConfig logConfig) {
+        Objects.requireNonNull(topic, "topic");
+        Objects.requireNonNull(logConfig, "logConfig");
+        int updated = 0;
+        for (final Map.Entry<TopicPartition, Entry> e : logs.entrySet()) {
+            if (e.getKey().topic().equals(topic) && !e.getValue().dir.failure.isOffline()) {
+                try {
+                    e.getValue().log.updateConfig(logConfig);
+                    updated++;
+                } catch (final StorageException closedOrOffline) {
+                    LOG.warn("Configuration of {} not updated: {}", e.getKey(), closedOrOffline.getMessage());
+                }
+            }
+        }
+        return updated;
     }
 
     /**

@@ -32,6 +32,7 @@ import java.nio.file.Path;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.SplittableRandom;
@@ -109,7 +110,8 @@ public final class PartitionLog implements AutoCloseable {
     private final Path dir;
     /** The directory's name (topic-partition), for producer-state messages; kept so an append allocates none. */
     private final String name;
-    private final LogConfig config;
+    /** Replaced whole by {@link #updateConfig}; each component reads its part at its next use. */
+    private volatile LogConfig config;
     private final FileIO io;
     private final InstantSource time;
     private final ReentrantLock appendLock = new ReentrantLock();
@@ -127,8 +129,8 @@ public final class PartitionLog implements AutoCloseable {
     private final LogDirFailure dirFailure;
     private final Consumer<StorageException> onDirOffline;
     private final Scheduler scheduler;
-    /** {@code flush.messages}, read on every append: a plain field, not a lookup in the configuration's table. */
-    private final long flushMessages;
+    /** {@code flush.messages}, read on every append: a field, not a lookup in the configuration's table. */
+    private volatile long flushMessages;
 
     /** The partition directory's {@code .lock}, held from before the open until {@link #close}: one writer. */
     private final LogDirLock ownership;
@@ -157,7 +159,8 @@ public final class PartitionLog implements AutoCloseable {
         this.flushMessages = config.flushMessages();
         this.io = io;
         this.time = time;
-        this.segments = new Segments(io, dir, config.segmentConfig(), () -> jitter(config, jitterRandom),
+        // The jitter of each new segment comes from the configuration current at its roll.
+        this.segments = new Segments(io, dir, config.segmentConfig(), () -> jitter(this.config, jitterRandom),
             opened.segments());
         final LogSegment active = segments.active();
         this.end = new LogEnd(opened.endOffset(), active, active.sizeInBytes());
@@ -176,16 +179,13 @@ public final class PartitionLog implements AutoCloseable {
             flushes == null ? null : task -> flushes.schedule("group-commit " + dir, task, 0, 0));
         this.retired = new RetiredSegments(io, durability);
         this.epochs = opened.epochs();
-        this.appender = new Appender(segments, end, epochs, config.segmentConfig(), new Appender.Rules(
-            config.maxMessageBytes(), config.messageTimestampType() == TimestampType.LOG_APPEND_TIME,
-            config.messageTimestampBeforeMaxMs(), config.messageTimestampAfterMaxMs()), new Appender.Compression(
-            config.compressionType().codec(), config.compressionGzipLevel(), config.compressionLz4Level(),
-            config.compressionZstdLevel()), time, producers);
+        this.appender = new Appender(segments, end, epochs, config.segmentConfig(), appendRules(config),
+            compression(config), time, producers);
         this.truncation = new Truncation(dir, io, time, config.segmentIndexBytes(), segments, end, durability,
             watermarks, epochs, appender, env.recoveryPointLowered(), producers);
-        this.retention = new Retention(segments, end, watermarks, retired, new Retention.Rules(config.retentionMs(),
-            config.retentionBytes(), config.cleanupPolicy().delete(), config.fileDeleteDelayMs()),
-            flushes == null ? null : (name, unlink) -> flushes.schedule(name, unlink, config.fileDeleteDelayMs(), 0),
+        this.retention = new Retention(segments, end, watermarks, retired, retentionRules(config),
+            flushes == null ? null
+                : (name, unlink) -> flushes.schedule(name, unlink, this.config.fileDeleteDelayMs(), 0),
             failure -> goOffline("unlink of a deleted segment", failure), producers);
         this.recoveryReport = RecoveryReport.of(opened.repairs());
         if (env.unflushedFrom() >= 0) {
@@ -202,6 +202,22 @@ public final class PartitionLog implements AutoCloseable {
         this.producerExpiration = scheduler == null || readOnly ? null : scheduler.schedule(
             "PeriodicProducerExpirationCheck " + dir, this::expireProducersOnSchedule, expirationCheckMs,
             expirationCheckMs);
+    }
+
+    private static Appender.Rules appendRules(final LogConfig config) {
+        return new Appender.Rules(config.maxMessageBytes(),
+            config.messageTimestampType() == TimestampType.LOG_APPEND_TIME, config.messageTimestampBeforeMaxMs(),
+            config.messageTimestampAfterMaxMs());
+    }
+
+    private static Appender.Compression compression(final LogConfig config) {
+        return new Appender.Compression(config.compressionType().codec(), config.compressionGzipLevel(),
+            config.compressionLz4Level(), config.compressionZstdLevel());
+    }
+
+    private static Retention.Rules retentionRules(final LogConfig config) {
+        return new Retention.Rules(config.retentionMs(), config.retentionBytes(), config.cleanupPolicy().delete(),
+            config.fileDeleteDelayMs());
     }
 
     /**
@@ -1121,12 +1137,64 @@ public final class PartitionLog implements AutoCloseable {
     }
 
     /**
-     * The configuration the log was opened with.
+     * The log's current configuration: the one it was opened with, or the last one {@link #updateConfig} set.
      *
      * @return the configuration
      */
     public LogConfig config() {
         return config;
+    }
+
+    /**
+     * Replaces the log's configuration (a topic's configuration changed, Kafka's {@code UnifiedLog.updateConfig}).
+     * The new configuration replaces the old whole, under the append lock, so no append sees half of each; each
+     * component reads its part at its next use:
+     * <ul>
+     *   <li>{@code max.message.bytes}, {@code message.timestamp.*}, {@code compression.type} and the
+     *       {@code compression.*.level}s, {@code flush.messages}: the next append;</li>
+     *   <li>{@code segment.bytes}, {@code segment.ms}: the next append's roll decision (a smaller size rolls the
+     *       active segment at its next append); {@code segment.jitter.ms}, {@code segment.index.bytes},
+     *       {@code index.interval.bytes}, {@value LogConfig#MAPPED_APPEND_MAX_BYTES_CONFIG},
+     *       {@value LogConfig#READ_MAPPED_CONFIG}: the segments created from then on (existing segments keep the
+     *       index files, interval and mapping they were created with, as in Kafka);</li>
+     *   <li>{@code retention.ms}, {@code retention.bytes}, {@code cleanup.policy=delete}, {@code file.delete.delay.ms}:
+     *       the next retention check; {@code flush.ms}: the next flush check;</li>
+     *   <li>{@code cleanup.policy=compact} and the {@code *compaction*}, {@code min.cleanable.dirty.ratio},
+     *       {@code delete.retention.ms} settings: the cleaner's next pass;</li>
+     *   <li>{@code min.insync.replicas}, {@code unclean.leader.election.enable}: their readers in the replication
+     *       layer, through {@link #config()}.</li>
+     * </ul>
+     * Settings read only when a log opens keep their value until the next open: {@code producer.id.expiration.ms}
+     * and {@code producer.id.expiration.check.interval.ms} (broker-level settings in Kafka) and
+     * {@value LogConfig#CORRUPTION_POLICY_CONFIG} (recovery runs at open).
+     *
+     * @param newConfig the new configuration
+     * @throws IllegalStateException if the log is read-only
+     * @throws StorageException if the log is closed or offline
+     */
+    public void updateConfig(final LogConfig newConfig) {
+        Objects.requireNonNull(newConfig, "newConfig");
+        ensureWritable();
+        appendLock.lock();
+        try {
+            final LogConfig old = config;
+            if (old.equals(newConfig)) {
+                return;
+            }
+            segments.reconfigure(newConfig.segmentConfig());
+            appender.reconfigure(newConfig.segmentConfig(), appendRules(newConfig), compression(newConfig));
+            truncation.reconfigure(newConfig.segmentIndexBytes());
+            retention.reconfigure(retentionRules(newConfig));
+            flushMessages = newConfig.flushMessages();
+            config = newConfig;
+            if (LOG.isInfoEnabled()) {
+                final Map<String, String> changed = new java.util.TreeMap<>(newConfig.toProperties());
+                changed.entrySet().removeAll(old.toProperties().entrySet());
+                LOG.info("Configuration of {} updated: {}", dir, changed);
+            }
+        } finally {
+            appendLock.unlock();
+        }
     }
 
     /**

@@ -36,6 +36,8 @@ public final class ReplicationBroker implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicationBroker.class);
 
     private final ReplicationConfig config;
+    /** Run after the controller's own handling of each new session (re-arming watches the session lost). */
+    private final java.util.List<Runnable> newSessionHooks = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final ControlChannel channel;
     private final ControlHandlerRegistry registry;
     private final BrokerControlHandler handler;
@@ -55,7 +57,19 @@ public final class ReplicationBroker implements AutoCloseable {
             handler::brokerEpoch);
         ZkClient client = null;
         try {
-            client = ZkClient.open(config, threadFactory, controller.sessionListener());
+            final io.seglog.replication.zk.ZkSessionListener controllerSessions = controller.sessionListener();
+            client = ZkClient.open(config, threadFactory, new io.seglog.replication.zk.ZkSessionListener() {
+                @Override
+                public void onSessionExpired(final long sessionId) {
+                    controllerSessions.onSessionExpired(sessionId);
+                }
+
+                @Override
+                public void onNewSession(final long sessionId) {
+                    controllerSessions.onNewSession(sessionId);
+                    newSessionHooks.forEach(Runnable::run);
+                }
+            });
             this.zk = client;
             this.store = new KafkaZkStore(client);
             store.createPersistentPaths();
@@ -176,6 +190,16 @@ public final class ReplicationBroker implements AutoCloseable {
      */
     public KafkaZkStore store() {
         return store;
+    }
+
+    /**
+     * Adds a hook run on ZooKeeper's event thread after each new session (after the controller's own handling), for
+     * a component that must re-arm the watches an expired session lost; it must only enqueue work.
+     *
+     * @param hook the hook
+     */
+    void onNewSession(final Runnable hook) {
+        newSessionHooks.add(java.util.Objects.requireNonNull(hook, "hook"));
     }
 
     /**

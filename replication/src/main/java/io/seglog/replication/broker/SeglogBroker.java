@@ -31,6 +31,8 @@ import io.seglog.replication.wire.WireServerConfig;
 import io.seglog.replication.zk.ClusterIdZnode;
 import io.seglog.replication.zk.KafkaZkStore;
 import io.seglog.replication.zk.MalformedZnodeException;
+import io.seglog.replication.zk.ZkClient;
+import io.seglog.replication.zk.ZkSessionListener;
 import io.seglog.storage.LogManager;
 import io.seglog.storage.TopicPartition;
 import java.net.InetSocketAddress;
@@ -85,6 +87,8 @@ public final class SeglogBroker implements AutoCloseable {
     private ExecutorService topicCreation;
     private ScheduledExecutorService adminThread;
     private ZkProducerIdManager producerIds;
+    /** The topics' configurations: the log manager's source, and the /config/changes watch. */
+    private TopicConfigManager topicConfigs;
     private ScheduledExecutorService controlSender;
     private TcpControlChannel tcpChannel;
     private boolean closed;
@@ -202,7 +206,14 @@ public final class SeglogBroker implements AutoCloseable {
         ReplicaManager replicaManager = null;
         KafkaWireServer listener = null;
         try {
-            openedLogs = LogManager.open(config.logs());
+            topicConfigs = new TopicConfigManager(id, config.logs().logConfig(), threadFactory);
+            final TopicConfigManager configs = topicConfigs;
+            final java.util.function.Supplier<LogManager> openLogs = () -> LogManager.open(config.logs(),
+                io.seglog.storage.io.FileIO.system(), null, java.time.InstantSource.system(), null, configs::configFor);
+            // Logs found on disk open with their topic's overrides, read over a session of their own (Kafka's order:
+            // configuration fetched before the logs load); a broker with empty log directories needs none.
+            openedLogs = hasPartitionDirs(config.logs().logDirs()) ? configs.loading(() -> connected(config,
+                threadFactory), openLogs) : openLogs.get();
             loops = new NioEventLoopGroup(1, threadFactory);
             final EventLoopGroup clients = loops;
             writer = new ZkIsrWriter(() -> controlRef.store(), threadFactory);
@@ -256,11 +267,14 @@ public final class SeglogBroker implements AutoCloseable {
             };
             this.control = ReplicationBroker.start(replication, channel, registry, threadFactory, clockMs, onControl);
             this.controlRef = control;
+            topicConfigs.start(control::store, openedLogs);
+            control.onNewSession(topicConfigs::onNewSession);
             this.clusterId = readClusterId(control.store());
         } catch (final RuntimeException | Error e) {
             final EventLoopGroup started = loops;
             try {
-                CloseHelper.closeAll(controlRef, listener, tcpChannel, shutdown(controlSender), shutdown(controlThread),
+                CloseHelper.closeAll(topicConfigs, controlRef, listener, tcpChannel, shutdown(controlSender),
+                    shutdown(controlThread),
                     shutdown(topicCreation), shutdown(adminThread), producerIds,
                     replicaManager, writer, started == null ? null
                     : () -> started.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly(), openedLogs);
@@ -276,6 +290,39 @@ public final class SeglogBroker implements AutoCloseable {
         this.server = listener;
         LOG.info("broker.id={} serves {}:{} (cluster {}), log dirs {}", id, config.advertisedHost(), advertisedPort,
             clusterId, config.logs().logDirs());
+    }
+
+    private static boolean hasPartitionDirs(final List<java.nio.file.Path> logDirs) {
+        for (final java.nio.file.Path dir : logDirs) {
+            try (java.util.stream.Stream<java.nio.file.Path> children = java.nio.file.Files.list(dir)) {
+                if (children.anyMatch(java.nio.file.Files::isDirectory)) {
+                    return true;
+                }
+            } catch (final java.io.IOException | java.io.UncheckedIOException e) {
+                // Missing or unreadable: the log manager's open reports it.
+            }
+        }
+        return false;
+    }
+
+    /** A connected ZooKeeper session of its own, for reading the topics' overrides while the logs load. */
+    private static ZkClient connected(final SeglogBrokerConfig config, final ThreadFactory threadFactory) {
+        final ZkClient zk = ZkClient.open(config.replication(), threadFactory, new ZkSessionListener() {
+            @Override
+            public void onSessionExpired(final long sessionId) {
+            }
+
+            @Override
+            public void onNewSession(final long sessionId) {
+            }
+        });
+        try {
+            zk.awaitConnected(config.replication().zookeeperConnectionTimeoutMs());
+            return zk;
+        } catch (final RuntimeException e) {
+            zk.close();
+            throw e;
+        }
     }
 
     /**
@@ -637,7 +684,8 @@ public final class SeglogBroker implements AutoCloseable {
             return;
         }
         closed = true;
-        CloseHelper.closeAll(control, server, tcpChannel, shutdown(controlSender), shutdown(controlThread),
+        CloseHelper.closeAll(topicConfigs, control, server, tcpChannel, shutdown(controlSender),
+            shutdown(controlThread),
             shutdown(topicCreation), shutdown(adminThread), producerIds, replicas,
             isrWriter, () -> clientLoops.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly(), logs);
     }

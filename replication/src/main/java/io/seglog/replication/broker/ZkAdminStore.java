@@ -82,6 +82,11 @@ final class ZkAdminStore implements AdminStore {
     }
 
     @Override
+    public void changeTopicConfig(final String topic, final Map<String, String> configs) {
+        store.get().admin().changeTopicConfig(topic, new TopicConfigZnode(configs));
+    }
+
+    @Override
     public void createTopic(final String topic, final Map<Integer, List<Integer>> assignment,
                             final Map<String, String> configs) {
         final KafkaZkStore s = store.get();

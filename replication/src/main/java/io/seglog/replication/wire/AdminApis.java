@@ -74,6 +74,7 @@ public final class AdminApis {
     /** Draws the start broker of automatic assignments, as Kafka does; used on the (single) admin thread only. */
     private final SplittableRandom random = new SplittableRandom();
     private final DescribeApis describe;
+    private final AlterConfigsApis alter;
 
     /**
      * @param brokerId      this broker
@@ -99,6 +100,7 @@ public final class AdminApis {
         this.executor = executor;
         this.clockMs = clockMs;
         this.describe = new DescribeApis(brokerId, cluster, store, configs, brokerConfig, executor);
+        this.alter = new AlterConfigsApis(store, configs, topicDefaults, executor);
     }
 
     /**
@@ -134,7 +136,11 @@ public final class AdminApis {
             new KafkaApi(ApiKeys.DESCRIBE_CLUSTER, DescribeApis.DESCRIBE_CLUSTER_MIN, DescribeApis.DESCRIBE_CLUSTER_MAX,
                 describe::describeCluster),
             new KafkaApi(ApiKeys.DESCRIBE_CONFIGS, DescribeApis.DESCRIBE_CONFIGS_MIN, DescribeApis.DESCRIBE_CONFIGS_MAX,
-                describe::describeConfigs));
+                describe::describeConfigs),
+            new KafkaApi(ApiKeys.ALTER_CONFIGS, AlterConfigsApis.ALTER_CONFIGS_MIN, AlterConfigsApis.ALTER_CONFIGS_MAX,
+                alter::alterConfigs),
+            new KafkaApi(ApiKeys.INCREMENTAL_ALTER_CONFIGS, AlterConfigsApis.INCREMENTAL_ALTER_CONFIGS_MIN,
+                AlterConfigsApis.INCREMENTAL_ALTER_CONFIGS_MAX, alter::incrementalAlterConfigs));
     }
 
     /** A Kafka error with its message, for one topic of a request. */

@@ -59,6 +59,15 @@ public interface AdminStore {
     Map<String, String> topicConfig(String topic);
 
     /**
+     * Replaces an existing topic's configuration overrides and notifies every broker ({@code /config/topics/<topic>}
+     * and a {@code /config/changes/config_change_<seq>}, in one transaction).
+     *
+     * @param topic   the topic
+     * @param configs the whole set of overrides, validated
+     */
+    void changeTopicConfig(String topic, Map<String, String> configs);
+
+    /**
      * Creates a topic: its configuration overrides, then its assignment (which the controller acts on).
      *
      * @param topic      the name, valid

@@ -42,8 +42,9 @@ public final class AdminZkStore {
     }
 
     /**
-     * Admin: creates or replaces a topic's configuration overrides. (Kafka also writes a change notification under
-     * {@code /config/changes} for brokers; the controller reads the znode itself when it needs a value.)
+     * Admin: creates or replaces a topic's configuration overrides, without a change notification: Kafka's order at
+     * topic creation (the configuration is written before the topic exists, and each broker reads it when it creates
+     * the topic's logs). A change to an existing topic goes through {@link #changeTopicConfig}.
      *
      * @param topic  the topic
      * @param config the overrides
@@ -59,6 +60,63 @@ public final class AdminZkStore {
             }
             store.client().setData(path, config.toJson(), -1);
         }
+    }
+
+    /**
+     * Admin: replaces a topic's configuration overrides and tells every broker, as Kafka's
+     * {@code AdminZkClient.changeTopicConfig} does: the znode and a persistent-sequential
+     * {@code /config/changes/config_change_<seq>} ({@code {"version":2,"entity_path":"topics/<topic>"}}) in one
+     * ZooKeeper transaction, so no broker sees the one without the other.
+     *
+     * @param topic  the topic
+     * @param config the overrides (the whole set: names absent from it fall back to the broker's defaults)
+     * @throws ZkException on failure
+     */
+    public void changeTopicConfig(final String topic, final TopicConfigZnode config) {
+        final String path = ZkPaths.topicConfigPath(topic);
+        final ZkOp notify = new ZkOp.CreateSequential(ZkPaths.configChangeSequencePrefix(),
+            ConfigChangeNotificationZnode.topic(topic).toJson());
+        final boolean exists = store.client().exists(path, null).isPresent();
+        try {
+            store.client().multi(List.of(exists ? new ZkOp.SetData(path, config.toJson(), -1)
+                : new ZkOp.Create(path, config.toJson(), false), notify));
+        } catch (final ZkException e) {
+            if (e.error() != ZkError.NODE_EXISTS && e.error() != ZkError.NO_NODE) {
+                throw e;
+            }
+            // Created or deleted meanwhile by another writer: once more with the other operation.
+            store.client().multi(List.of(exists ? new ZkOp.Create(path, config.toJson(), false)
+                : new ZkOp.SetData(path, config.toJson(), -1), notify));
+        }
+    }
+
+    /**
+     * Broker: reads the config change notifications and leaves a children watch on {@code /config/changes}.
+     *
+     * @param watch the watch, or null
+     * @return notification child name to its payload, in sequence order (malformed ones logged and left out)
+     * @throws ZkException on failure
+     */
+    public java.util.SortedMap<String, ConfigChangeNotificationZnode> configChangeNotifications(final ZkWatch watch) {
+        final java.util.SortedMap<String, ConfigChangeNotificationZnode> result = new java.util.TreeMap<>();
+        for (final String child : store.client().children(ZkPaths.CONFIG_CHANGES, watch).orElse(List.of())) {
+            final String path;
+            try {
+                path = ZkPaths.configChangePath(child);
+            } catch (final IllegalArgumentException e) {
+                continue; // not a notification (Kafka skips other names too)
+            }
+            final Optional<ZkNode> node = store.client().getData(path, null);
+            if (node.isEmpty()) {
+                continue; // purged meanwhile
+            }
+            try {
+                result.put(child, ConfigChangeNotificationZnode.fromJson(path, node.get().data()));
+            } catch (final MalformedZnodeException e) {
+                KafkaZkStore.logMalformed(e);
+            }
+        }
+        return result;
     }
 
     /**

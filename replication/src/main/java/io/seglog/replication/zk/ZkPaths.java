@@ -51,6 +51,8 @@ public final class ZkPaths {
     public static final String CONFIG = "/config";
     /** Parent of the configuration change notifications. */
     public static final String CONFIG_CHANGES = CONFIG + "/changes";
+    /** Name prefix of the persistent-sequential config change notifications under {@link #CONFIG_CHANGES}. */
+    public static final String CONFIG_CHANGE_PREFIX = "config_change_";
     /** Old consumers' parent (created by Kafka at start; kept for compatibility). */
     public static final String CONSUMERS = "/consumers";
     /** Holds the cluster id's parent. */
@@ -203,6 +205,30 @@ public final class ZkPaths {
             throw new IllegalArgumentException("'" + child + "' is not a child of " + DELETE_TOPICS);
         }
         return DELETE_TOPICS + "/" + child;
+    }
+
+    /**
+     * The path to pass to a persistent-sequential create of a config change notification.
+     *
+     * @return {@code /config/changes/config_change_}
+     */
+    public static String configChangeSequencePrefix() {
+        return CONFIG_CHANGES + "/" + CONFIG_CHANGE_PREFIX;
+    }
+
+    /**
+     * One config change notification, from the child name returned by {@code getChildren}.
+     *
+     * @param childName the child's name, {@code config_change_<seq>}
+     * @return {@code /config/changes/<childName>}
+     * @throws IllegalArgumentException when the name does not have the prefix or contains a slash
+     */
+    public static String configChangePath(final String childName) {
+        if (childName == null || !childName.startsWith(CONFIG_CHANGE_PREFIX) || childName.indexOf('/') >= 0) {
+            throw new IllegalArgumentException("childName=" + childName + " is not a " + CONFIG_CHANGE_PREFIX
+                + "<seq> name");
+        }
+        return CONFIG_CHANGES + "/" + childName;
     }
 
     /**

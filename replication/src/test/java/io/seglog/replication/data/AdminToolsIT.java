@@ -285,6 +285,27 @@ class AdminToolsIT {
         assertTrue(configs.out().contains("retention.ms=86400000 sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:"
             + "retention.ms=86400000, DEFAULT_CONFIG:log.retention.ms=604800000}"), configs.out());
 
+        // kafka-configs --alter: IncrementalAlterConfigs, applied by every replica's log.
+        final ToolRun altered = runTool("", () -> ConfigCommand.main(new String[] {"--bootstrap-server", bootstrap,
+            "--alter", "--entity-type", "topics", "--entity-name", "events", "--add-config",
+            "retention.ms=3600000,cleanup.policy=[delete,compact]"}));
+        ok(altered);
+        assertTrue(altered.out().contains("Completed updating config for topic events."), altered.out());
+        for (final int id : List.of(1, 2, 3)) {
+            Await.until(DataCluster.WAIT, () -> cluster.broker(id).logs().log(new io.seglog.storage.TopicPartition(
+                "events", 0)).map(l -> l.config().retentionMs() == 3_600_000L
+                    && l.config().cleanupPolicy() == io.seglog.storage.CleanupPolicy.COMPACT_DELETE).orElse(false),
+                () -> "broker " + id + " applies the altered configuration");
+        }
+        final ToolRun removed = runTool("", () -> ConfigCommand.main(new String[] {"--bootstrap-server", bootstrap,
+            "--alter", "--entity-type", "topics", "--entity-name", "events", "--delete-config", "cleanup.policy"}));
+        ok(removed);
+        final ToolRun described2 = runTool("", () -> ConfigCommand.main(new String[] {"--bootstrap-server", bootstrap,
+            "--describe", "--entity-type", "topics", "--entity-name", "events"}));
+        ok(described2);
+        assertTrue(described2.out().contains("retention.ms=3600000"), described2.out());
+        assertFalse(described2.out().contains("cleanup.policy="), described2.out());
+
         final ToolRun deleted = runTool("", () -> TopicCommand.main("--bootstrap-server", bootstrap, "--delete",
             "--topic", "events"));
         ok(deleted);

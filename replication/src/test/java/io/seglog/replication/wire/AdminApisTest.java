@@ -23,6 +23,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.curator.test.TestingServer;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.AlterConfigsRequestData;
+import org.apache.kafka.common.message.AlterConfigsResponseData;
 import org.apache.kafka.common.message.CreatePartitionsRequestData;
 import org.apache.kafka.common.message.CreatePartitionsResponseData;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
@@ -33,6 +35,8 @@ import org.apache.kafka.common.message.DescribeClusterRequestData;
 import org.apache.kafka.common.message.DescribeClusterResponseData;
 import org.apache.kafka.common.message.DescribeConfigsRequestData;
 import org.apache.kafka.common.message.DescribeConfigsResponseData;
+import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData;
+import org.apache.kafka.common.message.IncrementalAlterConfigsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
@@ -260,13 +264,15 @@ class AdminApisTest {
                 .setClientSoftwareVersion("1"));
         assertEquals(Errors.NONE.code(), resp.errorCode());
         final Map<ApiKeys, String> expected = Map.of(ApiKeys.CREATE_TOPICS, "2-7", ApiKeys.DELETE_TOPICS, "1-6",
-            ApiKeys.CREATE_PARTITIONS, "0-3", ApiKeys.DESCRIBE_CLUSTER, "0-2", ApiKeys.DESCRIBE_CONFIGS, "1-4");
+            ApiKeys.CREATE_PARTITIONS, "0-3", ApiKeys.DESCRIBE_CLUSTER, "0-2", ApiKeys.DESCRIBE_CONFIGS, "1-4",
+            ApiKeys.ALTER_CONFIGS, "0-2", ApiKeys.INCREMENTAL_ALTER_CONFIGS, "0-1");
         expected.forEach((api, range) -> {
             final org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersion v = resp.apiKeys().find(api.id);
             assertTrue(v != null, api + " advertised");
             assertEquals(range, v.minVersion() + "-" + v.maxVersion(), api.toString());
         });
-        assertNull(resp.apiKeys().find(ApiKeys.ALTER_CONFIGS.id), "AlterConfigs is not served, so not advertised");
+        assertNull(resp.apiKeys().find(ApiKeys.ALTER_CLIENT_QUOTAS.id), "AlterClientQuotas is not served, so not"
+            + " advertised");
     }
 
     @Test
@@ -494,5 +500,122 @@ class AdminApisTest {
         final DescribeConfigsResponseData.DescribeConfigsResult result, final String name) {
         return result.configs().stream().filter(c -> c.name().equals(name)).findFirst()
             .orElseThrow(() -> new AssertionError(name + " in " + result));
+    }
+
+    // ------------------------------------------------------------------- AlterConfigs, IncrementalAlterConfigs
+
+    private static IncrementalAlterConfigsRequestData.AlterConfigsResource incremental(final int type,
+                                                                                      final String name,
+                                                                                      final Object... opNameValue) {
+        final IncrementalAlterConfigsRequestData.AlterConfigsResource r =
+            new IncrementalAlterConfigsRequestData.AlterConfigsResource().setResourceType((byte) type)
+                .setResourceName(name);
+        for (int i = 0; i < opNameValue.length; i += 3) {
+            r.configs().add(new IncrementalAlterConfigsRequestData.AlterableConfig()
+                .setConfigOperation(((Integer) opNameValue[i]).byteValue()).setName((String) opNameValue[i + 1])
+                .setValue((String) opNameValue[i + 2]));
+        }
+        return r;
+    }
+
+    private IncrementalAlterConfigsResponseData.AlterConfigsResourceResponse alterIncrementally(
+        final int version, final boolean validateOnly, final IncrementalAlterConfigsRequestData.AlterConfigsResource r) {
+        final IncrementalAlterConfigsRequestData req = new IncrementalAlterConfigsRequestData()
+            .setValidateOnly(validateOnly);
+        req.resources().add(r);
+        final IncrementalAlterConfigsResponseData resp = send(ApiKeys.INCREMENTAL_ALTER_CONFIGS, version, req);
+        assertEquals(1, resp.responses().size(), resp.toString());
+        final IncrementalAlterConfigsResponseData.AlterConfigsResourceResponse only = resp.responses().get(0);
+        assertEquals(r.resourceName(), only.resourceName());
+        assertEquals(r.resourceType(), only.resourceType());
+        return only;
+    }
+
+    private Map<String, String> overrides(final String topic) {
+        return cluster.store().admin().topicConfig(topic).map(TopicConfigZnode::config).orElse(Map.of());
+    }
+
+    @Test
+    void incrementalAlterConfigsSetsDeletesAppendsAndSubtractsAtEveryVersion() {
+        for (int v = AlterConfigsApis.INCREMENTAL_ALTER_CONFIGS_MIN; v <= AlterConfigsApis.INCREMENTAL_ALTER_CONFIGS_MAX;
+             v++) {
+            final String name = "incremental-v" + v;
+            assertEquals(Errors.NONE.code(), only(create(7, false, 30_000, topic(name, 1, 1)
+                .setConfigs(new CreateTopicsRequestData.CreatableTopicConfigCollection(List.of(
+                    new CreateTopicsRequestData.CreatableTopicConfig().setName("retention.bytes").setValue("1000"))
+                    .iterator())))).errorCode());
+            final int notificationsBefore = cluster.store().admin().configChangeNotifications(null).size();
+            IncrementalAlterConfigsResponseData.AlterConfigsResourceResponse r = alterIncrementally(v, false,
+                incremental(2, name, 0, "retention.ms", "60000", 2, "cleanup.policy", "compact",
+                    1, "retention.bytes", null));
+            assertEquals(Errors.NONE.code(), r.errorCode(), "v" + v + ": " + r);
+            assertNull(r.errorMessage());
+            assertEquals(Map.of("retention.ms", "60000", "cleanup.policy", "delete,compact"), overrides(name));
+            assertEquals(notificationsBefore + 1, cluster.store().admin().configChangeNotifications(null).size(),
+                "one change notification");
+            assertEquals(Optional.of("topics/" + name), cluster.store().admin().configChangeNotifications(null)
+                .values().stream().reduce((a, b) -> b).map(n -> n.entityPath()));
+
+            r = alterIncrementally(v, false, incremental(2, name, 3, "cleanup.policy", "delete"));
+            assertEquals(Errors.NONE.code(), r.errorCode(), "v" + v + ": " + r);
+            assertEquals("compact", overrides(name).get("cleanup.policy"));
+
+            r = alterIncrementally(v, true, incremental(2, name, 0, "retention.ms", "1"));
+            assertEquals(Errors.NONE.code(), r.errorCode(), "validateOnly");
+            assertEquals("60000", overrides(name).get("retention.ms"), "validateOnly writes nothing");
+        }
+    }
+
+    @Test
+    void incrementalAlterConfigsRefusesWhatCreateTopicsRefuses() {
+        final String name = "incremental-refusals";
+        assertEquals(Errors.NONE.code(), only(create(7, false, 30_000, topic(name, 1, 1))).errorCode());
+        IncrementalAlterConfigsResponseData.AlterConfigsResourceResponse r =
+            alterIncrementally(1, false, incremental(2, name, 0, "retention.ms", "soon"));
+        assertEquals(Errors.INVALID_CONFIG.code(), r.errorCode());
+        assertTrue(r.errorMessage().contains("retention.ms"), r.errorMessage());
+        r = alterIncrementally(1, false, incremental(2, name, 0, "preallocate", "true"));
+        assertEquals(Errors.INVALID_CONFIG.code(), r.errorCode());
+        assertEquals("Topic config preallocate is not supported by Seglog", r.errorMessage());
+        r = alterIncrementally(1, false, incremental(2, name, 0, "no.such.config", "1"));
+        assertEquals(Errors.INVALID_CONFIG.code(), r.errorCode());
+        r = alterIncrementally(1, false, incremental(2, name, 2, "retention.ms", "1"));
+        assertEquals(Errors.INVALID_CONFIG.code(), r.errorCode());
+        assertEquals("Config value append is not allowed for config key: retention.ms", r.errorMessage());
+        r = alterIncrementally(1, false, incremental(2, name, 0, "retention.ms", "1", 1, "retention.ms", null));
+        assertEquals(Errors.INVALID_REQUEST.code(), r.errorCode());
+        r = alterIncrementally(1, false, incremental(2, "no-such-topic", 0, "retention.ms", "1"));
+        assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION.code(), r.errorCode());
+        r = alterIncrementally(1, false, incremental(4, "1", 0, "log.retention.ms", "1"));
+        assertEquals(Errors.INVALID_REQUEST.code(), r.errorCode(), "no dynamic broker configuration");
+        assertEquals(Map.of(), overrides(name), "nothing written");
+    }
+
+    @Test
+    void alterConfigsReplacesTheWholeSetAtEveryVersion() {
+        for (int v = AlterConfigsApis.ALTER_CONFIGS_MIN; v <= AlterConfigsApis.ALTER_CONFIGS_MAX; v++) {
+            final String name = "alter-v" + v;
+            assertEquals(Errors.NONE.code(), only(create(7, false, 30_000, topic(name, 1, 1)
+                .setConfigs(new CreateTopicsRequestData.CreatableTopicConfigCollection(List.of(
+                    new CreateTopicsRequestData.CreatableTopicConfig().setName("retention.bytes").setValue("1000"))
+                    .iterator())))).errorCode());
+            final AlterConfigsRequestData req = new AlterConfigsRequestData();
+            final AlterConfigsRequestData.AlterConfigsResource res = new AlterConfigsRequestData.AlterConfigsResource()
+                .setResourceType((byte) 2).setResourceName(name);
+            res.configs().add(new AlterConfigsRequestData.AlterableConfig().setName("segment.ms").setValue("3600000"));
+            req.resources().add(res);
+            final AlterConfigsResponseData resp = send(ApiKeys.ALTER_CONFIGS, v, req);
+            final AlterConfigsResponseData.AlterConfigsResourceResponse r = resp.responses().get(0);
+            assertEquals(Errors.NONE.code(), r.errorCode(), "v" + v + ": " + r);
+            assertEquals(name, r.resourceName());
+            assertEquals(Map.of("segment.ms", "3600000"), overrides(name), "retention.bytes gone: the whole set");
+
+            res.configs().clear();
+            res.configs().add(new AlterConfigsRequestData.AlterableConfig().setName("segment.ms").setValue("-5"));
+            final AlterConfigsResponseData.AlterConfigsResourceResponse bad =
+                ((AlterConfigsResponseData) send(ApiKeys.ALTER_CONFIGS, v, req)).responses().get(0);
+            assertEquals(Errors.INVALID_CONFIG.code(), bad.errorCode(), "v" + v);
+            assertEquals("3600000", overrides(name).get("segment.ms"));
+        }
     }
 }

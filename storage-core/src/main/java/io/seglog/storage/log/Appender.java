@@ -70,14 +70,16 @@ public final class Appender implements AutoCloseable {
     private final Segments segments;
     private final LogEnd end;
     private final LeaderEpochCache epochs;
-    private final SegmentConfig segmentConfig;
-    private final Rules rules;
+    // The configuration's parts: replaced by reconfigure() under the log's append lock, so the writer reads them as
+    // plain fields.
+    private SegmentConfig segmentConfig;
+    private Rules rules;
     private final InstantSource time;
     private final UnsafeBuffer appendView = new UnsafeBuffer(0, 0);
     // The caller's buffer is ours for the call: setLogAppendTime's CRC needs no duplicate per new buffer.
     private final RecordBatch batchView = RecordBatch.forOwnedBuffers();
-    private final RecordBatchValidator leaderValidator;
-    private final RecordBatchValidator followerValidator;
+    private RecordBatchValidator leaderValidator;
+    private RecordBatchValidator followerValidator;
     private final AppendBatches batches = new AppendBatches();
     private final ProducerStateManager producers;
     /** The leader append's answer; the caller copies it out before releasing the append lock. */
@@ -90,7 +92,8 @@ public final class Appender implements AutoCloseable {
      */
     private int confirmedEpoch = -1;
     /** The leader's re-compression to the topic's codec; null when producers' codecs are kept. */
-    private final Recompression recompression;
+    private Recompression recompression;
+    private Compression compression;
     /** The records' largest timestamp per batch of the leader append being validated; grows, never shrinks. */
     private long[] recordMaxTimestamps = new long[8];
 
@@ -128,9 +131,8 @@ public final class Appender implements AutoCloseable {
     public Appender(final Segments segments, final LogEnd end, final LeaderEpochCache epochs,
                     final SegmentConfig segmentConfig, final Rules rules, final Compression compression,
                     final InstantSource time, final ProducerStateManager producers) {
-        this.recompression = compression.target() == null ? null : new Recompression(compression.target(),
-            compression.gzipLevel(), compression.lz4Level(), compression.zstdLevel(),
-            RecordBatchValidator.DEFAULT_MAX_DECOMPRESSED_BYTES);
+        this.compression = compression;
+        this.recompression = recompressionFor(compression);
         this.segments = segments;
         this.end = end;
         this.epochs = epochs;
@@ -142,6 +144,45 @@ public final class Appender implements AutoCloseable {
         final int maxBatchBytes = Math.max(rules.maxMessageBytes(), 61);
         this.leaderValidator = new RecordBatchValidator(maxBatchBytes, RecordBatchValidator.Origin.CLIENT);
         this.followerValidator = new RecordBatchValidator(maxBatchBytes, RecordBatchValidator.Origin.REPLICATION);
+    }
+
+    private static Recompression recompressionFor(final Compression compression) {
+        return compression.target() == null ? null : new Recompression(compression.target(),
+            compression.gzipLevel(), compression.lz4Level(), compression.zstdLevel(),
+            RecordBatchValidator.DEFAULT_MAX_DECOMPRESSED_BYTES);
+    }
+
+    /**
+     * Replaces the configuration's parts (a topic's configuration changed): the next append validates, compresses
+     * and decides its roll by the new values. The validators and the re-compression are rebuilt only when their
+     * settings changed (the old ones' native state is freed). Writer only: the caller holds the log's append lock.
+     *
+     * @param segmentConfig the segment configuration ({@code segment.bytes}, {@code segment.ms}, ...)
+     * @param rules         the append rules
+     * @param compression   the topic's codec
+     */
+    public void reconfigure(final SegmentConfig segmentConfig, final Rules rules, final Compression compression) {
+        if (rules.maxMessageBytes() != this.rules.maxMessageBytes()) {
+            final int maxBatchBytes = Math.max(rules.maxMessageBytes(), 61);
+            final RecordBatchValidator leader = new RecordBatchValidator(maxBatchBytes,
+                RecordBatchValidator.Origin.CLIENT);
+            final RecordBatchValidator follower = new RecordBatchValidator(maxBatchBytes,
+                RecordBatchValidator.Origin.REPLICATION);
+            leaderValidator.close();
+            followerValidator.close();
+            leaderValidator = leader;
+            followerValidator = follower;
+        }
+        if (!compression.equals(this.compression)) {
+            final Recompression next = recompressionFor(compression);
+            if (recompression != null) {
+                recompression.close();
+            }
+            recompression = next;
+            this.compression = compression;
+        }
+        this.segmentConfig = segmentConfig;
+        this.rules = rules;
     }
 
     /** Frees the validators' codec state (native zstd contexts); idempotent. */

@@ -59,7 +59,8 @@ public final class Retention {
     private final LogEnd end;
     private final Watermarks watermarks;
     private final RetiredSegments retired;
-    private final Rules rules;
+    /** Replaced by {@link #reconfigure}; read at the next retention check or retirement (some outside the lock). */
+    private volatile Rules rules;
     private final UnlinkScheduler unlinks;
     private final java.util.function.Consumer<Throwable> onUnlinkFailure;
     private final ProducerStateManager producers;
@@ -88,6 +89,15 @@ public final class Retention {
         this.unlinks = unlinks;
         this.onUnlinkFailure = onUnlinkFailure;
         this.producers = producers;
+    }
+
+    /**
+     * Sets the rules the next retention check and the next retirement use (a topic's configuration changed).
+     *
+     * @param rules the new retention rules
+     */
+    public void reconfigure(final Rules rules) {
+        this.rules = java.util.Objects.requireNonNull(rules, "rules");
     }
 
     /**

@@ -22,7 +22,8 @@ import java.util.function.LongSupplier;
 public final class Segments {
     private final FileIO io;
     private final Path dir;
-    private final SegmentConfig config;
+    /** Replaced by {@link #reconfigure} (writer only); read by the writer when it creates a segment. */
+    private SegmentConfig config;
     private final LongSupplier rollJitterMs;
     private volatile LogSegment[] segments;
 
@@ -45,6 +46,16 @@ public final class Segments {
         this.config = config;
         this.rollJitterMs = rollJitterMs;
         this.segments = loaded.toArray(new LogSegment[0]);
+    }
+
+    /**
+     * Sets the configuration of the segments created from now on (a topic's configuration changed): existing
+     * segments keep the index sizes, index interval and mapping they were created with, as in Kafka. Writer only.
+     *
+     * @param config the new segment configuration
+     */
+    public void reconfigure(final SegmentConfig config) {
+        this.config = java.util.Objects.requireNonNull(config, "config");
     }
 
     /**

@@ -27,7 +27,8 @@ public final class Truncation {
     private final Path dir;
     private final FileIO io;
     private final InstantSource time;
-    private final int segmentIndexBytes;
+    /** Replaced by {@link #reconfigure}; read by the next truncation. */
+    private volatile int segmentIndexBytes;
     private final Segments segments;
     private final LogEnd end;
     private final Durability durability;
@@ -71,6 +72,15 @@ public final class Truncation {
         this.appender = appender;
         this.recoveryPointLowered = recoveryPointLowered;
         this.producers = producers;
+    }
+
+    /**
+     * Sets {@code segment.index.bytes} for the next truncation (a topic's configuration changed).
+     *
+     * @param segmentIndexBytes the size a cut segment's indexes grow back to
+     */
+    public void reconfigure(final int segmentIndexBytes) {
+        this.segmentIndexBytes = segmentIndexBytes;
     }
 
     /**
