@@ -38,11 +38,10 @@ import java.util.stream.Stream;
  */
 public final class VersusKafkaBench {
     /**
-     * Whether {@code acks=all} producers are idempotent (kafka-clients' default). Off until Seglog answers
-     * InitProducerId (issue 13's parallel work): an idempotent producer fails against a Seglog broker without it.
-     * Flip this, or pass {@code --idempotence true}, once it is merged.
+     * Whether {@code acks=all} producers are idempotent: kafka-clients' default, served by both systems
+     * ({@code --idempotence false} measures without it).
      */
-    static final boolean DEFAULT_IDEMPOTENCE = false;
+    static final boolean DEFAULT_IDEMPOTENCE = true;
 
     /** A produce workload. */
     record Workload(int replicationFactor, String acks, int recordBytes) {
@@ -70,9 +69,7 @@ public final class VersusKafkaBench {
      * {@code num.network.threads=3}; Kafka also {@code num.io.threads=8} and one replica fetcher per source broker).
      *
      * <p>{@code min.insync.replicas} stays at its default (1) on both: with every replica in the ISR, acks=all waits
-     * for all of them whatever the minimum, and Seglog (unlike Kafka, which caps it at the replication factor) holds
-     * an RF=1 partition's high watermark still under {@code min.insync.replicas=2}, so its consumers would read
-     * nothing.
+     * for all of them whatever the minimum.
      *
      * @return property name to value
      */
