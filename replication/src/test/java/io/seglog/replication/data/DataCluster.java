@@ -15,12 +15,15 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import org.agrona.CloseHelper;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 
 /**
  * Seglog brokers in one JVM over one real ZooKeeper, each with its own log directory and its own Kafka-protocol
@@ -166,6 +169,18 @@ public final class DataCluster implements AutoCloseable {
      */
     public String bootstrapServers() {
         return brokers.values().stream().map(SeglogBroker::bootstrapServers).collect(Collectors.joining(","));
+    }
+
+    /**
+     * A kafka-clients AdminClient for the running brokers, with a 60 s default API timeout; the caller closes it.
+     *
+     * @return the client
+     */
+    public Admin admin() {
+        final Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 60_000);
+        return Admin.create(p);
     }
 
     /**

@@ -23,7 +23,6 @@ import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.apache.curator.test.TestingServer;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -66,10 +65,7 @@ class TopicConfigsIT {
         zk = new TestingServer();
         cluster = new DataCluster(zk.getConnectString(), dir, props -> { });
         cluster.startAll(1, 2, 3);
-        final Properties p = new Properties();
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
-        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 60_000);
-        admin = Admin.create(p);
+        admin = cluster.admin();
     }
 
     @AfterAll
