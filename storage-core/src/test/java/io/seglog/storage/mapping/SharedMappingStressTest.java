@@ -154,6 +154,13 @@ class SharedMappingStressTest {
             }, "lease-reader-" + r);
             readers[r].start();
         }
+        // On a busy machine the owner could finish every round before a reader thread is first scheduled: the
+        // rounds start once the readers are reading (a deadline, not a timing assumption).
+        final long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+        while (reads.get() == 0 && System.nanoTime() - deadline < 0) {
+            Thread.yield();
+        }
+        assertTrue(reads.get() > 0, "the readers started reading within 60 s");
         final Lease[] retiredLeases = new Lease[rounds];
         for (int i = 0; i < rounds; i++) {
             final Lease next = leases.get();
