@@ -12,7 +12,7 @@ import java.nio.ByteBuffer;
  * @param highWatermark  the leader's high watermark
  * @param logStartOffset the leader's log start offset
  * @param divergingEpoch the leader's diverging epoch, or {@link EpochEndOffset#UNDEFINED}
- * @param records        the batches (a buffer the follower may keep), or null
+ * @param records        the batches, or null; valid until the {@link FetchResponse} carrying them is closed
  */
 public record FetchedPartition(TopicPartition tp, ReplicaError error, long highWatermark, long logStartOffset,
                                EpochEndOffset divergingEpoch, ByteBuffer records) {

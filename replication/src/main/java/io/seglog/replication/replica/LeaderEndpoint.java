@@ -1,7 +1,6 @@
 package io.seglog.replication.replica;
 
 import io.seglog.storage.TopicPartition;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
@@ -14,10 +13,11 @@ public interface LeaderEndpoint extends AutoCloseable {
      * Fetches.
      *
      * @param request the fetch (replica id = this broker)
-     * @return completes with the partitions' answers (in any order), or exceptionally when the leader could not be
-     *     reached or the request timed out
+     * @return completes with the partitions' answers (in any order), which the caller closes once it has used them, or
+     *     exceptionally when the leader could not be reached or the request timed out. A caller that stops waiting
+     *     (cancels the future) leaves it to the endpoint to close an answer that arrives after that.
      */
-    CompletableFuture<List<FetchedPartition>> fetch(FetchRequest request);
+    CompletableFuture<FetchResponse> fetch(FetchRequest request);
 
     /**
      * Asks where epochs end (OffsetsForLeaderEpoch).

@@ -269,32 +269,42 @@ final class ReplicaFetcher implements AutoCloseable {
         }
         final FetchRequest request = new FetchRequest(localBrokerId, brokerEpoch.getAsLong(), config.fetchWaitMaxMs(),
             config.fetchMinBytes(), config.fetchResponseMaxBytes(), parts);
-        final List<FetchedPartition> response;
+        final CompletableFuture<FetchResponse> pending = endpoint.fetch(request);
+        FetchResponse response = null;
         try {
-            response = await(endpoint.fetch(request), config.replicaSocketTimeoutMs());
+            response = await(pending, config.replicaSocketTimeoutMs());
         } catch (final ExecutionException | TimeoutException e) {
             LOG.info("{}: fetch of {} partitions failed: {}", name, parts.size(),
                 e instanceof ExecutionException ? e.getCause().toString() : "timed out");
             backOff();
             return;
+        } finally {
+            if (response == null) {
+                // An answer that completed the future just before the wait gave up is still ours to give back.
+                pending.thenAccept(FetchResponse::close);
+            }
         }
         final List<CompletableFuture<Long>> flushes = new ArrayList<>();
-        for (final FetchedPartition answer : response) {
-            final State s = fetching.get(answer.tp());
-            if (s == null || !current(answer.tp(), s)) {
-                continue;
-            }
-            try {
-                process(answer, s, flushes);
-            } catch (final StorageException e) {
-                LOG.error("{}: {} is offline; no longer fetched: {}", name, answer.tp(), e.getMessage());
-                drop(answer.tp(), s);
-            } catch (final InvalidRecordException e) {
-                // Batches that do not continue the log (or are malformed): settle where the logs agree again.
-                LOG.warn("{}: {} refused the leader's batches ({}); truncating by epoch", name, answer.tp(),
-                    e.getMessage());
-                setMode(s, Mode.TRUNCATING);
-                delay(s);
+        // The records may be views into the connection's receive buffer: given back once appended (before any
+        // flush wait, which needs the file, not them).
+        try (FetchResponse answers = response) {
+            for (final FetchedPartition answer : answers.partitions()) {
+                final State s = fetching.get(answer.tp());
+                if (s == null || !current(answer.tp(), s)) {
+                    continue;
+                }
+                try {
+                    process(answer, s, flushes);
+                } catch (final StorageException e) {
+                    LOG.error("{}: {} is offline; no longer fetched: {}", name, answer.tp(), e.getMessage());
+                    drop(answer.tp(), s);
+                } catch (final InvalidRecordException e) {
+                    // Batches that do not continue the log (or are malformed): settle where the logs agree again.
+                    LOG.warn("{}: {} refused the leader's batches ({}); truncating by epoch", name, answer.tp(),
+                        e.getMessage());
+                    setMode(s, Mode.TRUNCATING);
+                    delay(s);
+                }
             }
         }
         if (!flushes.isEmpty()) {

@@ -2,6 +2,7 @@ package io.seglog.replication.wire;
 
 import io.seglog.replication.replica.EpochResult;
 import io.seglog.replication.replica.FetchRequest;
+import io.seglog.replication.replica.FetchResponse;
 import io.seglog.replication.replica.FetchedPartition;
 import io.seglog.replication.replica.LeaderEndpoint;
 import io.seglog.replication.replica.OffsetResult;
@@ -48,7 +49,7 @@ public final class WireLeaderEndpoint implements LeaderEndpoint {
     }
 
     @Override
-    public CompletableFuture<List<FetchedPartition>> fetch(final FetchRequest request) {
+    public CompletableFuture<FetchResponse> fetch(final FetchRequest request) {
         final FetchRequestData data = new FetchRequestData()
             .setReplicaId(request.replicaId())
             .setMaxWaitMs(request.maxWaitMs())
@@ -73,7 +74,9 @@ public final class WireLeaderEndpoint implements LeaderEndpoint {
                 .partitions().add(part);
         }
         data.setTopics(new ArrayList<>(topics.values()));
-        return client.send(ApiKeys.FETCH, FETCH_VERSION, data).thenApply(message -> {
+        // Decoded in place: each partition's records are a view into the receive buffer (no copy, no heap buffer of
+        // up to fetch.response.max.bytes per answer), held until the fetcher has appended them and closes the answer.
+        return client.sendInPlace(ApiKeys.FETCH, FETCH_VERSION, data, (message, release) -> {
             final FetchResponseData resp = (FetchResponseData) message;
             final List<FetchedPartition> out = new ArrayList<>();
             if (resp.errorCode() != 0) {
@@ -82,7 +85,7 @@ public final class WireLeaderEndpoint implements LeaderEndpoint {
                     out.add(new FetchedPartition(p.tp(), error(resp.errorCode()), -1, -1, EpochEndOffset.UNDEFINED,
                         null));
                 }
-                return out;
+                return new FetchResponse(out, release);
             }
             for (final FetchResponseData.FetchableTopicResponse topic : resp.responses()) {
                 for (final FetchResponseData.PartitionData p : topic.partitions()) {
@@ -94,7 +97,7 @@ public final class WireLeaderEndpoint implements LeaderEndpoint {
                         error(p.errorCode()), p.highWatermark(), p.logStartOffset(), diverging, records));
                 }
             }
-            return out;
+            return new FetchResponse(out, release);
         });
     }
 

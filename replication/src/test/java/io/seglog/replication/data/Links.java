@@ -3,7 +3,7 @@ package io.seglog.replication.data;
 import io.seglog.replication.broker.SeglogBroker;
 import io.seglog.replication.replica.EpochResult;
 import io.seglog.replication.replica.FetchRequest;
-import io.seglog.replication.replica.FetchedPartition;
+import io.seglog.replication.replica.FetchResponse;
 import io.seglog.replication.replica.LeaderEndpoint;
 import io.seglog.replication.replica.OffsetResult;
 import io.seglog.storage.TopicPartition;
@@ -166,21 +166,32 @@ public final class Links implements SeglogBroker.EndpointWrapper {
             }
 
             @Override
-            public CompletableFuture<List<FetchedPartition>> fetch(final FetchRequest request) {
+            public CompletableFuture<FetchResponse> fetch(final FetchRequest request) {
                 final Rule r = rule();
                 if (r.blocked() || r.cutRequest().test(request)) {
                     return cut();
                 }
-                final CompletableFuture<List<FetchedPartition>> answer = endpoint.fetch(request);
+                final CompletableFuture<FetchResponse> answer = endpoint.fetch(request);
                 delivered.computeIfAbsent(key, k -> new AtomicLong()).incrementAndGet();
-                // The rule as it is when the answer arrives: a link cut while a fetch waits on the leader loses it.
-                return delayed(answer.thenCompose(x -> {
+                // The rule as it is when the answer arrives: a link cut while a fetch waits on the leader loses it
+                // (and gives its buffers back, as the endpoint does with an answer nobody waits for).
+                final CompletableFuture<FetchResponse> kept = answer.thenCompose(x -> {
                     final Rule now = rule();
-                    return now.blocked() || now.dropResponse().test(request)
-                        ? CompletableFuture.failedFuture(new IOException("answer on link " + key.follower() + "->"
-                            + key.leader() + " lost"))
-                        : CompletableFuture.completedFuture(x);
-                }), r.delayMs());
+                    if (now.blocked() || now.dropResponse().test(request)) {
+                        x.close();
+                        return CompletableFuture.failedFuture(new IOException("answer on link " + key.follower()
+                            + "->" + key.leader() + " lost"));
+                    }
+                    return CompletableFuture.completedFuture(x);
+                });
+                final CompletableFuture<FetchResponse> out = delayed(kept, r.delayMs());
+                // The follower may stop waiting (a timeout cancels): an answer arriving after that is given back.
+                out.whenComplete((x, e) -> {
+                    if (out.isCancelled()) {
+                        answer.thenAccept(FetchResponse::close);
+                    }
+                });
+                return out;
             }
 
             @Override

@@ -296,7 +296,8 @@ class ReplicaFetcherTest {
         final GatedEndpoint.Held first = endpoint.fetches.get(0);
         assertEquals(List.of(tp0, tp1), first.request().partitions().stream().map(PartitionFetch::tp).toList());
         assertTrue(fetcher.remove(tp0));
-        first.answer().complete(TestEndpoints.serve(Map.of(tp0, leader0, tp1, leader1), first.request()));
+        first.answer().complete(FetchResponse.of(TestEndpoints.serve(Map.of(tp0, leader0, tp1, leader1),
+            first.request())));
 
         Await.until(DEADLINE, () -> endpoint.fetches.size() == 2, () -> "the fetch after the answer was processed");
         assertEquals(0, followerLog0.logEndOffset(), "the removed partition's records were dropped");

@@ -70,7 +70,7 @@ final class TestEndpoints {
         }
 
         @Override
-        public CompletableFuture<List<FetchedPartition>> fetch(final FetchRequest request) {
+        public CompletableFuture<FetchResponse> fetch(final FetchRequest request) {
             if (closed) {
                 return closedFailure();
             }
@@ -79,13 +79,13 @@ final class TestEndpoints {
             final boolean nothing = answer.stream().allMatch(a -> a.error() == ReplicaError.NONE
                 && a.records() == null && a.divergingEpoch().isUndefined());
             if (!nothing) {
-                return CompletableFuture.completedFuture(answer);
+                return CompletableFuture.completedFuture(FetchResponse.of(answer));
             }
-            final CompletableFuture<List<FetchedPartition>> held = new CompletableFuture<>();
+            final CompletableFuture<FetchResponse> held = new CompletableFuture<>();
             inFlight.add(held);
             timer.schedule(() -> {
                 inFlight.remove(held);
-                held.complete(answer);
+                held.complete(FetchResponse.of(answer));
             }, HOLD_MS, TimeUnit.MILLISECONDS);
             if (closed) {
                 held.completeExceptionally(new IllegalStateException("endpoint closed"));
@@ -141,14 +141,14 @@ final class TestEndpoints {
     /** Holds every fetch until the test answers it; any other request fails. */
     static final class GatedEndpoint implements LeaderEndpoint {
         /** A fetch waiting for the test's answer. */
-        record Held(FetchRequest request, CompletableFuture<List<FetchedPartition>> answer) {
+        record Held(FetchRequest request, CompletableFuture<FetchResponse> answer) {
         }
 
         final List<Held> fetches = new CopyOnWriteArrayList<>();
         private volatile boolean closed;
 
         @Override
-        public CompletableFuture<List<FetchedPartition>> fetch(final FetchRequest request) {
+        public CompletableFuture<FetchResponse> fetch(final FetchRequest request) {
             if (closed) {
                 return closedFailure();
             }
