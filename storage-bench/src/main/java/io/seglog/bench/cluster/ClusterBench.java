@@ -1,5 +1,8 @@
 package io.seglog.bench.cluster;
 
+import static io.seglog.bench.cluster.ClientWorkload.payload;
+import static io.seglog.bench.cluster.ClientWorkload.percentile;
+
 import io.seglog.replication.broker.SeglogBroker;
 import io.seglog.replication.broker.SeglogBrokerConfig;
 import io.seglog.replication.zk.EmbeddedZooKeeper;
@@ -21,7 +24,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
-import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -71,7 +73,6 @@ public final class ClusterBench {
         new Workload("RF=3 acks=all", 3, "all", false),
         new Workload("RF=3 acks=all durable", 3, "all", true));
     static final int[] RECORD_BYTES = {100, 1024};
-    private static final int BATCH_BYTES = 64 * 1024;
 
     /** One output row. */
     record Row(String workload, String system, String metric, double value, double error, String unit) {
@@ -188,7 +189,7 @@ public final class ClusterBench {
 
     /** The single-node append rate of 64 KiB batches of records of this size. */
     private double appendRate(final int recordBytes) throws IOException {
-        final int perBatch = Math.max(1, BATCH_BYTES / (recordBytes + 20));
+        final int perBatch = Math.max(1, ClientWorkload.BATCH_BYTES / (recordBytes + 20));
         final byte[][] values = new byte[perBatch][];
         final byte[] payload = payload(recordBytes);
         Arrays.fill(values, payload);
@@ -253,41 +254,15 @@ public final class ClusterBench {
             percentile(latencies, 0.99) / 1e3, pace);
     }
 
+    /** The producer's settings ({@link ClientWorkload}'s, idempotence off: the figures predate InitProducerId). */
     private static Properties producerProps(final String bootstrap, final String acks) {
-        final Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.put(ProducerConfig.ACKS_CONFIG, acks);
-        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false);
-        p.put(ProducerConfig.BATCH_SIZE_CONFIG, BATCH_BYTES);
-        p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
-        p.put(ProducerConfig.BUFFER_MEMORY_CONFIG, 64L << 20);
-        p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 5);
-        return p;
+        return ClientWorkload.producerProps(bootstrap, acks, false, 5);
     }
 
     /** Acknowledged records per second, the producer sending as fast as it accepts records. */
     private double throughput(final String bootstrap, final String topic, final String acks, final int size) {
-        final byte[] payload = payload(size);
-        final AtomicLong acked = new AtomicLong();
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerProps(bootstrap, acks),
-            new ByteArraySerializer(), new ByteArraySerializer())) {
-            final long warmEnd = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.min(1_000, durationMs));
-            while (System.nanoTime() < warmEnd) {
-                producer.send(new ProducerRecord<>(topic, 0, null, payload));
-            }
-            producer.flush();
-            final long start = System.nanoTime();
-            final long end = start + TimeUnit.MILLISECONDS.toNanos(durationMs);
-            while (System.nanoTime() < end) {
-                producer.send(new ProducerRecord<>(topic, 0, null, payload), (md, e) -> {
-                    if (e == null) {
-                        acked.incrementAndGet();
-                    }
-                });
-            }
-            producer.flush();
-            return acked.get() * 1e9 / (System.nanoTime() - start);
-        }
+        return ClientWorkload.throughput(bootstrap, topic, acks, false, size, Math.min(1_000, durationMs), durationMs)
+            .recordsPerSecond();
     }
 
     /** Send-to-ack latencies in nanoseconds, the producer paced at {@code ratePerSecond}. */
@@ -362,19 +337,6 @@ public final class ClusterBench {
             Double.NaN, "ms"));
     }
 
-    static double percentile(final long[] sorted, final double q) {
-        if (sorted.length == 0) {
-            return Double.NaN;
-        }
-        final int i = (int) Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1);
-        return sorted[Math.max(0, i)];
-    }
-
-    private static byte[] payload(final int size) {
-        final byte[] b = new byte[size];
-        new SplittableRandom(size).nextBytes(b);
-        return b;
-    }
 
     private String markdown(final boolean quick) {
         final StringBuilder sb = new StringBuilder();
