@@ -71,6 +71,17 @@ class ReplicationArchitectureTest {
             "java.util.concurrent..", "java.nio.channels..", "java.io..")
         .because("HW, ISR and truncation rules are functions tested with plain tables");
 
+    /**
+     * The group coordinator's rules (and the assignors) reach the log, the clock and the network through interfaces
+     * only: a simulation runs them on one thread with a clock and a log of its own.
+     */
+    static final ArchRule GROUP_COORDINATOR_HAS_NO_NETWORK_OR_STORE = noClasses()
+        .that().resideInAPackage("io.seglog.replication.group..")
+        .should().dependOnClassesThat().resideInAnyPackage("io.netty..", "java.net..", "java.nio.channels..",
+            "io.seglog.replication.zk..", "io.seglog.replication.wire..", "io.seglog.replication.controller..",
+            "io.seglog.replication.broker..", "io.seglog.replication.replica..")
+        .because("group state moves by requests, timers and write completions that a deterministic simulation drives");
+
     /** Only the zk package talks to ZooKeeper. */
     static final ArchRule ZOOKEEPER_ONLY_IN_ZK = noClasses()
         .that().resideOutsideOfPackage("io.seglog.replication.zk..")
@@ -153,6 +164,12 @@ class ReplicationArchitectureTest {
         assertTrue(REPLICATION.containPackage("io.seglog.replication.policy"), "policy package not imported");
         REPLICA_LAYER_HAS_NO_NETWORK_OR_STORE.check(REPLICATION);
         POLICY_IS_PURE.check(REPLICATION);
+    }
+
+    @Test
+    void groupCoordinatorReachesNoNetworkOrStoreDirectly() {
+        assertTrue(REPLICATION.containPackage("io.seglog.replication.group"), "group package not imported");
+        GROUP_COORDINATOR_HAS_NO_NETWORK_OR_STORE.check(REPLICATION);
     }
 
     @Test

@@ -1,0 +1,60 @@
+package io.seglog.replication.group;
+
+/**
+ * The classic group coordinator's settings, with Kafka's names and defaults.
+ *
+ * @param minSessionTimeoutMs     {@code group.min.session.timeout.ms} (6000)
+ * @param maxSessionTimeoutMs     {@code group.max.session.timeout.ms} (1800000)
+ * @param initialRebalanceDelayMs {@code group.initial.rebalance.delay.ms} (3000): how long the first rebalance of an
+ *                                empty group waits for more members, extended while members keep coming, up to the
+ *                                rebalance timeout
+ * @param maxSize                 {@code group.max.size} (unbounded)
+ * @param newMemberJoinTimeoutMs  how long a new member's parked JoinGroup may wait (Kafka's fixed 5 minutes)
+ */
+public record GroupConfig(int minSessionTimeoutMs, int maxSessionTimeoutMs, int initialRebalanceDelayMs, int maxSize,
+                          int newMemberJoinTimeoutMs) {
+    /** {@code group.min.session.timeout.ms}. */
+    public static final String MIN_SESSION_TIMEOUT_MS = "group.min.session.timeout.ms";
+    /** {@code group.max.session.timeout.ms}. */
+    public static final String MAX_SESSION_TIMEOUT_MS = "group.max.session.timeout.ms";
+    /** {@code group.initial.rebalance.delay.ms}. */
+    public static final String INITIAL_REBALANCE_DELAY_MS = "group.initial.rebalance.delay.ms";
+    /** {@code group.max.size}. */
+    public static final String MAX_SIZE = "group.max.size";
+
+    /**
+     * Checks the settings.
+     *
+     * @param minSessionTimeoutMs     the smallest session timeout accepted
+     * @param maxSessionTimeoutMs     the largest session timeout accepted
+     * @param initialRebalanceDelayMs the first rebalance's delay
+     * @param maxSize                 the most members
+     * @param newMemberJoinTimeoutMs  a new member's join timeout
+     * @throws IllegalArgumentException naming the setting and value
+     */
+    public GroupConfig {
+        if (minSessionTimeoutMs < 0 || maxSessionTimeoutMs < minSessionTimeoutMs) {
+            throw new IllegalArgumentException(MIN_SESSION_TIMEOUT_MS + "=" + minSessionTimeoutMs + " and "
+                + MAX_SESSION_TIMEOUT_MS + "=" + maxSessionTimeoutMs + ": need 0 <= min <= max");
+        }
+        if (initialRebalanceDelayMs < 0) {
+            throw new IllegalArgumentException(INITIAL_REBALANCE_DELAY_MS + "=" + initialRebalanceDelayMs
+                + ": must be >= 0");
+        }
+        if (maxSize < 1) {
+            throw new IllegalArgumentException(MAX_SIZE + "=" + maxSize + ": must be >= 1");
+        }
+        if (newMemberJoinTimeoutMs < 1) {
+            throw new IllegalArgumentException("newMemberJoinTimeoutMs=" + newMemberJoinTimeoutMs + ": must be >= 1");
+        }
+    }
+
+    /**
+     * Kafka's defaults.
+     *
+     * @return the settings
+     */
+    public static GroupConfig defaults() {
+        return new GroupConfig(6_000, 1_800_000, 3_000, Integer.MAX_VALUE, 300_000);
+    }
+}

@@ -1,0 +1,693 @@
+package io.seglog.replication.group;
+
+import io.seglog.replication.group.GroupRecords.GroupKey;
+import io.seglog.replication.group.GroupRecords.GroupValue;
+import io.seglog.replication.group.GroupRecords.MemberValue;
+import io.seglog.replication.group.GroupRequests.Heartbeat;
+import io.seglog.replication.group.GroupRequests.Join;
+import io.seglog.replication.group.GroupRequests.JoinResult;
+import io.seglog.replication.group.GroupRequests.LeaveResult;
+import io.seglog.replication.group.GroupRequests.Leaving;
+import io.seglog.replication.group.GroupRequests.Sync;
+import io.seglog.replication.group.GroupRequests.SyncResult;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.random.RandomGenerator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The classic group protocol for the groups of one {@code __consumer_offsets} partition (Kafka's classic part of
+ * {@code GroupMetadataManager}): JoinGroup with the two-step join of KIP-394, the initial rebalance delay, the
+ * rebalance timeout and the leader's SyncGroup, Heartbeat, LeaveGroup, static membership (KIP-345), session and
+ * pending-sync expiry; the group's metadata written to the log after each assignment (the answers wait for it).
+ *
+ * <p>Every method runs on the {@link GroupScheduler}'s thread, which also runs its timers and the completions of its
+ * writes: the state needs no lock, and one seeded scheduler replays a run exactly. Answers to parked requests complete
+ * the futures given with them.
+ *
+ * <p>Where Kafka's choice depends on a hash map's order (the protocol vote on a tie, the next leader when the leader
+ * leaves), this one takes the members in the order they joined.
+ */
+public final class GroupManager {
+    private static final Logger LOG = LoggerFactory.getLogger(GroupManager.class);
+    private static final byte[] EMPTY_ASSIGNMENT = new byte[0];
+
+    private final GroupConfig config;
+    private final GroupScheduler scheduler;
+    private final GroupLog log;
+    private final RandomGenerator ids;
+    private final Map<String, ClassicGroup> groups = new HashMap<>();
+
+    /**
+     * @param config    the settings
+     * @param scheduler the coordinator's thread, timers and clock
+     * @param log       the offsets partition the group records go to
+     * @param ids       where new member ids come from (seeded in a simulation)
+     */
+    public GroupManager(final GroupConfig config, final GroupScheduler scheduler, final GroupLog log,
+                        final RandomGenerator ids) {
+        this.config = config;
+        this.scheduler = scheduler;
+        this.log = log;
+        this.ids = ids;
+    }
+
+    // ------------------------------------------------------------------------------------------------ views
+
+    /**
+     * A group's state.
+     *
+     * @param groupId the group
+     * @return its state, or null when the group is not here
+     */
+    public GroupState state(final String groupId) {
+        final ClassicGroup group = groups.get(groupId);
+        return group == null ? null : group.state();
+    }
+
+    /**
+     * A group's generation.
+     *
+     * @param groupId the group
+     * @return the generation, or -1 when the group is not here
+     */
+    public int generation(final String groupId) {
+        final ClassicGroup group = groups.get(groupId);
+        return group == null ? -1 : group.generationId();
+    }
+
+    /**
+     * A group's member ids, in the order they joined.
+     *
+     * @param groupId the group
+     * @return the member ids (empty when the group is not here)
+     */
+    public List<String> members(final String groupId) {
+        final ClassicGroup group = groups.get(groupId);
+        final List<String> out = new ArrayList<>();
+        if (group != null) {
+            group.members().forEach(m -> out.add(m.memberId()));
+        }
+        return out;
+    }
+
+    /**
+     * A group's leader.
+     *
+     * @param groupId the group
+     * @return the leader's member id, or null
+     */
+    public String leader(final String groupId) {
+        final ClassicGroup group = groups.get(groupId);
+        return group == null ? null : group.leaderId();
+    }
+
+    // ------------------------------------------------------------------------------------------------ join
+
+    /**
+     * A JoinGroup: answered at once (an error, MEMBER_ID_REQUIRED, the current generation for a member with
+     * nothing new) or parked until the rebalance completes.
+     *
+     * @param request the request
+     * @param answer  completed with the answer
+     */
+    public void join(final Join request, final CompletableFuture<JoinResult> answer) {
+        final String memberId = request.memberId();
+        if (request.groupId().isEmpty()) {
+            answer.complete(JoinResult.error(GroupError.INVALID_GROUP_ID, memberId));
+            return;
+        }
+        if (request.sessionTimeoutMs() < config.minSessionTimeoutMs()
+            || request.sessionTimeoutMs() > config.maxSessionTimeoutMs()) {
+            answer.complete(JoinResult.error(GroupError.INVALID_SESSION_TIMEOUT, memberId));
+            return;
+        }
+        final boolean unknownMember = memberId.isEmpty();
+        ClassicGroup group = groups.get(request.groupId());
+        if (group == null) {
+            if (!unknownMember) {
+                answer.complete(JoinResult.error(GroupError.UNKNOWN_MEMBER_ID, memberId));
+                return;
+            }
+            group = new ClassicGroup(request.groupId(), scheduler.nowMs());
+            groups.put(request.groupId(), group);
+        }
+        if (!acceptJoiningMember(group, memberId)) {
+            removeMember(group, memberId, GroupError.GROUP_MAX_SIZE_REACHED);
+            answer.complete(JoinResult.error(GroupError.GROUP_MAX_SIZE_REACHED, ""));
+        } else if (unknownMember) {
+            joinNewMember(group, request, answer);
+        } else {
+            joinExistingMember(group, request, answer);
+        }
+    }
+
+    private boolean acceptJoiningMember(final ClassicGroup group, final String memberId) {
+        return switch (group.state()) {
+            case EMPTY, DEAD -> true;
+            case PREPARING_REBALANCE -> group.hasMember(memberId) && group.member(memberId).isAwaitingJoin()
+                || group.awaitingJoinCount() < config.maxSize();
+            case COMPLETING_REBALANCE, STABLE -> group.hasMember(memberId) || group.size() < config.maxSize();
+        };
+    }
+
+    private void joinNewMember(final ClassicGroup group, final Join request,
+                               final CompletableFuture<JoinResult> answer) {
+        if (group.isIn(GroupState.DEAD)) {
+            answer.complete(JoinResult.error(GroupError.COORDINATOR_NOT_AVAILABLE, ""));
+            return;
+        }
+        if (!group.supports(request.protocolType(), request.protocols())) {
+            answer.complete(JoinResult.error(GroupError.INCONSISTENT_GROUP_PROTOCOL, ""));
+            return;
+        }
+        final String newMemberId = (request.groupInstanceId() != null ? request.groupInstanceId()
+            : request.clientId()) + "-" + new UUID(ids.nextLong(), ids.nextLong());
+        if (request.groupInstanceId() != null) {
+            final String existing = group.staticMemberId(request.groupInstanceId());
+            if (existing != null) {
+                LOG.info("{}: static member {} rejoins without its member id; {} replaces {}", group,
+                    request.groupInstanceId(), newMemberId, existing);
+                replaceStaticMember(group, request, existing, newMemberId, answer);
+            } else {
+                addMember(group, request, newMemberId, answer);
+            }
+        } else if (request.requireKnownMemberId()) {
+            // KIP-394: the member must come back with this id; until then it holds a place in the rebalance.
+            group.addPendingJoin(newMemberId);
+            scheduleHeartbeatExpiry(group, newMemberId, request.sessionTimeoutMs());
+            answer.complete(JoinResult.error(GroupError.MEMBER_ID_REQUIRED, newMemberId));
+        } else {
+            addMember(group, request, newMemberId, answer);
+        }
+    }
+
+    private void joinExistingMember(final ClassicGroup group, final Join request,
+                                    final CompletableFuture<JoinResult> answer) {
+        final String memberId = request.memberId();
+        if (group.isIn(GroupState.DEAD)) {
+            answer.complete(JoinResult.error(GroupError.COORDINATOR_NOT_AVAILABLE, memberId));
+            return;
+        }
+        if (!group.supports(request.protocolType(), request.protocols())) {
+            answer.complete(JoinResult.error(GroupError.INCONSISTENT_GROUP_PROTOCOL, memberId));
+            return;
+        }
+        if (group.isPendingJoin(memberId)) {
+            if (request.groupInstanceId() != null) {
+                answer.complete(JoinResult.error(GroupError.UNKNOWN_MEMBER_ID, memberId));
+                return;
+            }
+            addMember(group, request, memberId, answer);
+            return;
+        }
+        final GroupError invalid = group.validateMember(memberId, request.groupInstanceId());
+        if (invalid != GroupError.NONE) {
+            answer.complete(JoinResult.error(invalid, memberId));
+            return;
+        }
+        final GroupMember member = group.member(memberId);
+        switch (group.state()) {
+            case PREPARING_REBALANCE -> updateMemberThenRebalance(group, member, request, answer);
+            case COMPLETING_REBALANCE -> {
+                if (member.matches(request.protocols())) {
+                    // The same metadata (it missed the JoinGroup answer): the current generation again.
+                    answer.complete(currentGeneration(group, memberId, group.isLeader(memberId), false));
+                } else {
+                    updateMemberThenRebalance(group, member, request, answer);
+                }
+            }
+            case STABLE -> {
+                if (group.isLeader(memberId) || !member.matches(request.protocols())) {
+                    // The leader rejoining asks for a rebalance (its topics' metadata may have changed).
+                    updateMemberThenRebalance(group, member, request, answer);
+                } else {
+                    answer.complete(currentGeneration(group, memberId, false, false));
+                }
+            }
+            default -> answer.complete(JoinResult.error(GroupError.UNKNOWN_MEMBER_ID, memberId));
+        }
+    }
+
+    private static JoinResult currentGeneration(final ClassicGroup group, final String memberId,
+                                                final boolean withMembers, final boolean skipAssignment) {
+        return new JoinResult(GroupError.NONE, group.generationId(), group.protocolType(), group.protocolName(),
+            group.leaderId() == null ? "" : group.leaderId(), skipAssignment, memberId,
+            withMembers ? group.joinedMembers() : List.of());
+    }
+
+    private void addMember(final ClassicGroup group, final Join request, final String memberId,
+                           final CompletableFuture<JoinResult> answer) {
+        final GroupMember member = new GroupMember(memberId, request.groupInstanceId(), request.clientId(),
+            request.clientHost(), request.rebalanceTimeoutMs(), request.sessionTimeoutMs(), request.protocolType(),
+            request.protocols());
+        member.isNew(true);
+        if (group.isIn(GroupState.PREPARING_REBALANCE) && group.previousState() == GroupState.EMPTY) {
+            group.newMemberAdded(true);
+        }
+        group.add(member, answer);
+        // A new member cannot heartbeat while its JoinGroup is parked: its join times out instead.
+        scheduleHeartbeatExpiry(group, memberId, config.newMemberJoinTimeoutMs());
+        maybePrepareRebalanceOrCompleteJoin(group, "new member " + memberId);
+    }
+
+    private void updateMemberThenRebalance(final ClassicGroup group, final GroupMember member, final Join request,
+                                           final CompletableFuture<JoinResult> answer) {
+        group.update(member, request.protocols(), request.rebalanceTimeoutMs(), request.sessionTimeoutMs(), answer);
+        maybePrepareRebalanceOrCompleteJoin(group, member + " rejoins");
+    }
+
+    private void replaceStaticMember(final ClassicGroup group, final Join request, final String oldMemberId,
+                                     final String newMemberId, final CompletableFuture<JoinResult> answer) {
+        final GroupMember member = group.replaceStaticMember(request.groupInstanceId(), oldMemberId, newMemberId);
+        scheduler.cancel(heartbeatKey(group, oldMemberId));
+        scheduleHeartbeatExpiry(group, newMemberId, member.sessionTimeoutMs());
+        final boolean protocolsChanged = !member.matches(request.protocols());
+        group.update(member, request.protocols(), request.rebalanceTimeoutMs(), request.sessionTimeoutMs(), answer);
+        if (group.isIn(GroupState.STABLE) && !protocolsChanged
+            && Objects.equals(group.protocolName(), group.selectProtocol())) {
+            // Kafka's static-member replacement without a rebalance: store the group under the new member id, then
+            // answer the current generation (the leader told to skip the assignment where it can be).
+            final int generation = group.generationId();
+            write(group, assignments(group)).whenComplete((ok, failure) -> scheduler.execute(() -> {
+                if (!member.isAwaitingJoin() || group.generationId() != generation) {
+                    return;
+                }
+                if (failure != null) {
+                    group.completeJoin(member, JoinResult.error(errorOf(failure), newMemberId));
+                    return;
+                }
+                final boolean leader = group.isLeader(newMemberId);
+                group.completeJoin(member, currentGeneration(group, newMemberId,
+                    leader && request.supportsSkipAssignment(), leader && request.supportsSkipAssignment()));
+            }));
+        } else if (group.isIn(GroupState.COMPLETING_REBALANCE) || group.isIn(GroupState.STABLE)) {
+            prepareRebalance(group, "static member " + request.groupInstanceId() + " replaced");
+        } else {
+            maybeCompleteJoinPhase(group);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ rebalance
+
+    private void maybePrepareRebalanceOrCompleteJoin(final ClassicGroup group, final String reason) {
+        if (group.canRebalance()) {
+            prepareRebalance(group, reason);
+        } else {
+            maybeCompleteJoinPhase(group);
+        }
+    }
+
+    private void maybeCompleteJoinPhase(final ClassicGroup group) {
+        if (group.isIn(GroupState.PREPARING_REBALANCE) && group.previousState() != GroupState.EMPTY
+            && group.hasAllMembersJoined()) {
+            completeJoin(group);
+        }
+    }
+
+    private void prepareRebalance(final ClassicGroup group, final String reason) {
+        if (group.isIn(GroupState.COMPLETING_REBALANCE)) {
+            // Members awaiting their assignment rejoin instead.
+            propagateAssignment(group, GroupError.REBALANCE_IN_PROGRESS, null);
+        }
+        group.clearPendingSync();
+        scheduler.cancel(syncKey(group));
+        final boolean initial = group.isIn(GroupState.EMPTY);
+        if (initial) {
+            final int delay = config.initialRebalanceDelayMs();
+            final int remaining = Math.max(group.rebalanceTimeoutMs() - delay, 0);
+            scheduler.schedule(joinKey(group), delay, () -> tryCompleteInitialRebalance(group.groupId(), delay,
+                remaining));
+        }
+        group.transitionTo(GroupState.PREPARING_REBALANCE, scheduler.nowMs());
+        LOG.info("{}: preparing to rebalance ({})", group, reason);
+        if (!initial) {
+            if (group.hasAllMembersJoined()) {
+                completeJoin(group);
+            } else {
+                scheduler.schedule(joinKey(group), group.rebalanceTimeoutMs(), () -> completeJoin(group.groupId()));
+            }
+        }
+    }
+
+    private void tryCompleteInitialRebalance(final String groupId, final int delayMs, final int remainingMs) {
+        final ClassicGroup group = groups.get(groupId);
+        if (group == null) {
+            return;
+        }
+        if (group.newMemberAdded() && remainingMs != 0) {
+            // Members keep coming: wait another delay, within the rebalance timeout.
+            group.newMemberAdded(false);
+            final int next = Math.min(config.initialRebalanceDelayMs(), remainingMs);
+            final int left = Math.max(remainingMs - delayMs, 0);
+            scheduler.schedule(joinKey(group), next, () -> tryCompleteInitialRebalance(groupId, next, left));
+        } else {
+            completeJoin(group);
+        }
+    }
+
+    private void completeJoin(final String groupId) {
+        final ClassicGroup group = groups.get(groupId);
+        if (group != null) {
+            completeJoin(group);
+        }
+    }
+
+    private void completeJoin(final ClassicGroup group) {
+        scheduler.cancel(joinKey(group));
+        if (!group.isIn(GroupState.PREPARING_REBALANCE)) {
+            return;
+        }
+        // Dynamic members that did not rejoin in time are out; static ones keep their place.
+        for (final GroupMember m : List.copyOf(group.members())) {
+            if (!m.isAwaitingJoin() && !m.isStatic()) {
+                LOG.info("{}: {} did not rejoin in time; removed", group, m);
+                group.remove(m.memberId());
+                scheduler.cancel(heartbeatKey(group, m.memberId()));
+            }
+        }
+        if (!group.maybeElectNewJoinedLeader() && !group.isEmpty()) {
+            // Only static members that have not rejoined: wait another rebalance timeout for them or their expiry.
+            scheduler.schedule(joinKey(group), group.rebalanceTimeoutMs(), () -> completeJoin(group.groupId()));
+            return;
+        }
+        group.initNextGeneration(scheduler.nowMs());
+        if (group.isIn(GroupState.EMPTY)) {
+            write(group, Map.of()).whenComplete((ok, failure) -> {
+                if (failure != null) {
+                    LOG.warn("{}: writing the empty generation failed: {}", group, failure.toString());
+                }
+            });
+            return;
+        }
+        LOG.info("{}: generation {} with {} members, protocol {}, leader {}", group, group.generationId(),
+            group.size(), group.protocolName(), group.leaderId());
+        for (final GroupMember m : group.members()) {
+            group.completeJoin(m, currentGeneration(group, m.memberId(), group.isLeader(m.memberId()), false));
+            scheduleHeartbeatExpiry(group, m.memberId(), m.sessionTimeoutMs());
+            m.isNew(false);
+            group.addPendingSync(m.memberId());
+        }
+        final int generation = group.generationId();
+        scheduler.schedule(syncKey(group), group.rebalanceTimeoutMs(),
+            () -> expirePendingSync(group.groupId(), generation));
+    }
+
+    private void expirePendingSync(final String groupId, final int generation) {
+        final ClassicGroup group = groups.get(groupId);
+        if (group == null || group.generationId() != generation || group.pendingSyncMembers().isEmpty()
+            || !(group.isIn(GroupState.COMPLETING_REBALANCE) || group.isIn(GroupState.STABLE))) {
+            return;
+        }
+        final List<String> late = List.copyOf(group.pendingSyncMembers());
+        LOG.info("{}: {} sent no SyncGroup within the rebalance timeout; removed", group, late);
+        for (final String memberId : late) {
+            removeMember(group, memberId, GroupError.UNKNOWN_MEMBER_ID);
+        }
+        prepareRebalance(group, "members " + late + " sent no SyncGroup");
+    }
+
+    // ------------------------------------------------------------------------------------------------ sync
+
+    /**
+     * A SyncGroup: the leader's assignment is written, then every member gets its part; a follower's waits for it.
+     *
+     * @param request the request
+     * @param answer  completed with the answer
+     */
+    public void sync(final Sync request, final CompletableFuture<SyncResult> answer) {
+        final ClassicGroup group = groups.get(request.groupId());
+        if (group == null || group.isEmpty()) {
+            answer.complete(SyncResult.error(GroupError.UNKNOWN_MEMBER_ID));
+            return;
+        }
+        final GroupError invalid = validateSync(group, request);
+        if (invalid != GroupError.NONE) {
+            answer.complete(SyncResult.error(invalid));
+            return;
+        }
+        final String memberId = request.memberId();
+        switch (group.state()) {
+            case PREPARING_REBALANCE -> answer.complete(SyncResult.error(GroupError.REBALANCE_IN_PROGRESS));
+            case COMPLETING_REBALANCE -> {
+                final GroupMember member = group.member(memberId);
+                if (member.isAwaitingSync()) {
+                    member.awaitingSync().complete(SyncResult.error(GroupError.REBALANCE_IN_PROGRESS));
+                }
+                member.awaitingSync(answer);
+                group.removePendingSync(memberId);
+                if (group.isLeader(memberId)) {
+                    final Map<String, byte[]> assignment = new HashMap<>();
+                    for (final GroupMember m : group.members()) {
+                        assignment.put(m.memberId(), request.assignments().getOrDefault(m.memberId(),
+                            EMPTY_ASSIGNMENT));
+                    }
+                    final int generation = group.generationId();
+                    write(group, assignment).whenComplete((ok, failure) -> scheduler.execute(() -> {
+                        if (!group.isIn(GroupState.COMPLETING_REBALANCE) || group.generationId() != generation) {
+                            return; // another rebalance began meanwhile
+                        }
+                        if (failure != null) {
+                            propagateAssignment(group, errorOf(failure), null);
+                            maybePrepareRebalanceOrCompleteJoin(group, "the assignment could not be written");
+                        } else {
+                            propagateAssignment(group, GroupError.NONE, assignment);
+                            group.transitionTo(GroupState.STABLE, scheduler.nowMs());
+                        }
+                    }));
+                }
+            }
+            case STABLE -> {
+                group.removePendingSync(memberId);
+                final GroupMember member = group.member(memberId);
+                answer.complete(new SyncResult(GroupError.NONE, group.protocolType(), group.protocolName(),
+                    member.assignment()));
+            }
+            default -> answer.complete(SyncResult.error(GroupError.COORDINATOR_NOT_AVAILABLE));
+        }
+    }
+
+    private static GroupError validateSync(final ClassicGroup group, final Sync request) {
+        if (group.isIn(GroupState.DEAD)) {
+            return GroupError.COORDINATOR_NOT_AVAILABLE;
+        }
+        final GroupError member = group.validateMember(request.memberId(), request.groupInstanceId());
+        if (member != GroupError.NONE) {
+            return member;
+        }
+        if (request.generationId() != group.generationId()) {
+            return GroupError.ILLEGAL_GENERATION;
+        }
+        if (request.protocolType() != null && !request.protocolType().equals(group.protocolType())
+            || request.protocolName() != null && !request.protocolName().equals(group.protocolName())) {
+            return GroupError.INCONSISTENT_GROUP_PROTOCOL;
+        }
+        return GroupError.NONE;
+    }
+
+    /** Gives every member its assignment (or the error, with an empty one) and restarts its session timer. */
+    private void propagateAssignment(final ClassicGroup group, final GroupError error,
+                                     final Map<String, byte[]> assignment) {
+        for (final GroupMember m : group.members()) {
+            m.assignment(assignment == null ? EMPTY_ASSIGNMENT : assignment.getOrDefault(m.memberId(),
+                EMPTY_ASSIGNMENT));
+            final SyncResult result = error == GroupError.NONE
+                ? new SyncResult(GroupError.NONE, group.protocolType(), group.protocolName(), m.assignment())
+                : SyncResult.error(error);
+            if (group.completeSync(m, result)) {
+                scheduleHeartbeatExpiry(group, m.memberId(), m.sessionTimeoutMs());
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ heartbeat
+
+    /**
+     * A Heartbeat.
+     *
+     * @param request the request
+     * @return NONE, REBALANCE_IN_PROGRESS (rejoin), or the error
+     */
+    public GroupError heartbeat(final Heartbeat request) {
+        final ClassicGroup group = groups.get(request.groupId());
+        if (group == null) {
+            return GroupError.UNKNOWN_MEMBER_ID;
+        }
+        if (group.isIn(GroupState.DEAD)) {
+            return GroupError.COORDINATOR_NOT_AVAILABLE;
+        }
+        final GroupError invalid = group.validateMember(request.memberId(), request.groupInstanceId());
+        if (invalid != GroupError.NONE) {
+            return invalid;
+        }
+        if (request.generationId() != group.generationId()) {
+            return GroupError.ILLEGAL_GENERATION;
+        }
+        final GroupMember member = group.member(request.memberId());
+        return switch (group.state()) {
+            case EMPTY -> GroupError.UNKNOWN_MEMBER_ID;
+            case PREPARING_REBALANCE -> {
+                scheduleHeartbeatExpiry(group, member.memberId(), member.sessionTimeoutMs());
+                yield GroupError.REBALANCE_IN_PROGRESS;
+            }
+            case COMPLETING_REBALANCE, STABLE -> {
+                scheduleHeartbeatExpiry(group, member.memberId(), member.sessionTimeoutMs());
+                yield GroupError.NONE;
+            }
+            default -> GroupError.COORDINATOR_NOT_AVAILABLE;
+        };
+    }
+
+    private void scheduleHeartbeatExpiry(final ClassicGroup group, final String memberId, final long timeoutMs) {
+        final String groupId = group.groupId();
+        scheduler.schedule(heartbeatKey(group, memberId), timeoutMs, () -> expireHeartbeat(groupId, memberId));
+    }
+
+    private void expireHeartbeat(final String groupId, final String memberId) {
+        final ClassicGroup group = groups.get(groupId);
+        if (group == null || group.isIn(GroupState.DEAD)) {
+            return;
+        }
+        if (group.isPendingJoin(memberId)) {
+            LOG.info("{}: pending member {} did not join again in its session timeout; removed", group, memberId);
+            group.remove(memberId);
+            if (group.isIn(GroupState.PREPARING_REBALANCE) && group.hasAllMembersJoined()) {
+                completeJoin(group);
+            }
+            return;
+        }
+        final GroupMember member = group.member(memberId);
+        if (member == null || member.hasSatisfiedHeartbeat()) {
+            return;
+        }
+        LOG.info("{}: {} sent no heartbeat within its session timeout ({} ms); removed", group, member,
+            member.sessionTimeoutMs());
+        removeMemberAndRebalance(group, memberId);
+    }
+
+    // ------------------------------------------------------------------------------------------------ leave
+
+    /**
+     * A LeaveGroup of one or more members.
+     *
+     * @param groupId the group
+     * @param leaving the members leaving
+     * @return the group's error and each member's
+     */
+    public LeaveResult leave(final String groupId, final List<Leaving> leaving) {
+        final ClassicGroup group = groups.get(groupId);
+        if (group == null) {
+            return new LeaveResult(GroupError.UNKNOWN_MEMBER_ID, List.of());
+        }
+        if (group.isIn(GroupState.DEAD)) {
+            return new LeaveResult(GroupError.COORDINATOR_NOT_AVAILABLE, List.of());
+        }
+        final List<GroupError> out = new ArrayList<>(leaving.size());
+        boolean removed = false;
+        boolean pendingRemoved = false;
+        for (final Leaving l : leaving) {
+            if (l.groupInstanceId() != null) {
+                final String existing = group.staticMemberId(l.groupInstanceId());
+                if (existing == null) {
+                    out.add(GroupError.UNKNOWN_MEMBER_ID);
+                } else if (!l.memberId().isEmpty() && !l.memberId().equals(existing)) {
+                    out.add(GroupError.FENCED_INSTANCE_ID);
+                } else {
+                    removeMember(group, existing, GroupError.UNKNOWN_MEMBER_ID);
+                    removed = true;
+                    out.add(GroupError.NONE);
+                }
+            } else if (group.isPendingJoin(l.memberId())) {
+                group.remove(l.memberId());
+                scheduler.cancel(heartbeatKey(group, l.memberId()));
+                pendingRemoved = true;
+                out.add(GroupError.NONE);
+            } else if (!group.hasMember(l.memberId())) {
+                out.add(GroupError.UNKNOWN_MEMBER_ID);
+            } else {
+                removeMember(group, l.memberId(), GroupError.UNKNOWN_MEMBER_ID);
+                removed = true;
+                out.add(GroupError.NONE);
+            }
+        }
+        if (removed) {
+            maybePrepareRebalanceOrCompleteJoin(group, "members left");
+        } else if (pendingRemoved && group.isIn(GroupState.PREPARING_REBALANCE) && group.hasAllMembersJoined()) {
+            completeJoin(group);
+        }
+        return new LeaveResult(GroupError.NONE, out);
+    }
+
+    // ------------------------------------------------------------------------------------------------ helpers
+
+    /** Removes a member, answering what it has parked, and stops its session timer. */
+    private void removeMember(final ClassicGroup group, final String memberId, final GroupError error) {
+        final GroupMember member = group.member(memberId);
+        if (member != null) {
+            group.completeJoin(member, JoinResult.error(error, ""));
+            group.completeSync(member, SyncResult.error(error));
+        }
+        group.remove(memberId);
+        scheduler.cancel(heartbeatKey(group, memberId));
+    }
+
+    private void removeMemberAndRebalance(final ClassicGroup group, final String memberId) {
+        removeMember(group, memberId, GroupError.UNKNOWN_MEMBER_ID);
+        if (group.isIn(GroupState.STABLE) || group.isIn(GroupState.COMPLETING_REBALANCE)) {
+            maybePrepareRebalanceOrCompleteJoin(group, "member " + memberId + " expired");
+        } else if (group.isIn(GroupState.PREPARING_REBALANCE) && group.hasAllMembersJoined()) {
+            completeJoin(group);
+        }
+    }
+
+    /** The members' assignments as they stand (for a write that keeps them). */
+    private static Map<String, byte[]> assignments(final ClassicGroup group) {
+        final Map<String, byte[]> out = new HashMap<>();
+        group.members().forEach(m -> out.put(m.memberId(), m.assignment()));
+        return out;
+    }
+
+    /** Writes the group's metadata with these assignments. */
+    private CompletableFuture<Void> write(final ClassicGroup group, final Map<String, byte[]> assignment) {
+        final List<MemberValue> members = new ArrayList<>(group.size());
+        for (final GroupMember m : group.members()) {
+            final byte[] subscription = group.protocolName() == null ? null : m.metadata(group.protocolName());
+            members.add(new MemberValue(m.memberId(), m.groupInstanceId(), m.clientId(), m.clientHost(),
+                m.rebalanceTimeoutMs(), m.sessionTimeoutMs(), subscription == null ? EMPTY_ASSIGNMENT : subscription,
+                assignment.getOrDefault(m.memberId(), EMPTY_ASSIGNMENT)));
+        }
+        final GroupValue value = new GroupValue(group.protocolType() == null ? "" : group.protocolType(),
+            group.generationId(), group.protocolName(), group.leaderId(), group.stateTimestampMs(), members);
+        try {
+            return log.append(GroupRecords.encode(new GroupKey(group.groupId())), GroupRecords.encode(value));
+        } catch (final RuntimeException e) {
+            return CompletableFuture.failedFuture(new GroupWriteException(GroupError.UNKNOWN_SERVER_ERROR,
+                "writing " + group + " failed: " + e));
+        }
+    }
+
+    private static GroupError errorOf(final Throwable failure) {
+        final Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+            ? failure.getCause() : failure;
+        return cause instanceof GroupWriteException w ? w.error() : GroupError.UNKNOWN_SERVER_ERROR;
+    }
+
+    private static String joinKey(final ClassicGroup group) {
+        return "join-" + group.groupId();
+    }
+
+    private static String syncKey(final ClassicGroup group) {
+        return "sync-" + group.groupId();
+    }
+
+    private static String heartbeatKey(final ClassicGroup group, final String memberId) {
+        return "heartbeat-" + group.groupId() + "-" + memberId;
+    }
+}
