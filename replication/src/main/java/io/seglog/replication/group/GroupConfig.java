@@ -10,9 +10,10 @@ package io.seglog.replication.group;
  *                                rebalance timeout
  * @param maxSize                 {@code group.max.size} (unbounded)
  * @param newMemberJoinTimeoutMs  how long a new member's parked JoinGroup may wait (Kafka's fixed 5 minutes)
+ * @param offsetMetadataMaxBytes  {@code offset.metadata.max.bytes} (4096): the longest metadata a commit may carry
  */
 public record GroupConfig(int minSessionTimeoutMs, int maxSessionTimeoutMs, int initialRebalanceDelayMs, int maxSize,
-                          int newMemberJoinTimeoutMs) {
+                          int newMemberJoinTimeoutMs, int offsetMetadataMaxBytes) {
     /** {@code group.min.session.timeout.ms}. */
     public static final String MIN_SESSION_TIMEOUT_MS = "group.min.session.timeout.ms";
     /** {@code group.max.session.timeout.ms}. */
@@ -21,6 +22,8 @@ public record GroupConfig(int minSessionTimeoutMs, int maxSessionTimeoutMs, int 
     public static final String INITIAL_REBALANCE_DELAY_MS = "group.initial.rebalance.delay.ms";
     /** {@code group.max.size}. */
     public static final String MAX_SIZE = "group.max.size";
+    /** {@code offset.metadata.max.bytes}. */
+    public static final String OFFSET_METADATA_MAX_BYTES = "offset.metadata.max.bytes";
 
     /**
      * Checks the settings.
@@ -30,6 +33,7 @@ public record GroupConfig(int minSessionTimeoutMs, int maxSessionTimeoutMs, int 
      * @param initialRebalanceDelayMs the first rebalance's delay
      * @param maxSize                 the most members
      * @param newMemberJoinTimeoutMs  a new member's join timeout
+     * @param offsetMetadataMaxBytes  the longest commit metadata
      * @throws IllegalArgumentException naming the setting and value
      */
     public GroupConfig {
@@ -44,6 +48,10 @@ public record GroupConfig(int minSessionTimeoutMs, int maxSessionTimeoutMs, int 
         if (maxSize < 1) {
             throw new IllegalArgumentException(MAX_SIZE + "=" + maxSize + ": must be >= 1");
         }
+        if (offsetMetadataMaxBytes < 0) {
+            throw new IllegalArgumentException(OFFSET_METADATA_MAX_BYTES + "=" + offsetMetadataMaxBytes
+                + ": must be >= 0");
+        }
         if (newMemberJoinTimeoutMs < 1) {
             throw new IllegalArgumentException("newMemberJoinTimeoutMs=" + newMemberJoinTimeoutMs + ": must be >= 1");
         }
@@ -55,6 +63,6 @@ public record GroupConfig(int minSessionTimeoutMs, int maxSessionTimeoutMs, int 
      * @return the settings
      */
     public static GroupConfig defaults() {
-        return new GroupConfig(6_000, 1_800_000, 3_000, Integer.MAX_VALUE, 300_000);
+        return new GroupConfig(6_000, 1_800_000, 3_000, Integer.MAX_VALUE, 300_000, 4_096);
     }
 }

@@ -9,6 +9,8 @@ public enum GroupError {
     NONE(0),
     /** Something the coordinator did not expect. */
     UNKNOWN_SERVER_ERROR(-1),
+    /** A committed offset's metadata is longer than {@code offset.metadata.max.bytes}. */
+    OFFSET_METADATA_TOO_LARGE(12),
     /** The write of the group's records did not reach the offsets partition's replicas in time. */
     REQUEST_TIMED_OUT(7),
     /** The coordinator is loading the group's offsets partition; retry. */

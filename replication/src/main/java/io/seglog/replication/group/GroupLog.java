@@ -1,5 +1,7 @@
 package io.seglog.replication.group;
 
+import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -7,12 +9,29 @@ import java.util.concurrent.CompletableFuture;
  */
 public interface GroupLog {
     /**
-     * Appends one record (as acks=all) and completes once it is committed.
+     * One record.
      *
      * @param key   the key ({@link GroupRecords})
      * @param value the value, or null for a tombstone
-     * @return completes when the record is below the high watermark, or exceptionally with a
-     *     {@link GroupWriteException} naming the error the requests waiting on it answer
      */
-    CompletableFuture<Void> append(byte[] key, byte[] value);
+    record Entry(byte[] key, byte[] value) {
+        /**
+         * Checks the key.
+         *
+         * @param key   the key
+         * @param value the value, or null
+         */
+        public Entry {
+            Objects.requireNonNull(key, "key");
+        }
+    }
+
+    /**
+     * Appends records as one batch (as acks=all: all or none) and completes once they are committed.
+     *
+     * @param entries the records, at least one
+     * @return completes when the records are below the high watermark, or exceptionally with a
+     *     {@link GroupWriteException} naming the error the requests waiting on them answer
+     */
+    CompletableFuture<Void> append(List<Entry> entries);
 }

@@ -3,14 +3,23 @@ package io.seglog.replication.group;
 import io.seglog.replication.group.GroupRecords.GroupKey;
 import io.seglog.replication.group.GroupRecords.GroupValue;
 import io.seglog.replication.group.GroupRecords.MemberValue;
+import io.seglog.replication.group.GroupRecords.OffsetKey;
+import io.seglog.replication.group.GroupRecords.OffsetValue;
+import io.seglog.replication.group.GroupRequests.CommittedOffset;
+import io.seglog.replication.group.GroupRequests.FetchedOffset;
 import io.seglog.replication.group.GroupRequests.Heartbeat;
 import io.seglog.replication.group.GroupRequests.Join;
 import io.seglog.replication.group.GroupRequests.JoinResult;
 import io.seglog.replication.group.GroupRequests.LeaveResult;
 import io.seglog.replication.group.GroupRequests.Leaving;
+import io.seglog.replication.group.GroupRequests.OffsetCommit;
+import io.seglog.replication.group.GroupRequests.Protocol;
 import io.seglog.replication.group.GroupRequests.Sync;
 import io.seglog.replication.group.GroupRequests.SyncResult;
+import io.seglog.storage.TopicPartition;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -44,6 +53,8 @@ public final class GroupManager {
     private final GroupLog log;
     private final RandomGenerator ids;
     private final Map<String, ClassicGroup> groups = new HashMap<>();
+    /** Committed offsets per group, per "topic-partition" key, as written (a commit shows once it is committed). */
+    private final Map<String, Map<TopicPartition, OffsetValue>> offsets = new HashMap<>();
 
     /**
      * @param config    the settings
@@ -625,6 +636,188 @@ public final class GroupManager {
         return new LeaveResult(GroupError.NONE, out);
     }
 
+    // ------------------------------------------------------------------------------------------------ offsets
+
+    /**
+     * An OffsetCommit: checked against the group's generation and member (Kafka's {@code validateOffsetCommit}),
+     * written, and visible to OffsetFetch once committed.
+     *
+     * @param request the request
+     * @param answer  completed with each offset's outcome, in the request's order
+     */
+    public void commit(final OffsetCommit request, final CompletableFuture<List<GroupError>> answer) {
+        ClassicGroup group = groups.get(request.groupId());
+        if (request.groupId().isEmpty()) {
+            answer.complete(all(request, GroupError.INVALID_GROUP_ID));
+            return;
+        }
+        if (group == null) {
+            if (request.generationId() >= 0) {
+                answer.complete(all(request, request.unknownGroupIsNotFound() ? GroupError.GROUP_ID_NOT_FOUND
+                    : GroupError.ILLEGAL_GENERATION));
+                return;
+            }
+            // A consumer outside group management (assign()): its group exists to hold the offsets.
+            group = new ClassicGroup(request.groupId(), scheduler.nowMs());
+            groups.put(request.groupId(), group);
+        }
+        final GroupError invalid = validateCommit(group, request);
+        if (invalid != GroupError.NONE) {
+            answer.complete(all(request, invalid));
+            return;
+        }
+        final List<GroupError> out = new ArrayList<>(request.offsets().size());
+        final List<GroupLog.Entry> entries = new ArrayList<>();
+        final Map<TopicPartition, OffsetValue> written = new HashMap<>();
+        final long now = scheduler.nowMs();
+        for (final CommittedOffset o : request.offsets()) {
+            final String metadata = o.metadata() == null ? "" : o.metadata();
+            if (metadata.length() > config.offsetMetadataMaxBytes()) {
+                out.add(GroupError.OFFSET_METADATA_TOO_LARGE);
+                continue;
+            }
+            final OffsetValue value = new OffsetValue(o.offset(), o.leaderEpoch(), metadata, now, -1, null);
+            entries.add(new GroupLog.Entry(GroupRecords.encode(new OffsetKey(group.groupId(), o.topic(),
+                o.partition())), GroupRecords.encode(value)));
+            written.put(new TopicPartition(o.topic(), o.partition()), value);
+            out.add(GroupError.NONE);
+        }
+        if (request.generationId() >= 0 && group.hasMember(request.memberId())) {
+            // A commit from a live member counts as a sign of life.
+            scheduleHeartbeatExpiry(group, request.memberId(), group.member(request.memberId()).sessionTimeoutMs());
+        }
+        if (entries.isEmpty()) {
+            answer.complete(out);
+            return;
+        }
+        final String groupId = group.groupId();
+        append(entries, "offsets of " + group).whenComplete((ok, failure) -> scheduler.execute(() -> {
+            if (failure != null) {
+                final GroupError error = errorOf(failure);
+                answer.complete(out.stream().map(e -> e == GroupError.NONE ? error : e).toList());
+                return;
+            }
+            offsets.computeIfAbsent(groupId, g -> new HashMap<>()).putAll(written);
+            answer.complete(out);
+        }));
+    }
+
+    private static List<GroupError> all(final OffsetCommit request, final GroupError error) {
+        return request.offsets().stream().map(o -> error).toList();
+    }
+
+    private static GroupError validateCommit(final ClassicGroup group, final OffsetCommit request) {
+        if (group.isIn(GroupState.DEAD)) {
+            return GroupError.COORDINATOR_NOT_AVAILABLE;
+        }
+        if (request.generationId() < 0 && group.isIn(GroupState.EMPTY)) {
+            return GroupError.NONE; // an admin client, or a consumer outside group management
+        }
+        if (request.generationId() >= 0 || !request.memberId().isEmpty() || request.groupInstanceId() != null) {
+            final GroupError member = group.validateMember(request.memberId(), request.groupInstanceId());
+            if (member != GroupError.NONE) {
+                return member;
+            }
+            if (request.generationId() != group.generationId()) {
+                return GroupError.ILLEGAL_GENERATION;
+            }
+        } else if (!group.isIn(GroupState.EMPTY)) {
+            return GroupError.UNKNOWN_MEMBER_ID;
+        }
+        if (group.isIn(GroupState.COMPLETING_REBALANCE)) {
+            return GroupError.REBALANCE_IN_PROGRESS;
+        }
+        return GroupError.NONE;
+    }
+
+    /**
+     * An OffsetFetch: the committed offsets of the partitions asked for (-1 for none), or of every partition the
+     * group committed, by topic then partition.
+     *
+     * @param groupId    the group
+     * @param partitions the partitions, or null for all
+     * @return the offsets
+     */
+    public List<FetchedOffset> fetchOffsets(final String groupId, final List<TopicPartition> partitions) {
+        final Map<TopicPartition, OffsetValue> committed = offsets.getOrDefault(groupId, Map.of());
+        final List<FetchedOffset> out = new ArrayList<>();
+        if (partitions == null) {
+            final List<TopicPartition> all = new ArrayList<>(committed.keySet());
+            all.sort(Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
+            for (final TopicPartition tp : all) {
+                final OffsetValue v = committed.get(tp);
+                out.add(new FetchedOffset(tp.topic(), tp.partition(), v.offset(), v.leaderEpoch(), v.metadata()));
+            }
+            return out;
+        }
+        for (final TopicPartition tp : partitions) {
+            final OffsetValue v = committed.get(tp);
+            out.add(v == null ? new FetchedOffset(tp.topic(), tp.partition(), -1, -1, "")
+                : new FetchedOffset(tp.topic(), tp.partition(), v.offset(), v.leaderEpoch(), v.metadata()));
+        }
+        return out;
+    }
+
+    // ------------------------------------------------------------------------------------------------ loading
+
+    /**
+     * Applies one record read back from the offsets partition (a new coordinator loading it, oldest first): an offset
+     * commit or its tombstone, a group's metadata or its tombstone. Records of other kinds of group are skipped.
+     *
+     * @param key   the record's key
+     * @param value its value, or null for a tombstone
+     * @throws MalformedGroupRecordException when the record is not one Kafka's schemas allow
+     */
+    public void replay(final ByteBuffer key, final ByteBuffer value) {
+        final GroupRecords.Key k = GroupRecords.decodeKey(key);
+        if (k instanceof OffsetKey o) {
+            final TopicPartition tp = new TopicPartition(o.topic(), o.partition());
+            if (value == null) {
+                final Map<TopicPartition, OffsetValue> group = offsets.get(o.group());
+                if (group != null) {
+                    group.remove(tp);
+                    if (group.isEmpty()) {
+                        offsets.remove(o.group());
+                    }
+                }
+            } else {
+                offsets.computeIfAbsent(o.group(), g -> new HashMap<>()).put(tp, GroupRecords.decodeOffsetValue(value));
+            }
+        } else if (k instanceof GroupKey g) {
+            if (value == null) {
+                groups.remove(g.group());
+            } else {
+                groups.put(g.group(), restore(g.group(), GroupRecords.decodeGroupValue(value)));
+            }
+        }
+    }
+
+    private ClassicGroup restore(final String groupId, final GroupValue value) {
+        final ClassicGroup group = new ClassicGroup(groupId, scheduler.nowMs());
+        for (final MemberValue m : value.members()) {
+            final GroupMember member = new GroupMember(m.memberId(), m.groupInstanceId(), m.clientId(),
+                m.clientHost(), m.rebalanceTimeout(), m.sessionTimeout(), value.protocolType(),
+                List.of(new Protocol(value.protocol() == null ? "" : value.protocol(), m.subscription())));
+            member.assignment(m.assignment());
+            group.add(member, null);
+        }
+        group.restore(value.generation(), value.protocolType().isEmpty() ? null : value.protocolType(),
+            value.protocol(), value.leader(), value.currentStateTimestamp());
+        return group;
+    }
+
+    /**
+     * After loading: every member's session timer starts now (a member that does not heartbeat to the new
+     * coordinator within its session timeout expires, and the group rebalances).
+     */
+    public void loaded() {
+        for (final ClassicGroup group : groups.values()) {
+            for (final GroupMember m : group.members()) {
+                scheduleHeartbeatExpiry(group, m.memberId(), m.sessionTimeoutMs());
+            }
+        }
+    }
+
     // ------------------------------------------------------------------------------------------------ helpers
 
     /** Removes a member, answering what it has parked, and stops its session timer. */
@@ -665,11 +858,16 @@ public final class GroupManager {
         }
         final GroupValue value = new GroupValue(group.protocolType() == null ? "" : group.protocolType(),
             group.generationId(), group.protocolName(), group.leaderId(), group.stateTimestampMs(), members);
+        return append(List.of(new GroupLog.Entry(GroupRecords.encode(new GroupKey(group.groupId())),
+            GroupRecords.encode(value))), group.toString());
+    }
+
+    private CompletableFuture<Void> append(final List<GroupLog.Entry> entries, final String what) {
         try {
-            return log.append(GroupRecords.encode(new GroupKey(group.groupId())), GroupRecords.encode(value));
+            return log.append(entries);
         } catch (final RuntimeException e) {
             return CompletableFuture.failedFuture(new GroupWriteException(GroupError.UNKNOWN_SERVER_ERROR,
-                "writing " + group + " failed: " + e));
+                "writing " + what + " failed: " + e));
         }
     }
 

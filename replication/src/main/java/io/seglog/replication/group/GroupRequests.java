@@ -188,4 +188,56 @@ public final class GroupRequests {
      */
     public record LeaveResult(GroupError error, List<GroupError> members) {
     }
+
+    /**
+     * One partition's offset in an OffsetCommit.
+     *
+     * @param topic       the topic
+     * @param partition   the partition
+     * @param offset      the next offset to consume
+     * @param leaderEpoch the leader epoch of the last record consumed, or -1
+     * @param metadata    the client's metadata ("" for none)
+     */
+    public record CommittedOffset(String topic, int partition, long offset, int leaderEpoch, String metadata) {
+    }
+
+    /**
+     * An OffsetCommit.
+     *
+     * @param groupId         the group
+     * @param generationId    the generation, or -1 for a consumer outside group management (assign())
+     * @param memberId        the member id, or ""
+     * @param groupInstanceId the instance id, or null
+     * @param unknownGroupIsNotFound whether a commit with a generation to a group that does not exist answers
+     *                        GROUP_ID_NOT_FOUND (OffsetCommit v9+) rather than ILLEGAL_GENERATION
+     * @param offsets         the offsets
+     */
+    public record OffsetCommit(String groupId, int generationId, String memberId, String groupInstanceId,
+                               boolean unknownGroupIsNotFound, List<CommittedOffset> offsets) {
+        /**
+         * Copies the offsets.
+         *
+         * @param groupId                the group
+         * @param generationId           the generation
+         * @param memberId               the member id
+         * @param groupInstanceId        the instance id
+         * @param unknownGroupIsNotFound the v9+ answer for an unknown group
+         * @param offsets                the offsets
+         */
+        public OffsetCommit {
+            offsets = List.copyOf(offsets);
+        }
+    }
+
+    /**
+     * A committed offset as OffsetFetch answers it.
+     *
+     * @param topic       the topic
+     * @param partition   the partition
+     * @param offset      the committed offset, or -1 when none
+     * @param leaderEpoch its leader epoch, or -1
+     * @param metadata    its metadata ("" when none)
+     */
+    public record FetchedOffset(String topic, int partition, long offset, int leaderEpoch, String metadata) {
+    }
 }

@@ -9,15 +9,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.seglog.replication.group.GroupRecords.GroupValue;
 import io.seglog.replication.group.GroupRecords.MemberValue;
+import io.seglog.replication.group.GroupRequests.CommittedOffset;
+import io.seglog.replication.group.GroupRequests.FetchedOffset;
 import io.seglog.replication.group.GroupRequests.Heartbeat;
 import io.seglog.replication.group.GroupRequests.Join;
 import io.seglog.replication.group.GroupRequests.JoinResult;
 import io.seglog.replication.group.GroupRequests.JoinedMember;
 import io.seglog.replication.group.GroupRequests.LeaveResult;
 import io.seglog.replication.group.GroupRequests.Leaving;
+import io.seglog.replication.group.GroupRequests.OffsetCommit;
 import io.seglog.replication.group.GroupRequests.Protocol;
 import io.seglog.replication.group.GroupRequests.Sync;
 import io.seglog.replication.group.GroupRequests.SyncResult;
+import io.seglog.storage.TopicPartition;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -48,9 +52,11 @@ class GroupManagerTest {
         boolean auto = true;
 
         @Override
-        public CompletableFuture<Void> append(final byte[] key, final byte[] value) {
-            keys.add(key);
-            values.add(value);
+        public CompletableFuture<Void> append(final List<GroupLog.Entry> entries) {
+            for (final GroupLog.Entry e : entries) {
+                keys.add(e.key());
+                values.add(e.value());
+            }
             final CompletableFuture<Void> f = new CompletableFuture<>();
             writes.add(f);
             if (auto) {
@@ -357,7 +363,7 @@ class GroupManagerTest {
 
     @Test
     void groupMaxSizeRefusesTheMemberBeyondIt() {
-        groups = new GroupManager(new GroupConfig(6_000, 1_800_000, 0, 1, 300_000), scheduler, log,
+        groups = new GroupManager(new GroupConfig(6_000, 1_800_000, 0, 1, 300_000, 4_096), scheduler, log,
             new SplittableRandom(2));
         final CompletableFuture<JoinResult> a = newMember(range("orders"));
         scheduler.runPending();
@@ -396,5 +402,114 @@ class GroupManagerTest {
             metadata.put(m.memberId(), m.metadata());
         }
         assertArrayEquals(bytes("r"), metadata.get(b.getNow(null).memberId()), "the chosen protocol's metadata");
+    }
+
+    // ------------------------------------------------------------------------------------------------ offsets
+
+    private CompletableFuture<List<GroupError>> commit(final int generation, final String memberId,
+                                                       final boolean v9, final CommittedOffset... offsets) {
+        final CompletableFuture<List<GroupError>> answer = new CompletableFuture<>();
+        groups.commit(new OffsetCommit(GROUP, generation, memberId, null, v9, List.of(offsets)), answer);
+        scheduler.runPending();
+        return answer;
+    }
+
+    private static CommittedOffset at(final int partition, final long offset) {
+        return new CommittedOffset("orders", partition, offset, 3, "m" + offset);
+    }
+
+    private long committed(final int partition) {
+        return groups.fetchOffsets(GROUP, List.of(new TopicPartition("orders", partition))).get(0).offset();
+    }
+
+    @Test
+    void aMemberCommitsInItsGenerationAndTheOffsetShowsOnceWritten() {
+        final String a = stableWithOneMember();
+        log.auto = false;
+        final CompletableFuture<List<GroupError>> answer = commit(1, a, true, at(0, 42), at(1, 7));
+        assertFalse(answer.isDone(), "answered once written");
+        assertEquals(-1, committed(0), "not visible before it is committed");
+        final ByteBuffer key = ByteBuffer.wrap(log.keys.get(log.keys.size() - 2));
+        assertEquals(new GroupRecords.OffsetKey(GROUP, "orders", 0), GroupRecords.decodeKey(key));
+        final GroupRecords.OffsetValue value = GroupRecords.decodeOffsetValue(ByteBuffer.wrap(
+            log.values.get(log.values.size() - 2)));
+        assertEquals(42, value.offset());
+        assertEquals(3, value.leaderEpoch());
+        assertEquals("m42", value.metadata());
+        assertEquals(scheduler.nowMs(), value.commitTimestamp());
+        log.writes.get(log.writes.size() - 1).complete(null);
+        scheduler.runPending();
+        assertEquals(List.of(GroupError.NONE, GroupError.NONE), answer.getNow(null));
+        assertEquals(42, committed(0));
+        assertEquals(7, committed(1));
+        assertEquals(List.of(new FetchedOffset("orders", 0, 42, 3, "m42"), new FetchedOffset("orders", 1, 7, 3, "m7")),
+            groups.fetchOffsets(GROUP, null), "every committed partition, in order");
+    }
+
+    @Test
+    void commitsAreRefusedAsKafkaRefusesThem() {
+        assertEquals(List.of(GroupError.GROUP_ID_NOT_FOUND), commit(1, "m", true, at(0, 1)).getNow(null),
+            "v9+: a generation for a group that does not exist");
+        assertEquals(List.of(GroupError.ILLEGAL_GENERATION), commit(1, "m", false, at(0, 1)).getNow(null),
+            "before v9");
+        final String a = stableWithOneMember();
+        assertEquals(List.of(GroupError.ILLEGAL_GENERATION), commit(0, a, true, at(0, 1)).getNow(null), "stale");
+        assertEquals(List.of(GroupError.UNKNOWN_MEMBER_ID), commit(1, "zombie", true, at(0, 1)).getNow(null));
+        assertEquals(List.of(GroupError.UNKNOWN_MEMBER_ID), commit(-1, "", true, at(0, 1)).getNow(null),
+            "no member id while the group has members");
+        final CommittedOffset huge = new CommittedOffset("orders", 2, 5, -1, "x".repeat(4_097));
+        assertEquals(List.of(GroupError.NONE, GroupError.OFFSET_METADATA_TOO_LARGE),
+            commit(1, a, true, at(1, 9), huge).getNow(null), "each partition answered on its own");
+        assertEquals(9, committed(1));
+        assertEquals(-1, committed(2));
+        // A new member joins: while the group completes its rebalance, commits wait for the new generation.
+        newMember(range("orders"));
+        send(join(a, null, range("orders")));
+        assertEquals(GroupState.COMPLETING_REBALANCE, groups.state(GROUP));
+        assertEquals(List.of(GroupError.REBALANCE_IN_PROGRESS), commit(2, a, true, at(0, 1)).getNow(null));
+        log.auto = false;
+        sync(a, 2, Map.of());
+        log.writes.get(log.writes.size() - 1).complete(null);
+        scheduler.runPending();
+        final CompletableFuture<List<GroupError>> failing = commit(2, a, true, at(0, 11));
+        log.writes.get(log.writes.size() - 1).completeExceptionally(new GroupWriteException(
+            GroupError.NOT_COORDINATOR, "moved"));
+        scheduler.runPending();
+        assertEquals(List.of(GroupError.NOT_COORDINATOR), failing.getNow(null));
+        assertEquals(-1, committed(0), "a failed write commits nothing");
+    }
+
+    @Test
+    void aConsumerOutsideGroupManagementCommitsToAGroupOfItsOwn() {
+        assertEquals(List.of(GroupError.NONE), commit(-1, "", true, at(0, 100)).getNow(null));
+        assertEquals(GroupState.EMPTY, groups.state(GROUP));
+        assertEquals(100, committed(0));
+    }
+
+    @Test
+    void aNewCoordinatorLoadsTheGroupAndItsOffsetsFromTheRecordsAndTakesOverTheSessions() {
+        final String a = stableWithOneMember();
+        commit(1, a, true, at(0, 42), at(1, 7));
+        commit(1, a, true, at(0, 50));
+        final ManualGroupScheduler next = new ManualGroupScheduler();
+        final GroupManager loaded = new GroupManager(CONFIG, next, new Log(), new SplittableRandom(3));
+        for (int i = 0; i < log.keys.size(); i++) {
+            loaded.replay(ByteBuffer.wrap(log.keys.get(i)), log.values.get(i) == null ? null
+                : ByteBuffer.wrap(log.values.get(i)));
+        }
+        loaded.replay(ByteBuffer.wrap(GroupRecords.encode(new GroupRecords.OffsetKey(GROUP, "orders", 1))), null);
+        loaded.loaded();
+        assertEquals(GroupState.STABLE, loaded.state(GROUP));
+        assertEquals(1, loaded.generation(GROUP));
+        assertEquals(List.of(a), loaded.members(GROUP));
+        assertEquals(a, loaded.leader(GROUP));
+        assertEquals(List.of(new FetchedOffset("orders", 0, 50, 3, "m50")), loaded.fetchOffsets(GROUP, null),
+            "the last commit wins; the tombstone removed partition 1");
+        final CompletableFuture<SyncResult> synced = new CompletableFuture<>();
+        loaded.sync(new Sync(GROUP, 1, a, null, "consumer", "range", Map.of()), synced);
+        assertArrayEquals(bytes("a-all"), synced.getNow(null).assignment(), "the assignment came back too");
+        assertEquals(GroupError.NONE, loaded.heartbeat(new Heartbeat(GROUP, 1, a, null)));
+        next.advance(SESSION_MS);
+        assertEquals(List.of(), loaded.members(GROUP), "silent for a session timeout after the load: expired");
     }
 }
