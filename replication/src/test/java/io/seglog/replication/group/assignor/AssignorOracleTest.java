@@ -40,10 +40,12 @@ class AssignorOracleTest {
         int equal;
         int orderDependent;
         int invalid;
+        final Map<String, Integer> invalidWhy = new TreeMap<>();
 
         @Override
         public String toString() {
-            return "equal=" + equal + " kafkaOrderDependent=" + orderDependent + " kafkaInvalid=" + invalid;
+            return "equal=" + equal + " kafkaOrderDependent=" + orderDependent + " kafkaInvalid=" + invalid
+                + (invalidWhy.isEmpty() ? "" : " " + invalidWhy);
         }
     }
 
@@ -109,13 +111,18 @@ class AssignorOracleTest {
                 KafkaOracle.run(assignorName, topics, emptyFirst),
                 KafkaOracle.run(assignorName, topics, shuffled(members, random), new Random(random.nextLong())),
                 KafkaOracle.run(assignorName, topics, shuffled(members, random), new Random(random.nextLong()))};
-            boolean invalid = false;
+            String invalid = null;
             for (final KafkaOracle.Answer answer : kafka) {
-                invalid |= answer.failure() != null
-                    || !Invariants.violations(assignorName, topics, members, answer.assignment()).isEmpty();
+                if (invalid == null) {
+                    invalid = answer.failure() != null ? "threw " + answer.failure().getClass().getSimpleName() + ": "
+                        + String.valueOf(answer.failure().getMessage()).replaceAll("\"[^\"]*\"", "...")
+                        : Invariants.violations(assignorName, topics, members, answer.assignment()).stream()
+                            .map(AssignorOracleTest::kind).findFirst().orElse(null);
+                }
             }
-            if (invalid) {
+            if (invalid != null) {
                 counts.invalid++;
+                counts.invalidWhy.merge(invalid, 1, Integer::sum);
             } else if (!Arrays.stream(kafka).allMatch(a -> a.assignment().equals(kafka[0].assignment()))) {
                 counts.orderDependent++;
             } else if (kafka[0].assignment().equals(mine)) {
@@ -130,6 +137,17 @@ class AssignorOracleTest {
             group.advance(random, mine, generation);
         }
         return GENERATIONS;
+    }
+
+    /** A violation's kind, without the names in it, for the counts. */
+    private static String kind(final String violation) {
+        for (final String kind : List.of("does not exist", "but subscribes to", "assigned to both", "assigned to nobody",
+            "straight", "only subscriber", "unbalanced", "could take", "kept")) {
+            if (violation.contains(kind)) {
+                return kind;
+            }
+        }
+        return violation;
     }
 
     /**
