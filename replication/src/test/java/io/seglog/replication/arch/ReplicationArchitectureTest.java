@@ -71,6 +71,19 @@ class ReplicationArchitectureTest {
             "java.util.concurrent..", "java.nio.channels..", "java.io..")
         .because("HW, ISR and truncation rules are functions tested with plain tables");
 
+    /** The assignors are pure functions an embedder calls without a broker: no network, ZooKeeper, Kafka or threads. */
+    static final ArchRule ASSIGNORS_ARE_PURE = noClasses()
+        .that().resideInAPackage("io.seglog.replication.group.assignor..")
+        .should().dependOnClassesThat().resideInAnyPackage(
+            "org.apache.zookeeper..",
+            "org.apache.curator..",
+            "org.apache.kafka..",
+            "java.net..",
+            "java.nio.channels..",
+            "java.util.concurrent..",
+            "io.netty..")
+        .because("assignors are our own code, functions of their input (issue 14), tested against Kafka's in tests");
+
     /** Only the zk package talks to ZooKeeper. */
     static final ArchRule ZOOKEEPER_ONLY_IN_ZK = noClasses()
         .that().resideOutsideOfPackage("io.seglog.replication.zk..")
@@ -161,6 +174,12 @@ class ReplicationArchitectureTest {
     }
 
     @Test
+    void assignorsArePure() {
+        assertTrue(REPLICATION.containPackage("io.seglog.replication.group.assignor"), "assignor package not imported");
+        ASSIGNORS_ARE_PURE.check(REPLICATION);
+    }
+
+    @Test
     void zooKeeperAndCuratorAreUsedOnlyInTheZkPackage() {
         ZOOKEEPER_ONLY_IN_ZK.check(REPLICATION);
     }
@@ -179,6 +198,9 @@ class ReplicationArchitectureTest {
         assertTrue(EXAMPLE_USES_THE_PUBLIC_CLIENT_API.evaluate(new ClassFileImporter().importClasses(
             Class.forName("io.seglog.replication.example.ClientInternalsUsingFixture"))).hasViolation(),
             "kafka-clients internals in the demo must be caught");
+        assertTrue(ASSIGNORS_ARE_PURE.evaluate(new ClassFileImporter().importClasses(
+            Class.forName("io.seglog.replication.group.assignor.KafkaUsingFixture"))).hasViolation(),
+            "kafka-clients in the assignors must be caught");
         assertFalse(ELECTION_IS_PURE.allowEmptyShould(true).evaluate(new ClassFileImporter().importClasses(ZooKeeperUsingFixture.class))
             .hasViolation(), "the purity rule applies to the election package only");
     }

@@ -32,10 +32,16 @@ public record GroupAssignment(Map<String, List<TopicPartition>> partitionsByMemb
         }
         final TreeMap<String, List<TopicPartition>> sorted = new TreeMap<>();
         partitionsByMember.forEach((member, partitions) -> {
-            if (member == null || partitions == null || partitions.contains(null)) {
-                throw new IllegalArgumentException("null member id, list or partition for memberId=" + member);
+            if (member == null || partitions == null) {
+                throw new IllegalArgumentException("null member id or list for memberId=" + member);
             }
             final List<TopicPartition> list = new ArrayList<>(partitions);
+            // Not partitions.contains(null): immutable lists throw NullPointerException for it.
+            for (final TopicPartition tp : list) {
+                if (tp == null) {
+                    throw new IllegalArgumentException("null partition for memberId=" + member);
+                }
+            }
             list.sort(PARTITION_ORDER);
             sorted.put(member, List.copyOf(list));
         });

@@ -96,6 +96,14 @@ class BadInputTest {
     }
 
     @Test
+    void anAssignmentWithANullPartitionIsRefusedNamingTheMember() {
+        assertEquals("null partition for memberId=a", assertThrows(IllegalArgumentException.class,
+            () -> new GroupAssignment(Map.of("a", Arrays.asList(new TopicPartition("t", 0), null)))).getMessage());
+        assertEquals("partitionsByMember=null", assertThrows(IllegalArgumentException.class,
+            () -> new GroupAssignment(null)).getMessage());
+    }
+
+    @Test
     void theAssignmentIsImmutableAndAsksForKnownMembersOnly() {
         final GroupAssignment a = Assignor.range().assign(Map.of("t", 1), List.of(new Member("a", List.of("t"))));
         assertThrows(UnsupportedOperationException.class, () -> a.partitions("a").clear());
