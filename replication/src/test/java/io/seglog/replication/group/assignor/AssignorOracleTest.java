@@ -95,6 +95,13 @@ class AssignorOracleTest {
                 failures.add("ours broke " + broken + "\n  ours=" + mine.partitionsByMember() + "\n  for " + where);
                 return generation;
             }
+            if (ours.cooperative()) {
+                final String notSettled = settles(ours, topics, members, mine, generation);
+                if (notSettled != null) {
+                    failures.add(notSettled + "\n  for " + where);
+                    return generation;
+                }
+            }
             final GroupAssignment shuffled = ours.assign(reversed(topics), shuffled(members, random));
             if (!shuffled.equals(mine)) {
                 failures.add("ours depends on input order: " + mine + " vs " + shuffled + " for " + where);
@@ -137,6 +144,35 @@ class AssignorOracleTest {
             group.advance(random, mine, generation);
         }
         return GENERATIONS;
+    }
+
+    /**
+     * The cooperative promise: with no further churn, the follow-up rebalances (members owning what they were given,
+     * one generation on) hand out every withheld partition within two rounds, holding the invariants; then the
+     * assignment is complete, and balanced within one when subscriptions are equal. Returns a failure or null.
+     */
+    private static String settles(final Assignor ours, final Map<String, Integer> topics, final List<Member> members,
+                                  final GroupAssignment first, final int generation) {
+        GroupAssignment current = first;
+        for (int round = 1; round <= 2; round++) {
+            final List<Member> next = new ArrayList<>();
+            for (final Member m : members) {
+                next.add(new Member(m.memberId(), m.groupInstanceId(), m.topics(), current.partitions(m.memberId()),
+                    generation + round));
+            }
+            current = ours.assign(topics, next);
+            final List<String> broken = Invariants.violations(ours.name(), topics, next, current);
+            if (!broken.isEmpty()) {
+                return "follow-up round " + round + " broke " + broken + ": " + current;
+            }
+        }
+        final List<Member> eager = new ArrayList<>();
+        for (final Member m : members) {
+            eager.add(new Member(m.memberId(), m.groupInstanceId(), m.topics(), List.of(), Member.NO_GENERATION));
+        }
+        final List<String> incomplete = Invariants.violations("sticky", topics, eager, current).stream()
+            .filter(v -> v.contains("nobody") || v.contains("unbalanced")).toList();
+        return incomplete.isEmpty() ? null : "not settled after two follow-up rounds: " + incomplete + ": " + current;
     }
 
     /** A violation's kind, without the names in it, for the counts. */

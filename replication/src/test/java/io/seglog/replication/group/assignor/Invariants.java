@@ -16,7 +16,8 @@ import java.util.TreeSet;
  * subscribed topic assigned (cooperative: unless it is being revoked from its owner); range balanced within one per
  * topic; round-robin and sticky balanced within one for equal subscriptions; sticky's general rule (a member with two
  * more than another holds nothing the other could take); stickiness (a member keeps its valid partitions up to the
- * minimum quota); cooperative: no partition goes straight from its valid owner to another member.
+ * minimum quota; no two partitions of a topic trading places between two members); cooperative: no partition goes
+ * straight from its valid owner to another member.
  */
 final class Invariants {
     private Invariants() {
@@ -110,6 +111,9 @@ final class Invariants {
         if (sticky && !cooperative) {
             checkGeneralBalance(input, assignment, out);
         }
+        if (sticky) {
+            checkNoSwaps(ownership, holder, out);
+        }
         // Stickiness as the constrained builder promises it, when the subscriptions are equal as named (Kafka's general
         // builder, which also runs when they differ only in unknown topics, balances first and is checked as above).
         final boolean rawEqual = new HashSet<>(input.rawTopics.values()).size() <= 1;
@@ -153,6 +157,28 @@ final class Invariants {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /**
+     * Kafka's {@code isSticky}: no two partitions of one topic trade places between a pair of members in one
+     * rebalance (one moving from a to b, another from b to a), which would be movement for nothing.
+     */
+    private static void checkNoSwaps(final Ownership ownership, final Map<TopicPartition, String> holder,
+                                     final List<String> out) {
+        final Set<String> moves = new HashSet<>();
+        holder.forEach((tp, member) -> {
+            final String owner = ownership.owner.get(tp);
+            if (owner != null && !owner.equals(member)) {
+                moves.add(tp.topic() + "|" + owner + "|" + member);
+            }
+        });
+        for (final String move : moves) {
+            final String[] parts = move.split("\\|");
+            if (moves.contains(parts[0] + "|" + parts[2] + "|" + parts[1])) {
+                out.add("partitions of " + parts[0] + " swap between " + parts[1] + " and " + parts[2]);
+                return;
             }
         }
     }

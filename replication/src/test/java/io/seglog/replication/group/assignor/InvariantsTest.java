@@ -53,6 +53,8 @@ class InvariantsTest {
             new Member("b", List.of("t"), List.of(tp("t", 2), tp("t", 3)), 3));
         assertTrue(violations("sticky", topics, owners, Map.of("a", List.of(tp("t", 0), tp("t", 2)),
             "b", List.of(tp("t", 1), tp("t", 3)))).contains("kept 1 of its 2"));
+        assertTrue(violations("sticky", topics, owners, Map.of("a", List.of(tp("t", 0), tp("t", 2)),
+            "b", List.of(tp("t", 1), tp("t", 3)))).contains("partitions of t swap between"));
         assertTrue(violations("cooperative-sticky", topics, owners, Map.of("a", List.of(tp("t", 0), tp("t", 2)),
             "b", List.of(tp("t", 3)))).contains("moves from its owner b straight to a"));
         final List<Member> alone = List.of(new Member("a", List.of("t"), List.of(tp("t", 0)), 3),
