@@ -254,6 +254,42 @@ class AssignorScenariosTest {
     }
 
     @Test
+    void largeGroupWithRandomSubscriptionsHoldsTheInvariantsOverGenerations() {
+        // Kafka's testReassignmentWithRandomSubscriptionsAndChanges, at a size where the general builder works hard.
+        final java.util.Random random = new java.util.Random(14);
+        final Map<String, Integer> topics = new TreeMap<>();
+        for (int t = 0; t < 40; t++) {
+            topics.put("topic" + t, 1 + random.nextInt(12));
+        }
+        final List<String> names = new ArrayList<>(topics.keySet());
+        List<Member> members = new ArrayList<>();
+        for (int m = 0; m < 60; m++) {
+            final List<String> subscription = new ArrayList<>();
+            names.forEach(n -> {
+                if (random.nextInt(3) == 0) {
+                    subscription.add(n);
+                }
+            });
+            members.add(new Member("member" + m, subscription));
+        }
+        for (int generation = 1; generation <= 3; generation++) {
+            for (final String name : List.of("sticky", "cooperative-sticky")) {
+                final GroupAssignment a = Assignor.named(name).assign(topics, members);
+                assertEquals(List.of(), Invariants.violations(name, topics, members, a), name + " generation "
+                    + generation);
+            }
+            final GroupAssignment eager = Assignor.sticky().assign(topics, members);
+            final List<Member> next = new ArrayList<>();
+            for (final Member m : members) {
+                if (random.nextInt(10) != 0) {
+                    next.add(new Member(m.memberId(), m.topics(), eager.partitions(m.memberId()), generation));
+                }
+            }
+            members = next;
+        }
+    }
+
+    @Test
     void largeUniformGroupStaysBalancedAndSticky() {
         final Map<String, Integer> topics = new TreeMap<>();
         final List<String> names = new ArrayList<>();
