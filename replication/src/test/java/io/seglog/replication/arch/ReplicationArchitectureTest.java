@@ -82,6 +82,19 @@ class ReplicationArchitectureTest {
             "io.seglog.replication.broker..", "io.seglog.replication.replica..")
         .because("group state moves by requests, timers and write completions that a deterministic simulation drives");
 
+    /** The assignors are pure functions an embedder calls without a broker: no network, ZooKeeper, Kafka or threads. */
+    static final ArchRule ASSIGNORS_ARE_PURE = noClasses()
+        .that().resideInAPackage("io.seglog.replication.group.assignor..")
+        .should().dependOnClassesThat().resideInAnyPackage(
+            "org.apache.zookeeper..",
+            "org.apache.curator..",
+            "org.apache.kafka..",
+            "java.net..",
+            "java.nio.channels..",
+            "java.util.concurrent..",
+            "io.netty..")
+        .because("assignors are our own code, functions of their input (issue 14), tested against Kafka's in tests");
+
     /** Only the zk package talks to ZooKeeper. */
     static final ArchRule ZOOKEEPER_ONLY_IN_ZK = noClasses()
         .that().resideOutsideOfPackage("io.seglog.replication.zk..")
@@ -178,6 +191,12 @@ class ReplicationArchitectureTest {
     }
 
     @Test
+    void assignorsArePure() {
+        assertTrue(REPLICATION.containPackage("io.seglog.replication.group.assignor"), "assignor package not imported");
+        ASSIGNORS_ARE_PURE.check(REPLICATION);
+    }
+
+    @Test
     void zooKeeperAndCuratorAreUsedOnlyInTheZkPackage() {
         ZOOKEEPER_ONLY_IN_ZK.check(REPLICATION);
     }
@@ -196,6 +215,9 @@ class ReplicationArchitectureTest {
         assertTrue(EXAMPLE_USES_THE_PUBLIC_CLIENT_API.evaluate(new ClassFileImporter().importClasses(
             Class.forName("io.seglog.replication.example.ClientInternalsUsingFixture"))).hasViolation(),
             "kafka-clients internals in the demo must be caught");
+        assertTrue(ASSIGNORS_ARE_PURE.evaluate(new ClassFileImporter().importClasses(
+            Class.forName("io.seglog.replication.group.assignor.KafkaUsingFixture"))).hasViolation(),
+            "kafka-clients in the assignors must be caught");
         assertFalse(ELECTION_IS_PURE.allowEmptyShould(true).evaluate(new ClassFileImporter().importClasses(ZooKeeperUsingFixture.class))
             .hasViolation(), "the purity rule applies to the election package only");
     }
