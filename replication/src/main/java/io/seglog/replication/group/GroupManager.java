@@ -818,6 +818,25 @@ public final class GroupManager {
         }
     }
 
+    /**
+     * This coordinator no longer leads the offsets partition: every parked JoinGroup and SyncGroup is answered
+     * NOT_COORDINATOR (the clients find the new coordinator), every session timer stops, and the groups and offsets
+     * are dropped (the new leader loads them from the log).
+     */
+    public void unload() {
+        for (final ClassicGroup group : groups.values()) {
+            for (final GroupMember m : List.copyOf(group.members())) {
+                group.completeJoin(m, JoinResult.error(GroupError.NOT_COORDINATOR, m.memberId()));
+                group.completeSync(m, SyncResult.error(GroupError.NOT_COORDINATOR));
+                scheduler.cancel(heartbeatKey(group, m.memberId()));
+            }
+            scheduler.cancel(joinKey(group));
+            scheduler.cancel(syncKey(group));
+        }
+        groups.clear();
+        offsets.clear();
+    }
+
     // ------------------------------------------------------------------------------------------------ helpers
 
     /** Removes a member, answering what it has parked, and stops its session timer. */

@@ -115,6 +115,17 @@ public final class GroupRequests {
         static JoinResult error(final GroupError error, final String memberId) {
             return new JoinResult(error, -1, null, null, "", false, memberId, List.of());
         }
+
+        /**
+         * An answer with an error and nothing else.
+         *
+         * @param error    the error
+         * @param memberId the member id to echo
+         * @return the answer
+         */
+        public static JoinResult failed(final GroupError error, final String memberId) {
+            return error(error, memberId);
+        }
     }
 
     /**
@@ -157,6 +168,16 @@ public final class GroupRequests {
     public record SyncResult(GroupError error, String protocolType, String protocolName, byte[] assignment) {
         static SyncResult error(final GroupError error) {
             return new SyncResult(error, null, null, new byte[0]);
+        }
+
+        /**
+         * An answer with an error and an empty assignment.
+         *
+         * @param error the error
+         * @return the answer
+         */
+        public static SyncResult failed(final GroupError error) {
+            return error(error);
         }
     }
 

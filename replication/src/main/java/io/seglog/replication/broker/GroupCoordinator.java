@@ -1,0 +1,368 @@
+package io.seglog.replication.broker;
+
+import io.seglog.replication.group.GroupConfig;
+import io.seglog.replication.group.GroupError;
+import io.seglog.replication.group.GroupLoader;
+import io.seglog.replication.group.GroupLog;
+import io.seglog.replication.group.GroupManager;
+import io.seglog.replication.group.GroupRequests.FetchedOffset;
+import io.seglog.replication.group.GroupRequests.Heartbeat;
+import io.seglog.replication.group.GroupRequests.Join;
+import io.seglog.replication.group.GroupRequests.JoinResult;
+import io.seglog.replication.group.GroupRequests.LeaveResult;
+import io.seglog.replication.group.GroupRequests.Leaving;
+import io.seglog.replication.group.GroupRequests.OffsetCommit;
+import io.seglog.replication.group.GroupRequests.Sync;
+import io.seglog.replication.group.GroupRequests.SyncResult;
+import io.seglog.replication.group.GroupWriteException;
+import io.seglog.replication.replica.AppendResult;
+import io.seglog.replication.replica.LeadershipListener;
+import io.seglog.replication.replica.ReplicaError;
+import io.seglog.storage.LogSlice;
+import io.seglog.storage.PartitionLog;
+import io.seglog.storage.TopicPartition;
+import io.seglog.storage.format.RecordBatchBuilder;
+import io.seglog.storage.format.RecordBatchDescriptor;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ThreadFactory;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
+import java.util.random.RandomGenerator;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A broker's group coordinator (the classic protocol): the coordinator of a group is the leader of its
+ * {@code __consumer_offsets} partition ({@link #partitionFor}). When this broker becomes that leader, the partition's
+ * log is read into a {@link GroupManager} (requests for its groups answer COORDINATOR_LOAD_IN_PROGRESS meanwhile);
+ * when it stops leading, the groups are dropped (NOT_COORDINATOR). Records are appended as acks=all produces of the
+ * broker's own replica layer, and a request that wrote waits for them to be committed.
+ *
+ * <p>Everything runs on one {@link GroupCoordinatorThread}: requests, timers, write completions and loading (a large
+ * offsets partition holds the other partitions' requests while it loads).
+ *
+ * <p>Thread-safe: requests come from any thread and are answered by the futures returned.
+ */
+public final class GroupCoordinator implements LeadershipListener, AutoCloseable {
+    /** Kafka's internal topic of group offsets and metadata. */
+    public static final String OFFSETS_TOPIC = "__consumer_offsets";
+
+    private static final Logger LOG = LoggerFactory.getLogger(GroupCoordinator.class);
+    private static final int LOAD_READ_BYTES = 1 << 20;
+
+    /** What the coordinator needs of the replica layer. */
+    public interface Replicas {
+        /**
+         * Appends batches as a producer with acks=all.
+         *
+         * @param tp        the offsets partition
+         * @param batch     one batch
+         * @param timeoutMs how long to wait for the ISR
+         * @return the partition's result
+         */
+        CompletableFuture<AppendResult> appendAll(TopicPartition tp, ByteBuffer batch, long timeoutMs);
+
+        /**
+         * The local log of a partition.
+         *
+         * @param tp the partition
+         * @return its log, if hosted here
+         */
+        Optional<PartitionLog> log(TopicPartition tp);
+    }
+
+    /** One offsets partition this broker leads. */
+    private static final class Shard {
+        final int leaderEpoch;
+        final GroupManager groups;
+        boolean loaded;
+
+        Shard(final int leaderEpoch, final GroupManager groups) {
+            this.leaderEpoch = leaderEpoch;
+            this.groups = groups;
+        }
+    }
+
+    private final GroupConfig config;
+    private final int partitions;
+    private final long appendTimeoutMs;
+    private final Replicas replicas;
+    private final RandomGenerator ids;
+    private final LongSupplier wallClockMs;
+    private final GroupCoordinatorThread thread;
+    private final Map<Integer, Shard> shards = new HashMap<>();
+
+    /**
+     * Starts the coordinator's thread (it leads nothing until told).
+     *
+     * @param config          the groups' settings
+     * @param partitions      {@code offsets.topic.num.partitions}
+     * @param appendTimeoutMs how long a write waits for the offsets partition's ISR
+     *                        ({@code offsets.commit.timeout.ms})
+     * @param replicas        the replica layer
+     * @param threadFactory   makes the coordinator's thread
+     * @param clockMs         a monotonic clock (session and rebalance timers)
+     * @param wallClockMs     the wall clock (record timestamps)
+     * @param ids             where member ids come from
+     */
+    public GroupCoordinator(final GroupConfig config, final int partitions, final long appendTimeoutMs,
+                            final Replicas replicas, final ThreadFactory threadFactory, final LongSupplier clockMs,
+                            final LongSupplier wallClockMs, final RandomGenerator ids) {
+        if (partitions < 1) {
+            throw new IllegalArgumentException("offsets.topic.num.partitions=" + partitions + ": must be >= 1");
+        }
+        this.config = config;
+        this.partitions = partitions;
+        this.appendTimeoutMs = appendTimeoutMs;
+        this.replicas = replicas;
+        this.ids = ids;
+        this.wallClockMs = wallClockMs;
+        this.thread = new GroupCoordinatorThread("group-coordinator", threadFactory, clockMs);
+    }
+
+    /**
+     * The offsets partition of a group (Kafka's {@code Utils.abs(groupId.hashCode()) % partitions}).
+     *
+     * @param groupId the group
+     * @return the partition
+     */
+    public int partitionFor(final String groupId) {
+        final int hash = groupId.hashCode();
+        return (hash == Integer.MIN_VALUE ? 0 : Math.abs(hash)) % partitions;
+    }
+
+    // ------------------------------------------------------------------------------------------------ leadership
+
+    @Override
+    public void onBecomeLeader(final TopicPartition tp, final int leaderEpoch) {
+        if (OFFSETS_TOPIC.equals(tp.topic())) {
+            thread.execute(() -> load(tp, leaderEpoch));
+        }
+    }
+
+    @Override
+    public void onBecomeFollower(final TopicPartition tp, final int leaderId, final int leaderEpoch) {
+        if (OFFSETS_TOPIC.equals(tp.topic())) {
+            thread.execute(() -> unload(tp));
+        }
+    }
+
+    @Override
+    public void onStopped(final TopicPartition tp, final boolean deleted) {
+        if (OFFSETS_TOPIC.equals(tp.topic())) {
+            thread.execute(() -> unload(tp));
+        }
+    }
+
+    private void load(final TopicPartition tp, final int leaderEpoch) {
+        final Shard current = shards.get(tp.partition());
+        if (current != null && current.leaderEpoch >= leaderEpoch) {
+            return;
+        }
+        final GroupManager groups = new GroupManager(config, thread, new OffsetsLog(tp), ids);
+        final Shard shard = new Shard(leaderEpoch, groups);
+        shards.put(tp.partition(), shard);
+        final Optional<PartitionLog> log = replicas.log(tp);
+        if (log.isEmpty()) {
+            LOG.warn("{} is led here in epoch {} but its log is not: its groups cannot be loaded", tp, leaderEpoch);
+            shards.remove(tp.partition());
+            return;
+        }
+        try (GroupLoader loader = new GroupLoader(LOAD_READ_BYTES * 64)) {
+            final PartitionLog partition = log.get();
+            long next = partition.logStartOffset();
+            final long end = partition.logEndOffset();
+            ByteBuffer buffer = ByteBuffer.allocate(LOAD_READ_BYTES);
+            while (next < end) {
+                final LogSlice slice = partition.read(next, LOAD_READ_BYTES, end, true);
+                if (slice.isEmpty()) {
+                    break;
+                }
+                if (buffer.capacity() < slice.sizeInBytes()) {
+                    buffer = ByteBuffer.allocate(slice.sizeInBytes());
+                }
+                buffer.clear();
+                slice.readInto(buffer);
+                buffer.flip();
+                final long after = loader.load(buffer, groups, tp.toString());
+                if (after <= next) {
+                    break;
+                }
+                next = after;
+            }
+            groups.loaded();
+            shard.loaded = true;
+            LOG.info("{}: loaded {} records in epoch {} (to offset {})", tp, loader.records(), leaderEpoch, next);
+        } catch (final IOException | RuntimeException e) {
+            // Its groups stay unavailable (COORDINATOR_LOAD_IN_PROGRESS) rather than answer from a partial state.
+            LOG.error("{}: loading the groups failed; they stay unavailable until the next leadership", tp, e);
+        }
+    }
+
+    private void unload(final TopicPartition tp) {
+        final Shard shard = shards.remove(tp.partition());
+        if (shard != null) {
+            LOG.info("{}: no longer led here; its groups are dropped", tp);
+            shard.groups.unload();
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ requests
+
+    /** Runs an operation on the group's shard, or answers the coordinator error. */
+    private <T> CompletableFuture<T> onShard(final String groupId, final Function<GroupError, T> error,
+                                             final BiConsumer<GroupManager, CompletableFuture<T>> op) {
+        final CompletableFuture<T> answer = new CompletableFuture<>();
+        thread.execute(() -> {
+            final Shard shard = shards.get(partitionFor(groupId));
+            if (shard == null) {
+                answer.complete(error.apply(GroupError.NOT_COORDINATOR));
+            } else if (!shard.loaded) {
+                answer.complete(error.apply(GroupError.COORDINATOR_LOAD_IN_PROGRESS));
+            } else {
+                try {
+                    op.accept(shard.groups, answer);
+                } catch (final RuntimeException e) {
+                    LOG.error("group {}: a request failed", groupId, e);
+                    answer.complete(error.apply(GroupError.UNKNOWN_SERVER_ERROR));
+                }
+            }
+        });
+        return answer;
+    }
+
+    /**
+     * A JoinGroup.
+     *
+     * @param request the request
+     * @return the answer (parked until the rebalance completes)
+     */
+    public CompletableFuture<JoinResult> join(final Join request) {
+        return onShard(request.groupId(), e -> JoinResult.failed(e, request.memberId()),
+            (groups, answer) -> groups.join(request, answer));
+    }
+
+    /**
+     * A SyncGroup.
+     *
+     * @param request the request
+     * @return the answer
+     */
+    public CompletableFuture<SyncResult> sync(final Sync request) {
+        return onShard(request.groupId(), SyncResult::failed, (groups, answer) -> groups.sync(request, answer));
+    }
+
+    /**
+     * A Heartbeat.
+     *
+     * @param request the request
+     * @return the outcome
+     */
+    public CompletableFuture<GroupError> heartbeat(final Heartbeat request) {
+        return onShard(request.groupId(), e -> e, (groups, answer) -> answer.complete(groups.heartbeat(request)));
+    }
+
+    /**
+     * A LeaveGroup.
+     *
+     * @param groupId the group
+     * @param leaving the members
+     * @return the outcome
+     */
+    public CompletableFuture<LeaveResult> leave(final String groupId, final List<Leaving> leaving) {
+        return onShard(groupId, e -> new LeaveResult(e, List.of()),
+            (groups, answer) -> answer.complete(groups.leave(groupId, leaving)));
+    }
+
+    /**
+     * An OffsetCommit.
+     *
+     * @param request the request
+     * @return each offset's outcome
+     */
+    public CompletableFuture<List<GroupError>> commit(final OffsetCommit request) {
+        return onShard(request.groupId(), e -> request.offsets().stream().map(o -> e).toList(),
+            (groups, answer) -> groups.commit(request, answer));
+    }
+
+    /**
+     * The answer to an OffsetFetch.
+     *
+     * @param error   NONE or the coordinator's error
+     * @param offsets the offsets (empty on an error)
+     */
+    public record OffsetsAnswer(GroupError error, List<FetchedOffset> offsets) {
+    }
+
+    /**
+     * An OffsetFetch.
+     *
+     * @param groupId    the group
+     * @param partitions the partitions, or null for all the group committed
+     * @return the offsets
+     */
+    public CompletableFuture<OffsetsAnswer> fetchOffsets(final String groupId, final List<TopicPartition> partitions) {
+        return onShard(groupId, e -> new OffsetsAnswer(e, List.of()),
+            (groups, answer) -> answer.complete(new OffsetsAnswer(GroupError.NONE,
+                groups.fetchOffsets(groupId, partitions))));
+    }
+
+    // ------------------------------------------------------------------------------------------------ writes
+
+    /** A shard's records, written as acks=all batches of the offsets partition. */
+    private final class OffsetsLog implements GroupLog {
+        private final TopicPartition tp;
+
+        OffsetsLog(final TopicPartition tp) {
+            this.tp = tp;
+        }
+
+        @Override
+        public CompletableFuture<Void> append(final List<Entry> entries) {
+            int capacity = RecordBatchDescriptor.BATCH_HEADER_LENGTH;
+            for (final Entry e : entries) {
+                capacity += RecordBatchBuilder.maxRecordSize(e.key().length, e.value() == null ? 0 : e.value().length,
+                    0);
+            }
+            final ByteBuffer bytes = ByteBuffer.allocate(capacity);
+            final RecordBatchBuilder builder = new RecordBatchBuilder().wrap(new UnsafeBuffer(bytes), 0, capacity);
+            final long now = wallClockMs.getAsLong();
+            for (final Entry e : entries) {
+                builder.appendRecord(now, e.key(), e.value());
+            }
+            bytes.limit(builder.build());
+            return replicas.appendAll(tp, bytes, appendTimeoutMs).thenApply(result -> {
+                if (result.error() != ReplicaError.NONE) {
+                    throw new CompletionException(new GroupWriteException(mapped(result.error()), tp + ": "
+                        + result.error() + (result.message() == null ? "" : " (" + result.message() + ")")));
+                }
+                return null;
+            });
+        }
+    }
+
+    /** Kafka's mapping of an append error to what the group's requests answer. */
+    static GroupError mapped(final ReplicaError error) {
+        return switch (error) {
+            case UNKNOWN_TOPIC_OR_PARTITION, NOT_ENOUGH_REPLICAS, NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+                REQUEST_TIMED_OUT -> GroupError.COORDINATOR_NOT_AVAILABLE;
+            case NOT_LEADER_OR_FOLLOWER, KAFKA_STORAGE_ERROR -> GroupError.NOT_COORDINATOR;
+            default -> GroupError.UNKNOWN_SERVER_ERROR;
+        };
+    }
+
+    /** Stops the thread; requests waiting are dropped. Idempotent. */
+    @Override
+    public void close() {
+        thread.close();
+    }
+}
