@@ -18,6 +18,7 @@ import io.seglog.replication.group.GroupWriteException;
 import io.seglog.replication.replica.AppendResult;
 import io.seglog.replication.replica.LeadershipListener;
 import io.seglog.replication.replica.ReplicaError;
+import io.seglog.replication.wire.GroupApis;
 import io.seglog.storage.LogSlice;
 import io.seglog.storage.PartitionLog;
 import io.seglog.storage.TopicPartition;
@@ -52,7 +53,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe: requests come from any thread and are answered by the futures returned.
  */
-public final class GroupCoordinator implements LeadershipListener, AutoCloseable {
+public final class GroupCoordinator implements LeadershipListener, GroupApis.Coordinator, AutoCloseable {
     /** Kafka's internal topic of group offsets and metadata. */
     public static final String OFFSETS_TOPIC = "__consumer_offsets";
 
@@ -113,10 +114,11 @@ public final class GroupCoordinator implements LeadershipListener, AutoCloseable
      * @param clockMs         a monotonic clock (session and rebalance timers)
      * @param wallClockMs     the wall clock (record timestamps)
      * @param ids             where member ids come from
+     * @param threadName      the coordinator thread's name
      */
     public GroupCoordinator(final GroupConfig config, final int partitions, final long appendTimeoutMs,
                             final Replicas replicas, final ThreadFactory threadFactory, final LongSupplier clockMs,
-                            final LongSupplier wallClockMs, final RandomGenerator ids) {
+                            final LongSupplier wallClockMs, final RandomGenerator ids, final String threadName) {
         if (partitions < 1) {
             throw new IllegalArgumentException("offsets.topic.num.partitions=" + partitions + ": must be >= 1");
         }
@@ -126,7 +128,7 @@ public final class GroupCoordinator implements LeadershipListener, AutoCloseable
         this.replicas = replicas;
         this.ids = ids;
         this.wallClockMs = wallClockMs;
-        this.thread = new GroupCoordinatorThread("group-coordinator", threadFactory, clockMs);
+        this.thread = new GroupCoordinatorThread(threadName, threadFactory, clockMs);
     }
 
     /**
@@ -135,6 +137,7 @@ public final class GroupCoordinator implements LeadershipListener, AutoCloseable
      * @param groupId the group
      * @return the partition
      */
+    @Override
     public int partitionFor(final String groupId) {
         final int hash = groupId.hashCode();
         return (hash == Integer.MIN_VALUE ? 0 : Math.abs(hash)) % partitions;
@@ -246,6 +249,7 @@ public final class GroupCoordinator implements LeadershipListener, AutoCloseable
      * @param request the request
      * @return the answer (parked until the rebalance completes)
      */
+    @Override
     public CompletableFuture<JoinResult> join(final Join request) {
         return onShard(request.groupId(), e -> JoinResult.failed(e, request.memberId()),
             (groups, answer) -> groups.join(request, answer));
@@ -257,6 +261,7 @@ public final class GroupCoordinator implements LeadershipListener, AutoCloseable
      * @param request the request
      * @return the answer
      */
+    @Override
     public CompletableFuture<SyncResult> sync(final Sync request) {
         return onShard(request.groupId(), SyncResult::failed, (groups, answer) -> groups.sync(request, answer));
     }
@@ -267,6 +272,7 @@ public final class GroupCoordinator implements LeadershipListener, AutoCloseable
      * @param request the request
      * @return the outcome
      */
+    @Override
     public CompletableFuture<GroupError> heartbeat(final Heartbeat request) {
         return onShard(request.groupId(), e -> e, (groups, answer) -> answer.complete(groups.heartbeat(request)));
     }
@@ -278,6 +284,7 @@ public final class GroupCoordinator implements LeadershipListener, AutoCloseable
      * @param leaving the members
      * @return the outcome
      */
+    @Override
     public CompletableFuture<LeaveResult> leave(final String groupId, final List<Leaving> leaving) {
         return onShard(groupId, e -> new LeaveResult(e, List.of()),
             (groups, answer) -> answer.complete(groups.leave(groupId, leaving)));
@@ -289,18 +296,10 @@ public final class GroupCoordinator implements LeadershipListener, AutoCloseable
      * @param request the request
      * @return each offset's outcome
      */
+    @Override
     public CompletableFuture<List<GroupError>> commit(final OffsetCommit request) {
         return onShard(request.groupId(), e -> request.offsets().stream().map(o -> e).toList(),
             (groups, answer) -> groups.commit(request, answer));
-    }
-
-    /**
-     * The answer to an OffsetFetch.
-     *
-     * @param error   NONE or the coordinator's error
-     * @param offsets the offsets (empty on an error)
-     */
-    public record OffsetsAnswer(GroupError error, List<FetchedOffset> offsets) {
     }
 
     /**
@@ -308,12 +307,13 @@ public final class GroupCoordinator implements LeadershipListener, AutoCloseable
      *
      * @param groupId    the group
      * @param partitions the partitions, or null for all the group committed
-     * @return the offsets
+     * @return the coordinator's error (NONE) and the offsets (empty on an error)
      */
-    public CompletableFuture<OffsetsAnswer> fetchOffsets(final String groupId, final List<TopicPartition> partitions) {
-        return onShard(groupId, e -> new OffsetsAnswer(e, List.of()),
-            (groups, answer) -> answer.complete(new OffsetsAnswer(GroupError.NONE,
-                groups.fetchOffsets(groupId, partitions))));
+    @Override
+    public CompletableFuture<Map.Entry<GroupError, List<FetchedOffset>>> fetchOffsets(
+        final String groupId, final List<TopicPartition> partitions) {
+        return onShard(groupId, e -> Map.entry(e, List.of()),
+            (groups, answer) -> answer.complete(Map.entry(GroupError.NONE, groups.fetchOffsets(groupId, partitions))));
     }
 
     // ------------------------------------------------------------------------------------------------ writes

@@ -21,6 +21,7 @@ import io.seglog.replication.transport.ReplicaStateListener;
 import io.seglog.replication.wire.AdminApis;
 import io.seglog.replication.wire.ClusterView;
 import io.seglog.replication.wire.KafkaApi;
+import io.seglog.replication.wire.GroupApis;
 import io.seglog.replication.wire.KafkaApis;
 import io.seglog.replication.wire.KafkaWireServer;
 import io.seglog.replication.wire.TcpControlChannel;
@@ -91,6 +92,8 @@ public final class SeglogBroker implements AutoCloseable {
     private TopicConfigManager topicConfigs;
     private ScheduledExecutorService controlSender;
     private TcpControlChannel tcpChannel;
+    private GroupCoordinator groupCoordinator;
+    private ExecutorService offsetsTopicCreation;
     private boolean closed;
 
     /**
@@ -220,10 +223,49 @@ public final class SeglogBroker implements AutoCloseable {
             final LeaderEndpoint.Factory endpoints = (leaderId, host, port) -> options.endpointWrapper().wrap(id,
                 leaderId, new WireLeaderEndpoint(new WireClient(clients, host, port, "seglog-replica-fetcher-" + id,
                     MAX_RESPONSE_BYTES, config.replicas().replicaSocketTimeoutMs())));
+            final java.util.concurrent.atomic.AtomicReference<ReplicaManager> rmRef =
+                new java.util.concurrent.atomic.AtomicReference<>();
+            groupCoordinator = new GroupCoordinator(config.groups().groups(), config.groups().offsetsPartitions(),
+                config.groups().offsetsCommitTimeoutMs(), new GroupCoordinator.Replicas() {
+                    @Override
+                    public java.util.concurrent.CompletableFuture<io.seglog.replication.replica.AppendResult> appendAll(
+                        final TopicPartition tp, final java.nio.ByteBuffer batch, final long timeoutMs) {
+                        return rmRef.get().produce((short) -1, timeoutMs, Map.of(tp, batch)).thenApply(r -> r.get(tp));
+                    }
+
+                    @Override
+                    public Optional<io.seglog.storage.PartitionLog> log(final TopicPartition tp) {
+                        return rmRef.get().partition(tp).map(io.seglog.replication.replica.Partition::log);
+                    }
+                }, threadFactory, clockMs, System::currentTimeMillis, new java.security.SecureRandom(),
+                "group-coordinator-" + id);
+            final GroupCoordinator groups = groupCoordinator;
+            final LeadershipListener user = options.leadership();
+            // The group coordinator hears of its offsets partitions first, then the embedder's listener of everything.
+            final LeadershipListener leadership = new LeadershipListener() {
+                @Override
+                public void onBecomeLeader(final TopicPartition tp, final int leaderEpoch) {
+                    groups.onBecomeLeader(tp, leaderEpoch);
+                    user.onBecomeLeader(tp, leaderEpoch);
+                }
+
+                @Override
+                public void onBecomeFollower(final TopicPartition tp, final int leaderId, final int leaderEpoch) {
+                    groups.onBecomeFollower(tp, leaderId, leaderEpoch);
+                    user.onBecomeFollower(tp, leaderId, leaderEpoch);
+                }
+
+                @Override
+                public void onStopped(final TopicPartition tp, final boolean deleted) {
+                    groups.onStopped(tp, deleted);
+                    user.onStopped(tp, deleted);
+                }
+            };
             replicaManager = new ReplicaManager(id, openedLogs, config.replicas(), clockMs,
                 () -> controlRef == null ? -1 : controlRef.controlHandler().brokerEpoch(), writer,
                 brokerId -> controlRef != null && controlRef.controlHandler().liveBrokerEndpoints().containsKey(brokerId),
-                endpoints, threadFactory, options.leadership());
+                endpoints, threadFactory, leadership);
+            rmRef.set(replicaManager);
             final ReplicaManager rm = replicaManager;
             producerIds = new ZkProducerIdManager(id, () -> controlRef == null ? null : controlRef.store(), clockMs,
                 threadFactory);
@@ -275,8 +317,8 @@ public final class SeglogBroker implements AutoCloseable {
             try {
                 CloseHelper.closeAll(topicConfigs, controlRef, listener, tcpChannel, shutdown(controlSender),
                     shutdown(controlThread),
-                    shutdown(topicCreation), shutdown(adminThread), producerIds,
-                    replicaManager, writer, started == null ? null
+                    shutdown(topicCreation), shutdown(offsetsTopicCreation), shutdown(adminThread), producerIds,
+                    groupCoordinator, replicaManager, writer, started == null ? null
                     : () -> started.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly(), openedLogs);
             } catch (final RuntimeException closing) {
                 e.addSuppressed(closing);
@@ -345,7 +387,60 @@ public final class SeglogBroker implements AutoCloseable {
         final List<KafkaApi> apis = new java.util.ArrayList<>(new KafkaApis(id, rm, view,
             topicCreator(config, threadFactory), producerIds).apis());
         apis.addAll(admin.apis());
+        apis.addAll(new GroupApis(GroupCoordinator.OFFSETS_TOPIC, groupCoordinator, view,
+            offsetsTopicCreator(config, threadFactory)).apis());
         return apis;
+    }
+
+    /**
+     * Creates {@code __consumer_offsets} when a FindCoordinator first needs it, as Kafka does: with
+     * {@code offsets.topic.num.partitions} partitions and {@code offsets.topic.replication.factor} replicas, compacted;
+     * not while fewer brokers are alive than that factor (the clients retry).
+     */
+    private GroupApis.OffsetsTopicCreator offsetsTopicCreator(final SeglogBrokerConfig config,
+                                                              final ThreadFactory threadFactory) {
+        offsetsTopicCreation = Executors.newSingleThreadExecutor(named(threadFactory, "offsets-topic-creation-"
+            + config.replication().brokerId()));
+        final java.util.concurrent.atomic.AtomicBoolean pending = new java.util.concurrent.atomic.AtomicBoolean();
+        final GroupCoordinatorConfig groups = config.groups();
+        return () -> {
+            if (!pending.compareAndSet(false, true)) {
+                return;
+            }
+            offsetsTopicCreation.execute(() -> {
+                try {
+                    final ReplicationBroker c = controlRef;
+                    if (c == null) {
+                        return;
+                    }
+                    final Map<Integer, Optional<String>> brokers = new java.util.TreeMap<>();
+                    c.controlHandler().liveBrokerEndpoints().forEach((bid, b) -> brokers.put(bid, b.rack()));
+                    if (brokers.size() < groups.offsetsReplication()) {
+                        LOG.warn("{} is not created: {}={} but {} brokers are alive", GroupCoordinator.OFFSETS_TOPIC,
+                            GroupCoordinatorConfig.OFFSETS_TOPIC_REPLICATION_FACTOR, groups.offsetsReplication(),
+                            brokers.size());
+                        return;
+                    }
+                    final Map<Integer, List<Integer>> assignment = io.seglog.replication.election.ReplicaAssignment
+                        .assign(brokers, groups.offsetsPartitions(), groups.offsetsReplication(), -1, 0,
+                            new java.util.SplittableRandom());
+                    new ZkAdminStore(() -> c.store(), () -> c.admin(new java.util.SplittableRandom()))
+                        .createTopic(GroupCoordinator.OFFSETS_TOPIC, assignment, Map.of(
+                            "cleanup.policy", "compact",
+                            "segment.bytes", String.valueOf(groups.offsetsSegmentBytes()),
+                            "compression.type", "producer"));
+                    LOG.info("broker.id={} created {} ({} partitions, replication factor {})",
+                        config.replication().brokerId(), GroupCoordinator.OFFSETS_TOPIC, groups.offsetsPartitions(),
+                        groups.offsetsReplication());
+                } catch (final io.seglog.replication.controller.TopicExistsException exists) {
+                    LOG.debug("{} exists", GroupCoordinator.OFFSETS_TOPIC);
+                } catch (final RuntimeException e) {
+                    LOG.warn("creating {} failed: {}", GroupCoordinator.OFFSETS_TOPIC, e.toString());
+                } finally {
+                    pending.set(false);
+                }
+            });
+        };
     }
 
     /** The broker's configuration for DescribeConfigs: explicit = what differs from a configuration of defaults. */
@@ -686,7 +781,8 @@ public final class SeglogBroker implements AutoCloseable {
         closed = true;
         CloseHelper.closeAll(topicConfigs, control, server, tcpChannel, shutdown(controlSender),
             shutdown(controlThread),
-            shutdown(topicCreation), shutdown(adminThread), producerIds, replicas,
+            shutdown(topicCreation), shutdown(offsetsTopicCreation), shutdown(adminThread), producerIds,
+            groupCoordinator, replicas,
             isrWriter, () -> clientLoops.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly(), logs);
     }
 

@@ -43,11 +43,12 @@ import java.util.Objects;
  * @param defaultReplicationFactor {@code default.replication.factor}
  * @param numPartitions      {@code num.partitions}
  * @param autoCreateTopics   {@code auto.create.topics.enable} (Kafka's default, true)
+ * @param groups             the group coordinator's settings ({@code group.*}, {@code offsets.*})
  */
 public record SeglogBrokerConfig(ReplicationConfig replication, WireServerConfig listener, String advertisedHost,
                                  int advertisedPort, int networkThreads, LogManagerConfig logs,
                                  ReplicaManagerConfig replicas, int defaultReplicationFactor, int numPartitions,
-                                 boolean autoCreateTopics) {
+                                 boolean autoCreateTopics, GroupCoordinatorConfig groups) {
     /** Kafka's advertised listener list. */
     public static final String ADVERTISED_LISTENERS = "advertised.listeners";
     /** Kafka's event-loop thread count of the network layer. */
@@ -105,10 +106,12 @@ public record SeglogBrokerConfig(ReplicationConfig replication, WireServerConfig
      * @param defaultReplicationFactor at least 1
      * @param numPartitions  at least 1
      * @param autoCreateTopics whether Metadata requests create unknown topics
+     * @param groups         the group coordinator's settings
      * @throws IllegalArgumentException naming the key and value
      */
     public SeglogBrokerConfig {
         Objects.requireNonNull(replication, "replication");
+        Objects.requireNonNull(groups, "groups");
         Objects.requireNonNull(listener, "listener");
         Objects.requireNonNull(logs, "logs");
         Objects.requireNonNull(replicas, "replicas");
@@ -170,7 +173,7 @@ public record SeglogBrokerConfig(ReplicationConfig replication, WireServerConfig
         return new SeglogBrokerConfig(replication, listener, advertisedHost, advertisedPort,
             intValue(props, NUM_NETWORK_THREADS, 3), logs, ReplicaManagerConfig.fromProperties(props),
             intValue(props, DEFAULT_REPLICATION_FACTOR, 1), intValue(props, NUM_PARTITIONS, 1),
-            booleanValue(props, AUTO_CREATE_TOPICS_ENABLE, true));
+            booleanValue(props, AUTO_CREATE_TOPICS_ENABLE, true), GroupCoordinatorConfig.fromProperties(props));
     }
 
     /**
@@ -219,6 +222,7 @@ public record SeglogBrokerConfig(ReplicationConfig replication, WireServerConfig
         out.put(DEFAULT_REPLICATION_FACTOR, String.valueOf(defaultReplicationFactor));
         out.put(NUM_PARTITIONS, String.valueOf(numPartitions));
         out.put(AUTO_CREATE_TOPICS_ENABLE, String.valueOf(autoCreateTopics));
+        out.putAll(groups.kafkaProperties());
         return java.util.Collections.unmodifiableMap(out);
     }
 

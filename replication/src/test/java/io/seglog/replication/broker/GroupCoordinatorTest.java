@@ -107,7 +107,7 @@ class GroupCoordinatorTest {
                     return ref.get().partition(tp).map(Partition::log);
                 }
             }, Thread::new, () -> TimeUnit.NANOSECONDS.toMillis(System.nanoTime()), System::currentTimeMillis,
-            new SplittableRandom(9));
+            new SplittableRandom(9), "group-coordinator-test");
     }
 
     @AfterEach
@@ -191,12 +191,12 @@ class GroupCoordinatorTest {
         listener.set(coordinator);
         lead(3);
         long waitUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
-        GroupCoordinator.OffsetsAnswer offsets;
+        Map.Entry<GroupError, List<FetchedOffset>> offsets;
         do {
             offsets = await(coordinator.fetchOffsets(GROUP, null));
-        } while (offsets.error() == GroupError.COORDINATOR_LOAD_IN_PROGRESS && System.nanoTime() < waitUntil);
-        assertEquals(GroupError.NONE, offsets.error());
-        assertEquals(List.of(new FetchedOffset("orders", 0, 1234, 2, "done")), offsets.offsets());
+        } while (offsets.getKey() == GroupError.COORDINATOR_LOAD_IN_PROGRESS && System.nanoTime() < waitUntil);
+        assertEquals(GroupError.NONE, offsets.getKey());
+        assertEquals(List.of(new FetchedOffset("orders", 0, 1234, 2, "done")), offsets.getValue());
         assertEquals(GroupError.NONE, await(coordinator.heartbeat(new Heartbeat(GROUP, 1, member, null))),
             "the member carries on with the loaded group, same generation");
         final SyncResult again = await(coordinator.sync(new Sync(GROUP, 1, member, null, null, null, Map.of())));

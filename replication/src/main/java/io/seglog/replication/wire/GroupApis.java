@@ -1,0 +1,386 @@
+package io.seglog.replication.wire;
+
+import io.seglog.replication.group.GroupError;
+import io.seglog.replication.group.GroupRequests.CommittedOffset;
+import io.seglog.replication.group.GroupRequests.FetchedOffset;
+import io.seglog.replication.group.GroupRequests.Heartbeat;
+import io.seglog.replication.group.GroupRequests.Join;
+import io.seglog.replication.group.GroupRequests.JoinResult;
+import io.seglog.replication.group.GroupRequests.JoinedMember;
+import io.seglog.replication.group.GroupRequests.LeaveResult;
+import io.seglog.replication.group.GroupRequests.Leaving;
+import io.seglog.replication.group.GroupRequests.OffsetCommit;
+import io.seglog.replication.group.GroupRequests.Protocol;
+import io.seglog.replication.group.GroupRequests.Sync;
+import io.seglog.replication.group.GroupRequests.SyncResult;
+import io.seglog.replication.transport.LiveBroker;
+import io.seglog.replication.transport.PartitionStateInfo;
+import io.seglog.storage.TopicPartition;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.apache.kafka.common.message.FindCoordinatorRequestData;
+import org.apache.kafka.common.message.FindCoordinatorResponseData;
+import org.apache.kafka.common.message.HeartbeatRequestData;
+import org.apache.kafka.common.message.HeartbeatResponseData;
+import org.apache.kafka.common.message.JoinGroupRequestData;
+import org.apache.kafka.common.message.JoinGroupResponseData;
+import org.apache.kafka.common.message.LeaveGroupRequestData;
+import org.apache.kafka.common.message.LeaveGroupResponseData;
+import org.apache.kafka.common.message.OffsetCommitRequestData;
+import org.apache.kafka.common.message.OffsetCommitResponseData;
+import org.apache.kafka.common.message.OffsetFetchRequestData;
+import org.apache.kafka.common.message.OffsetFetchResponseData;
+import org.apache.kafka.common.message.SyncGroupRequestData;
+import org.apache.kafka.common.message.SyncGroupResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * The classic consumer-group APIs (what kafka-clients' consumers use by default): FindCoordinator 0-6, JoinGroup
+ * 0-9, SyncGroup 0-5, Heartbeat 0-4, LeaveGroup 0-5, OffsetCommit 2-9, OffsetFetch 1-9 (v10 of the last two name
+ * topics by id; clients negotiate down). Requests are mapped to the coordinator's own types and answered when it
+ * answers (a JoinGroup waits for the rebalance). A group's coordinator is the leader of its {@code __consumer_offsets}
+ * partition in this broker's metadata cache; a missing offsets topic is asked for and the request answered
+ * COORDINATOR_NOT_AVAILABLE (retriable) meanwhile. Transaction coordinators are not served: FindCoordinator for a
+ * transactional id answers INVALID_REQUEST, which kafka-clients reports as a fatal error naming the key.
+ */
+public final class GroupApis {
+    /** FindCoordinator versions served. */
+    static final short FIND_COORDINATOR_MAX = 6;
+    /** JoinGroup versions served. */
+    static final short JOIN_GROUP_MAX = 9;
+    /** SyncGroup versions served. */
+    static final short SYNC_GROUP_MAX = 5;
+    /** Heartbeat versions served. */
+    static final short HEARTBEAT_MAX = 4;
+    /** LeaveGroup versions served. */
+    static final short LEAVE_GROUP_MAX = 5;
+    /** OffsetCommit versions served (v10 names topics by id). */
+    static final short OFFSET_COMMIT_MIN = 2;
+    static final short OFFSET_COMMIT_MAX = 9;
+    /** OffsetFetch versions served (v10 names topics by id). */
+    static final short OFFSET_FETCH_MIN = 1;
+    static final short OFFSET_FETCH_MAX = 9;
+
+    private static final byte GROUP_KEY = 0;
+
+    /** The coordinator the APIs hand requests to (the broker's, or a test's). */
+    public interface Coordinator {
+        /**
+         * The offsets partition of a group.
+         *
+         * @param groupId the group
+         * @return the partition of {@code __consumer_offsets}
+         */
+        int partitionFor(String groupId);
+
+        /**
+         * A JoinGroup.
+         *
+         * @param request the request
+         * @return the answer
+         */
+        CompletableFuture<JoinResult> join(Join request);
+
+        /**
+         * A SyncGroup.
+         *
+         * @param request the request
+         * @return the answer
+         */
+        CompletableFuture<SyncResult> sync(Sync request);
+
+        /**
+         * A Heartbeat.
+         *
+         * @param request the request
+         * @return the outcome
+         */
+        CompletableFuture<GroupError> heartbeat(Heartbeat request);
+
+        /**
+         * A LeaveGroup.
+         *
+         * @param groupId the group
+         * @param leaving the members
+         * @return the outcome
+         */
+        CompletableFuture<LeaveResult> leave(String groupId, List<Leaving> leaving);
+
+        /**
+         * An OffsetCommit.
+         *
+         * @param request the request
+         * @return each offset's outcome, in order
+         */
+        CompletableFuture<List<GroupError>> commit(OffsetCommit request);
+
+        /**
+         * An OffsetFetch.
+         *
+         * @param groupId    the group
+         * @param partitions the partitions, or null for all
+         * @return the coordinator's error (NONE) and the offsets
+         */
+        CompletableFuture<Map.Entry<GroupError, List<FetchedOffset>>> fetchOffsets(String groupId,
+                                                                                   List<TopicPartition> partitions);
+    }
+
+    /** Asks for the offsets topic to be created; must not block. */
+    @FunctionalInterface
+    public interface OffsetsTopicCreator {
+        /** Requests the creation of {@code __consumer_offsets} (repeated requests are harmless). */
+        void requestCreation();
+    }
+
+    private final String offsetsTopic;
+    private final Coordinator coordinator;
+    private final ClusterView cluster;
+    private final OffsetsTopicCreator creator;
+
+    /**
+     * @param offsetsTopic the offsets topic's name ({@code __consumer_offsets})
+     * @param coordinator  the coordinator
+     * @param cluster      the metadata cache
+     * @param creator      creates the offsets topic when it is missing
+     */
+    public GroupApis(final String offsetsTopic, final Coordinator coordinator, final ClusterView cluster,
+                     final OffsetsTopicCreator creator) {
+        this.offsetsTopic = offsetsTopic;
+        this.coordinator = coordinator;
+        this.cluster = cluster;
+        this.creator = creator;
+    }
+
+    /**
+     * The APIs to serve.
+     *
+     * @return the APIs
+     */
+    public List<KafkaApi> apis() {
+        return List.of(
+            new KafkaApi(ApiKeys.FIND_COORDINATOR, (short) 0, FIND_COORDINATOR_MAX,
+                r -> CompletableFuture.completedFuture(findCoordinator(r))),
+            new KafkaApi(ApiKeys.JOIN_GROUP, (short) 0, JOIN_GROUP_MAX, this::joinGroup),
+            new KafkaApi(ApiKeys.SYNC_GROUP, (short) 0, SYNC_GROUP_MAX, this::syncGroup),
+            new KafkaApi(ApiKeys.HEARTBEAT, (short) 0, HEARTBEAT_MAX, this::heartbeat),
+            new KafkaApi(ApiKeys.LEAVE_GROUP, (short) 0, LEAVE_GROUP_MAX, this::leaveGroup),
+            new KafkaApi(ApiKeys.OFFSET_COMMIT, OFFSET_COMMIT_MIN, OFFSET_COMMIT_MAX, this::offsetCommit),
+            new KafkaApi(ApiKeys.OFFSET_FETCH, OFFSET_FETCH_MIN, OFFSET_FETCH_MAX, this::offsetFetch));
+    }
+
+    // ------------------------------------------------------------------------------------------ FindCoordinator
+
+    private ApiMessage findCoordinator(final KafkaRequest request) {
+        final FindCoordinatorRequestData data = (FindCoordinatorRequestData) request.body();
+        final FindCoordinatorResponseData resp = new FindCoordinatorResponseData();
+        if (request.version() >= 4) {
+            for (final String key : data.coordinatorKeys()) {
+                final FindCoordinatorResponseData.Coordinator c = new FindCoordinatorResponseData.Coordinator()
+                    .setKey(key);
+                locate(data.keyType(), key, c);
+                resp.coordinators().add(c);
+            }
+            return resp;
+        }
+        final FindCoordinatorResponseData.Coordinator c = new FindCoordinatorResponseData.Coordinator();
+        locate(data.keyType(), data.key(), c);
+        return resp.setErrorCode(c.errorCode()).setErrorMessage(c.errorMessage()).setNodeId(c.nodeId())
+            .setHost(c.host()).setPort(c.port());
+    }
+
+    private void locate(final byte keyType, final String key, final FindCoordinatorResponseData.Coordinator into) {
+        into.setNodeId(-1).setHost("").setPort(-1);
+        if (keyType != GROUP_KEY) {
+            into.setErrorCode(Errors.INVALID_REQUEST.code()).setErrorMessage("coordinator key type " + keyType
+                + " is not served: Seglog has no transaction or share-group coordinator (key " + key + ")");
+            return;
+        }
+        if (key == null || key.isEmpty()) {
+            into.setErrorCode(Errors.INVALID_REQUEST.code()).setErrorMessage("empty group id");
+            return;
+        }
+        final TopicPartition tp = new TopicPartition(offsetsTopic, coordinator.partitionFor(key));
+        final Map<TopicPartition, PartitionStateInfo> partitions = cluster.partitions();
+        final PartitionStateInfo state = partitions.get(tp);
+        if (state == null) {
+            if (partitions.keySet().stream().noneMatch(p -> p.topic().equals(offsetsTopic))) {
+                creator.requestCreation();
+            }
+            into.setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code()).setErrorMessage(offsetsTopic
+                + " is being created");
+            return;
+        }
+        final LiveBroker leader = cluster.liveBrokers().get(state.leaderAndIsr().leader());
+        if (leader == null) {
+            into.setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code()).setErrorMessage(tp + " has no live leader");
+            return;
+        }
+        into.setErrorCode(Errors.NONE.code()).setErrorMessage(null).setNodeId(leader.id()).setHost(leader.host())
+            .setPort(leader.port());
+    }
+
+    // ------------------------------------------------------------------------------------------ membership
+
+    private CompletionStage<ApiMessage> joinGroup(final KafkaRequest request) {
+        final JoinGroupRequestData data = (JoinGroupRequestData) request.body();
+        final List<Protocol> protocols = new ArrayList<>();
+        data.protocols().forEach(p -> protocols.add(new Protocol(p.name(), p.metadata())));
+        final int rebalanceTimeout = request.version() >= 1 ? data.rebalanceTimeoutMs() : data.sessionTimeoutMs();
+        final Join join = new Join(data.groupId(), data.memberId(), data.groupInstanceId(),
+            request.header().clientId(), String.valueOf(request.peer()), data.protocolType(), protocols,
+            data.sessionTimeoutMs(), rebalanceTimeout, request.version() >= 4, request.version() >= 9);
+        return coordinator.join(join).thenApply(r -> {
+            final JoinGroupResponseData resp = new JoinGroupResponseData().setErrorCode(r.error().code())
+                .setGenerationId(r.generationId()).setProtocolType(r.protocolType())
+                .setProtocolName(request.version() < 7 && r.protocolName() == null ? "" : r.protocolName())
+                .setLeader(r.leader()).setSkipAssignment(r.skipAssignment()).setMemberId(r.memberId());
+            for (final JoinedMember m : r.members()) {
+                resp.members().add(new JoinGroupResponseData.JoinGroupResponseMember().setMemberId(m.memberId())
+                    .setGroupInstanceId(m.groupInstanceId()).setMetadata(m.metadata()));
+            }
+            return resp;
+        });
+    }
+
+    private CompletionStage<ApiMessage> syncGroup(final KafkaRequest request) {
+        final SyncGroupRequestData data = (SyncGroupRequestData) request.body();
+        final Map<String, byte[]> assignments = new HashMap<>();
+        data.assignments().forEach(a -> assignments.put(a.memberId(), a.assignment()));
+        return coordinator.sync(new Sync(data.groupId(), data.generationId(), data.memberId(), data.groupInstanceId(),
+            data.protocolType(), data.protocolName(), assignments)).thenApply(r -> new SyncGroupResponseData()
+            .setErrorCode(r.error().code()).setProtocolType(r.protocolType()).setProtocolName(r.protocolName())
+            .setAssignment(r.assignment()));
+    }
+
+    private CompletionStage<ApiMessage> heartbeat(final KafkaRequest request) {
+        final HeartbeatRequestData data = (HeartbeatRequestData) request.body();
+        return coordinator.heartbeat(new Heartbeat(data.groupId(), data.generationId(), data.memberId(),
+            data.groupInstanceId())).thenApply(e -> new HeartbeatResponseData().setErrorCode(e.code()));
+    }
+
+    private CompletionStage<ApiMessage> leaveGroup(final KafkaRequest request) {
+        final LeaveGroupRequestData data = (LeaveGroupRequestData) request.body();
+        final List<Leaving> leaving = new ArrayList<>();
+        if (request.version() >= 3) {
+            data.members().forEach(m -> leaving.add(new Leaving(m.memberId(), m.groupInstanceId())));
+        } else {
+            leaving.add(new Leaving(data.memberId(), null));
+        }
+        return coordinator.leave(data.groupId(), leaving).thenApply(r -> {
+            final LeaveGroupResponseData resp = new LeaveGroupResponseData().setErrorCode(r.error().code());
+            if (request.version() >= 3) {
+                for (int i = 0; i < leaving.size() && i < r.members().size(); i++) {
+                    resp.members().add(new LeaveGroupResponseData.MemberResponse()
+                        .setMemberId(leaving.get(i).memberId()).setGroupInstanceId(leaving.get(i).groupInstanceId())
+                        .setErrorCode(r.members().get(i).code()));
+                }
+            } else if (r.error() == GroupError.NONE && !r.members().isEmpty()) {
+                resp.setErrorCode(r.members().get(0).code());
+            }
+            return resp;
+        });
+    }
+
+    // ------------------------------------------------------------------------------------------ offsets
+
+    private CompletionStage<ApiMessage> offsetCommit(final KafkaRequest request) {
+        final OffsetCommitRequestData data = (OffsetCommitRequestData) request.body();
+        final List<CommittedOffset> offsets = new ArrayList<>();
+        for (final OffsetCommitRequestData.OffsetCommitRequestTopic t : data.topics()) {
+            for (final OffsetCommitRequestData.OffsetCommitRequestPartition p : t.partitions()) {
+                offsets.add(new CommittedOffset(t.name(), p.partitionIndex(), p.committedOffset(),
+                    request.version() >= 6 ? p.committedLeaderEpoch() : -1, p.committedMetadata()));
+            }
+        }
+        return coordinator.commit(new OffsetCommit(data.groupId(), data.generationIdOrMemberEpoch(), data.memberId(),
+            data.groupInstanceId(), request.version() >= 9, offsets)).thenApply(errors -> {
+                final OffsetCommitResponseData resp = new OffsetCommitResponseData();
+                int i = 0;
+                for (final OffsetCommitRequestData.OffsetCommitRequestTopic t : data.topics()) {
+                    final OffsetCommitResponseData.OffsetCommitResponseTopic topic =
+                        new OffsetCommitResponseData.OffsetCommitResponseTopic().setName(t.name());
+                    for (final OffsetCommitRequestData.OffsetCommitRequestPartition p : t.partitions()) {
+                        topic.partitions().add(new OffsetCommitResponseData.OffsetCommitResponsePartition()
+                            .setPartitionIndex(p.partitionIndex()).setErrorCode(errors.get(i++).code()));
+                    }
+                    resp.topics().add(topic);
+                }
+                return resp;
+            });
+    }
+
+    private CompletionStage<ApiMessage> offsetFetch(final KafkaRequest request) {
+        final OffsetFetchRequestData data = (OffsetFetchRequestData) request.body();
+        if (request.version() < 8) {
+            final List<TopicPartition> wanted = data.topics() == null ? null : new ArrayList<>();
+            if (wanted != null) {
+                data.topics().forEach(t -> t.partitionIndexes().forEach(p -> wanted.add(new TopicPartition(t.name(),
+                    p))));
+            }
+            return coordinator.fetchOffsets(data.groupId(), wanted).thenApply(answer -> {
+                final OffsetFetchResponseData resp = new OffsetFetchResponseData()
+                    .setErrorCode(answer.getKey().code());
+                resp.setTopics(oldTopics(answer.getKey(), answer.getValue(), wanted, request.version()));
+                return resp;
+            });
+        }
+        final List<CompletableFuture<OffsetFetchResponseData.OffsetFetchResponseGroup>> groups = new ArrayList<>();
+        for (final OffsetFetchRequestData.OffsetFetchRequestGroup g : data.groups()) {
+            final List<TopicPartition> wanted = g.topics() == null ? null : new ArrayList<>();
+            if (wanted != null) {
+                g.topics().forEach(t -> t.partitionIndexes().forEach(p -> wanted.add(new TopicPartition(t.name(),
+                    p))));
+            }
+            groups.add(coordinator.fetchOffsets(g.groupId(), wanted).thenApply(answer -> {
+                final OffsetFetchResponseData.OffsetFetchResponseGroup out =
+                    new OffsetFetchResponseData.OffsetFetchResponseGroup().setGroupId(g.groupId())
+                        .setErrorCode(answer.getKey().code());
+                final Map<String, OffsetFetchResponseData.OffsetFetchResponseTopics> topics =
+                    new java.util.LinkedHashMap<>();
+                for (final FetchedOffset o : answer.getValue()) {
+                    topics.computeIfAbsent(o.topic(), n -> new OffsetFetchResponseData.OffsetFetchResponseTopics()
+                        .setName(n)).partitions().add(new OffsetFetchResponseData.OffsetFetchResponsePartitions()
+                        .setPartitionIndex(o.partition()).setCommittedOffset(o.offset())
+                        .setCommittedLeaderEpoch(o.leaderEpoch()).setMetadata(o.metadata()));
+                }
+                out.setTopics(new ArrayList<>(topics.values()));
+                return out;
+            }));
+        }
+        return CompletableFuture.allOf(groups.toArray(new CompletableFuture<?>[0])).thenApply(x -> {
+            final OffsetFetchResponseData resp = new OffsetFetchResponseData();
+            groups.forEach(g -> resp.groups().add(g.join()));
+            return resp;
+        });
+    }
+
+    private static List<OffsetFetchResponseData.OffsetFetchResponseTopic> oldTopics(final GroupError error,
+                                                                                   final List<FetchedOffset> offsets,
+                                                                                   final List<TopicPartition> wanted,
+                                                                                   final short version) {
+        final Map<String, OffsetFetchResponseData.OffsetFetchResponseTopic> topics = new java.util.LinkedHashMap<>();
+        if (error != GroupError.NONE && wanted != null && version < 2) {
+            // v0-1 have no top-level error: each partition carries it.
+            for (final TopicPartition tp : wanted) {
+                topics.computeIfAbsent(tp.topic(), n -> new OffsetFetchResponseData.OffsetFetchResponseTopic()
+                    .setName(n)).partitions().add(new OffsetFetchResponseData.OffsetFetchResponsePartition()
+                    .setPartitionIndex(tp.partition()).setCommittedOffset(-1).setMetadata("")
+                    .setErrorCode(error.code()));
+            }
+            return new ArrayList<>(topics.values());
+        }
+        for (final FetchedOffset o : offsets) {
+            topics.computeIfAbsent(o.topic(), n -> new OffsetFetchResponseData.OffsetFetchResponseTopic().setName(n))
+                .partitions().add(new OffsetFetchResponseData.OffsetFetchResponsePartition()
+                    .setPartitionIndex(o.partition()).setCommittedOffset(o.offset())
+                    .setCommittedLeaderEpoch(o.leaderEpoch()).setMetadata(o.metadata()));
+        }
+        return new ArrayList<>(topics.values());
+    }
+}
