@@ -83,7 +83,7 @@ public final class GroupCoordinator implements LeadershipListener, GroupApis.Coo
 
     /** One offsets partition this broker leads. */
     private static final class Shard {
-        final int leaderEpoch;
+        int leaderEpoch;
         final GroupManager groups;
         boolean loaded;
 
@@ -168,16 +168,20 @@ public final class GroupCoordinator implements LeadershipListener, GroupApis.Coo
 
     private void load(final TopicPartition tp, final int leaderEpoch) {
         final Shard current = shards.get(tp.partition());
-        if (current != null && current.leaderEpoch >= leaderEpoch) {
+        if (current != null) {
+            // Still the leader, in a newer epoch (the controller bumps it when a follower goes): the groups, their
+            // rebalances and parked requests carry on; nothing is read again (Kafka's runtime does the same).
+            current.leaderEpoch = Math.max(current.leaderEpoch, leaderEpoch);
             return;
         }
-        final GroupManager groups = new GroupManager(config, thread, new OffsetsLog(tp), ids);
+        final GroupManager groups = new GroupManager(config, thread, new OffsetsLog(tp), ids, wallClockMs);
         final Shard shard = new Shard(leaderEpoch, groups);
         shards.put(tp.partition(), shard);
         final Optional<PartitionLog> log = replicas.log(tp);
         if (log.isEmpty()) {
             LOG.warn("{} is led here in epoch {} but its log is not: its groups cannot be loaded", tp, leaderEpoch);
             shards.remove(tp.partition());
+            groups.unload();
             return;
         }
         try (GroupLoader loader = new GroupLoader(LOAD_READ_BYTES * 64)) {

@@ -128,7 +128,8 @@ final class GroupCoordinatorThread implements GroupScheduler, AutoCloseable {
             }
             try {
                 next.run();
-            } catch (final RuntimeException e) {
+            } catch (final RuntimeException | AssertionError | StackOverflowError e) {
+                // The thread must outlive one failing task: every group's requests wait on it.
                 LOG.error("{}: a task failed", thread.getName(), e);
             }
         }

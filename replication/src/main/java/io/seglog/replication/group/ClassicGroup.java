@@ -227,6 +227,10 @@ final class ClassicGroup {
         pendingJoinMembers.add(memberId);
     }
 
+    Set<String> pendingJoinMembers() {
+        return pendingJoinMembers;
+    }
+
     boolean isPendingJoin(final String memberId) {
         return pendingJoinMembers.contains(memberId);
     }

@@ -27,6 +27,8 @@ import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,12 +49,18 @@ import org.slf4j.LoggerFactory;
 public final class GroupManager {
     private static final Logger LOG = LoggerFactory.getLogger(GroupManager.class);
     private static final byte[] EMPTY_ASSIGNMENT = new byte[0];
+    private static final AtomicLong INSTANCES = new AtomicLong();
 
     private final GroupConfig config;
     private final GroupScheduler scheduler;
     private final GroupLog log;
     private final RandomGenerator ids;
+    private final LongSupplier wallClockMs;
+    /** Scopes this manager's timer keys: another manager of the same partition (a reload) shares the scheduler. */
+    private final String keyPrefix = "groups-" + INSTANCES.incrementAndGet() + "-";
     private final Map<String, ClassicGroup> groups = new HashMap<>();
+    /** Set by {@link #unload}: timers and write completions that fire after it do nothing. */
+    private boolean unloaded;
     /** Committed offsets per group, per "topic-partition" key, as written (a commit shows once it is committed). */
     private final Map<String, Map<TopicPartition, OffsetValue>> offsets = new HashMap<>();
 
@@ -61,13 +69,38 @@ public final class GroupManager {
      * @param scheduler the coordinator's thread, timers and clock
      * @param log       the offsets partition the group records go to
      * @param ids       where new member ids come from (seeded in a simulation)
+     * @param wallClockMs the wall clock, ms since the epoch: the timestamps written in records (commit time, state
+     *                  time), which Kafka's tools and offset retention read as such; timers use the scheduler's clock
      */
     public GroupManager(final GroupConfig config, final GroupScheduler scheduler, final GroupLog log,
-                        final RandomGenerator ids) {
+                        final RandomGenerator ids, final LongSupplier wallClockMs) {
         this.config = config;
         this.scheduler = scheduler;
         this.log = log;
         this.ids = ids;
+        this.wallClockMs = wallClockMs;
+    }
+
+    /** A timer of this manager (its key scoped to it); it does nothing once the manager is unloaded. */
+    private void schedule(final String key, final long delayMs, final Runnable task) {
+        scheduler.schedule(keyPrefix + key, delayMs, () -> {
+            if (!unloaded) {
+                task.run();
+            }
+        });
+    }
+
+    private void cancel(final String key) {
+        scheduler.cancel(keyPrefix + key);
+    }
+
+    /** A task on the coordinator's thread (a write's completion); it does nothing once the manager is unloaded. */
+    private void execute(final Runnable task) {
+        scheduler.execute(() -> {
+            if (!unloaded) {
+                task.run();
+            }
+        });
     }
 
     // ------------------------------------------------------------------------------------------------ views
@@ -147,7 +180,7 @@ public final class GroupManager {
                 answer.complete(JoinResult.error(GroupError.UNKNOWN_MEMBER_ID, memberId));
                 return;
             }
-            group = new ClassicGroup(request.groupId(), scheduler.nowMs());
+            group = new ClassicGroup(request.groupId(), wallClockMs.getAsLong());
             groups.put(request.groupId(), group);
         }
         if (!acceptJoiningMember(group, memberId)) {
@@ -277,8 +310,9 @@ public final class GroupManager {
 
     private void replaceStaticMember(final ClassicGroup group, final Join request, final String oldMemberId,
                                      final String newMemberId, final CompletableFuture<JoinResult> answer) {
+        final String previousLeader = group.leaderId();
         final GroupMember member = group.replaceStaticMember(request.groupInstanceId(), oldMemberId, newMemberId);
-        scheduler.cancel(heartbeatKey(group, oldMemberId));
+        cancel(heartbeatKey(group, oldMemberId));
         scheduleHeartbeatExpiry(group, newMemberId, member.sessionTimeoutMs());
         final boolean protocolsChanged = !member.matches(request.protocols());
         group.update(member, request.protocols(), request.rebalanceTimeoutMs(), request.sessionTimeoutMs(), answer);
@@ -287,8 +321,10 @@ public final class GroupManager {
             // Kafka's static-member replacement without a rebalance: store the group under the new member id, then
             // answer the current generation (the leader told to skip the assignment where it can be).
             final int generation = group.generationId();
-            write(group, assignments(group)).whenComplete((ok, failure) -> scheduler.execute(() -> {
-                if (!member.isAwaitingJoin() || group.generationId() != generation) {
+            write(group, assignments(group)).whenComplete((ok, failure) -> execute(() -> {
+                // Only this JoinGroup's answer: a second restart of the same instance may have parked another since.
+                if (member.awaitingJoin() != answer || !member.memberId().equals(newMemberId)
+                    || group.generationId() != generation) {
                     return;
                 }
                 if (failure != null) {
@@ -296,8 +332,15 @@ public final class GroupManager {
                     return;
                 }
                 final boolean leader = group.isLeader(newMemberId);
-                group.completeJoin(member, currentGeneration(group, newMemberId,
-                    leader && request.supportsSkipAssignment(), leader && request.supportsSkipAssignment()));
+                if (request.supportsSkipAssignment()) {
+                    group.completeJoin(member, currentGeneration(group, newMemberId, leader, leader));
+                } else {
+                    // Before v9 the answer names the old leader id, so the member does not run an assignment that a
+                    // stable group would never hand out (Kafka's rule).
+                    group.completeJoin(member, new JoinResult(GroupError.NONE, group.generationId(),
+                        group.protocolType(), group.protocolName(), previousLeader == null ? "" : previousLeader,
+                        false, newMemberId, List.of()));
+                }
             }));
         } else if (group.isIn(GroupState.COMPLETING_REBALANCE) || group.isIn(GroupState.STABLE)) {
             prepareRebalance(group, "static member " + request.groupInstanceId() + " replaced");
@@ -329,21 +372,21 @@ public final class GroupManager {
             propagateAssignment(group, GroupError.REBALANCE_IN_PROGRESS, null);
         }
         group.clearPendingSync();
-        scheduler.cancel(syncKey(group));
+        cancel(syncKey(group));
         final boolean initial = group.isIn(GroupState.EMPTY);
         if (initial) {
             final int delay = config.initialRebalanceDelayMs();
             final int remaining = Math.max(group.rebalanceTimeoutMs() - delay, 0);
-            scheduler.schedule(joinKey(group), delay, () -> tryCompleteInitialRebalance(group.groupId(), delay,
+            schedule(joinKey(group), delay, () -> tryCompleteInitialRebalance(group.groupId(), delay,
                 remaining));
         }
-        group.transitionTo(GroupState.PREPARING_REBALANCE, scheduler.nowMs());
+        group.transitionTo(GroupState.PREPARING_REBALANCE, wallClockMs.getAsLong());
         LOG.info("{}: preparing to rebalance ({})", group, reason);
         if (!initial) {
             if (group.hasAllMembersJoined()) {
                 completeJoin(group);
             } else {
-                scheduler.schedule(joinKey(group), group.rebalanceTimeoutMs(), () -> completeJoin(group.groupId()));
+                schedule(joinKey(group), group.rebalanceTimeoutMs(), () -> completeJoin(group.groupId()));
             }
         }
     }
@@ -358,7 +401,7 @@ public final class GroupManager {
             group.newMemberAdded(false);
             final int next = Math.min(config.initialRebalanceDelayMs(), remainingMs);
             final int left = Math.max(remainingMs - delayMs, 0);
-            scheduler.schedule(joinKey(group), next, () -> tryCompleteInitialRebalance(groupId, next, left));
+            schedule(joinKey(group), next, () -> tryCompleteInitialRebalance(groupId, next, left));
         } else {
             completeJoin(group);
         }
@@ -372,7 +415,7 @@ public final class GroupManager {
     }
 
     private void completeJoin(final ClassicGroup group) {
-        scheduler.cancel(joinKey(group));
+        cancel(joinKey(group));
         if (!group.isIn(GroupState.PREPARING_REBALANCE)) {
             return;
         }
@@ -381,15 +424,15 @@ public final class GroupManager {
             if (!m.isAwaitingJoin() && !m.isStatic()) {
                 LOG.info("{}: {} did not rejoin in time; removed", group, m);
                 group.remove(m.memberId());
-                scheduler.cancel(heartbeatKey(group, m.memberId()));
+                cancel(heartbeatKey(group, m.memberId()));
             }
         }
         if (!group.maybeElectNewJoinedLeader() && !group.isEmpty()) {
             // Only static members that have not rejoined: wait another rebalance timeout for them or their expiry.
-            scheduler.schedule(joinKey(group), group.rebalanceTimeoutMs(), () -> completeJoin(group.groupId()));
+            schedule(joinKey(group), group.rebalanceTimeoutMs(), () -> completeJoin(group.groupId()));
             return;
         }
-        group.initNextGeneration(scheduler.nowMs());
+        group.initNextGeneration(wallClockMs.getAsLong());
         if (group.isIn(GroupState.EMPTY)) {
             write(group, Map.of()).whenComplete((ok, failure) -> {
                 if (failure != null) {
@@ -407,7 +450,7 @@ public final class GroupManager {
             group.addPendingSync(m.memberId());
         }
         final int generation = group.generationId();
-        scheduler.schedule(syncKey(group), group.rebalanceTimeoutMs(),
+        schedule(syncKey(group), group.rebalanceTimeoutMs(),
             () -> expirePendingSync(group.groupId(), generation));
     }
 
@@ -461,7 +504,7 @@ public final class GroupManager {
                             EMPTY_ASSIGNMENT));
                     }
                     final int generation = group.generationId();
-                    write(group, assignment).whenComplete((ok, failure) -> scheduler.execute(() -> {
+                    write(group, assignment).whenComplete((ok, failure) -> execute(() -> {
                         if (!group.isIn(GroupState.COMPLETING_REBALANCE) || group.generationId() != generation) {
                             return; // another rebalance began meanwhile
                         }
@@ -470,7 +513,7 @@ public final class GroupManager {
                             maybePrepareRebalanceOrCompleteJoin(group, "the assignment could not be written");
                         } else {
                             propagateAssignment(group, GroupError.NONE, assignment);
-                            group.transitionTo(GroupState.STABLE, scheduler.nowMs());
+                            group.transitionTo(GroupState.STABLE, wallClockMs.getAsLong());
                         }
                     }));
                 }
@@ -496,8 +539,10 @@ public final class GroupManager {
         if (request.generationId() != group.generationId()) {
             return GroupError.ILLEGAL_GENERATION;
         }
-        if (request.protocolType() != null && !request.protocolType().equals(group.protocolType())
-            || request.protocolName() != null && !request.protocolName().equals(group.protocolName())) {
+        if (request.protocolType() != null && group.protocolType() != null
+            && !request.protocolType().equals(group.protocolType())
+            || request.protocolName() != null && group.protocolName() != null
+            && !request.protocolName().equals(group.protocolName())) {
             return GroupError.INCONSISTENT_GROUP_PROTOCOL;
         }
         return GroupError.NONE;
@@ -558,7 +603,7 @@ public final class GroupManager {
 
     private void scheduleHeartbeatExpiry(final ClassicGroup group, final String memberId, final long timeoutMs) {
         final String groupId = group.groupId();
-        scheduler.schedule(heartbeatKey(group, memberId), timeoutMs, () -> expireHeartbeat(groupId, memberId));
+        schedule(heartbeatKey(group, memberId), timeoutMs, () -> expireHeartbeat(groupId, memberId));
     }
 
     private void expireHeartbeat(final String groupId, final String memberId) {
@@ -617,7 +662,7 @@ public final class GroupManager {
                 }
             } else if (group.isPendingJoin(l.memberId())) {
                 group.remove(l.memberId());
-                scheduler.cancel(heartbeatKey(group, l.memberId()));
+                cancel(heartbeatKey(group, l.memberId()));
                 pendingRemoved = true;
                 out.add(GroupError.NONE);
             } else if (!group.hasMember(l.memberId())) {
@@ -630,8 +675,8 @@ public final class GroupManager {
         }
         if (removed) {
             maybePrepareRebalanceOrCompleteJoin(group, "members left");
-        } else if (pendingRemoved && group.isIn(GroupState.PREPARING_REBALANCE) && group.hasAllMembersJoined()) {
-            completeJoin(group);
+        } else if (pendingRemoved) {
+            maybeCompleteJoinPhase(group); // never cuts the initial rebalance delay short
         }
         return new LeaveResult(GroupError.NONE, out);
     }
@@ -658,7 +703,7 @@ public final class GroupManager {
                 return;
             }
             // A consumer outside group management (assign()): its group exists to hold the offsets.
-            group = new ClassicGroup(request.groupId(), scheduler.nowMs());
+            group = new ClassicGroup(request.groupId(), wallClockMs.getAsLong());
             groups.put(request.groupId(), group);
         }
         final GroupError invalid = validateCommit(group, request);
@@ -669,7 +714,7 @@ public final class GroupManager {
         final List<GroupError> out = new ArrayList<>(request.offsets().size());
         final List<GroupLog.Entry> entries = new ArrayList<>();
         final Map<TopicPartition, OffsetValue> written = new HashMap<>();
-        final long now = scheduler.nowMs();
+        final long now = wallClockMs.getAsLong();
         for (final CommittedOffset o : request.offsets()) {
             final String metadata = o.metadata() == null ? "" : o.metadata();
             if (metadata.length() > config.offsetMetadataMaxBytes()) {
@@ -691,7 +736,7 @@ public final class GroupManager {
             return;
         }
         final String groupId = group.groupId();
-        append(entries, "offsets of " + group).whenComplete((ok, failure) -> scheduler.execute(() -> {
+        append(entries, "offsets of " + group).whenComplete((ok, failure) -> execute(() -> {
             if (failure != null) {
                 final GroupError error = errorOf(failure);
                 answer.complete(out.stream().map(e -> e == GroupError.NONE ? error : e).toList());
@@ -793,7 +838,7 @@ public final class GroupManager {
     }
 
     private ClassicGroup restore(final String groupId, final GroupValue value) {
-        final ClassicGroup group = new ClassicGroup(groupId, scheduler.nowMs());
+        final ClassicGroup group = new ClassicGroup(groupId, wallClockMs.getAsLong());
         for (final MemberValue m : value.members()) {
             final GroupMember member = new GroupMember(m.memberId(), m.groupInstanceId(), m.clientId(),
                 m.clientHost(), m.rebalanceTimeout(), m.sessionTimeout(), value.protocolType(),
@@ -824,14 +869,19 @@ public final class GroupManager {
      * are dropped (the new leader loads them from the log).
      */
     public void unload() {
+        unloaded = true;
         for (final ClassicGroup group : groups.values()) {
             for (final GroupMember m : List.copyOf(group.members())) {
                 group.completeJoin(m, JoinResult.error(GroupError.NOT_COORDINATOR, m.memberId()));
                 group.completeSync(m, SyncResult.error(GroupError.NOT_COORDINATOR));
-                scheduler.cancel(heartbeatKey(group, m.memberId()));
+                cancel(heartbeatKey(group, m.memberId()));
             }
-            scheduler.cancel(joinKey(group));
-            scheduler.cancel(syncKey(group));
+            for (final String pending : group.pendingJoinMembers()) {
+                cancel(heartbeatKey(group, pending));
+            }
+            cancel(joinKey(group));
+            cancel(syncKey(group));
+            group.transitionTo(GroupState.DEAD, wallClockMs.getAsLong());
         }
         groups.clear();
         offsets.clear();
@@ -847,7 +897,7 @@ public final class GroupManager {
             group.completeSync(member, SyncResult.error(error));
         }
         group.remove(memberId);
-        scheduler.cancel(heartbeatKey(group, memberId));
+        cancel(heartbeatKey(group, memberId));
     }
 
     private void removeMemberAndRebalance(final ClassicGroup group, final String memberId) {

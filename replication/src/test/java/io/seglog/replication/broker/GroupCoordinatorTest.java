@@ -203,6 +203,28 @@ class GroupCoordinatorTest {
         assertArrayEquals(assignment, again.assignment(), "its assignment was loaded");
     }
 
+    @Test
+    void aNewLeaderEpochOfTheSameLeaderKeepsTheGroupsAndTheirParkedRequests() throws Exception {
+        lead(1);
+        final JoinResult first = joinWhenLoaded(join(""));
+        final String a = first.memberId();
+        await(coordinator.sync(new Sync(GROUP, 1, a, null, null, null, Map.of(a, new byte[] {1}))));
+        // A second member's join is parked: the rebalance waits for a to rejoin.
+        final CompletableFuture<JoinResult> parked = coordinator.join(join(""));
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
+        while (await(coordinator.heartbeat(new Heartbeat(GROUP, 1, a, null))) != GroupError.REBALANCE_IN_PROGRESS
+            && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        // The controller bumps the epoch (a follower went away); this broker still leads.
+        lead(2);
+        final JoinResult rejoined = await(coordinator.join(join(a)));
+        assertEquals(GroupError.NONE, rejoined.error(), "the group was kept, not reloaded from its last record");
+        assertEquals(2, rejoined.generationId());
+        assertEquals(GroupError.NONE, await(parked).error(), "the parked join was answered");
+        assertEquals(2, await(parked).generationId());
+    }
+
     private static List<GroupRecords.Key> keysIn(final PartitionLog log) throws Exception {
         final LogSlice slice = log.read(log.logStartOffset(), 1 << 20, Long.MAX_VALUE, true);
         final ByteBuffer bytes = ByteBuffer.allocate(slice.sizeInBytes());

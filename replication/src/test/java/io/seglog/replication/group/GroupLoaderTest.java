@@ -75,7 +75,7 @@ class GroupLoaderTest {
 
     private static GroupManager manager(final ManualGroupScheduler scheduler) {
         return new GroupManager(GroupConfig.defaults(), scheduler, entries -> CompletableFuture.completedFuture(null),
-            new SplittableRandom(4));
+            new SplittableRandom(4), () -> 1_700_000_000_000L);
     }
 
     @Test

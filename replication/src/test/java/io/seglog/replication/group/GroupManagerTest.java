@@ -43,6 +43,7 @@ class GroupManagerTest {
     private static final int SESSION_MS = 10_000;
     private static final int REBALANCE_MS = 30_000;
     private static final GroupConfig CONFIG = GroupConfig.defaults();
+    private static final long WALL_CLOCK_START_MS = 1_764_633_600_000L;
 
     /** The log: records appended, each write's future held until the test (or auto mode) completes it. */
     private static final class Log implements GroupLog {
@@ -74,11 +75,16 @@ class GroupManagerTest {
     private Log log;
     private GroupManager groups;
 
+    /** The wall clock the records are stamped with: the epoch-ms time at the scheduler's current instant. */
+    private long wallClock() {
+        return WALL_CLOCK_START_MS + scheduler.nowMs();
+    }
+
     @BeforeEach
     void setUp() {
         scheduler = new ManualGroupScheduler();
         log = new Log();
-        groups = new GroupManager(CONFIG, scheduler, log, new SplittableRandom(1));
+        groups = new GroupManager(CONFIG, scheduler, log, new SplittableRandom(1), this::wallClock);
     }
 
     // ------------------------------------------------------------------------------------------------ helpers
@@ -364,7 +370,7 @@ class GroupManagerTest {
     @Test
     void groupMaxSizeRefusesTheMemberBeyondIt() {
         groups = new GroupManager(new GroupConfig(6_000, 1_800_000, 0, 1, 300_000, 4_096), scheduler, log,
-            new SplittableRandom(2));
+            new SplittableRandom(2), this::wallClock);
         final CompletableFuture<JoinResult> a = newMember(range("orders"));
         scheduler.runPending();
         assertEquals(GroupError.NONE, a.getNow(null).error());
@@ -436,7 +442,7 @@ class GroupManagerTest {
         assertEquals(42, value.offset());
         assertEquals(3, value.leaderEpoch());
         assertEquals("m42", value.metadata());
-        assertEquals(scheduler.nowMs(), value.commitTimestamp());
+        assertEquals(wallClock(), value.commitTimestamp(), "the wall clock, not the timers' clock");
         log.writes.get(log.writes.size() - 1).complete(null);
         scheduler.runPending();
         assertEquals(List.of(GroupError.NONE, GroupError.NONE), answer.getNow(null));
@@ -492,7 +498,7 @@ class GroupManagerTest {
         commit(1, a, true, at(0, 42), at(1, 7));
         commit(1, a, true, at(0, 50));
         final ManualGroupScheduler next = new ManualGroupScheduler();
-        final GroupManager loaded = new GroupManager(CONFIG, next, new Log(), new SplittableRandom(3));
+        final GroupManager loaded = new GroupManager(CONFIG, next, new Log(), new SplittableRandom(3), this::wallClock);
         for (int i = 0; i < log.keys.size(); i++) {
             loaded.replay(ByteBuffer.wrap(log.keys.get(i)), log.values.get(i) == null ? null
                 : ByteBuffer.wrap(log.values.get(i)));
@@ -511,5 +517,73 @@ class GroupManagerTest {
         assertEquals(GroupError.NONE, loaded.heartbeat(new Heartbeat(GROUP, 1, a, null)));
         next.advance(SESSION_MS);
         assertEquals(List.of(), loaded.members(GROUP), "silent for a session timeout after the load: expired");
+    }
+
+    // ------------------------------------------------------------------------------------------------ review cases
+
+    @Test
+    void unloadingAnswersWhatIsParkedAndLateCompletionsTouchNothingOfTheNextManager() {
+        final String a = stableWithOneMember();
+        final CompletableFuture<JoinResult> bJoin = newMember(range("orders"));
+        send(join(a, null, range("orders")));
+        final String b = bJoin.getNow(null).memberId();
+        log.auto = false;
+        final CompletableFuture<SyncResult> bSync = sync(b, 2, Map.of());
+        final CompletableFuture<SyncResult> aSync = sync(a, 2, Map.of(a, bytes("x"), b, bytes("y")));
+        final CompletableFuture<Void> pendingWrite = log.writes.get(log.writes.size() - 1);
+        groups.unload();
+        assertEquals(GroupError.NOT_COORDINATOR, aSync.getNow(null).error());
+        assertEquals(GroupError.NOT_COORDINATOR, bSync.getNow(null).error());
+        assertEquals(null, groups.state(GROUP));
+        // The partition is led here again: a new manager on the same thread; the old write completes late.
+        final GroupManager next = new GroupManager(CONFIG, scheduler, log, new SplittableRandom(5), this::wallClock);
+        log.auto = true;
+        final CompletableFuture<JoinResult> joined = new CompletableFuture<>();
+        next.join(join("", null, range("orders")), joined);
+        final String id = joined.getNow(null).memberId();
+        final CompletableFuture<JoinResult> parked = new CompletableFuture<>();
+        next.join(join(id, null, range("orders")), parked);
+        pendingWrite.completeExceptionally(new GroupWriteException(GroupError.NOT_COORDINATOR, "moved"));
+        scheduler.runPending();
+        assertFalse(parked.isDone());
+        scheduler.advance(CONFIG.initialRebalanceDelayMs());
+        assertEquals(GroupError.NONE, parked.getNow(null).error(), "the old manager's late write did not disturb"
+            + " the new one's rebalance timer");
+        assertEquals(1, parked.getNow(null).generationId());
+    }
+
+    @Test
+    void aStaticMemberRestartingTwiceWhileItsFirstWriteIsPendingGetsTheIdItNowHas() {
+        final CompletableFuture<JoinResult> joined = send(join("", "instance-1", range("orders")));
+        scheduler.advance(CONFIG.initialRebalanceDelayMs());
+        final String first = joined.getNow(null).memberId();
+        sync(first, 1, Map.of(first, bytes("orders-0")));
+        log.auto = false;
+        final CompletableFuture<JoinResult> second = send(join("", "instance-1", range("orders")));
+        final CompletableFuture<Void> secondWrite = log.writes.get(log.writes.size() - 1);
+        final CompletableFuture<JoinResult> third = send(join("", "instance-1", range("orders")));
+        assertEquals(GroupError.FENCED_INSTANCE_ID, second.getNow(null).error(), "the second incarnation is fenced");
+        secondWrite.complete(null);
+        scheduler.runPending();
+        assertFalse(third.isDone(), "the second write's completion does not answer the third join");
+        log.writes.get(log.writes.size() - 1).complete(null);
+        scheduler.runPending();
+        assertEquals(GroupError.NONE, third.getNow(null).error());
+        assertEquals(groups.members(GROUP), List.of(third.getNow(null).memberId()), "the id it was given is its id");
+    }
+
+    @Test
+    void aStaticLeaderRestartingBeforeJoinGroupV9IsToldTheOldLeaderSoItDoesNotAssign() {
+        final CompletableFuture<JoinResult> joined = send(join("", "instance-1", range("orders")));
+        scheduler.advance(CONFIG.initialRebalanceDelayMs());
+        final String old = joined.getNow(null).memberId();
+        sync(old, 1, Map.of(old, bytes("orders-0")));
+        final Join v8 = new Join(GROUP, "", "instance-1", "client", "/127.0.0.1", "consumer", range("orders"),
+            SESSION_MS, REBALANCE_MS, true, false);
+        final JoinResult again = send(v8).getNow(null);
+        assertEquals(GroupError.NONE, again.error());
+        assertEquals(old, again.leader(), "the old leader id, as Kafka answers before v9");
+        assertNotEquals(old, again.memberId());
+        assertTrue(again.members().isEmpty());
     }
 }
