@@ -67,16 +67,16 @@ public record GroupCoordinatorConfig(GroupConfig groups, int offsetsPartitions, 
      */
     public static GroupCoordinatorConfig fromProperties(final Map<String, ?> props) {
         final GroupConfig d = GroupConfig.defaults();
-        final GroupConfig groups = new GroupConfig(intValue(props, GroupConfig.MIN_SESSION_TIMEOUT_MS,
-            d.minSessionTimeoutMs()), intValue(props, GroupConfig.MAX_SESSION_TIMEOUT_MS, d.maxSessionTimeoutMs()),
-            intValue(props, GroupConfig.INITIAL_REBALANCE_DELAY_MS, d.initialRebalanceDelayMs()),
-            intValue(props, GroupConfig.MAX_SIZE, d.maxSize()), d.newMemberJoinTimeoutMs(),
-            intValue(props, GroupConfig.OFFSET_METADATA_MAX_BYTES, d.offsetMetadataMaxBytes()));
+        final GroupConfig groups = new GroupConfig(SeglogBrokerConfig.intValue(props, GroupConfig.MIN_SESSION_TIMEOUT_MS,
+            d.minSessionTimeoutMs()), SeglogBrokerConfig.intValue(props, GroupConfig.MAX_SESSION_TIMEOUT_MS, d.maxSessionTimeoutMs()),
+            SeglogBrokerConfig.intValue(props, GroupConfig.INITIAL_REBALANCE_DELAY_MS, d.initialRebalanceDelayMs()),
+            SeglogBrokerConfig.intValue(props, GroupConfig.MAX_SIZE, d.maxSize()), d.newMemberJoinTimeoutMs(),
+            SeglogBrokerConfig.intValue(props, GroupConfig.OFFSET_METADATA_MAX_BYTES, d.offsetMetadataMaxBytes()));
         final GroupCoordinatorConfig k = defaults();
-        return new GroupCoordinatorConfig(groups, intValue(props, OFFSETS_TOPIC_NUM_PARTITIONS, k.offsetsPartitions()),
-            intValue(props, OFFSETS_TOPIC_REPLICATION_FACTOR, k.offsetsReplication()),
-            intValue(props, OFFSETS_TOPIC_SEGMENT_BYTES, k.offsetsSegmentBytes()),
-            intValue(props, OFFSETS_COMMIT_TIMEOUT_MS, k.offsetsCommitTimeoutMs()));
+        return new GroupCoordinatorConfig(groups, SeglogBrokerConfig.intValue(props, OFFSETS_TOPIC_NUM_PARTITIONS, k.offsetsPartitions()),
+            SeglogBrokerConfig.intValue(props, OFFSETS_TOPIC_REPLICATION_FACTOR, k.offsetsReplication()),
+            SeglogBrokerConfig.intValue(props, OFFSETS_TOPIC_SEGMENT_BYTES, k.offsetsSegmentBytes()),
+            SeglogBrokerConfig.intValue(props, OFFSETS_COMMIT_TIMEOUT_MS, k.offsetsCommitTimeoutMs()));
     }
 
     /**
@@ -96,17 +96,5 @@ public record GroupCoordinatorConfig(GroupConfig groups, int offsetsPartitions, 
         out.put(OFFSETS_TOPIC_SEGMENT_BYTES, String.valueOf(offsetsSegmentBytes));
         out.put(OFFSETS_COMMIT_TIMEOUT_MS, String.valueOf(offsetsCommitTimeoutMs));
         return out;
-    }
-
-    private static int intValue(final Map<String, ?> props, final String key, final int fallback) {
-        final Object v = props.get(key);
-        if (v == null) {
-            return fallback;
-        }
-        try {
-            return Integer.parseInt(v.toString().trim());
-        } catch (final NumberFormatException e) {
-            throw new IllegalArgumentException(key + "=" + v + " is not an int");
-        }
     }
 }

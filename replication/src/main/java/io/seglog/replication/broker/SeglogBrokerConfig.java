@@ -255,7 +255,7 @@ public record SeglogBrokerConfig(ReplicationConfig replication, WireServerConfig
         return out;
     }
 
-    private static int intValue(final Map<String, ?> props, final String key, final int fallback) {
+    static int intValue(final Map<String, ?> props, final String key, final int fallback) {
         final Object v = props.get(key);
         if (v == null) {
             return fallback;

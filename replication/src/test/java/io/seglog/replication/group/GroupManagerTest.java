@@ -139,6 +139,20 @@ class GroupManagerTest {
         return result.memberId();
     }
 
+    /**
+     * A stable one-member group, then a second member joining and the first rejoining: generation 2, both answered,
+     * neither synced yet.
+     *
+     * @return {first member, second member}
+     */
+    private String[] joinedGenerationTwo() {
+        final String a = stableWithOneMember();
+        final CompletableFuture<JoinResult> bJoin = newMember(range("orders"));
+        send(join(a, null, range("orders")));
+        assertEquals(2, bJoin.getNow(null).generationId());
+        return new String[] {a, bJoin.getNow(null).memberId()};
+    }
+
     private static byte[] bytes(final String s) {
         return s.getBytes(UTF_8);
     }
@@ -222,10 +236,9 @@ class GroupManagerTest {
 
     @Test
     void aMemberThatStopsHeartbeatingIsRemovedAfterItsSessionTimeoutAndTheGroupRebalances() {
-        final String a = stableWithOneMember();
-        final CompletableFuture<JoinResult> bJoin = newMember(range("orders"));
-        send(join(a, null, range("orders")));
-        final String b = bJoin.getNow(null).memberId();
+        final String[] ab = joinedGenerationTwo();
+        final String a = ab[0];
+        final String b = ab[1];
         sync(b, 2, Map.of());
         sync(a, 2, Map.of(a, bytes("x"), b, bytes("y")));
         assertEquals(GroupState.STABLE, groups.state(GROUP));
@@ -263,10 +276,9 @@ class GroupManagerTest {
 
     @Test
     void aMemberThatSendsNoSyncGroupWithinTheRebalanceTimeoutIsDropped() {
-        final String a = stableWithOneMember();
-        final CompletableFuture<JoinResult> bJoin = newMember(range("orders"));
-        send(join(a, null, range("orders")));
-        final String b = bJoin.getNow(null).memberId();
+        final String[] ab = joinedGenerationTwo();
+        final String a = ab[0];
+        final String b = ab[1];
         sync(a, 2, Map.of(a, bytes("x"), b, bytes("y")));
         assertEquals(GroupState.STABLE, groups.state(GROUP), "the leader's SyncGroup completes the generation");
         for (int t = 0; t < REBALANCE_MS; t += 3_000) {
@@ -281,10 +293,9 @@ class GroupManagerTest {
 
     @Test
     void leavingRemovesTheMemberAndRebalancesTheRest() {
-        final String a = stableWithOneMember();
-        final CompletableFuture<JoinResult> bJoin = newMember(range("orders"));
-        send(join(a, null, range("orders")));
-        final String b = bJoin.getNow(null).memberId();
+        final String[] ab = joinedGenerationTwo();
+        final String a = ab[0];
+        final String b = ab[1];
         sync(b, 2, Map.of());
         sync(a, 2, Map.of());
         final LeaveResult left = groups.leave(GROUP, List.of(new Leaving(a, null), new Leaving("nobody", null)));
@@ -351,10 +362,9 @@ class GroupManagerTest {
 
     @Test
     void aFailedWriteOfTheAssignmentAnswersEveryMemberAndRebalances() {
-        final String a = stableWithOneMember();
-        final CompletableFuture<JoinResult> bJoin = newMember(range("orders"));
-        send(join(a, null, range("orders")));
-        final String b = bJoin.getNow(null).memberId();
+        final String[] ab = joinedGenerationTwo();
+        final String a = ab[0];
+        final String b = ab[1];
         log.auto = false;
         final CompletableFuture<SyncResult> bSync = sync(b, 2, Map.of());
         final CompletableFuture<SyncResult> aSync = sync(a, 2, Map.of(a, bytes("x"), b, bytes("y")));
@@ -523,10 +533,9 @@ class GroupManagerTest {
 
     @Test
     void unloadingAnswersWhatIsParkedAndLateCompletionsTouchNothingOfTheNextManager() {
-        final String a = stableWithOneMember();
-        final CompletableFuture<JoinResult> bJoin = newMember(range("orders"));
-        send(join(a, null, range("orders")));
-        final String b = bJoin.getNow(null).memberId();
+        final String[] ab = joinedGenerationTwo();
+        final String a = ab[0];
+        final String b = ab[1];
         log.auto = false;
         final CompletableFuture<SyncResult> bSync = sync(b, 2, Map.of());
         final CompletableFuture<SyncResult> aSync = sync(a, 2, Map.of(a, bytes("x"), b, bytes("y")));

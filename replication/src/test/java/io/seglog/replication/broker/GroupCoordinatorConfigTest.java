@@ -1,0 +1,46 @@
+package io.seglog.replication.broker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The group coordinator's settings read from Kafka's broker property names, with Kafka's defaults. */
+class GroupCoordinatorConfigTest {
+    @Test
+    void kafkasDefaultsWhenNothingIsSetAndTheNamesReadBack() {
+        final GroupCoordinatorConfig d = GroupCoordinatorConfig.fromProperties(Map.of());
+        assertEquals(50, d.offsetsPartitions());
+        assertEquals(3, d.offsetsReplication());
+        assertEquals(100 * 1024 * 1024, d.offsetsSegmentBytes());
+        assertEquals(5_000, d.offsetsCommitTimeoutMs());
+        assertEquals(6_000, d.groups().minSessionTimeoutMs());
+        assertEquals(1_800_000, d.groups().maxSessionTimeoutMs());
+        assertEquals(3_000, d.groups().initialRebalanceDelayMs());
+        assertEquals(4_096, d.groups().offsetMetadataMaxBytes());
+        final GroupCoordinatorConfig set = GroupCoordinatorConfig.fromProperties(Map.of(
+            "offsets.topic.num.partitions", "5", "offsets.topic.replication.factor", 1,
+            "group.initial.rebalance.delay.ms", "0", "group.max.size", "10"));
+        assertEquals(5, set.offsetsPartitions());
+        assertEquals(1, set.offsetsReplication());
+        assertEquals(0, set.groups().initialRebalanceDelayMs());
+        assertEquals(10, set.groups().maxSize());
+        assertEquals(set, GroupCoordinatorConfig.fromProperties(set.kafkaProperties()), "the names read back");
+    }
+
+    @Test
+    void aBadValueIsRefusedNamingItsKey() {
+        final IllegalArgumentException notANumber = assertThrows(IllegalArgumentException.class,
+            () -> GroupCoordinatorConfig.fromProperties(Map.of("offsets.topic.num.partitions", "many")));
+        assertTrue(notANumber.getMessage().contains("offsets.topic.num.partitions"), notANumber.getMessage());
+        final IllegalArgumentException zero = assertThrows(IllegalArgumentException.class,
+            () -> GroupCoordinatorConfig.fromProperties(Map.of("offsets.topic.replication.factor", "0")));
+        assertTrue(zero.getMessage().contains("offsets.topic.replication.factor"), zero.getMessage());
+        final IllegalArgumentException sessions = assertThrows(IllegalArgumentException.class,
+            () -> GroupCoordinatorConfig.fromProperties(Map.of("group.min.session.timeout.ms", "10000",
+                "group.max.session.timeout.ms", "5000")));
+        assertTrue(sessions.getMessage().contains("group.min.session.timeout.ms"), sessions.getMessage());
+    }
+}
