@@ -225,6 +225,28 @@ class GroupCoordinatorTest {
         assertEquals(2, await(parked).generationId());
     }
 
+    @Test
+    void aLogThatCannotBeLoadedLeavesItsGroupsUnavailableRatherThanHalfLoaded() throws Exception {
+        lead(1);
+        assertEquals(GroupError.NONE, joinWhenLoaded(join("")).error());
+        // A record without a key lands in the offsets partition (written by something other than a coordinator).
+        final ByteBuffer bad = ByteBuffer.allocate(256);
+        final io.seglog.storage.format.RecordBatchBuilder builder = new io.seglog.storage.format.RecordBatchBuilder()
+            .wrap(new UnsafeBuffer(bad), 0, 256);
+        builder.appendRecord(System.currentTimeMillis(), null, new byte[] {1, 2, 3});
+        bad.limit(builder.build());
+        assertEquals(io.seglog.replication.replica.ReplicaError.NONE, await(replicas.produce((short) -1, 5_000,
+            Map.of(offsetsPartition, bad))).get(offsetsPartition).error());
+        follow(2);
+        coordinator.close();
+        coordinator = newCoordinator(new AtomicReference<>(replicas));
+        listener.set(coordinator);
+        lead(3);
+        // The load ran on the coordinator's thread before this request (its tasks run in order) and failed.
+        assertEquals(GroupError.COORDINATOR_LOAD_IN_PROGRESS, await(coordinator.heartbeat(new Heartbeat(GROUP, 1,
+            "any", null))), "the groups stay unavailable; none is answered from a partial state");
+    }
+
     private static List<GroupRecords.Key> keysIn(final PartitionLog log) throws Exception {
         final LogSlice slice = log.read(log.logStartOffset(), 1 << 20, Long.MAX_VALUE, true);
         final ByteBuffer bytes = ByteBuffer.allocate(slice.sizeInBytes());

@@ -66,6 +66,10 @@ class GroupManagerTest {
             return f;
         }
 
+        CompletableFuture<Void> lastWrite() {
+            return writes.get(writes.size() - 1);
+        }
+
         GroupValue last() {
             return GroupRecords.decodeGroupValue(ByteBuffer.wrap(values.get(values.size() - 1)));
         }
@@ -189,7 +193,7 @@ class GroupManagerTest {
         assertArrayEquals(bytes("orders-0,orders-1"), stored.assignment());
         assertEquals(SESSION_MS, stored.sessionTimeout());
         assertEquals(REBALANCE_MS, stored.rebalanceTimeout());
-        log.writes.get(log.writes.size() - 1).complete(null);
+        log.lastWrite().complete(null);
         scheduler.runPending();
         assertArrayEquals(bytes("orders-0,orders-1"), synced.getNow(null).assignment());
         assertEquals(GroupState.STABLE, groups.state(GROUP));
@@ -368,7 +372,7 @@ class GroupManagerTest {
         log.auto = false;
         final CompletableFuture<SyncResult> bSync = sync(b, 2, Map.of());
         final CompletableFuture<SyncResult> aSync = sync(a, 2, Map.of(a, bytes("x"), b, bytes("y")));
-        log.writes.get(log.writes.size() - 1).completeExceptionally(
+        log.lastWrite().completeExceptionally(
             new GroupWriteException(GroupError.NOT_COORDINATOR, "the offsets partition moved"));
         scheduler.runPending();
         assertEquals(GroupError.NOT_COORDINATOR, aSync.getNow(null).error());
@@ -453,7 +457,7 @@ class GroupManagerTest {
         assertEquals(3, value.leaderEpoch());
         assertEquals("m42", value.metadata());
         assertEquals(wallClock(), value.commitTimestamp(), "the wall clock, not the timers' clock");
-        log.writes.get(log.writes.size() - 1).complete(null);
+        log.lastWrite().complete(null);
         scheduler.runPending();
         assertEquals(List.of(GroupError.NONE, GroupError.NONE), answer.getNow(null));
         assertEquals(42, committed(0));
@@ -485,10 +489,10 @@ class GroupManagerTest {
         assertEquals(List.of(GroupError.REBALANCE_IN_PROGRESS), commit(2, a, true, at(0, 1)).getNow(null));
         log.auto = false;
         sync(a, 2, Map.of());
-        log.writes.get(log.writes.size() - 1).complete(null);
+        log.lastWrite().complete(null);
         scheduler.runPending();
         final CompletableFuture<List<GroupError>> failing = commit(2, a, true, at(0, 11));
-        log.writes.get(log.writes.size() - 1).completeExceptionally(new GroupWriteException(
+        log.lastWrite().completeExceptionally(new GroupWriteException(
             GroupError.NOT_COORDINATOR, "moved"));
         scheduler.runPending();
         assertEquals(List.of(GroupError.NOT_COORDINATOR), failing.getNow(null));
@@ -539,7 +543,7 @@ class GroupManagerTest {
         log.auto = false;
         final CompletableFuture<SyncResult> bSync = sync(b, 2, Map.of());
         final CompletableFuture<SyncResult> aSync = sync(a, 2, Map.of(a, bytes("x"), b, bytes("y")));
-        final CompletableFuture<Void> pendingWrite = log.writes.get(log.writes.size() - 1);
+        final CompletableFuture<Void> pendingWrite = log.lastWrite();
         groups.unload();
         assertEquals(GroupError.NOT_COORDINATOR, aSync.getNow(null).error());
         assertEquals(GroupError.NOT_COORDINATOR, bSync.getNow(null).error());
@@ -569,13 +573,13 @@ class GroupManagerTest {
         sync(first, 1, Map.of(first, bytes("orders-0")));
         log.auto = false;
         final CompletableFuture<JoinResult> second = send(join("", "instance-1", range("orders")));
-        final CompletableFuture<Void> secondWrite = log.writes.get(log.writes.size() - 1);
+        final CompletableFuture<Void> secondWrite = log.lastWrite();
         final CompletableFuture<JoinResult> third = send(join("", "instance-1", range("orders")));
         assertEquals(GroupError.FENCED_INSTANCE_ID, second.getNow(null).error(), "the second incarnation is fenced");
         secondWrite.complete(null);
         scheduler.runPending();
         assertFalse(third.isDone(), "the second write's completion does not answer the third join");
-        log.writes.get(log.writes.size() - 1).complete(null);
+        log.lastWrite().complete(null);
         scheduler.runPending();
         assertEquals(GroupError.NONE, third.getNow(null).error());
         assertEquals(groups.members(GROUP), List.of(third.getNow(null).memberId()), "the id it was given is its id");
