@@ -5,15 +5,19 @@ import io.seglog.replication.group.GroupError;
 import io.seglog.replication.group.GroupLoader;
 import io.seglog.replication.group.GroupLog;
 import io.seglog.replication.group.GroupManager;
+import io.seglog.replication.group.GroupRequests.DescribedGroup;
 import io.seglog.replication.group.GroupRequests.FetchedOffset;
 import io.seglog.replication.group.GroupRequests.Heartbeat;
 import io.seglog.replication.group.GroupRequests.Join;
 import io.seglog.replication.group.GroupRequests.JoinResult;
 import io.seglog.replication.group.GroupRequests.LeaveResult;
 import io.seglog.replication.group.GroupRequests.Leaving;
+import io.seglog.replication.group.GroupRequests.ListedGroup;
 import io.seglog.replication.group.GroupRequests.OffsetCommit;
+import io.seglog.replication.group.GroupRequests.OffsetDeleteResult;
 import io.seglog.replication.group.GroupRequests.Sync;
 import io.seglog.replication.group.GroupRequests.SyncResult;
+import io.seglog.replication.group.GroupState;
 import io.seglog.replication.group.GroupWriteException;
 import io.seglog.replication.replica.AppendResult;
 import io.seglog.replication.replica.LeadershipListener;
@@ -26,10 +30,14 @@ import io.seglog.storage.format.RecordBatchBuilder;
 import io.seglog.storage.format.RecordBatchDescriptor;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ThreadFactory;
@@ -318,6 +326,99 @@ public final class GroupCoordinator implements LeadershipListener, GroupApis.Coo
         final String groupId, final List<TopicPartition> partitions) {
         return onShard(groupId, e -> Map.entry(e, List.of()),
             (groups, answer) -> answer.complete(Map.entry(GroupError.NONE, groups.fetchOffsets(groupId, partitions))));
+    }
+
+    // ------------------------------------------------------------------------------------------------ administration
+
+    /**
+     * A ListGroups: the groups of every offsets partition this broker leads (the admin client asks every broker).
+     *
+     * @param states the states asked for (case-insensitive), or empty for all
+     * @param types  the group types asked for (case-insensitive), or empty for all
+     * @return COORDINATOR_LOAD_IN_PROGRESS while any of them loads (as Kafka), else NONE and the groups
+     */
+    @Override
+    public CompletableFuture<Map.Entry<GroupError, List<ListedGroup>>> listGroups(final Set<String> states,
+                                                                                final Set<String> types) {
+        final CompletableFuture<Map.Entry<GroupError, List<ListedGroup>>> answer = new CompletableFuture<>();
+        thread.execute(() -> {
+            final List<ListedGroup> out = new ArrayList<>();
+            for (final Shard shard : shards.values()) {
+                if (!shard.loaded) {
+                    answer.complete(Map.entry(GroupError.COORDINATOR_LOAD_IN_PROGRESS, List.of()));
+                    return;
+                }
+                out.addAll(shard.groups.listGroups(states, types));
+            }
+            out.sort(Comparator.comparing(ListedGroup::groupId));
+            answer.complete(Map.entry(GroupError.NONE, out));
+        });
+        return answer;
+    }
+
+    /**
+     * A DescribeGroups.
+     *
+     * @param groupIds the groups
+     * @return one answer per group, in order (NOT_COORDINATOR or COORDINATOR_LOAD_IN_PROGRESS for a group whose
+     *         offsets partition is not led or not loaded here)
+     */
+    @Override
+    public CompletableFuture<List<DescribedGroup>> describeGroups(final List<String> groupIds) {
+        final CompletableFuture<List<DescribedGroup>> answer = new CompletableFuture<>();
+        thread.execute(() -> {
+            final List<DescribedGroup> out = new ArrayList<>(groupIds.size());
+            for (final String groupId : groupIds) {
+                final Shard shard = shards.get(partitionFor(groupId));
+                final GroupError error = shard == null ? GroupError.NOT_COORDINATOR
+                    : shard.loaded ? GroupError.NONE : GroupError.COORDINATOR_LOAD_IN_PROGRESS;
+                out.add(error == GroupError.NONE ? shard.groups.describeGroups(List.of(groupId)).get(0)
+                    : new DescribedGroup(groupId, error, GroupState.DEAD, "", "",
+                        List.of()));
+            }
+            answer.complete(out);
+        });
+        return answer;
+    }
+
+    /**
+     * A DeleteGroups.
+     *
+     * @param groupIds the groups (not null)
+     * @return each group's outcome, in order, once the tombstones are committed
+     */
+    @Override
+    public CompletableFuture<List<GroupError>> deleteGroups(final List<String> groupIds) {
+        final Map<Integer, List<String>> byPartition = new HashMap<>();
+        for (final String groupId : groupIds) {
+            byPartition.computeIfAbsent(partitionFor(groupId), p -> new ArrayList<>()).add(groupId);
+        }
+        final Map<Integer, CompletableFuture<List<GroupError>>> parts = new HashMap<>();
+        byPartition.forEach((partition, ids) -> parts.put(partition, onShard(ids.get(0),
+            e -> ids.stream().map(id -> e).toList(), (groups, answer) -> groups.deleteGroups(ids, answer))));
+        return CompletableFuture.allOf(parts.values().toArray(new CompletableFuture<?>[0])).thenApply(x -> {
+            final Map<Integer, Iterator<GroupError>> results = new HashMap<>();
+            parts.forEach((partition, f) -> results.put(partition, f.join().iterator()));
+            final List<GroupError> out = new ArrayList<>(groupIds.size());
+            for (final String groupId : groupIds) {
+                out.add(results.get(partitionFor(groupId)).next());
+            }
+            return out;
+        });
+    }
+
+    /**
+     * An OffsetDelete.
+     *
+     * @param groupId    the group
+     * @param partitions the partitions
+     * @return the outcome
+     */
+    @Override
+    public CompletableFuture<OffsetDeleteResult> deleteOffsets(final String groupId,
+                                                               final List<TopicPartition> partitions) {
+        return onShard(groupId, e -> new OffsetDeleteResult(e, List.of()),
+            (groups, answer) -> groups.deleteOffsets(groupId, partitions, answer));
     }
 
     // ------------------------------------------------------------------------------------------------ writes

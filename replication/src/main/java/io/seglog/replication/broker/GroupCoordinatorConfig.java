@@ -71,7 +71,11 @@ public record GroupCoordinatorConfig(GroupConfig groups, int offsetsPartitions, 
             d.minSessionTimeoutMs()), SeglogBrokerConfig.intValue(props, GroupConfig.MAX_SESSION_TIMEOUT_MS, d.maxSessionTimeoutMs()),
             SeglogBrokerConfig.intValue(props, GroupConfig.INITIAL_REBALANCE_DELAY_MS, d.initialRebalanceDelayMs()),
             SeglogBrokerConfig.intValue(props, GroupConfig.MAX_SIZE, d.maxSize()), d.newMemberJoinTimeoutMs(),
-            SeglogBrokerConfig.intValue(props, GroupConfig.OFFSET_METADATA_MAX_BYTES, d.offsetMetadataMaxBytes()));
+            SeglogBrokerConfig.intValue(props, GroupConfig.OFFSET_METADATA_MAX_BYTES, d.offsetMetadataMaxBytes()),
+            SeglogBrokerConfig.intValue(props, GroupConfig.OFFSETS_RETENTION_MINUTES,
+                (int) (d.offsetsRetentionMs() / 60_000)) * 60_000L,
+            SeglogBrokerConfig.longValue(props, GroupConfig.OFFSETS_RETENTION_CHECK_INTERVAL_MS,
+                d.offsetsRetentionCheckIntervalMs()));
         final GroupCoordinatorConfig k = defaults();
         return new GroupCoordinatorConfig(groups, SeglogBrokerConfig.intValue(props, OFFSETS_TOPIC_NUM_PARTITIONS, k.offsetsPartitions()),
             SeglogBrokerConfig.intValue(props, OFFSETS_TOPIC_REPLICATION_FACTOR, k.offsetsReplication()),
@@ -91,6 +95,9 @@ public record GroupCoordinatorConfig(GroupConfig groups, int offsetsPartitions, 
         out.put(GroupConfig.INITIAL_REBALANCE_DELAY_MS, String.valueOf(groups.initialRebalanceDelayMs()));
         out.put(GroupConfig.MAX_SIZE, String.valueOf(groups.maxSize()));
         out.put(GroupConfig.OFFSET_METADATA_MAX_BYTES, String.valueOf(groups.offsetMetadataMaxBytes()));
+        out.put(GroupConfig.OFFSETS_RETENTION_MINUTES, String.valueOf(groups.offsetsRetentionMs() / 60_000));
+        out.put(GroupConfig.OFFSETS_RETENTION_CHECK_INTERVAL_MS,
+            String.valueOf(groups.offsetsRetentionCheckIntervalMs()));
         out.put(OFFSETS_TOPIC_NUM_PARTITIONS, String.valueOf(offsetsPartitions));
         out.put(OFFSETS_TOPIC_REPLICATION_FACTOR, String.valueOf(offsetsReplication));
         out.put(OFFSETS_TOPIC_SEGMENT_BYTES, String.valueOf(offsetsSegmentBytes));

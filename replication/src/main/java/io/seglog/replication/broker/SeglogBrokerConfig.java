@@ -267,6 +267,10 @@ public record SeglogBrokerConfig(ReplicationConfig replication, WireServerConfig
         return (int) parsed;
     }
 
+    static long longValue(final Map<String, ?> props, final String key, final long fallback) {
+        return props.get(key) == null ? fallback : longValue(props, key);
+    }
+
     private static boolean booleanValue(final Map<String, ?> props, final String key, final boolean fallback) {
         final Object v = props.get(key);
         if (v == null) {

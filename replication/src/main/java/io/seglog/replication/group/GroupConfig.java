@@ -11,9 +11,16 @@ package io.seglog.replication.group;
  * @param maxSize                 {@code group.max.size} (unbounded)
  * @param newMemberJoinTimeoutMs  how long a new member's parked JoinGroup may wait (Kafka's fixed 5 minutes)
  * @param offsetMetadataMaxBytes  {@code offset.metadata.max.bytes} (4096): the longest metadata a commit may carry
+ * @param offsetsRetentionMs      {@code offsets.retention.minutes} (7 days), in ms: how long an empty group's offsets
+ *                                are kept after it became empty (a group outside group management: after each
+ *                                commit; a stable consumer group: after the last commit of a topic it no longer
+ *                                subscribes to)
+ * @param offsetsRetentionCheckIntervalMs {@code offsets.retention.check.interval.ms} (600000): how often expired
+ *                                offsets are looked for
  */
 public record GroupConfig(int minSessionTimeoutMs, int maxSessionTimeoutMs, int initialRebalanceDelayMs, int maxSize,
-                          int newMemberJoinTimeoutMs, int offsetMetadataMaxBytes) {
+                          int newMemberJoinTimeoutMs, int offsetMetadataMaxBytes, long offsetsRetentionMs,
+                          long offsetsRetentionCheckIntervalMs) {
     /** {@code group.min.session.timeout.ms}. */
     public static final String MIN_SESSION_TIMEOUT_MS = "group.min.session.timeout.ms";
     /** {@code group.max.session.timeout.ms}. */
@@ -24,6 +31,10 @@ public record GroupConfig(int minSessionTimeoutMs, int maxSessionTimeoutMs, int 
     public static final String MAX_SIZE = "group.max.size";
     /** {@code offset.metadata.max.bytes}. */
     public static final String OFFSET_METADATA_MAX_BYTES = "offset.metadata.max.bytes";
+    /** {@code offsets.retention.minutes}. */
+    public static final String OFFSETS_RETENTION_MINUTES = "offsets.retention.minutes";
+    /** {@code offsets.retention.check.interval.ms}. */
+    public static final String OFFSETS_RETENTION_CHECK_INTERVAL_MS = "offsets.retention.check.interval.ms";
 
     /**
      * Checks the settings.
@@ -34,6 +45,8 @@ public record GroupConfig(int minSessionTimeoutMs, int maxSessionTimeoutMs, int 
      * @param maxSize                 the most members
      * @param newMemberJoinTimeoutMs  a new member's join timeout
      * @param offsetMetadataMaxBytes  the longest commit metadata
+     * @param offsetsRetentionMs      how long offsets are kept
+     * @param offsetsRetentionCheckIntervalMs how often expired offsets are looked for
      * @throws IllegalArgumentException naming the setting and value
      */
     public GroupConfig {
@@ -52,6 +65,14 @@ public record GroupConfig(int minSessionTimeoutMs, int maxSessionTimeoutMs, int 
             throw new IllegalArgumentException(OFFSET_METADATA_MAX_BYTES + "=" + offsetMetadataMaxBytes
                 + ": must be >= 0");
         }
+        if (offsetsRetentionMs < 1) {
+            throw new IllegalArgumentException(OFFSETS_RETENTION_MINUTES + ": " + offsetsRetentionMs
+                + " ms: must be >= 1");
+        }
+        if (offsetsRetentionCheckIntervalMs < 1) {
+            throw new IllegalArgumentException(OFFSETS_RETENTION_CHECK_INTERVAL_MS + "="
+                + offsetsRetentionCheckIntervalMs + ": must be >= 1");
+        }
         if (newMemberJoinTimeoutMs < 1) {
             throw new IllegalArgumentException("newMemberJoinTimeoutMs=" + newMemberJoinTimeoutMs + ": must be >= 1");
         }
@@ -63,6 +84,7 @@ public record GroupConfig(int minSessionTimeoutMs, int maxSessionTimeoutMs, int 
      * @return the settings
      */
     public static GroupConfig defaults() {
-        return new GroupConfig(6_000, 1_800_000, 3_000, Integer.MAX_VALUE, 300_000, 4_096);
+        return new GroupConfig(6_000, 1_800_000, 3_000, Integer.MAX_VALUE, 300_000, 4_096, 7L * 24 * 60 * 60_000,
+            600_000);
     }
 }

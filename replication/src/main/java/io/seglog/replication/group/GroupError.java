@@ -40,7 +40,9 @@ public enum GroupError {
     /** The group has {@code group.max.size} members. */
     GROUP_MAX_SIZE_REACHED(81),
     /** Another member took this static member's instance id. */
-    FENCED_INSTANCE_ID(82);
+    FENCED_INSTANCE_ID(82),
+    /** OffsetDelete: a member of the group consumes the topic, so its offsets stay. */
+    GROUP_SUBSCRIBED_TO_TOPIC(86);
 
     private final short code;
 

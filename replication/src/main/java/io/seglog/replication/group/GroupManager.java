@@ -6,24 +6,36 @@ import io.seglog.replication.group.GroupRecords.MemberValue;
 import io.seglog.replication.group.GroupRecords.OffsetKey;
 import io.seglog.replication.group.GroupRecords.OffsetValue;
 import io.seglog.replication.group.GroupRequests.CommittedOffset;
+import io.seglog.replication.group.GroupRequests.DescribedGroup;
+import io.seglog.replication.group.GroupRequests.DescribedMember;
 import io.seglog.replication.group.GroupRequests.FetchedOffset;
 import io.seglog.replication.group.GroupRequests.Heartbeat;
 import io.seglog.replication.group.GroupRequests.Join;
 import io.seglog.replication.group.GroupRequests.JoinResult;
 import io.seglog.replication.group.GroupRequests.LeaveResult;
 import io.seglog.replication.group.GroupRequests.Leaving;
+import io.seglog.replication.group.GroupRequests.ListedGroup;
 import io.seglog.replication.group.GroupRequests.OffsetCommit;
+import io.seglog.replication.group.GroupRequests.OffsetDeleteResult;
 import io.seglog.replication.group.GroupRequests.Protocol;
 import io.seglog.replication.group.GroupRequests.Sync;
 import io.seglog.replication.group.GroupRequests.SyncResult;
 import io.seglog.storage.TopicPartition;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -50,6 +62,11 @@ public final class GroupManager {
     private static final Logger LOG = LoggerFactory.getLogger(GroupManager.class);
     private static final byte[] EMPTY_ASSIGNMENT = new byte[0];
     private static final AtomicLong INSTANCES = new AtomicLong();
+    /** The type ListGroups gives every group here (Kafka's {@code GroupType.CLASSIC}). */
+    private static final String CLASSIC_TYPE = "classic";
+    private static final String EXPIRY_KEY = "expire-offsets";
+    private static final Comparator<TopicPartition> BY_TOPIC_PARTITION =
+        Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition);
 
     private final GroupConfig config;
     private final GroupScheduler scheduler;
@@ -63,6 +80,8 @@ public final class GroupManager {
     private boolean unloaded;
     /** Committed offsets per group, per "topic-partition" key, as written (a commit shows once it is committed). */
     private final Map<String, Map<TopicPartition, OffsetValue>> offsets = new HashMap<>();
+    /** Commits written but not yet committed, per group: offset expiry leaves such a group alone until they are. */
+    private final Map<String, Integer> pendingCommits = new HashMap<>();
 
     /**
      * @param config    the settings
@@ -736,7 +755,9 @@ public final class GroupManager {
             return;
         }
         final String groupId = group.groupId();
+        pendingCommits.merge(groupId, 1, Integer::sum);
         append(entries, "offsets of " + group).whenComplete((ok, failure) -> execute(() -> {
+            pendingCommits.computeIfPresent(groupId, (g, n) -> n == 1 ? null : n - 1);
             if (failure != null) {
                 final GroupError error = errorOf(failure);
                 answer.complete(out.stream().map(e -> e == GroupError.NONE ? error : e).toList());
@@ -803,6 +824,301 @@ public final class GroupManager {
         return out;
     }
 
+    // ------------------------------------------------------------------------------------------------ administration
+
+    /**
+     * ListGroups: the groups here (Kafka's {@code listGroups}), by group id.
+     *
+     * @param states the states asked for, case-insensitive ("stable", "Empty", ...), or empty for all
+     * @param types  the group types asked for, case-insensitive, or empty for all: every group here is "classic"
+     * @return the groups
+     */
+    public List<ListedGroup> listGroups(final Set<String> states, final Set<String> types) {
+        final Set<String> wantedStates = new HashSet<>();
+        states.forEach(st -> wantedStates.add(st.trim().toLowerCase(Locale.ROOT)));
+        final boolean classicWanted = types.isEmpty()
+            || types.stream().anyMatch(t -> CLASSIC_TYPE.equalsIgnoreCase(t.trim()));
+        final List<ListedGroup> out = new ArrayList<>();
+        if (!classicWanted) {
+            return out;
+        }
+        for (final ClassicGroup group : new TreeMap<>(groups).values()) {
+            if (wantedStates.isEmpty()
+                || wantedStates.contains(group.state().kafkaName().toLowerCase(Locale.ROOT))) {
+                out.add(new ListedGroup(group.groupId(), group.protocolType() == null ? "" : group.protocolType(),
+                    group.state()));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * DescribeGroups (Kafka's {@code describeGroups}): each group's state, protocol and members. A Stable group's
+     * members carry their subscription in the chosen protocol; in any other state the protocol is "" and the
+     * subscriptions are empty, as Kafka answers.
+     *
+     * @param groupIds the groups
+     * @return one answer per group, in the request's order; GROUP_ID_NOT_FOUND (state Dead) for a group not here
+     */
+    public List<DescribedGroup> describeGroups(final List<String> groupIds) {
+        final List<DescribedGroup> out = new ArrayList<>(groupIds.size());
+        for (final String groupId : groupIds) {
+            final ClassicGroup group = groups.get(groupId);
+            if (group == null || group.isIn(GroupState.DEAD)) {
+                out.add(new DescribedGroup(groupId, GroupError.GROUP_ID_NOT_FOUND, GroupState.DEAD, "", "",
+                    List.of()));
+                continue;
+            }
+            final boolean stable = group.isIn(GroupState.STABLE) && group.protocolName() != null;
+            final List<DescribedMember> members = new ArrayList<>(group.size());
+            for (final GroupMember m : group.members()) {
+                final byte[] metadata = stable ? m.metadata(group.protocolName()) : null;
+                members.add(new DescribedMember(m.memberId(), m.groupInstanceId(), m.clientId(), m.clientHost(),
+                    metadata == null ? EMPTY_ASSIGNMENT : metadata, m.assignment()));
+            }
+            out.add(new DescribedGroup(groupId, GroupError.NONE, group.state(),
+                group.protocolType() == null ? "" : group.protocolType(), stable ? group.protocolName() : "",
+                members));
+        }
+        return out;
+    }
+
+    /**
+     * DeleteGroups (Kafka's {@code deleteGroups}): each Empty group's offsets and metadata are tombstoned in one
+     * write. The groups leave at once (a join meanwhile starts a new group, as in Kafka); the answer waits for the
+     * write, and a failed write puts back what nothing has replaced.
+     *
+     * @param groupIds the groups
+     * @param answer   completed with each group's outcome, in the request's order: NONE, GROUP_ID_NOT_FOUND,
+     *                 NON_EMPTY_GROUP (it has members), or the write's error
+     */
+    public void deleteGroups(final List<String> groupIds, final CompletableFuture<List<GroupError>> answer) {
+        final List<GroupError> out = new ArrayList<>(groupIds.size());
+        final List<GroupLog.Entry> entries = new ArrayList<>();
+        final Map<String, ClassicGroup> deleted = new HashMap<>();
+        final Map<String, Map<TopicPartition, OffsetValue>> deletedOffsets = new HashMap<>();
+        for (final String groupId : groupIds) {
+            final ClassicGroup group = groupId == null ? null : groups.get(groupId);
+            if (groupId == null || groupId.isEmpty()) {
+                out.add(GroupError.INVALID_GROUP_ID);
+            } else if (group == null || group.isIn(GroupState.DEAD) || deleted.containsKey(groupId)) {
+                out.add(GroupError.GROUP_ID_NOT_FOUND);
+            } else if (!group.isIn(GroupState.EMPTY)) {
+                out.add(GroupError.NON_EMPTY_GROUP);
+            } else {
+                final Map<TopicPartition, OffsetValue> committed = offsets.remove(groupId);
+                if (committed != null) {
+                    final Set<TopicPartition> sorted = new TreeSet<>(BY_TOPIC_PARTITION);
+                    sorted.addAll(committed.keySet());
+                    tombstones(groupId, sorted, entries);
+                    deletedOffsets.put(groupId, committed);
+                }
+                entries.add(new GroupLog.Entry(GroupRecords.encode(new GroupKey(groupId)), null));
+                groups.remove(groupId);
+                deleted.put(groupId, group);
+                out.add(GroupError.NONE);
+            }
+        }
+        if (entries.isEmpty()) {
+            answer.complete(out);
+            return;
+        }
+        append(entries, "the deletion of groups " + deleted.keySet()).whenComplete((ok, failure) -> execute(() -> {
+            if (failure != null) {
+                deleted.forEach(groups::putIfAbsent);
+                deletedOffsets.forEach(offsets::putIfAbsent);
+                final GroupError error = errorOf(failure);
+                answer.complete(out.stream().map(e -> e == GroupError.NONE ? error : e).toList());
+                return;
+            }
+            final long now = wallClockMs.getAsLong();
+            deleted.values().forEach(g -> g.transitionTo(GroupState.DEAD, now));
+            // A commit written before the tombstones but completed after the groups left must not bring them back.
+            deletedOffsets.forEach((groupId, committed) -> dropOffsets(groupId, committed.keySet(), null));
+            LOG.info("groups {} deleted", deleted.keySet());
+            answer.complete(out);
+        }));
+    }
+
+    /**
+     * OffsetDelete (Kafka's {@code deleteOffsets}): tombstones a group's offsets of partitions whose topic no member
+     * consumes; they stay visible until the tombstones are committed.
+     *
+     * @param groupId    the group
+     * @param partitions the partitions
+     * @param answer     completed with GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP (a live group of another protocol type
+     *                   than consumer), a write's error, or NONE and each partition's outcome (NONE, also when it
+     *                   had no offset, or GROUP_SUBSCRIBED_TO_TOPIC)
+     */
+    public void deleteOffsets(final String groupId, final List<TopicPartition> partitions,
+                              final CompletableFuture<OffsetDeleteResult> answer) {
+        final ClassicGroup group = groups.get(groupId);
+        if (group == null || group.isIn(GroupState.DEAD)) {
+            answer.complete(new OffsetDeleteResult(GroupError.GROUP_ID_NOT_FOUND, List.of()));
+            return;
+        }
+        if (!group.isIn(GroupState.EMPTY) && !SubscribedTopics.CONSUMER_PROTOCOL_TYPE.equals(group.protocolType())) {
+            answer.complete(new OffsetDeleteResult(GroupError.NON_EMPTY_GROUP, List.of()));
+            return;
+        }
+        final Map<TopicPartition, OffsetValue> committed = offsets.getOrDefault(groupId, Map.of());
+        final List<GroupError> out = new ArrayList<>(partitions.size());
+        final Set<TopicPartition> deleting = new LinkedHashSet<>();
+        for (final TopicPartition tp : partitions) {
+            if (SubscribedTopics.isSubscribed(group, tp.topic())) {
+                out.add(GroupError.GROUP_SUBSCRIBED_TO_TOPIC);
+            } else {
+                if (committed.containsKey(tp)) {
+                    deleting.add(tp);
+                }
+                out.add(GroupError.NONE);
+            }
+        }
+        if (deleting.isEmpty()) {
+            answer.complete(new OffsetDeleteResult(GroupError.NONE, out));
+            return;
+        }
+        final List<GroupLog.Entry> entries = new ArrayList<>(deleting.size());
+        tombstones(groupId, deleting, entries);
+        append(entries, "the deletion of offsets of " + group).whenComplete((ok, failure) -> execute(() -> {
+            if (failure != null) {
+                answer.complete(new OffsetDeleteResult(errorOf(failure), List.of()));
+                return;
+            }
+            dropOffsets(groupId, deleting, null);
+            answer.complete(new OffsetDeleteResult(GroupError.NONE, out));
+        }));
+    }
+
+    /**
+     * Offset expiry (Kafka's {@code cleanupGroupMetadata}, run every {@code offsets.retention.check.interval.ms}):
+     * an offset expires {@code offsets.retention.minutes} after its base time: when its group became Empty, or, for a
+     * group outside group management and for a Stable consumer group's topics it no longer consumes, its commit
+     * (an old client's explicit expire timestamp wins). Groups in other states keep their offsets. An Empty group
+     * left without offsets is deleted. A group with commits not yet committed is left for the next run.
+     */
+    public void expireOffsets() {
+        final long now = wallClockMs.getAsLong();
+        final List<GroupLog.Entry> entries = new ArrayList<>();
+        final Map<String, Map<TopicPartition, OffsetValue>> expired = new TreeMap<>();
+        final List<ClassicGroup> emptied = new ArrayList<>();
+        final Set<String> ids = new TreeSet<>(groups.keySet());
+        ids.addAll(offsets.keySet());
+        for (final String groupId : ids) {
+            if (pendingCommits.containsKey(groupId)) {
+                continue;
+            }
+            final ClassicGroup group = groups.get(groupId);
+            final Map<TopicPartition, OffsetValue> committed = offsets.getOrDefault(groupId, Map.of());
+            boolean allExpired = true;
+            if (!committed.isEmpty()) {
+                final Map<TopicPartition, OffsetValue> sorted = new TreeMap<>(BY_TOPIC_PARTITION);
+                sorted.putAll(committed);
+                final Map<TopicPartition, OffsetValue> gone = new TreeMap<>(BY_TOPIC_PARTITION);
+                for (final Map.Entry<TopicPartition, OffsetValue> e : sorted.entrySet()) {
+                    final OffsetValue v = e.getValue();
+                    final long base = expiryBase(group, e.getKey().topic(), v);
+                    final boolean over = v.expireTimestamp() >= 0 ? now >= v.expireTimestamp()
+                        : base >= 0 && now - base >= config.offsetsRetentionMs();
+                    if (over) {
+                        gone.put(e.getKey(), v);
+                    } else {
+                        allExpired = false;
+                    }
+                }
+                if (!gone.isEmpty()) {
+                    tombstones(groupId, gone.keySet(), entries);
+                    expired.put(groupId, gone);
+                }
+            }
+            if (allExpired && group != null && group.isIn(GroupState.EMPTY) && group.pendingJoinMembers().isEmpty()) {
+                entries.add(new GroupLog.Entry(GroupRecords.encode(new GroupKey(groupId)), null));
+                emptied.add(group);
+            }
+        }
+        if (entries.isEmpty()) {
+            return;
+        }
+        append(entries, "expired offsets").whenComplete((ok, failure) -> execute(() -> {
+            if (failure != null) {
+                LOG.warn("expiring the offsets of groups {} failed; the next run tries again", expired.keySet(),
+                    failure);
+                return;
+            }
+            expired.forEach((groupId, gone) -> dropOffsets(groupId, gone.keySet(), gone));
+            final long at = wallClockMs.getAsLong();
+            for (final ClassicGroup group : emptied) {
+                // Only if nothing came back meanwhile: a join or a commit made it live again.
+                if (groups.get(group.groupId()) == group && group.isIn(GroupState.EMPTY)
+                    && !offsets.containsKey(group.groupId())) {
+                    groups.remove(group.groupId());
+                    group.transitionTo(GroupState.DEAD, at);
+                }
+            }
+            LOG.info("expired the offsets of {} group(s); deleted {} empty group(s)", expired.size(), emptied.size());
+        }));
+    }
+
+    /**
+     * The time an offset's retention counts from, or -1 when it does not expire now (Kafka's
+     * {@code offsetExpirationCondition}).
+     */
+    private static long expiryBase(final ClassicGroup group, final String topic, final OffsetValue v) {
+        if (group == null || group.protocolType() == null) {
+            return v.commitTimestamp(); // outside group management: from each commit
+        }
+        if (group.isIn(GroupState.EMPTY)) {
+            return group.stateTimestampMs() >= 0 ? group.stateTimestampMs() : v.commitTimestamp();
+        }
+        if (group.isIn(GroupState.STABLE) && SubscribedTopics.CONSUMER_PROTOCOL_TYPE.equals(group.protocolType())) {
+            final Optional<Set<String>> topics = SubscribedTopics.of(group);
+            if (topics.isPresent() && !topics.get().contains(topic)) {
+                return v.commitTimestamp(); // a topic the group no longer consumes
+            }
+        }
+        return -1;
+    }
+
+    private void scheduleOffsetExpiry() {
+        schedule(EXPIRY_KEY, config.offsetsRetentionCheckIntervalMs(), () -> {
+            try {
+                expireOffsets();
+            } finally {
+                scheduleOffsetExpiry();
+            }
+        });
+    }
+
+    /** Tombstones for a group's offsets of these partitions, in order. */
+    private static void tombstones(final String groupId, final Collection<TopicPartition> partitions,
+                                   final List<GroupLog.Entry> into) {
+        for (final TopicPartition tp : partitions) {
+            into.add(new GroupLog.Entry(GroupRecords.encode(new OffsetKey(groupId, tp.topic(), tp.partition())),
+                null));
+        }
+    }
+
+    /**
+     * Drops a group's offsets of these partitions from memory once their tombstones are committed.
+     *
+     * @param only when not null, a partition is dropped only while it still holds this value (a newer commit stays)
+     */
+    private void dropOffsets(final String groupId, final Collection<TopicPartition> partitions,
+                             final Map<TopicPartition, OffsetValue> only) {
+        final Map<TopicPartition, OffsetValue> committed = offsets.get(groupId);
+        if (committed == null) {
+            return;
+        }
+        for (final TopicPartition tp : partitions) {
+            if (only == null || committed.get(tp) == only.get(tp)) {
+                committed.remove(tp);
+            }
+        }
+        if (committed.isEmpty()) {
+            offsets.remove(groupId);
+        }
+    }
+
     // ------------------------------------------------------------------------------------------------ loading
 
     /**
@@ -827,6 +1143,8 @@ public final class GroupManager {
                 }
             } else {
                 offsets.computeIfAbsent(o.group(), g -> new HashMap<>()).put(tp, GroupRecords.decodeOffsetValue(value));
+                // As Kafka: a group known only by its offsets (a consumer outside group management) exists, Empty.
+                groups.computeIfAbsent(o.group(), g -> new ClassicGroup(g, wallClockMs.getAsLong()));
             }
         } else if (k instanceof GroupKey g) {
             if (value == null) {
@@ -861,6 +1179,7 @@ public final class GroupManager {
                 scheduleHeartbeatExpiry(group, m.memberId(), m.sessionTimeoutMs());
             }
         }
+        scheduleOffsetExpiry();
     }
 
     /**
@@ -883,8 +1202,10 @@ public final class GroupManager {
             cancel(syncKey(group));
             group.transitionTo(GroupState.DEAD, wallClockMs.getAsLong());
         }
+        cancel(EXPIRY_KEY);
         groups.clear();
         offsets.clear();
+        pendingCommits.clear();
     }
 
     // ------------------------------------------------------------------------------------------------ helpers

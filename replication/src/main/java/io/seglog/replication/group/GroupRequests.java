@@ -261,4 +261,73 @@ public final class GroupRequests {
      */
     public record FetchedOffset(String topic, int partition, long offset, int leaderEpoch, String metadata) {
     }
+    /**
+     * A group as ListGroups answers it (every group here is a classic group).
+     *
+     * @param groupId      the group
+     * @param protocolType its protocol type ("consumer", "connect", ...), or "" for a group that only holds offsets
+     * @param state        its state
+     */
+    public record ListedGroup(String groupId, String protocolType, GroupState state) {
+    }
+
+    /**
+     * A member as DescribeGroups answers it.
+     *
+     * @param memberId        the member id
+     * @param groupInstanceId the instance id, or null
+     * @param clientId        the client id
+     * @param clientHost      the client's host
+     * @param metadata        its subscription in the group's protocol (empty unless the group is Stable)
+     * @param assignment      its assignment (empty until it has one)
+     */
+    public record DescribedMember(String memberId, String groupInstanceId, String clientId, String clientHost,
+                                  byte[] metadata, byte[] assignment) {
+    }
+
+    /**
+     * A group as DescribeGroups answers it.
+     *
+     * @param groupId      the group
+     * @param error        NONE, or GROUP_ID_NOT_FOUND when no such group is here (then the state is Dead)
+     * @param state        its state
+     * @param protocolType its protocol type, or ""
+     * @param protocolName the protocol chosen (the assignor, for consumers), or "" unless the group is Stable
+     * @param members      its members, in the order they joined
+     */
+    public record DescribedGroup(String groupId, GroupError error, GroupState state, String protocolType,
+                                 String protocolName, List<DescribedMember> members) {
+        /**
+         * Copies the members.
+         *
+         * @param groupId      the group
+         * @param error        the error
+         * @param state        the state
+         * @param protocolType the protocol type
+         * @param protocolName the protocol
+         * @param members      the members
+         */
+        public DescribedGroup {
+            members = List.copyOf(members);
+        }
+    }
+
+    /**
+     * An OffsetDelete's answer.
+     *
+     * @param error      a group-level error (GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP, ...), or NONE
+     * @param partitions each partition's outcome, in the request's order (empty on a group-level error):
+     *                   GROUP_SUBSCRIBED_TO_TOPIC when a member of the group consumes its topic
+     */
+    public record OffsetDeleteResult(GroupError error, List<GroupError> partitions) {
+        /**
+         * Copies the outcomes.
+         *
+         * @param error      the group-level error
+         * @param partitions the partitions' outcomes
+         */
+        public OffsetDeleteResult {
+            partitions = List.copyOf(partitions);
+        }
+    }
 }

@@ -2,6 +2,8 @@ package io.seglog.replication.wire;
 
 import io.seglog.replication.group.GroupError;
 import io.seglog.replication.group.GroupRequests.CommittedOffset;
+import io.seglog.replication.group.GroupRequests.DescribedGroup;
+import io.seglog.replication.group.GroupRequests.DescribedMember;
 import io.seglog.replication.group.GroupRequests.FetchedOffset;
 import io.seglog.replication.group.GroupRequests.Heartbeat;
 import io.seglog.replication.group.GroupRequests.Join;
@@ -9,19 +11,28 @@ import io.seglog.replication.group.GroupRequests.JoinResult;
 import io.seglog.replication.group.GroupRequests.JoinedMember;
 import io.seglog.replication.group.GroupRequests.LeaveResult;
 import io.seglog.replication.group.GroupRequests.Leaving;
+import io.seglog.replication.group.GroupRequests.ListedGroup;
 import io.seglog.replication.group.GroupRequests.OffsetCommit;
+import io.seglog.replication.group.GroupRequests.OffsetDeleteResult;
 import io.seglog.replication.group.GroupRequests.Protocol;
 import io.seglog.replication.group.GroupRequests.Sync;
 import io.seglog.replication.group.GroupRequests.SyncResult;
 import io.seglog.replication.transport.LiveBroker;
 import io.seglog.replication.transport.PartitionStateInfo;
 import io.seglog.storage.TopicPartition;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import org.apache.kafka.common.message.DeleteGroupsRequestData;
+import org.apache.kafka.common.message.DeleteGroupsResponseData;
+import org.apache.kafka.common.message.DescribeGroupsRequestData;
+import org.apache.kafka.common.message.DescribeGroupsResponseData;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData;
 import org.apache.kafka.common.message.HeartbeatRequestData;
@@ -30,8 +41,12 @@ import org.apache.kafka.common.message.JoinGroupRequestData;
 import org.apache.kafka.common.message.JoinGroupResponseData;
 import org.apache.kafka.common.message.LeaveGroupRequestData;
 import org.apache.kafka.common.message.LeaveGroupResponseData;
+import org.apache.kafka.common.message.ListGroupsRequestData;
+import org.apache.kafka.common.message.ListGroupsResponseData;
 import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetCommitResponseData;
+import org.apache.kafka.common.message.OffsetDeleteRequestData;
+import org.apache.kafka.common.message.OffsetDeleteResponseData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.message.OffsetFetchResponseData;
 import org.apache.kafka.common.message.SyncGroupRequestData;
@@ -43,7 +58,8 @@ import org.apache.kafka.common.protocol.Errors;
 /**
  * The classic consumer-group APIs (what kafka-clients' consumers use by default): FindCoordinator 0-6, JoinGroup
  * 0-9, SyncGroup 0-5, Heartbeat 0-4, LeaveGroup 0-5, OffsetCommit 2-9, OffsetFetch 1-9 (v10 of the last two name
- * topics by id; clients negotiate down). Requests are mapped to the coordinator's own types and answered when it
+ * topics by id; clients negotiate down), and the administration of groups: ListGroups 0-5, DescribeGroups 0-6,
+ * DeleteGroups 0-3, OffsetDelete 0. Requests are mapped to the coordinator's own types and answered when it
  * answers (a JoinGroup waits for the rebalance). A group's coordinator is the leader of its {@code __consumer_offsets}
  * partition in this broker's metadata cache; a missing offsets topic is asked for and the request answered
  * COORDINATOR_NOT_AVAILABLE (retriable) meanwhile. Transaction coordinators are not served: FindCoordinator for a
@@ -66,6 +82,12 @@ public final class GroupApis {
     /** OffsetFetch versions served (v10 names topics by id). */
     static final short OFFSET_FETCH_MIN = 1;
     static final short OFFSET_FETCH_MAX = 9;
+    /** ListGroups versions served. */
+    static final short LIST_GROUPS_MAX = 5;
+    /** DescribeGroups versions served. */
+    static final short DESCRIBE_GROUPS_MAX = 6;
+    /** DeleteGroups versions served. */
+    static final short DELETE_GROUPS_MAX = 3;
 
     private static final byte GROUP_KEY = 0;
 
@@ -129,6 +151,40 @@ public final class GroupApis {
          */
         CompletableFuture<Map.Entry<GroupError, List<FetchedOffset>>> fetchOffsets(String groupId,
                                                                                    List<TopicPartition> partitions);
+
+        /**
+         * A ListGroups of the groups this broker coordinates.
+         *
+         * @param states the states asked for (case-insensitive), or empty for all
+         * @param types  the group types asked for (case-insensitive), or empty for all
+         * @return the error (NONE, or COORDINATOR_LOAD_IN_PROGRESS) and the groups
+         */
+        CompletableFuture<Map.Entry<GroupError, List<ListedGroup>>> listGroups(Set<String> states, Set<String> types);
+
+        /**
+         * A DescribeGroups.
+         *
+         * @param groupIds the groups
+         * @return one answer per group, in order
+         */
+        CompletableFuture<List<DescribedGroup>> describeGroups(List<String> groupIds);
+
+        /**
+         * A DeleteGroups.
+         *
+         * @param groupIds the groups
+         * @return each group's outcome, in order
+         */
+        CompletableFuture<List<GroupError>> deleteGroups(List<String> groupIds);
+
+        /**
+         * An OffsetDelete.
+         *
+         * @param groupId    the group
+         * @param partitions the partitions
+         * @return the outcome
+         */
+        CompletableFuture<OffsetDeleteResult> deleteOffsets(String groupId, List<TopicPartition> partitions);
     }
 
     /** Asks for the offsets topic to be created; must not block. */
@@ -171,7 +227,11 @@ public final class GroupApis {
             new KafkaApi(ApiKeys.HEARTBEAT, (short) 0, HEARTBEAT_MAX, this::heartbeat),
             new KafkaApi(ApiKeys.LEAVE_GROUP, (short) 0, LEAVE_GROUP_MAX, this::leaveGroup),
             new KafkaApi(ApiKeys.OFFSET_COMMIT, OFFSET_COMMIT_MIN, OFFSET_COMMIT_MAX, this::offsetCommit),
-            new KafkaApi(ApiKeys.OFFSET_FETCH, OFFSET_FETCH_MIN, OFFSET_FETCH_MAX, this::offsetFetch));
+            new KafkaApi(ApiKeys.OFFSET_FETCH, OFFSET_FETCH_MIN, OFFSET_FETCH_MAX, this::offsetFetch),
+            new KafkaApi(ApiKeys.LIST_GROUPS, (short) 0, LIST_GROUPS_MAX, this::listGroups),
+            new KafkaApi(ApiKeys.DESCRIBE_GROUPS, (short) 0, DESCRIBE_GROUPS_MAX, this::describeGroups),
+            new KafkaApi(ApiKeys.DELETE_GROUPS, (short) 0, DELETE_GROUPS_MAX, this::deleteGroups),
+            new KafkaApi(ApiKeys.OFFSET_DELETE, (short) 0, (short) 0, this::offsetDelete));
     }
 
     // ------------------------------------------------------------------------------------------ FindCoordinator
@@ -233,7 +293,7 @@ public final class GroupApis {
         data.protocols().forEach(p -> protocols.add(new Protocol(p.name(), p.metadata())));
         final int rebalanceTimeout = request.version() >= 1 ? data.rebalanceTimeoutMs() : data.sessionTimeoutMs();
         final Join join = new Join(data.groupId(), data.memberId(), data.groupInstanceId(),
-            request.header().clientId(), String.valueOf(request.peer()), data.protocolType(), protocols,
+            request.header().clientId(), clientHost(request.peer()), data.protocolType(), protocols,
             data.sessionTimeoutMs(), rebalanceTimeout, request.version() >= 4, request.version() >= 9);
         return coordinator.join(join).thenApply(r -> {
             final JoinGroupResponseData resp = new JoinGroupResponseData().setErrorCode(r.error().code())
@@ -246,6 +306,12 @@ public final class GroupApis {
             }
             return resp;
         });
+    }
+
+    /** The member's host as Kafka shows it: the client's address without its port ("/127.0.0.1"). */
+    static String clientHost(final SocketAddress peer) {
+        return peer instanceof InetSocketAddress a && a.getAddress() != null ? a.getAddress().toString()
+            : String.valueOf(peer);
     }
 
     private CompletionStage<ApiMessage> syncGroup(final KafkaRequest request) {
@@ -356,6 +422,105 @@ public final class GroupApis {
         return CompletableFuture.allOf(groups.toArray(new CompletableFuture<?>[0])).thenApply(x -> {
             final OffsetFetchResponseData resp = new OffsetFetchResponseData();
             groups.forEach(g -> resp.groups().add(g.join()));
+            return resp;
+        });
+    }
+
+    // ------------------------------------------------------------------------------------------ administration
+
+    private CompletionStage<ApiMessage> listGroups(final KafkaRequest request) {
+        final ListGroupsRequestData data = (ListGroupsRequestData) request.body();
+        return coordinator.listGroups(Set.copyOf(data.statesFilter()), Set.copyOf(data.typesFilter()))
+            .thenApply(answer -> {
+                final ListGroupsResponseData resp = new ListGroupsResponseData()
+                    .setErrorCode(answer.getKey().code());
+                for (final ListedGroup g : answer.getValue()) {
+                    resp.groups().add(new ListGroupsResponseData.ListedGroup().setGroupId(g.groupId())
+                        .setProtocolType(g.protocolType()).setGroupState(g.state().kafkaName())
+                        .setGroupType("classic"));
+                }
+                return resp;
+            });
+    }
+
+    private CompletionStage<ApiMessage> describeGroups(final KafkaRequest request) {
+        final DescribeGroupsRequestData data = (DescribeGroupsRequestData) request.body();
+        return coordinator.describeGroups(data.groups()).thenApply(described -> {
+            final DescribeGroupsResponseData resp = new DescribeGroupsResponseData();
+            for (final DescribedGroup g : described) {
+                GroupError error = g.error();
+                String message = null;
+                if (error == GroupError.GROUP_ID_NOT_FOUND) {
+                    // Before v6 a missing group is described as Dead without an error (KIP-1043).
+                    error = request.version() >= 6 ? error : GroupError.NONE;
+                    message = request.version() >= 6 ? "Group " + g.groupId() + " not found." : null;
+                }
+                final DescribeGroupsResponseData.DescribedGroup out = new DescribeGroupsResponseData.DescribedGroup()
+                    .setGroupId(g.groupId()).setErrorCode(error.code()).setErrorMessage(message)
+                    .setGroupState(g.state().kafkaName()).setProtocolType(g.protocolType())
+                    .setProtocolData(g.protocolName());
+                for (final DescribedMember m : g.members()) {
+                    out.members().add(new DescribeGroupsResponseData.DescribedGroupMember().setMemberId(m.memberId())
+                        .setGroupInstanceId(m.groupInstanceId()).setClientId(m.clientId())
+                        .setClientHost(m.clientHost()).setMemberMetadata(m.metadata())
+                        .setMemberAssignment(m.assignment()));
+                }
+                resp.groups().add(out);
+            }
+            return resp;
+        });
+    }
+
+    private CompletionStage<ApiMessage> deleteGroups(final KafkaRequest request) {
+        final DeleteGroupsRequestData data = (DeleteGroupsRequestData) request.body();
+        final List<String> ids = data.groupsNames();
+        return coordinator.deleteGroups(ids).thenApply(errors -> {
+            final DeleteGroupsResponseData resp = new DeleteGroupsResponseData();
+            for (int i = 0; i < ids.size(); i++) {
+                final GroupError e = errors.get(i);
+                resp.results().add(new DeleteGroupsResponseData.DeletableGroupResult().setGroupId(ids.get(i))
+                    .setErrorCode(e.code()).setErrorMessage(request.version() >= 3 ? deleteMessage(ids.get(i), e)
+                        : null));
+            }
+            return resp;
+        });
+    }
+
+    private static String deleteMessage(final String groupId, final GroupError error) {
+        return switch (error) {
+            case NONE -> null;
+            case GROUP_ID_NOT_FOUND -> "Group " + groupId + " not found.";
+            case NON_EMPTY_GROUP -> "Group " + groupId + " has members: only an Empty group can be deleted.";
+            default -> "Group " + groupId + ": " + error;
+        };
+    }
+
+    private CompletionStage<ApiMessage> offsetDelete(final KafkaRequest request) {
+        final OffsetDeleteRequestData data = (OffsetDeleteRequestData) request.body();
+        final List<TopicPartition> partitions = new ArrayList<>();
+        data.topics().forEach(t -> t.partitions().forEach(p -> partitions.add(new TopicPartition(t.name(),
+            p.partitionIndex()))));
+        return coordinator.deleteOffsets(data.groupId(), partitions).thenApply(r -> {
+            final OffsetDeleteResponseData resp = new OffsetDeleteResponseData().setErrorCode(r.error().code());
+            if (r.error() != GroupError.NONE) {
+                return resp;
+            }
+            int i = 0;
+            for (final OffsetDeleteRequestData.OffsetDeleteRequestTopic t : data.topics()) {
+                OffsetDeleteResponseData.OffsetDeleteResponseTopic topic = resp.topics().find(t.name());
+                if (topic == null) {
+                    topic = new OffsetDeleteResponseData.OffsetDeleteResponseTopic().setName(t.name());
+                    resp.topics().add(topic);
+                }
+                for (final OffsetDeleteRequestData.OffsetDeleteRequestPartition p : t.partitions()) {
+                    final short code = r.partitions().get(i++).code();
+                    // Partitions are keyed by index: one named twice is answered once.
+                    if (topic.partitions().find(p.partitionIndex()) == null) {
+                        topic.partitions().add(new OffsetDeleteResponseData.OffsetDeleteResponsePartition()
+                            .setPartitionIndex(p.partitionIndex()).setErrorCode(code));
+                    }
+                }
+            }
             return resp;
         });
     }

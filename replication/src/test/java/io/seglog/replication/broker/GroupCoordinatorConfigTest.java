@@ -20,9 +20,14 @@ class GroupCoordinatorConfigTest {
         assertEquals(1_800_000, d.groups().maxSessionTimeoutMs());
         assertEquals(3_000, d.groups().initialRebalanceDelayMs());
         assertEquals(4_096, d.groups().offsetMetadataMaxBytes());
+        assertEquals(7L * 24 * 3_600_000, d.groups().offsetsRetentionMs(), "offsets.retention.minutes: 7 days");
+        assertEquals(600_000, d.groups().offsetsRetentionCheckIntervalMs());
         final GroupCoordinatorConfig set = GroupCoordinatorConfig.fromProperties(Map.of(
             "offsets.topic.num.partitions", "5", "offsets.topic.replication.factor", 1,
-            "group.initial.rebalance.delay.ms", "0", "group.max.size", "10"));
+            "group.initial.rebalance.delay.ms", "0", "group.max.size", "10", "offsets.retention.minutes", "90",
+            "offsets.retention.check.interval.ms", "15000"));
+        assertEquals(90 * 60_000L, set.groups().offsetsRetentionMs());
+        assertEquals(15_000, set.groups().offsetsRetentionCheckIntervalMs());
         assertEquals(5, set.offsetsPartitions());
         assertEquals(1, set.offsetsReplication());
         assertEquals(0, set.groups().initialRebalanceDelayMs());

@@ -94,7 +94,7 @@ class GroupCoordinatorTest {
     }
 
     private GroupCoordinator newCoordinator(final AtomicReference<ReplicaManager> ref) {
-        return new GroupCoordinator(new GroupConfig(6_000, 1_800_000, 0, Integer.MAX_VALUE, 300_000, 4_096),
+        return new GroupCoordinator(GroupConfig.defaults(),
             PARTITIONS, 5_000, new GroupCoordinator.Replicas() {
                 @Override
                 public CompletableFuture<io.seglog.replication.replica.AppendResult> appendAll(

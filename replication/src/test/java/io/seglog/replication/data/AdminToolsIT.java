@@ -7,13 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.seglog.replication.Await;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.InputStream;
-import java.io.PrintStream;
+import io.seglog.replication.data.KafkaTools.ToolRun;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -41,7 +37,6 @@ import org.apache.kafka.common.errors.InvalidPartitionsException;
 import org.apache.kafka.common.errors.InvalidReplicationFactorException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
-import org.apache.kafka.common.utils.internals.Exit;
 import org.apache.kafka.tools.ConfigCommand;
 import org.apache.kafka.tools.ConsoleProducer;
 import org.apache.kafka.tools.GetOffsetShell;
@@ -180,50 +175,8 @@ class AdminToolsIT {
 
     // ---------------------------------------------------------------------------------------- console tools
 
-    /** What a tool printed and the first status it exited with (0 when it returned without calling exit). */
-    private record ToolRun(int status, String out, String err) {
-    }
-
-    /** A tool's main body, as the test calls it. */
-    @FunctionalInterface
-    private interface ToolMain {
-        void run() throws Exception;
-    }
-
-    /**
-     * Runs a tool's main method in this thread with stdin, stdout and stderr redirected, Kafka's {@code Exit}
-     * recording the first status instead of stopping the JVM (the tools return after calling it; some catch every
-     * throwable, so it cannot throw), and the shutdown hooks it registers (a producer's close) run when it is done.
-     */
-    private static synchronized ToolRun runTool(final String stdin, final ToolMain main) throws Exception {
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        final ByteArrayOutputStream err = new ByteArrayOutputStream();
-        final PrintStream oldOut = System.out;
-        final PrintStream oldErr = System.err;
-        final InputStream oldIn = System.in;
-        final List<Runnable> hooks = new ArrayList<>();
-        final java.util.concurrent.atomic.AtomicReference<Integer> status = new java.util.concurrent.atomic
-            .AtomicReference<>();
-        Exit.setExitProcedure((code, message) -> status.compareAndSet(null, code));
-        Exit.setShutdownHookAdder((name, hook) -> hooks.add(hook));
-        System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-        System.setIn(new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)));
-        try {
-            main.run();
-        } finally {
-            hooks.forEach(Runnable::run);
-            System.setOut(oldOut);
-            System.setErr(oldErr);
-            System.setIn(oldIn);
-            Exit.resetExitProcedure();
-            Exit.resetShutdownHookAdder();
-        }
-        final ToolRun run = new ToolRun(status.get() == null ? 0 : status.get(), out.toString(StandardCharsets.UTF_8),
-            err.toString(StandardCharsets.UTF_8));
-        System.out.println("tool run: status=" + run.status() + "\n--- stdout\n" + run.out() + "--- stderr\n"
-            + run.err());
-        return run;
+    private static ToolRun runTool(final String stdin, final KafkaTools.ToolMain main) throws Exception {
+        return KafkaTools.run(stdin, main);
     }
 
     private static void ok(final ToolRun run) {

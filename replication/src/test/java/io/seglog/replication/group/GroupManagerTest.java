@@ -383,7 +383,8 @@ class GroupManagerTest {
 
     @Test
     void groupMaxSizeRefusesTheMemberBeyondIt() {
-        groups = new GroupManager(new GroupConfig(6_000, 1_800_000, 0, 1, 300_000, 4_096), scheduler, log,
+        groups = new GroupManager(new GroupConfig(6_000, 1_800_000, 0, 1, 300_000, 4_096,
+            CONFIG.offsetsRetentionMs(), CONFIG.offsetsRetentionCheckIntervalMs()), scheduler, log,
             new SplittableRandom(2), this::wallClock);
         final CompletableFuture<JoinResult> a = newMember(range("orders"));
         scheduler.runPending();
