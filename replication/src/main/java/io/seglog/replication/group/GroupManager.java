@@ -80,6 +80,12 @@ public final class GroupManager {
     private boolean unloaded;
     /** Committed offsets per group, per "topic-partition" key, as written (a commit shows once it is committed). */
     private final Map<String, Map<TopicPartition, OffsetValue>> offsets = new HashMap<>();
+    /**
+     * Per group and partition, the sequence number of the commit whose value is shown: a commit whose write completes
+     * after a later one's (two acks=all writes can complete in either order) does not replace it.
+     */
+    private final Map<String, Map<TopicPartition, Long>> shownCommit = new HashMap<>();
+    private long commitSequence;
     /** Commits written but not yet committed, per group: offset expiry leaves such a group alone until they are. */
     private final Map<String, Integer> pendingCommits = new HashMap<>();
 
@@ -755,6 +761,7 @@ public final class GroupManager {
             return;
         }
         final String groupId = group.groupId();
+        final long sequence = ++commitSequence;
         pendingCommits.merge(groupId, 1, Integer::sum);
         append(entries, "offsets of " + group).whenComplete((ok, failure) -> execute(() -> {
             pendingCommits.computeIfPresent(groupId, (g, n) -> n == 1 ? null : n - 1);
@@ -763,7 +770,14 @@ public final class GroupManager {
                 answer.complete(out.stream().map(e -> e == GroupError.NONE ? error : e).toList());
                 return;
             }
-            offsets.computeIfAbsent(groupId, g -> new HashMap<>()).putAll(written);
+            final Map<TopicPartition, OffsetValue> committed = offsets.computeIfAbsent(groupId, g -> new HashMap<>());
+            final Map<TopicPartition, Long> shown = shownCommit.computeIfAbsent(groupId, g -> new HashMap<>());
+            written.forEach((tp, value) -> {
+                if (shown.getOrDefault(tp, 0L) < sequence) {
+                    committed.put(tp, value);
+                    shown.put(tp, sequence);
+                }
+            });
             answer.complete(out);
         }));
     }
@@ -907,6 +921,7 @@ public final class GroupManager {
                 out.add(GroupError.NON_EMPTY_GROUP);
             } else {
                 final Map<TopicPartition, OffsetValue> committed = offsets.remove(groupId);
+                shownCommit.remove(groupId);
                 if (committed != null) {
                     final Set<TopicPartition> sorted = new TreeSet<>(BY_TOPIC_PARTITION);
                     sorted.addAll(committed.keySet());
@@ -1109,13 +1124,16 @@ public final class GroupManager {
         if (committed == null) {
             return;
         }
+        final Map<TopicPartition, Long> shown = shownCommit.getOrDefault(groupId, new HashMap<>());
         for (final TopicPartition tp : partitions) {
             if (only == null || committed.get(tp) == only.get(tp)) {
                 committed.remove(tp);
+                shown.remove(tp);
             }
         }
         if (committed.isEmpty()) {
             offsets.remove(groupId);
+            shownCommit.remove(groupId);
         }
     }
 
@@ -1205,6 +1223,7 @@ public final class GroupManager {
         cancel(EXPIRY_KEY);
         groups.clear();
         offsets.clear();
+        shownCommit.clear();
         pendingCommits.clear();
     }
 

@@ -341,4 +341,20 @@ class GroupAdministrationTest {
         assertEquals(List.of(GroupError.NONE), deleted.getNow(null));
         assertEquals(List.of(), reloaded.fetchOffsets(STANDALONE, null));
     }
+    @Test
+    void aCommitWhoseWriteCompletesAfterALaterOnesDoesNotReplaceIt() {
+        log.auto = false;
+        final CompletableFuture<List<GroupError>> first = new CompletableFuture<>();
+        groups.commit(new OffsetCommit(STANDALONE, -1, "", null, true, List.of(at("orders", 0, 10))), first);
+        final CompletableFuture<Void> firstWrite = log.lastWrite();
+        final CompletableFuture<List<GroupError>> second = new CompletableFuture<>();
+        groups.commit(new OffsetCommit(STANDALONE, -1, "", null, true, List.of(at("orders", 0, 20))), second);
+        log.lastWrite().complete(null);
+        scheduler.runPending();
+        firstWrite.complete(null);
+        scheduler.runPending();
+        assertEquals(List.of(GroupError.NONE), first.getNow(null));
+        assertEquals(List.of(GroupError.NONE), second.getNow(null));
+        assertEquals(20, committed(STANDALONE, "orders", 0), "the later commit stays, as the log replays it");
+    }
 }
