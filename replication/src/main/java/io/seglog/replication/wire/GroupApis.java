@@ -19,6 +19,7 @@ import io.seglog.replication.group.GroupRequests.Sync;
 import io.seglog.replication.group.GroupRequests.SyncResult;
 import io.seglog.replication.transport.LiveBroker;
 import io.seglog.replication.transport.PartitionStateInfo;
+import io.seglog.storage.TopicId;
 import io.seglog.storage.TopicPartition;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -57,8 +58,8 @@ import org.apache.kafka.common.protocol.Errors;
 
 /**
  * The classic consumer-group APIs (what kafka-clients' consumers use by default): FindCoordinator 0-6, JoinGroup
- * 0-9, SyncGroup 0-5, Heartbeat 0-4, LeaveGroup 0-5, OffsetCommit 2-9, OffsetFetch 1-9 (v10 of the last two name
- * topics by id; clients negotiate down), and the administration of groups: ListGroups 0-5, DescribeGroups 0-6,
+ * 0-9, SyncGroup 0-5, Heartbeat 0-4, LeaveGroup 0-5, OffsetCommit 2-10, OffsetFetch 1-10 (v10 of the last two
+ * name topics by id, resolved in this broker's metadata cache; an id it does not know answers UNKNOWN_TOPIC_ID), and the administration of groups: ListGroups 0-5, DescribeGroups 0-6,
  * DeleteGroups 0-3, OffsetDelete 0. Requests are mapped to the coordinator's own types and answered when it
  * answers (a JoinGroup waits for the rebalance). A group's coordinator is the leader of its {@code __consumer_offsets}
  * partition in this broker's metadata cache; a missing offsets topic is asked for and the request answered
@@ -78,10 +79,10 @@ public final class GroupApis {
     static final short LEAVE_GROUP_MAX = 5;
     /** OffsetCommit versions served (v10 names topics by id). */
     static final short OFFSET_COMMIT_MIN = 2;
-    static final short OFFSET_COMMIT_MAX = 9;
+    static final short OFFSET_COMMIT_MAX = 10;
     /** OffsetFetch versions served (v10 names topics by id). */
     static final short OFFSET_FETCH_MIN = 1;
-    static final short OFFSET_FETCH_MAX = 9;
+    static final short OFFSET_FETCH_MAX = 10;
     /** ListGroups versions served. */
     static final short LIST_GROUPS_MAX = 5;
     /** DescribeGroups versions served. */
@@ -357,10 +358,19 @@ public final class GroupApis {
 
     private CompletionStage<ApiMessage> offsetCommit(final KafkaRequest request) {
         final OffsetCommitRequestData data = (OffsetCommitRequestData) request.body();
+        final boolean byId = request.version() >= 10;
+        final Map<TopicId, String> names = byId ? cluster.topicNames() : Map.of();
         final List<CommittedOffset> offsets = new ArrayList<>();
+        // Per topic, its name (null: an id this broker does not know, each partition answered UNKNOWN_TOPIC_ID).
+        final List<String> topicNames = new ArrayList<>();
         for (final OffsetCommitRequestData.OffsetCommitRequestTopic t : data.topics()) {
+            final String name = byId ? names.get(TopicIds.of(t.topicId())) : t.name();
+            topicNames.add(name);
+            if (name == null) {
+                continue;
+            }
             for (final OffsetCommitRequestData.OffsetCommitRequestPartition p : t.partitions()) {
-                offsets.add(new CommittedOffset(t.name(), p.partitionIndex(), p.committedOffset(),
+                offsets.add(new CommittedOffset(name, p.partitionIndex(), p.committedOffset(),
                     request.version() >= 6 ? p.committedLeaderEpoch() : -1, p.committedMetadata()));
             }
         }
@@ -368,12 +378,20 @@ public final class GroupApis {
             data.groupInstanceId(), request.version() >= 9, offsets)).thenApply(errors -> {
                 final OffsetCommitResponseData resp = new OffsetCommitResponseData();
                 int i = 0;
+                int topicIndex = 0;
                 for (final OffsetCommitRequestData.OffsetCommitRequestTopic t : data.topics()) {
+                    final String name = topicNames.get(topicIndex++);
                     final OffsetCommitResponseData.OffsetCommitResponseTopic topic =
-                        new OffsetCommitResponseData.OffsetCommitResponseTopic().setName(t.name());
+                        new OffsetCommitResponseData.OffsetCommitResponseTopic();
+                    if (byId) {
+                        topic.setTopicId(t.topicId());
+                    } else {
+                        topic.setName(t.name());
+                    }
                     for (final OffsetCommitRequestData.OffsetCommitRequestPartition p : t.partitions()) {
                         topic.partitions().add(new OffsetCommitResponseData.OffsetCommitResponsePartition()
-                            .setPartitionIndex(p.partitionIndex()).setErrorCode(errors.get(i++).code()));
+                            .setPartitionIndex(p.partitionIndex()).setErrorCode(name == null
+                                ? Errors.UNKNOWN_TOPIC_ID.code() : errors.get(i++).code()));
                     }
                     resp.topics().add(topic);
                 }
@@ -396,12 +414,23 @@ public final class GroupApis {
                 return resp;
             });
         }
+        final boolean byId = request.version() >= 10;
+        final Map<TopicId, String> names = byId ? cluster.topicNames() : Map.of();
+        final Map<String, TopicId> ids = byId ? cluster.topicIds() : Map.of();
         final List<CompletableFuture<OffsetFetchResponseData.OffsetFetchResponseGroup>> groups = new ArrayList<>();
         for (final OffsetFetchRequestData.OffsetFetchRequestGroup g : data.groups()) {
             final List<TopicPartition> wanted = g.topics() == null ? null : new ArrayList<>();
+            // v10: the topics named by an id this broker does not know, answered UNKNOWN_TOPIC_ID.
+            final List<OffsetFetchRequestData.OffsetFetchRequestTopics> unknown = new ArrayList<>();
             if (wanted != null) {
-                g.topics().forEach(t -> t.partitionIndexes().forEach(p -> wanted.add(new TopicPartition(t.name(),
-                    p))));
+                for (final OffsetFetchRequestData.OffsetFetchRequestTopics t : g.topics()) {
+                    final String name = byId ? names.get(TopicIds.of(t.topicId())) : t.name();
+                    if (name == null) {
+                        unknown.add(t);
+                    } else {
+                        t.partitionIndexes().forEach(p -> wanted.add(new TopicPartition(name, p)));
+                    }
+                }
             }
             groups.add(coordinator.fetchOffsets(g.groupId(), wanted).thenApply(answer -> {
                 final OffsetFetchResponseData.OffsetFetchResponseGroup out =
@@ -410,12 +439,27 @@ public final class GroupApis {
                 final Map<String, OffsetFetchResponseData.OffsetFetchResponseTopics> topics =
                     new java.util.LinkedHashMap<>();
                 for (final FetchedOffset o : answer.getValue()) {
-                    topics.computeIfAbsent(o.topic(), n -> new OffsetFetchResponseData.OffsetFetchResponseTopics()
-                        .setName(n)).partitions().add(new OffsetFetchResponseData.OffsetFetchResponsePartitions()
+                    final TopicId id = byId ? ids.get(o.topic()) : null;
+                    if (byId && id == null) {
+                        continue; // a topic without an id here (deleted): a client by id cannot name it
+                    }
+                    topics.computeIfAbsent(o.topic(), n -> byId
+                        ? new OffsetFetchResponseData.OffsetFetchResponseTopics().setTopicId(TopicIds.uuid(id))
+                        : new OffsetFetchResponseData.OffsetFetchResponseTopics().setName(n))
+                        .partitions().add(new OffsetFetchResponseData.OffsetFetchResponsePartitions()
                         .setPartitionIndex(o.partition()).setCommittedOffset(o.offset())
                         .setCommittedLeaderEpoch(o.leaderEpoch()).setMetadata(o.metadata()));
                 }
                 out.setTopics(new ArrayList<>(topics.values()));
+                for (final OffsetFetchRequestData.OffsetFetchRequestTopics t : unknown) {
+                    final OffsetFetchResponseData.OffsetFetchResponseTopics topic =
+                        new OffsetFetchResponseData.OffsetFetchResponseTopics().setTopicId(t.topicId());
+                    t.partitionIndexes().forEach(p -> topic.partitions().add(
+                        new OffsetFetchResponseData.OffsetFetchResponsePartitions().setPartitionIndex(p)
+                            .setCommittedOffset(-1).setCommittedLeaderEpoch(-1).setMetadata("")
+                            .setErrorCode(Errors.UNKNOWN_TOPIC_ID.code())));
+                    out.topics().add(topic);
+                }
                 return out;
             }));
         }
