@@ -25,7 +25,10 @@ record DemoOptions(Optional<String> zookeeperConnect, Optional<Path> dir, boolea
         + System.lineSeparator()
         + "  produces with a KafkaProducer (acks=all), kills the leader mid-stream, shows the election, reads"
         + System.lineSeparator()
-        + "  everything back with a KafkaConsumer and checks that no acknowledged record was lost." + System.lineSeparator()
+        + "  everything back with a KafkaConsumer and checks that no acknowledged record was lost, then shows a"
+        + System.lineSeparator()
+        + "  consumer group rebalancing when a second member joins and checks its committed offsets."
+        + System.lineSeparator()
         + "  --zookeeper <connect>  use this ZooKeeper instead of starting an embedded one" + System.lineSeparator()
         + "  --dir <path>           put the logs and ZooKeeper data here (kept) instead of a temporary directory"
         + System.lineSeparator()

@@ -21,6 +21,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -34,7 +35,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * {@link KafkaProducer} writing with {@code acks=all} while the partition's leader is killed, the election that
  * follows (new leader, leader epoch, ISR, as ZooKeeper holds them), a real {@link KafkaConsumer} ({@code assign()})
  * reading everything back, and the {@link DeliveryCheck} of what was read against what was acknowledged. The killed
- * broker is then restarted and rejoins the ISR.
+ * broker is then restarted and rejoins the ISR, and a consumer group on a topic of six partitions rebalances when a
+ * second member joins ({@link ConsumerGroupStep}, checked by {@link GroupCheck}).
  *
  * <p>Not thread-safe; runs on the caller's thread, with one producing thread of its own (see {@link Producing}) and
  * the clients' threads, all ended before {@link #run} returns.
@@ -90,10 +92,11 @@ final class Quickstart {
      * @param isrAfterRestart the ISR once the killed broker was back
      * @param delivery        the check of what was read against what was acknowledged
      * @param idempotent      whether the producer was idempotent
+     * @param group           what the consumer group step saw
      */
     record Outcome(String topic, String bootstrap, boolean processes, Election before, String killed, Election after,
                    long reelectionMs, List<Integer> isrAfterRestart, DeliveryCheck.Verdict delivery,
-                   boolean idempotent) {
+                   boolean idempotent, ConsumerGroupStep.Outcome group) {
     }
 
     private final String connect;
@@ -268,8 +271,11 @@ final class Quickstart {
         final Election back = state(tp).orElseThrow();
         out.println("[quickstart] restarted broker " + oldLeader + " (" + brokers.where(oldLeader) + "): it caught up"
             + " from broker " + back.leader() + " and is back in the ISR " + back.isr());
+
+        // With all three brokers up again (the offsets topic, __consumer_offsets, wants three replicas).
+        final ConsumerGroupStep.Outcome group = ConsumerGroupStep.run(store, brokers.bootstrap(), out, stepTimeout);
         return new Outcome(tp.topic(), brokers.bootstrap(), processes, before, killed, after, reelectionMs, back.isr(),
-            verdict, IDEMPOTENCE);
+            verdict, IDEMPOTENCE, group);
     }
 
     private Properties producerConfig() {
@@ -360,6 +366,16 @@ final class Quickstart {
         row("time to re-elect", o.reelectionMs() + " ms" + (o.processes() ? "  (ZooKeeper session timeout "
             + QuickstartBrokers.SESSION_TIMEOUT_MS + " ms)" : ""));
         row("after restart", "broker " + o.before().leader() + " back in the ISR " + o.isrAfterRestart());
+        final ConsumerGroupStep.Outcome g = o.group();
+        row("consumer group", g.group() + " on " + g.topic() + " (" + ConsumerGroupStep.PARTITIONS
+            + " partitions): A alone in generation " + g.firstGeneration() + ", A and B in generation "
+            + g.generation() + "; step took " + g.stepMs() + " ms");
+        row("rebalance", "A " + g.before() + " -> A " + g.after().get("A") + ", B " + g.after().get("B") + " in "
+            + g.rebalanceMs() + " ms, no partition shared or unowned");
+        row("committed offsets", "= end offsets on all " + ConsumerGroupStep.PARTITIONS + " partitions ("
+            + g.committed().values().stream().distinct().map(String::valueOf).collect(
+            Collectors.joining("/")) + "); " + g.reads().values().stream().mapToInt(Integer::intValue)
+            .sum() + " records read once by the group (A " + g.reads().get("A") + ", B " + g.reads().get("B") + ")");
     }
 
     private void row(final String name, final Object value) {

@@ -21,7 +21,8 @@ import java.util.concurrent.ExecutionException;
  *   <li>Three Seglog brokers, each its own process (or, with {@code --in-process}, inside this JVM), a topic with
  *       three replicas, a real {@code KafkaProducer} writing with {@code acks=all}, the partition's leader killed
  *       while it writes, the election (new leader, leader epoch, ISR), a real {@code KafkaConsumer} reading
- *       everything back and the check that no acknowledged record was lost, then a summary (see
+ *       everything back and the check that no acknowledged record was lost, a consumer group rebalancing when a
+ *       second member joins (its committed offsets checked against the end offsets), then a summary (see
  *       {@link Quickstart}).</li>
  *   <li>With {@code --tours}, first the storage core alone ({@link StorageTour}) and a controller failover over three
  *       control-plane brokers ({@link ClusterTour}, in a chroot of its own).</li>
@@ -158,7 +159,8 @@ public final class SeglogDemo {
                 + " records acknowledged, " + q.delivery().consumed() + " consumed, " + q.delivery().lost()
                 + " lost, " + q.delivery().duplicates() + " duplicates; leader " + q.before().leader() + " killed, "
                 + "broker " + q.after().leader() + " elected at leader epoch " + q.after().leaderEpoch() + " in "
-                + q.reelectionMs() + " ms" + result.cluster().map(c -> "; controller tour: " + c.firstController()
+                + q.reelectionMs() + " ms; group " + q.group().group() + " rebalanced to 2 members at generation "
+                + q.group().generation() + result.cluster().map(c -> "; controller tour: " + c.firstController()
                 + " -> " + c.secondController() + " (epoch " + c.firstEpoch() + " -> " + c.secondEpoch() + ")")
                 .orElse(""));
             return result;

@@ -141,14 +141,17 @@ class ReplicationArchitectureTest {
 
     /**
      * The demo drives the brokers as an application would: through kafka-clients' public client API only (producer,
-     * consumer, serializers, {@code TopicPartition}), never through the internals the rules above keep to the wire.
+     * consumer, admin, serializers, {@code TopicPartition}, {@code KafkaFuture}), never through the internals the rules
+     * above keep to the wire.
      */
     static final ArchRule EXAMPLE_USES_THE_PUBLIC_CLIENT_API = noClasses()
         .that().resideInAPackage(EXAMPLE)
         .should().dependOnClassesThat(JavaClass.Predicates.resideInAPackage("org.apache.kafka..").and(
             DescribedPredicate.not(JavaClass.Predicates.resideInAnyPackage("org.apache.kafka.clients.producer",
-                "org.apache.kafka.clients.consumer", "org.apache.kafka.common.serialization")))
-            .and(DescribedPredicate.not(JavaClass.Predicates.belongToAnyOf(org.apache.kafka.common.TopicPartition.class))))
+                "org.apache.kafka.clients.consumer", "org.apache.kafka.clients.admin",
+                "org.apache.kafka.common.serialization")))
+            .and(DescribedPredicate.not(JavaClass.Predicates.belongToAnyOf(org.apache.kafka.common.TopicPartition.class,
+                org.apache.kafka.common.KafkaFuture.class))))
         .because("the demo is what a user's application does, and their public API is what stays stable");
 
     @Test

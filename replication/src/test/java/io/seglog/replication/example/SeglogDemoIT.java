@@ -38,7 +38,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Runs the README's main job in this JVM (without {@code System.exit}) and checks what it did: the quickstart's
  * broker processes, the leader killed and another elected at a higher leader epoch, every acknowledged record read
- * back by the consumer in order, the summary it printed; with {@code --tours} the storage round trip and the
+ * back by the consumer in order, the consumer group rebalancing when its second member joins (no partition shared or
+ * unowned, the members resuming at the committed offsets, the committed offsets the end offsets), the summary it
+ * printed; with {@code --tours} the storage round trip and the
  * controller failover at epoch + 1; the exit codes; and that it leaves no thread and no process behind.
  */
 @Timeout(300)
@@ -91,7 +93,36 @@ class SeglogDemoIT {
             + q.after().leaderEpoch() + ", isr " + q.after().isr())), printed);
         assertTrue(printed.contains(row("time to re-elect", q.reelectionMs() + " ms")), printed);
         assertTrue(printed.contains("[quickstart] KILLED the leader, broker " + q.before().leader()), printed);
+        // The consumer group step: the rebalance as the listeners reported it, and its summary rows.
+        final ConsumerGroupStep.Outcome g = q.group();
+        assertEquals(ConsumerGroupStep.GROUP, g.group());
+        assertEquals(ConsumerGroupStep.TOPIC, g.topic());
+        assertTrue(printed.contains("[quickstart]   member A: partitions revoked " + g.before() + " (generation "
+            + g.firstGeneration() + " is rebalancing)"), printed);
+        assertTrue(printed.contains("[quickstart]   member A: partitions assigned " + g.after().get("A")
+            + ", generation " + g.generation()), printed);
+        assertTrue(printed.contains("[quickstart]   member B: partitions assigned " + g.after().get("B")
+            + ", generation " + g.generation()), printed);
+        assertTrue(printed.contains("[quickstart] REBALANCED in " + g.rebalanceMs() + " ms: generation "
+            + g.generation()), printed);
+        assertTrue(printed.contains("[quickstart]   the group's coordinator: broker " + g.coordinator()
+            + ", the leader of __consumer_offsets-"), printed);
+        for (int p = 0; p < ConsumerGroupStep.PARTITIONS; p++) {
+            assertTrue(printed.contains("[quickstart]   " + g.topic() + "-" + p + ": committed " + g.ends().get(p)
+                + ", end offset " + g.ends().get(p) + ", owner "), printed);
+        }
+        assertTrue(printed.contains(row("consumer group", g.group() + " on " + g.topic() + " ("
+            + ConsumerGroupStep.PARTITIONS + " partitions): A alone in generation " + g.firstGeneration()
+            + ", A and B in generation " + g.generation())), printed);
+        assertTrue(printed.contains(row("rebalance", "A " + g.before() + " -> A " + g.after().get("A") + ", B "
+            + g.after().get("B") + " in " + g.rebalanceMs() + " ms, no partition shared or unowned")), printed);
+        final int perPartition = 2 * ConsumerGroupStep.RECORDS_PER_PARTITION;
+        assertTrue(printed.contains(row("committed offsets", "= end offsets on all " + ConsumerGroupStep.PARTITIONS
+            + " partitions (" + perPartition + "); " + perPartition * ConsumerGroupStep.PARTITIONS
+            + " records read once by the group")), printed);
         assertTrue(printed.contains("OK in "), printed);
+        assertTrue(printed.contains("; group " + g.group() + " rebalanced to 2 members at generation "
+            + g.generation()), printed);
         // A given directory is kept: each broker's properties, output and log directory, and ZooKeeper's data.
         assertPropertiesOfThisRun(dir.resolve("brokers"), q, result.zookeeper());
         for (int id = 1; id <= Quickstart.BROKERS; id++) {
@@ -118,6 +149,9 @@ class SeglogDemoIT {
         assertTrue(printed.contains("[quickstart] KILLED the leader, broker "), printed);
         assertTrue(printed.contains("closed broker "), printed);
         assertTrue(printed.contains(row("lost", "0")), printed);
+        assertTrue(printed.contains("[quickstart] REBALANCED in "), printed);
+        assertTrue(printed.contains(row("committed offsets", "= end offsets on all " + ConsumerGroupStep.PARTITIONS
+            + " partitions")), printed);
         assertTrue(printed.contains("OK in "), printed);
     }
 
@@ -149,6 +183,9 @@ class SeglogDemoIT {
             assertEquals("orders-2", second.cluster().orElseThrow().topic());
             assertEquals(Quickstart.TOPIC + "-2", second.quickstart().topic(),
                 "the quickstart's brokers keep their logs and topics");
+            assertEquals(ConsumerGroupStep.TOPIC + "-2", second.quickstart().group().topic());
+            assertEquals(ConsumerGroupStep.GROUP + "-2", second.quickstart().group().group(),
+                "a new group for the new topic: the first run's group keeps its offsets");
             assertQuickstart(second.quickstart(), "");
             assertPropertiesOfThisRun(dir.resolve("brokers"), second.quickstart(), connect);
             assertTrue(second.cluster().orElseThrow().firstEpoch() > first.cluster().orElseThrow().secondEpoch(),
@@ -277,6 +314,49 @@ class SeglogDemoIT {
             assertTrue(v.exactlyOnce(), v.toString());
         }
         assertTrue(v.ok(q.idempotent()), v.problems(q.idempotent()));
+        assertGroup(q.group(), printed);
+    }
+
+    /**
+     * Member A owned every partition alone; after B joined, one later generation split them between the two without
+     * overlap; each member resumed at the committed offsets, every record was read once, and the committed offsets
+     * Kafka's AdminClient read back are the end offsets.
+     */
+    private static void assertGroup(final ConsumerGroupStep.Outcome g, final String printed) {
+        final Set<Integer> all = new HashSet<>();
+        for (int p = 0; p < ConsumerGroupStep.PARTITIONS; p++) {
+            all.add(p);
+        }
+        assertTrue(g.firstGeneration() >= 1, g.toString());
+        assertTrue(g.generation() > g.firstGeneration(), "B's join made a new generation: " + g);
+        assertEquals(all, g.before(), "A alone owned every partition: " + g);
+        assertEquals(Set.of("A", "B"), g.after().keySet(), g.toString());
+        final Set<Integer> a = g.after().get("A");
+        final Set<Integer> b = g.after().get("B");
+        assertFalse(a.isEmpty(), "A kept a share: " + g);
+        assertFalse(b.isEmpty(), "B got a share: " + g);
+        final Set<Integer> shared = new HashSet<>(a);
+        shared.retainAll(b);
+        assertEquals(Set.of(), shared, "no partition owned by both: " + g);
+        final Set<Integer> union = new HashSet<>(a);
+        union.addAll(b);
+        assertEquals(all, union, "every partition owned after the rebalance: " + g);
+        assertTrue(Set.of(1, 2, 3).contains(g.coordinator()), "a live broker coordinates the group: " + g);
+        assertTrue(g.rebalanceMs() >= 0, g.toString());
+
+        final long end = 2L * ConsumerGroupStep.RECORDS_PER_PARTITION;
+        for (int p = 0; p < ConsumerGroupStep.PARTITIONS; p++) {
+            assertEquals(end, g.ends().get(p), "end offset of partition " + p + ": " + g);
+            assertEquals(g.ends().get(p), g.committed().get(p), "committed offset of partition " + p + ": " + g);
+            assertEquals(ConsumerGroupStep.RECORDS_PER_PARTITION, g.resumedAt().get(p),
+                "partition " + p + "'s owner after the rebalance resumed at the committed offset: " + g);
+        }
+        assertEquals(ConsumerGroupStep.RECORDS_PER_PARTITION * (ConsumerGroupStep.PARTITIONS + a.size()),
+            g.reads().get("A"), "A read everything once, then its share of the second round: " + g);
+        assertEquals(ConsumerGroupStep.RECORDS_PER_PARTITION * b.size(), g.reads().get("B"),
+            "B read its share of the second round only: " + g);
+        assertTrue(g.verdict().ok(), g.verdict().problems() + printed);
+        assertTrue(g.stepMs() >= g.rebalanceMs(), g.toString());
     }
 
     /** Each broker's properties name this run's listener and ZooKeeper, whatever an earlier run left. */
@@ -288,6 +368,8 @@ class SeglogDemoIT {
             assertTrue(lines.contains("broker.id=" + id), lines.toString());
             assertTrue(lines.contains("listeners=PLAINTEXT://" + listeners.get(id - 1)), listeners + " " + lines);
             assertTrue(lines.contains("zookeeper.connect=" + connect), lines.toString());
+            assertTrue(lines.contains("group.initial.rebalance.delay.ms="
+                + QuickstartBrokers.INITIAL_REBALANCE_DELAY_MS), lines.toString());
         }
     }
 
