@@ -23,6 +23,9 @@ import java.util.TreeMap;
  *       what someone committed;
  *   <li>re-delivery stays within the uncommitted window: an owner is never handed an offset below the largest commit
  *       acknowledged before it took the partition;
+ *   <li>a killed member's commit, sent when it comes back after its session expired (a zombie's), is refused (the
+ *       generation a member reports cannot judge other commits: kafka-clients sends the generation its heartbeat thread
+ *       last synced, which can be ahead of {@code groupMetadata()} until the next poll);
  *   <li>each offset holds the value that was acknowledged there, every acknowledged record was consumed, and the group's
  *       final committed offsets are the partitions' end offsets.
  * </ul>
@@ -30,7 +33,7 @@ import java.util.TreeMap;
  * makes the lower bound (commits acknowledged before an assignment) smaller, so no correct history fails. Thread-safe: the recording methods are synchronized.
  */
 final class ChurnChecker {
-    private sealed interface Event permits Produced, Owned, Polled, CommitSent, CommitDone, Closed {
+    private sealed interface Event permits Produced, Owned, Polled, CommitSent, CommitDone, Killed, Closed {
     }
 
     private record Produced(int partition, long offset, long value) implements Event {
@@ -47,6 +50,9 @@ final class ChurnChecker {
     }
 
     private record CommitDone(String member, long id, boolean acknowledged) implements Event {
+    }
+
+    private record Killed(String member) implements Event {
     }
 
     private record Closed(String member) implements Event {
@@ -112,6 +118,11 @@ final class ChurnChecker {
         events.add(new CommitDone(member, id, acknowledged));
     }
 
+    /** A member stopped dead (it polls, heartbeats and commits nothing until the test lets it close). */
+    synchronized void killed(final String member) {
+        events.add(new Killed(member));
+    }
+
     /** A member's consumer closed (or was abandoned): it owns nothing any more. */
     synchronized void closed(final String member) {
         events.add(new Closed(member));
@@ -139,9 +150,7 @@ final class ChurnChecker {
             case "committed" -> commitDone(member, numbers[0], true);
             case "commitFailed" -> commitDone(member, numbers[0], false);
             case "closed" -> closed(member);
-            case "killed" -> {
-                // Nothing to check: a killed member simply stops; its session's expiry is the coordinator's business.
-            }
+            case "killed" -> killed(member);
             default -> throw new IllegalArgumentException("unknown event kind=" + kind + " from member " + member);
         }
     }
@@ -197,6 +206,49 @@ final class ChurnChecker {
     }
 
     /**
+     * What the history exercised, for a test's log: records polled and re-delivered, assignments, commits by outcome,
+     * the newest generation.
+     *
+     * @return one line
+     */
+    synchronized String summary() {
+        final Set<String> places = new HashSet<>();
+        long polls = 0;
+        long again = 0;
+        long assignments = 0;
+        long sentCount = 0;
+        long acked = 0;
+        long refused = 0;
+        int generation = -1;
+        final Map<String, Long> sinceCommit = new HashMap<>();
+        long leftByKilled = 0;
+        for (final Event e : events) {
+            if (e instanceof Killed k) {
+                leftByKilled += sinceCommit.getOrDefault(k.member(), 0L);
+            } else if (e instanceof CommitSent c) {
+                sinceCommit.put(c.member(), 0L);
+            }
+            if (e instanceof Polled p) {
+                sinceCommit.merge(p.member(), 1L, Long::sum);
+                polls++;
+                again += places.add(p.partition() + "@" + p.offset()) ? 0 : 1;
+                generation = Math.max(generation, p.generation());
+            } else if (e instanceof Owned o && o.gained()) {
+                assignments += o.partitions().length;
+            } else if (e instanceof CommitSent) {
+                sentCount++;
+            } else if (e instanceof CommitDone d) {
+                acked += d.acknowledged() ? 1 : 0;
+                refused += d.acknowledged() ? 0 : 1;
+            }
+        }
+        return polls + " records polled (" + again + " re-delivered; " + leftByKilled + " left uncommitted by killed"
+            + " members), " + assignments + " partition assignments, "
+            + sentCount + " commits (" + acked + " acknowledged, " + refused + " failed, " + (sentCount - acked - refused)
+            + " unanswered), generations up to " + generation;
+    }
+
+    /**
      * Replays the history.
      *
      * @param endOffsets      per partition, its end offset once everything was produced (null: not checked)
@@ -214,6 +266,8 @@ final class ChurnChecker {
         final Map<Long, String> placeOf = new HashMap<>();
         final Set<String> consumedOnce = new HashSet<>();
         final Set<Long> consumed = new HashSet<>();
+        final Set<String> dead = new HashSet<>();
+        final Set<String> zombies = new HashSet<>();
         for (final Event e : events) {
             if (e instanceof Produced p) {
                 final String place = p.partition() + "@" + p.offset();
@@ -247,6 +301,9 @@ final class ChurnChecker {
                 }
             } else if (e instanceof CommitSent c) {
                 sent.put(c.member() + "#" + c.id(), c);
+                if (dead.contains(c.member())) {
+                    zombies.add(c.member() + "#" + c.id());
+                }
                 c.offsets().forEach((p, o) -> sentMax.merge(p, o, Math::max));
             } else if (e instanceof CommitDone d && d.acknowledged()) {
                 final CommitSent c = sent.get(d.member() + "#" + d.id());
@@ -254,7 +311,13 @@ final class ChurnChecker {
                     violations.add(d.member() + ": commit " + d.id() + " acknowledged but never sent");
                 } else {
                     c.offsets().forEach((p, o) -> ackedMax.merge(p, o, Math::max));
+                    if (zombies.contains(d.member() + "#" + d.id())) {
+                        violations.add(d.member() + " committed " + c.offsets() + " (commit " + d.id()
+                            + ", generation " + c.generation() + ") after it was killed, and it was acknowledged");
+                    }
                 }
+            } else if (e instanceof Killed k) {
+                dead.add(k.member());
             } else if (e instanceof Closed c) {
                 owned.remove(c.member());
             }

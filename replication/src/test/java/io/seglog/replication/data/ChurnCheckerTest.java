@@ -95,6 +95,22 @@ class ChurnCheckerTest {
     }
 
     @Test
+    void findsAZombieCommitAcknowledged() {
+        final ChurnChecker c = goodHistory();
+        c.commitSent("a", 9, 2, Map.of(1, 5L)); // a live member's: fine
+        c.commitDone("a", 9, true);
+        c.killed("a");
+        c.commitSent("a", 10, 2, Map.of(1, 3L)); // back from the dead
+        c.commitDone("a", 10, true);
+        c.commitSent("a", 11, 2, Map.of(1, 3L));
+        c.commitDone("a", 11, false);
+        final List<String> violations = c.check(ENDS, Map.of(0, 10L, 1, 5L));
+        assertOne(violations, "a committed {1=3} (commit 10, generation 2) after it was killed, and it was"
+            + " acknowledged");
+        assertEquals(1, violations.size(), "the refused one is fine: " + violations);
+    }
+
+    @Test
     void findsTwoMembersConsumingOnePartitionInOneGeneration() {
         final ChurnChecker c = produced();
         c.assigned("a", 4, 0);

@@ -42,9 +42,10 @@ public final class ConsumerDriver {
     /** {@code control}: commit what was processed and close the consumer (a dynamic member leaves the group). */
     public static final int LEAVE = 1;
     /**
-     * {@code control}: stop polling and hold the consumer's coordinator lock, so its heartbeat thread is stuck and
-     * nothing more goes out (no heartbeat, no LeaveGroup when the poll interval passes): only the session timeout removes
-     * the member. When the given latch opens, the consumer is closed without committing.
+     * {@code control}: after the next poll that returns records (or twenty empty ones), stop dead without committing
+     * it: hold the consumer's coordinator lock, so its heartbeat thread is stuck and nothing more goes out (no
+     * heartbeat, no LeaveGroup when the poll interval passes): only the session timeout removes the member. When the
+     * given latch opens, the member tries one commit of what it had processed (a zombie's) and closes.
      */
     public static final int KILL = 2;
 
@@ -100,7 +101,8 @@ public final class ConsumerDriver {
         @SuppressWarnings("deprecation")
         void run(final CountDownLatch released) throws InterruptedException {
             try {
-                while (control.get() == RUN) {
+                int emptyPollsWhileDying = 0;
+                while (control.get() != LEAVE) {
                     final ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(100));
                     final long generation = consumer.groupMetadata().generationId();
                     for (final ConsumerRecord<byte[], byte[]> r : records) {
@@ -109,16 +111,21 @@ public final class ConsumerDriver {
                         processed.put(new TopicPartition(r.topic(), r.partition()),
                             new OffsetAndMetadata(r.offset() + 1));
                     }
+                    if (control.get() == KILL && (!records.isEmpty() || ++emptyPollsWhileDying >= 20)) {
+                        // Dies between processing a poll and committing it: those records are delivered again.
+                        commits = false;
+                        freeze(released);
+                        // Back from the dead: a zombie's commit, with the generation it had, which the coordinator
+                        // must refuse now that the group has moved on (if the client sends it at all).
+                        commits = true;
+                        commit(new HashMap<>(processed), false);
+                        return;
+                    }
                     if (!records.isEmpty()) {
                         commit(new HashMap<>(processed), random.nextInt(4) == 0);
                     }
                 }
-                if (control.get() == KILL) {
-                    commits = false;
-                    freeze(released);
-                } else {
-                    commit(new HashMap<>(processed), false);
-                }
+                commit(new HashMap<>(processed), false);
             } finally {
                 consumer.close(Duration.ofSeconds(10));
                 events.accept("closed", new long[0]);
