@@ -75,6 +75,8 @@ final class ChurnChecker {
     private final List<Event> events = new ArrayList<>();
     /** Member (one run of a consumer) to the identity the generation rule compares: the instance id when static. */
     private final Map<String, String> identities = new HashMap<>();
+    /** Failed commits by the exception kafka-clients gave (for the summary). */
+    private final Map<String, Integer> failures = new TreeMap<>();
 
     /**
      * Names a member; a member never named is its own identity.
@@ -136,6 +138,11 @@ final class ChurnChecker {
      * @param numbers its numbers
      */
     synchronized void driverEvent(final String member, final String kind, final long[] numbers) {
+        if (kind.startsWith("commitFailed:")) {
+            failures.merge(kind.substring("commitFailed:".length()), 1, Integer::sum);
+            commitDone(member, numbers[0], false);
+            return;
+        }
         switch (kind) {
             case "assigned" -> assigned(member, (int) numbers[0], partitions(numbers));
             case "revoked", "lost" -> revoked(member, (int) numbers[0], partitions(numbers));
@@ -148,7 +155,6 @@ final class ChurnChecker {
                 commitSent(member, numbers[0], (int) numbers[1], offsets);
             }
             case "committed" -> commitDone(member, numbers[0], true);
-            case "commitFailed" -> commitDone(member, numbers[0], false);
             case "closed" -> closed(member);
             case "killed" -> killed(member);
             default -> throw new IllegalArgumentException("unknown event kind=" + kind + " from member " + member);
@@ -245,7 +251,7 @@ final class ChurnChecker {
         return polls + " records polled (" + again + " re-delivered; " + leftByKilled + " left uncommitted by killed"
             + " members), " + assignments + " partition assignments, "
             + sentCount + " commits (" + acked + " acknowledged, " + refused + " failed, " + (sentCount - acked - refused)
-            + " unanswered), generations up to " + generation;
+            + " unanswered; failures " + failures + "), generations up to " + generation;
     }
 
     /**

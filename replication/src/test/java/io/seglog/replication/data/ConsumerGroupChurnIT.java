@@ -52,9 +52,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * class path, 3.9 through {@link LegacyClients}) with {@code subscribe()}, manual commits and a rebalance listener,
  * eager ({@code RangeAssignor}) and cooperative ({@code CooperativeStickyAssignor}), on three Seglog brokers, while a
  * producer keeps writing. A seeded schedule of members joining, leaving with {@code close()}, killed (they stop dead,
- * so only their session timeout removes them), a static member restarting, and the group coordinator's broker crashed
- * (its unflushed tail lost) and restarted. A killed member dies between processing a poll and committing it, and comes
- * back at the end as a zombie that tries to commit. {@link ChurnChecker} then replays every acknowledged produce, poll,
+ * so only their session timeout removes them), a static member restarting (cleanly, or replaced while its old run is
+ * stuck), and the group coordinator's broker crashed (its unflushed tail lost) and restarted. A killed member dies
+ * between processing a poll and committing it, and comes back at the end as a zombie that tries to commit.
+ * {@link ChurnChecker} then replays every acknowledged produce, poll,
  * assignment and commit: no partition consumed by two members in one generation, no committed record skipped,
  * re-delivery only within the uncommitted window, the zombies' commits refused, every record consumed, and the final
  * committed offsets at the end offsets as AdminClient reads them.
@@ -235,8 +236,16 @@ class ConsumerGroupChurnIT {
                 case RESTART_STATIC -> {
                     final Member old = live.stream().filter(m -> m.instanceId != null).findFirst().orElseThrow();
                     final String name = "s1." + staticRuns.incrementAndGet();
-                    schedule.add("restart " + old.name + " as " + name);
-                    leave(old);
+                    if (random.nextBoolean()) {
+                        schedule.add("restart " + old.name + " as " + name);
+                        leave(old);
+                    } else {
+                        // The old run stops dead and its replacement takes its place (and its uncommitted records):
+                        // the old member id is fenced, its zombie commit at the end refused.
+                        schedule.add("kill " + old.name + " and replace it with " + name);
+                        old.control.set(ConsumerDriver.KILL);
+                        Await.until(WAIT, () -> old.killed, () -> old.name + " stopped dead");
+                    }
                     startMember(workload, group, strategy, name, instance, random.nextLong());
                 }
                 case CRASH_COORDINATOR -> crashCoordinator(group, schedule, settle);
@@ -265,7 +274,7 @@ class ConsumerGroupChurnIT {
         }
         // The killed members come back as zombies and try to commit: the survivors own every partition and the group
         // never has more members (six) than partitions, so a killed member still in the group would own one: each is
-        // out, and its commit must be refused.
+        // out (expired, or fenced by its static replacement), and its commit must be refused.
         for (final Member m : members) {
             m.released.countDown();
             m.thread.join(WAIT.toMillis());

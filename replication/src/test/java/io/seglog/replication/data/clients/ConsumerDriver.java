@@ -30,7 +30,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  *
  * <p>Events ({@code kind}, numbers): {@code assigned}, {@code revoked}, {@code lost} (generation, partitions...);
  * {@code polled} (generation, partition, offset, the record's value as a number); {@code commitSent} (commit id, counted per run from 1,
- * generation, then partition and offset pairs); {@code committed} and {@code commitFailed} (commit id); {@code killed}
+ * generation, then partition and offset pairs); {@code committed} and {@code commitFailed:<exception's simple name>} (commit id); {@code killed}
  * and {@code closed} (nothing). The generation is {@code groupMetadata().generationId()} when the event happens.
  *
  * <p>Not thread-safe: {@link #run} owns its consumer on the calling thread, as kafka-clients requires; the
@@ -172,7 +172,7 @@ public final class ConsumerDriver {
             events.accept("commitSent", sent);
             if (async) {
                 consumer.commitAsync(offsets, (done, error) -> events.accept(error == null ? "committed"
-                    : "commitFailed", new long[] {id}));
+                    : "commitFailed:" + error.getClass().getSimpleName(), new long[] {id}));
                 return;
             }
             try {
@@ -180,7 +180,7 @@ public final class ConsumerDriver {
                 events.accept("committed", new long[] {id});
             } catch (final KafkaException e) {
                 // Refused (a rebalance, a stale generation, a fenced instance) or timed out: not acknowledged.
-                events.accept("commitFailed", new long[] {id});
+                events.accept("commitFailed:" + e.getClass().getSimpleName(), new long[] {id});
             }
         }
 
