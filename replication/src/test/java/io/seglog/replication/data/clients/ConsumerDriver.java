@@ -25,8 +25,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * One consumer-group member's workload, written once against the part of kafka-clients' API that 3.x and 4.x share
  * (like {@link ProducerDriver}), so the same bytecode drives the test class path's 4.4 or an older jar in a child-first
  * loader. It subscribes, polls, reports every record it is handed, and commits what it processed after each poll that
- * returned records ({@code commitSync}, or {@code commitAsync} one time in four) and on each revocation. Everything it
- * sees goes to an event sink of JDK types only, so a test can read it across class loaders.
+ * returned records ({@code commitSync}, or {@code commitAsync} one time in four), every tenth empty poll, and on each
+ * revocation. Everything it sees goes to an event sink of JDK types only, so a test can read it across class loaders.
  *
  * <p>Events ({@code kind}, numbers): {@code assigned}, {@code revoked}, {@code lost} (generation, partitions...);
  * {@code polled} (generation, partition, offset, the record's value as a number); {@code commitSent} (commit id, counted per run from 1,
@@ -102,6 +102,7 @@ public final class ConsumerDriver {
         void run(final CountDownLatch released) throws InterruptedException {
             try {
                 int emptyPollsWhileDying = 0;
+                long idlePolls = 0;
                 while (control.get() != LEAVE) {
                     final ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(100));
                     final long generation = consumer.groupMetadata().generationId();
@@ -123,6 +124,10 @@ public final class ConsumerDriver {
                     }
                     if (!records.isEmpty()) {
                         commit(new HashMap<>(processed), random.nextInt(4) == 0);
+                    } else if (++idlePolls % 10 == 0) {
+                        // Again about once a second while idle, so a failed commit is not the last word once the
+                        // producer has stopped.
+                        commit(new HashMap<>(processed), false);
                     }
                 }
                 commit(new HashMap<>(processed), false);
