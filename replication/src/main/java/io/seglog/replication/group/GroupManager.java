@@ -339,12 +339,20 @@ public final class GroupManager {
         final GroupMember member = group.replaceStaticMember(request.groupInstanceId(), oldMemberId, newMemberId);
         cancel(heartbeatKey(group, oldMemberId));
         scheduleHeartbeatExpiry(group, newMemberId, member.sessionTimeoutMs());
-        final boolean protocolsChanged = !member.matches(request.protocols());
+        final List<Protocol> oldProtocols = member.protocols();
+        final int oldRebalanceTimeoutMs = member.rebalanceTimeoutMs();
+        final int oldSessionTimeoutMs = member.sessionTimeoutMs();
         group.update(member, request.protocols(), request.rebalanceTimeoutMs(), request.sessionTimeoutMs(), answer);
-        if (group.isIn(GroupState.STABLE) && !protocolsChanged
-            && Objects.equals(group.protocolName(), group.selectProtocol())) {
-            // Kafka's static-member replacement without a rebalance: store the group under the new member id, then
-            // answer the current generation (the leader told to skip the assignment where it can be).
+        if (group.isIn(GroupState.STABLE)) {
+            if (!Objects.equals(group.protocolName(), group.selectProtocol())) {
+                maybePrepareRebalanceOrCompleteJoin(group, "static member " + request.groupInstanceId()
+                    + " rejoined with a protocol that changes the group's");
+                return;
+            }
+            // Kafka's static-member replacement without a rebalance (KIP-345): the group's protocol stays, so the
+            // group is stored under the new member id and the member gets the current generation back, whatever
+            // else changed in its metadata (a restarted consumer owns nothing yet); the leader is told to skip the
+            // assignment where it can be.
             final int generation = group.generationId();
             write(group, assignments(group)).whenComplete((ok, failure) -> execute(() -> {
                 // Only this JoinGroup's answer: a second restart of the same instance may have parked another since.
@@ -353,7 +361,15 @@ public final class GroupManager {
                     return;
                 }
                 if (failure != null) {
-                    group.completeJoin(member, JoinResult.error(errorOf(failure), newMemberId));
+                    // As Kafka: the new id is not stored, so the member goes back to its old id and settings, and
+                    // the restarted client is told the error without an id (it joins again).
+                    LOG.warn("{}: storing static member {} under {} failed ({}); it keeps {}", group,
+                        request.groupInstanceId(), newMemberId, errorOf(failure), oldMemberId);
+                    group.completeJoin(member, JoinResult.error(errorOf(failure), ""));
+                    group.update(member, oldProtocols, oldRebalanceTimeoutMs, oldSessionTimeoutMs, null);
+                    group.replaceStaticMember(request.groupInstanceId(), newMemberId, oldMemberId);
+                    cancel(heartbeatKey(group, newMemberId));
+                    scheduleHeartbeatExpiry(group, oldMemberId, member.sessionTimeoutMs());
                     return;
                 }
                 final boolean leader = group.isLeader(newMemberId);
@@ -367,7 +383,8 @@ public final class GroupManager {
                         false, newMemberId, List.of()));
                 }
             }));
-        } else if (group.isIn(GroupState.COMPLETING_REBALANCE) || group.isIn(GroupState.STABLE)) {
+        } else if (group.isIn(GroupState.COMPLETING_REBALANCE)) {
+            // The leader may already be assigning to the old id: only a new rebalance gives the new id a share.
             prepareRebalance(group, "static member " + request.groupInstanceId() + " replaced");
         } else {
             maybeCompleteJoinPhase(group);

@@ -45,38 +45,8 @@ class GroupManagerTest {
     private static final GroupConfig CONFIG = GroupConfig.defaults();
     private static final long WALL_CLOCK_START_MS = 1_764_633_600_000L;
 
-    /** The log: records appended, each write's future held until the test (or auto mode) completes it. */
-    private static final class Log implements GroupLog {
-        final List<byte[]> keys = new ArrayList<>();
-        final List<byte[]> values = new ArrayList<>();
-        final List<CompletableFuture<Void>> writes = new ArrayList<>();
-        boolean auto = true;
-
-        @Override
-        public CompletableFuture<Void> append(final List<GroupLog.Entry> entries) {
-            for (final GroupLog.Entry e : entries) {
-                keys.add(e.key());
-                values.add(e.value());
-            }
-            final CompletableFuture<Void> f = new CompletableFuture<>();
-            writes.add(f);
-            if (auto) {
-                f.complete(null);
-            }
-            return f;
-        }
-
-        CompletableFuture<Void> lastWrite() {
-            return writes.get(writes.size() - 1);
-        }
-
-        GroupValue last() {
-            return GroupRecords.decodeGroupValue(ByteBuffer.wrap(values.get(values.size() - 1)));
-        }
-    }
-
     private ManualGroupScheduler scheduler;
-    private Log log;
+    private RecordingGroupLog log;
     private GroupManager groups;
 
     /** The wall clock the records are stamped with: the epoch-ms time at the scheduler's current instant. */
@@ -87,7 +57,7 @@ class GroupManagerTest {
     @BeforeEach
     void setUp() {
         scheduler = new ManualGroupScheduler();
-        log = new Log();
+        log = new RecordingGroupLog();
         groups = new GroupManager(CONFIG, scheduler, log, new SplittableRandom(1), this::wallClock);
     }
 
@@ -341,6 +311,45 @@ class GroupManagerTest {
     }
 
     @Test
+    void aStaticMemberRestartingWithOtherMetadataButTheSameProtocolStillTakesItsPlaceWithoutARebalance() {
+        final CompletableFuture<JoinResult> joined = send(join("", "instance-1", range("orders")));
+        scheduler.advance(CONFIG.initialRebalanceDelayMs());
+        final String old = joined.getNow(null).memberId();
+        sync(old, 1, Map.of(old, bytes("orders-0")));
+        // A restarted consumer's subscription differs (it owns nothing yet) but keeps the group's protocol: Kafka
+        // rebalances only when the group's protocol would change.
+        final JoinResult again = send(join("", "instance-1", range("orders;owned=none"))).getNow(null);
+        assertEquals(GroupError.NONE, again.error());
+        assertEquals(1, again.generationId(), "no rebalance");
+        assertEquals(GroupState.STABLE, groups.state(GROUP));
+        assertArrayEquals(bytes("sub:orders;owned=none"), log.last().members().get(0).subscription(),
+            "the group is stored with the new metadata");
+        // A restart offering no protocol the group uses is refused before anything is replaced.
+        final JoinResult third = send(join("", "instance-1", List.of(new Protocol("roundrobin",
+            bytes("sub:orders"))))).getNow(null);
+        assertEquals(GroupError.INCONSISTENT_GROUP_PROTOCOL, third.error(),
+            "a one-member group accepts no member without a protocol in common with it");
+    }
+
+    @Test
+    void aStaticReplacementWhoseWriteFailsGoesBackToTheOldMemberId() {
+        final CompletableFuture<JoinResult> joined = send(join("", "instance-1", range("orders")));
+        scheduler.advance(CONFIG.initialRebalanceDelayMs());
+        final String old = joined.getNow(null).memberId();
+        sync(old, 1, Map.of(old, bytes("orders-0")));
+        log.auto = false;
+        final CompletableFuture<JoinResult> again = send(join("", "instance-1", range("orders")));
+        log.lastWrite().completeExceptionally(new GroupWriteException(GroupError.NOT_COORDINATOR, "moved"));
+        scheduler.runPending();
+        assertEquals(GroupError.NOT_COORDINATOR, again.getNow(null).error());
+        assertEquals("", again.getNow(null).memberId(), "no id handed out: the client joins again");
+        assertEquals(List.of(old), groups.members(GROUP), "the stored id is still the member's");
+        assertEquals(GroupError.NONE, heartbeat(old, 1), "the old incarnation carries on");
+        scheduler.advance(SESSION_MS - 1);
+        assertEquals(GroupError.NONE, heartbeat(old, 1), "its session timer is its own again");
+    }
+
+    @Test
     void requestsAreCheckedAsKafkaChecksThem() {
         final Join noGroup = new Join("", "", null, "c", "/h", "consumer", range("t"), SESSION_MS, REBALANCE_MS,
             true, true);
@@ -513,7 +522,8 @@ class GroupManagerTest {
         commit(1, a, true, at(0, 42), at(1, 7));
         commit(1, a, true, at(0, 50));
         final ManualGroupScheduler next = new ManualGroupScheduler();
-        final GroupManager loaded = new GroupManager(CONFIG, next, new Log(), new SplittableRandom(3), this::wallClock);
+        final GroupManager loaded = new GroupManager(CONFIG, next, new RecordingGroupLog(), new SplittableRandom(3),
+            this::wallClock);
         for (int i = 0; i < log.keys.size(); i++) {
             loaded.replay(ByteBuffer.wrap(log.keys.get(i)), log.values.get(i) == null ? null
                 : ByteBuffer.wrap(log.values.get(i)));

@@ -33,6 +33,11 @@ final class RecordingGroupLog implements GroupLog {
         return writes.get(writes.size() - 1);
     }
 
+    /** The last value appended, read as a group's metadata. */
+    GroupRecords.GroupValue last() {
+        return GroupRecords.decodeGroupValue(ByteBuffer.wrap(values.get(values.size() - 1)));
+    }
+
     /** The record keys appended from index {@code from} on, decoded. */
     List<GroupRecords.Key> keysFrom(final int from) {
         final List<GroupRecords.Key> out = new ArrayList<>();
