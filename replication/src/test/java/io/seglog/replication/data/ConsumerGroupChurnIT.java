@@ -132,11 +132,7 @@ class ConsumerGroupChurnIT {
             props.put("group.initial.rebalance.delay.ms", 0);
         });
         cluster.startAll(1, 2, 3);
-        final Map<Integer, List<Integer>> assignment = new HashMap<>();
-        for (int p = 0; p < PARTITIONS; p++) {
-            assignment.put(p, List.of(1 + p % 3, 1 + (p + 1) % 3, 1 + (p + 2) % 3));
-        }
-        cluster.createTopic(TOPIC, assignment);
+        cluster.createSpreadTopic(TOPIC, PARTITIONS);
     }
 
     @AfterEach

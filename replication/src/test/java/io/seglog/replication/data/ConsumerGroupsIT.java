@@ -10,7 +10,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -67,11 +66,7 @@ class ConsumerGroupsIT {
             props.put("group.initial.rebalance.delay.ms", 0);
         });
         cluster.startAll(1, 2, 3);
-        final Map<Integer, List<Integer>> assignment = new HashMap<>();
-        for (int p = 0; p < PARTITIONS; p++) {
-            assignment.put(p, List.of(1 + p % 3, 1 + (p + 1) % 3, 1 + (p + 2) % 3));
-        }
-        cluster.createTopic(TOPIC, assignment);
+        cluster.createSpreadTopic(TOPIC, PARTITIONS);
     }
 
     @AfterEach

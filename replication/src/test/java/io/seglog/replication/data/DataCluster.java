@@ -193,6 +193,21 @@ public final class DataCluster implements AutoCloseable {
     }
 
     /**
+     * Creates a topic of three replicas per partition on brokers 1-3, each partition's leader the next broker in turn,
+     * and waits as {@link #createTopic(String, Map)} does.
+     *
+     * @param topic      the topic
+     * @param partitions its partition count
+     */
+    public void createSpreadTopic(final String topic, final int partitions) {
+        final Map<Integer, List<Integer>> assignment = new java.util.HashMap<>();
+        for (int p = 0; p < partitions; p++) {
+            assignment.put(p, List.of(1 + p % 3, 1 + (p + 1) % 3, 1 + (p + 2) % 3));
+        }
+        createTopic(topic, assignment);
+    }
+
+    /**
      * Creates a topic with an explicit assignment and waits until every partition has a leader that knows it.
      *
      * @param topic      the topic

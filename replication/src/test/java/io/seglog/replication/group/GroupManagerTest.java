@@ -127,6 +127,15 @@ class GroupManagerTest {
         return new String[] {a, bJoin.getNow(null).memberId()};
     }
 
+    /** A static member ("instance-1", joined in one step) through the first rebalance, owning orders-0. */
+    private String stableStaticMember() {
+        final CompletableFuture<JoinResult> joined = send(join("", "instance-1", range("orders")));
+        scheduler.advance(CONFIG.initialRebalanceDelayMs());
+        final String member = joined.getNow(null).memberId();
+        sync(member, 1, Map.of(member, bytes("orders-0")));
+        return member;
+    }
+
     private static byte[] bytes(final String s) {
         return s.getBytes(UTF_8);
     }
@@ -312,10 +321,7 @@ class GroupManagerTest {
 
     @Test
     void aStaticMemberRestartingWithOtherMetadataButTheSameProtocolStillTakesItsPlaceWithoutARebalance() {
-        final CompletableFuture<JoinResult> joined = send(join("", "instance-1", range("orders")));
-        scheduler.advance(CONFIG.initialRebalanceDelayMs());
-        final String old = joined.getNow(null).memberId();
-        sync(old, 1, Map.of(old, bytes("orders-0")));
+        final String old = stableStaticMember();
         // A restarted consumer's subscription differs (it owns nothing yet) but keeps the group's protocol: Kafka
         // rebalances only when the group's protocol would change.
         final JoinResult again = send(join("", "instance-1", range("orders;owned=none"))).getNow(null);
@@ -333,10 +339,7 @@ class GroupManagerTest {
 
     @Test
     void aStaticReplacementWhoseWriteFailsGoesBackToTheOldMemberId() {
-        final CompletableFuture<JoinResult> joined = send(join("", "instance-1", range("orders")));
-        scheduler.advance(CONFIG.initialRebalanceDelayMs());
-        final String old = joined.getNow(null).memberId();
-        sync(old, 1, Map.of(old, bytes("orders-0")));
+        final String old = stableStaticMember();
         log.auto = false;
         final CompletableFuture<JoinResult> again = send(join("", "instance-1", range("orders")));
         log.lastWrite().completeExceptionally(new GroupWriteException(GroupError.NOT_COORDINATOR, "moved"));
@@ -578,10 +581,7 @@ class GroupManagerTest {
 
     @Test
     void aStaticMemberRestartingTwiceWhileItsFirstWriteIsPendingGetsTheIdItNowHas() {
-        final CompletableFuture<JoinResult> joined = send(join("", "instance-1", range("orders")));
-        scheduler.advance(CONFIG.initialRebalanceDelayMs());
-        final String first = joined.getNow(null).memberId();
-        sync(first, 1, Map.of(first, bytes("orders-0")));
+        final String first = stableStaticMember();
         log.auto = false;
         final CompletableFuture<JoinResult> second = send(join("", "instance-1", range("orders")));
         final CompletableFuture<Void> secondWrite = log.lastWrite();
@@ -598,10 +598,7 @@ class GroupManagerTest {
 
     @Test
     void aStaticLeaderRestartingBeforeJoinGroupV9IsToldTheOldLeaderSoItDoesNotAssign() {
-        final CompletableFuture<JoinResult> joined = send(join("", "instance-1", range("orders")));
-        scheduler.advance(CONFIG.initialRebalanceDelayMs());
-        final String old = joined.getNow(null).memberId();
-        sync(old, 1, Map.of(old, bytes("orders-0")));
+        final String old = stableStaticMember();
         final Join v8 = new Join(GROUP, "", "instance-1", "client", "/127.0.0.1", "consumer", range("orders"),
             SESSION_MS, REBALANCE_MS, true, false);
         final JoinResult again = send(v8).getNow(null);
