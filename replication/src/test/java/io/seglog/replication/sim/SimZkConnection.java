@@ -9,6 +9,7 @@ import io.seglog.replication.zk.ZkSessionListener;
 import io.seglog.replication.zk.ZkStat;
 import io.seglog.replication.zk.ZkWatch;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -53,7 +54,12 @@ public final class SimZkConnection implements ZkConnection {
     private boolean closed;
     private SimScheduler.Timer expiryTimer;
     /** The time of the last callback scheduled for this client: callbacks stay in order. */
-    long lastDeliveryMs;
+    private long lastDeliveryMs;
+    /** Watch notifications that fired while disconnected, delivered on reconnection to the same session. */
+    private final List<Held> held = new ArrayList<>();
+
+    private record Held(String name, Runnable callback) {
+    }
 
     SimZkConnection(final SimZooKeeper server, final int node, final ZkSessionListener listener,
                     final long sessionTimeoutMs, final long requestTimeoutMs) {
@@ -68,7 +74,7 @@ public final class SimZkConnection implements ZkConnection {
     void attach(final SimZooKeeper.Session s) {
         this.session = s;
         final long id = s.id;
-        server.deliver(this, "zk-new-session", () -> {
+        deliver("zk-new-session", () -> {
             reportedSessionId = id;
             listener.onNewSession(id);
         });
@@ -80,7 +86,8 @@ public final class SimZkConnection implements ZkConnection {
             return;
         }
         session = null;
-        server.deliver(this, "zk-session-expired", () -> listener.onSessionExpired(sessionId));
+        held.clear();
+        deliver("zk-session-expired", () -> listener.onSessionExpired(sessionId));
         if (connected && !closed) {
             // Curator builds a new handle at once; the new session is announced after the expiry.
             attach(server.openSession(this));
@@ -105,8 +112,25 @@ public final class SimZkConnection implements ZkConnection {
         return session == null ? 0 : session.id;
     }
 
-    boolean closed() {
-        return closed;
+    /** A watch of this client's session fired: deliver it now, or on reconnection. */
+    void notifyWatch(final String name, final Runnable callback) {
+        if (connected) {
+            deliver(name, callback);
+        } else {
+            held.add(new Held(name, callback));
+        }
+    }
+
+    /** Schedules a callback after the server's notification delay and after every earlier one of this client. */
+    private void deliver(final String name, final Runnable callback) {
+        final SimScheduler sim = server.scheduler();
+        final long atMs = Math.max(sim.nowMs() + server.notificationDelayMs(), lastDeliveryMs);
+        lastDeliveryMs = atMs;
+        sim.at(name, node, atMs, () -> {
+            if (!closed) {
+                callback.run();
+            }
+        });
     }
 
     // ------------------------------------------------------------------------------------------ faults
@@ -163,6 +187,11 @@ public final class SimZkConnection implements ZkConnection {
         }
         if (session == null) {
             attach(server.openSession(this));
+        } else {
+            for (final Held h : held) {
+                deliver(h.name(), h.callback());
+            }
+            held.clear();
         }
     }
 
@@ -182,7 +211,8 @@ public final class SimZkConnection implements ZkConnection {
         old.dataWatches.clear();
         old.childWatches.clear();
         session = null;
-        server.deliver(this, "zk-session-expired", () -> listener.onSessionExpired(old.id));
+        held.clear();
+        deliver("zk-session-expired", () -> listener.onSessionExpired(old.id));
         if (connected) {
             attach(server.openSession(this));
         }

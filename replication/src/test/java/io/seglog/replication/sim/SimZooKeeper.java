@@ -32,7 +32,9 @@ import java.util.TreeSet;
  * persistent watches, latency of synchronous calls (answers are complete on return), Curator's own retries.
  *
  * <p>Watch and session callbacks are events on the {@link SimScheduler}, in order per session (ZooKeeper's event
- * thread), after an optional delay drawn from the run's random.
+ * thread), after an optional delay drawn from the run's random. A watch that fires while its client is
+ * disconnected is delivered when the client reconnects to the same session (ZooKeeper re-sends watches then), and
+ * never if the session expires first.
  *
  * <p>Confined to the simulation's thread.
  */
@@ -173,16 +175,9 @@ public final class SimZooKeeper {
         txn.commit();
     }
 
-    /** Delivers a callback to a client as an event, after the delays of all earlier ones for its session. */
-    void deliver(final SimZkConnection client, final String name, final Runnable callback) {
-        final long delay = maxNotifyDelayMs == 0 ? 0 : sim.random().nextLong(minNotifyDelayMs, maxNotifyDelayMs + 1);
-        final long atMs = Math.max(sim.nowMs() + delay, client.lastDeliveryMs);
-        client.lastDeliveryMs = atMs;
-        sim.at(name, client.node(), atMs, () -> {
-            if (!client.closed()) {
-                callback.run();
-            }
-        });
+    /** The delay of the next callback: drawn from the run's random when a range is set. */
+    long notificationDelayMs() {
+        return maxNotifyDelayMs == 0 ? 0 : sim.random().nextLong(minNotifyDelayMs, maxNotifyDelayMs + 1);
     }
 
     SimScheduler scheduler() {
@@ -407,7 +402,7 @@ public final class SimZooKeeper {
             }
             final SimZkConnection client = s.client;
             for (final ZkWatch w : triggered) {
-                deliver(client, "zk-watch " + n.change() + " " + n.path(), () -> w.onChange(n.path()));
+                client.notifyWatch("zk-watch " + n.change() + " " + n.path(), () -> w.onChange(n.path()));
             }
         }
     }

@@ -180,4 +180,79 @@ class SimZooKeeperTest {
         assertEquals(zxid, zk.zxid());
         assertTrue(c.children("/a", null).orElseThrow().isEmpty());
     }
+
+    @Test
+    void aWatchThatFiresWhileDisconnectedArrivesOnReconnectionUnlessTheSessionExpired() {
+        final SimZkConnection c = connect("c");
+        final SimZkConnection writer = connect("w");
+        writer.ensurePersistentPaths(List.of("/a", "/b"));
+        final List<String> fired = new ArrayList<>();
+        c.getData("/a", fired::add);
+        c.disconnect();
+        writer.setData("/a", new byte[] {1}, -1);
+        sim.run(sim.nowMs() + 1_000);
+        assertEquals(List.of(), fired, "held while disconnected");
+        c.reconnect();
+        sim.run(sim.nowMs());
+        assertEquals(List.of("/a"), fired);
+        c.getData("/b", fired::add);
+        c.disconnect();
+        writer.setData("/b", new byte[] {1}, -1);
+        sim.run(sim.nowMs() + 10_000);
+        c.reconnect();
+        sim.run(sim.nowMs() + 1_000);
+        assertEquals(List.of("/a"), fired, "the session expired first: its watch is gone");
+    }
+
+    /** A workload with random callback delays and random connection loss; returns the trace digest. */
+    private static long zooKeeperRun(final long seed) {
+        final SimScheduler s = new SimScheduler(seed);
+        final SimZooKeeper server = new SimZooKeeper(s);
+        server.notificationDelay(0, 20);
+        final List<SimZkConnection> clients = new ArrayList<>();
+        final List<String> seen = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            final SimZkConnection c = server.connect(i, new ZkSessionListener() {
+                @Override
+                public void onSessionExpired(final long sessionId) {
+                    seen.add("expired");
+                }
+
+                @Override
+                public void onNewSession(final long sessionId) {
+                    seen.add("new");
+                }
+            }, 6_000, 2_000);
+            c.connectionLossRate(0.1);
+            clients.add(c);
+        }
+        for (int step = 0; step < 300; step++) {
+            final int who = s.random().nextInt(clients.size());
+            final SimZkConnection c = clients.get(who);
+            final String path = "/n" + s.random().nextInt(10);
+            s.schedule("op " + step, who, s.random().nextLong(0, 30), () -> {
+                try {
+                    switch (s.random().nextInt(5)) {
+                        case 0 -> c.create(path, new byte[0], s.random().nextBoolean());
+                        case 1 -> c.setData(path, new byte[] {1}, -1);
+                        case 2 -> c.delete(path, -1);
+                        case 3 -> c.getData(path, seen::add);
+                        default -> server.expire(c.serverSessionId());
+                    }
+                } catch (final ZkException e) {
+                    seen.add(e.error().name());
+                }
+            });
+            s.run(s.nowMs() + 10);
+        }
+        s.run(s.nowMs() + 60_000);
+        assertTrue(seen.size() > 100, "the workload did something: " + seen.size());
+        return s.digest() * 31 + seen.hashCode();
+    }
+
+    @Test
+    void theSameSeedGivesTheSameZooKeeperRun() {
+        assertEquals(zooKeeperRun(5), zooKeeperRun(5));
+        assertNotEquals(zooKeeperRun(5), zooKeeperRun(6));
+    }
 }
