@@ -20,8 +20,8 @@ import java.util.function.Supplier;
  * one after each expiry ({@code onSessionExpired} then {@code onNewSession}, as events), answers that are complete
  * when a call returns (so a caller's wait never blocks the simulation thread), and faults the test injects:
  * <ul>
- *   <li>{@link #failNextCall}: the next call fails with {@link ZkError#CONNECTION_LOSS}, before or after the server
- *       applied it (a write whose answer was lost);</li>
+ *   <li>{@link #failNextCall} and {@link #failNextWrite}: the next call (or write) fails with
+ *       {@link ZkError#CONNECTION_LOSS}, before or after the server applied it (a write whose answer was lost);</li>
  *   <li>{@link #connectionLossRate}: each call so fails with a probability drawn from the run's random;</li>
  *   <li>{@link #disconnect}/{@link #reconnect}: while disconnected every call fails with
  *       {@link ZkError#CONNECTION_LOSS}; after the session timeout the server expires the session and the client
@@ -47,6 +47,7 @@ public final class SimZkConnection implements ZkConnection {
     private final long sessionTimeoutMs;
     private final long requestTimeoutMs;
     private final ArrayDeque<Loss> injected = new ArrayDeque<>();
+    private final ArrayDeque<Loss> injectedWrites = new ArrayDeque<>();
     private double lossRate;
     private SimZooKeeper.Session session;
     private long reportedSessionId;
@@ -145,6 +146,16 @@ public final class SimZkConnection implements ZkConnection {
     }
 
     /**
+     * Makes the next write (create, setData, delete, multi, ensurePersistentPaths) fail with
+     * {@link ZkError#CONNECTION_LOSS}; reads before it go through. Several injections apply to successive writes.
+     *
+     * @param when before or after the server applies it
+     */
+    public void failNextWrite(final Loss when) {
+        injectedWrites.addLast(when);
+    }
+
+    /**
      * Makes each call fail with {@link ZkError#CONNECTION_LOSS} with a probability, before or after it applied
      * (even odds), drawn from the run's random.
      *
@@ -221,7 +232,15 @@ public final class SimZkConnection implements ZkConnection {
 
     // ------------------------------------------------------------------------------------------ calls
 
-    private <T> T call(final String what, final Supplier<T> op) {
+    private <T> T read(final String what, final Supplier<T> op) {
+        return call(what, false, op);
+    }
+
+    private <T> T write(final String what, final Supplier<T> op) {
+        return call(what, true, op);
+    }
+
+    private <T> T call(final String what, final boolean write, final Supplier<T> op) {
         if (closed) {
             throw new ZkException(ZkError.CLOSED, what, null);
         }
@@ -229,6 +248,9 @@ public final class SimZkConnection implements ZkConnection {
             throw new ZkException(ZkError.CONNECTION_LOSS, what, null);
         }
         Loss loss = injected.pollFirst();
+        if (loss == null && write) {
+            loss = injectedWrites.pollFirst();
+        }
         if (loss == null && lossRate > 0 && server.scheduler().random().nextDouble() < lossRate) {
             loss = server.scheduler().random().nextBoolean() ? Loss.BEFORE_APPLY : Loss.AFTER_APPLY;
         }
@@ -259,7 +281,7 @@ public final class SimZkConnection implements ZkConnection {
     @Override
     public void ensurePersistentPaths(final List<String> paths) {
         for (final String path : paths) {
-            call(path, () -> {
+            write(path, () -> {
                 server.ensurePersistentPath(session, path);
                 return null;
             });
@@ -268,10 +290,10 @@ public final class SimZkConnection implements ZkConnection {
 
     @Override
     public Optional<ZkNode> getData(final String path, final ZkWatch watch) {
-        final Optional<ZkNode> node = call(path, () -> server.read(session, path, watch));
+        final Optional<ZkNode> node = read(path, () -> server.read(session, path, watch));
         if (node.isEmpty() && watch != null && exists(path, watch).isPresent()) {
             // As ZkClient: an exists-watch covers an absent node, then a re-read if it appeared in between.
-            return call(path, () -> server.read(session, path, null));
+            return read(path, () -> server.read(session, path, null));
         }
         return node;
     }
@@ -279,7 +301,7 @@ public final class SimZkConnection implements ZkConnection {
     @Override
     public CompletableFuture<Optional<ZkNode>> getDataAsync(final String path, final ZkWatch watch) {
         try {
-            return CompletableFuture.completedFuture(call(path, () -> server.read(session, path, watch)));
+            return CompletableFuture.completedFuture(read(path, () -> server.read(session, path, watch)));
         } catch (final ZkException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -287,12 +309,12 @@ public final class SimZkConnection implements ZkConnection {
 
     @Override
     public Optional<ZkStat> exists(final String path, final ZkWatch watch) {
-        return call(path, () -> server.exists(session, path, watch));
+        return read(path, () -> server.exists(session, path, watch));
     }
 
     @Override
     public Optional<List<String>> children(final String path, final ZkWatch watch) {
-        return call(path, () -> server.children(session, path, watch));
+        return read(path, () -> server.children(session, path, watch));
     }
 
     @Override
@@ -312,7 +334,7 @@ public final class SimZkConnection implements ZkConnection {
 
     @Override
     public List<ZkStat> multi(final List<ZkOp> ops) {
-        return call(describe(ops), () -> server.multi(session, ops));
+        return write(describe(ops), () -> server.multi(session, ops));
     }
 
     @Override
