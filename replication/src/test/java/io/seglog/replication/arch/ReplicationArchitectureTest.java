@@ -254,6 +254,9 @@ class ReplicationArchitectureTest {
             "kafka-clients in the assignors must be caught");
         assertTrue(ZK_OPS_ONLY_IN_ZK.evaluate(new ClassFileImporter().importClasses(ZkOpBuildingFixture.class))
             .hasViolation(), "a ZkOp built outside zk must be caught");
+        assertTrue(STORES_AND_CONTROLLER_USE_THE_CONNECTION_SEAM.evaluate(new ClassFileImporter().importClasses(
+            Class.forName("io.seglog.replication.controller.ZkClientUsingFixture"))).hasViolation(),
+            "the controller using ZkClient must be caught");
         assertFalse(ELECTION_IS_PURE.allowEmptyShould(true).evaluate(new ClassFileImporter().importClasses(ZooKeeperUsingFixture.class))
             .hasViolation(), "the purity rule applies to the election package only");
     }
