@@ -21,7 +21,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Kafka's ZooKeeper-mode layout on top of a {@link ZkClient}: broker registration, controller election, topic
+ * Kafka's ZooKeeper-mode layout on top of a {@link ZkConnection}: broker registration, controller election, topic
  * assignments, partition states and admin requests, each in Kafka's JSON.
  *
  * <p>Fencing: every controller write goes through {@link #fencedMulti}, which prepends
@@ -38,25 +38,25 @@ public final class KafkaZkStore {
     private static final Logger LOG = LoggerFactory.getLogger(KafkaZkStore.class);
     private static final byte[] EMPTY = new byte[0];
 
-    private final ZkClient zk;
+    private final ZkConnection zk;
     private final AdminZkStore admin;
 
     /**
-     * Wraps a client.
+     * Wraps a connection.
      *
-     * @param zk the client (not owned: the caller closes it)
+     * @param zk the connection ({@link ZkClient} in production; not owned: the caller closes it)
      */
-    public KafkaZkStore(final ZkClient zk) {
+    public KafkaZkStore(final ZkConnection zk) {
         this.zk = zk;
         this.admin = new AdminZkStore(this);
     }
 
     /**
-     * The underlying client.
+     * The underlying connection.
      *
-     * @return the client
+     * @return the connection
      */
-    public ZkClient client() {
+    public ZkConnection client() {
         return zk;
     }
 
@@ -179,9 +179,9 @@ public final class KafkaZkStore {
             pending.put(id, zk.getDataAsync(ZkPaths.brokerPath(id), null));
         }
         final Map<Integer, BrokerInfo> brokers = new HashMap<>();
-        final long deadlineNs = zk.deadlineNs();
+        final long deadlineNs = deadlineNs();
         for (final Map.Entry<Integer, CompletableFuture<Optional<ZkNode>>> e : pending.entrySet()) {
-            final Optional<ZkNode> node = zk.awaitBy(e.getValue(), ZkPaths.brokerPath(e.getKey()), deadlineNs);
+            final Optional<ZkNode> node = awaitBy(e.getValue(), ZkPaths.brokerPath(e.getKey()), deadlineNs);
             if (node.isEmpty()) {
                 continue;
             }
@@ -392,13 +392,21 @@ public final class KafkaZkStore {
         });
     }
 
+    private long deadlineNs() {
+        return ZkCalls.deadlineNs(zk.requestTimeoutMs());
+    }
+
+    private <T> T awaitBy(final CompletableFuture<T> f, final String what, final long deadlineNs) {
+        return ZkCalls.awaitBy(f, what, deadlineNs, zk.requestTimeoutMs());
+    }
+
     private <T> T awaitFenced(final CompletableFuture<T> f, final String what) {
-        return awaitFenced(f, what, zk.deadlineNs());
+        return awaitFenced(f, what, deadlineNs());
     }
 
     private <T> T awaitFenced(final CompletableFuture<T> f, final String what, final long deadlineNs) {
         try {
-            return zk.awaitBy(f, what, deadlineNs);
+            return awaitBy(f, what, deadlineNs);
         } catch (final ZkException e) {
             if (e.getCause() instanceof ControllerMovedException moved) {
                 throw moved;
@@ -578,10 +586,10 @@ public final class KafkaZkStore {
             pending.put(tp, zk.getDataAsync(ZkPaths.partitionStatePath(tp), null));
         }
         final Map<TopicPartition, Optional<PartitionStateZnode>> states = new LinkedHashMap<>();
-        final long deadlineNs = zk.deadlineNs();
+        final long deadlineNs = deadlineNs();
         for (final Map.Entry<TopicPartition, CompletableFuture<Optional<ZkNode>>> e : pending.entrySet()) {
             final String path = ZkPaths.partitionStatePath(e.getKey());
-            final Optional<ZkNode> node = zk.awaitBy(e.getValue(), path, deadlineNs);
+            final Optional<ZkNode> node = awaitBy(e.getValue(), path, deadlineNs);
             if (node.isEmpty()) {
                 states.put(e.getKey(), Optional.empty());
                 continue;
@@ -627,7 +635,7 @@ public final class KafkaZkStore {
                 List.of(new ZkOp.Create(ZkPaths.partitionStatePath(e.getKey()), e.getValue().toJson(), false))));
         }
         final Set<TopicPartition> created = new TreeSet<>(KafkaZkStore::compare);
-        final long deadlineNs = zk.deadlineNs();
+        final long deadlineNs = deadlineNs();
         for (final Map.Entry<TopicPartition, CompletableFuture<List<ZkStat>>> e : pending.entrySet()) {
             try {
                 awaitFenced(e.getValue(), ZkPaths.partitionStatePath(e.getKey()), deadlineNs);
@@ -642,7 +650,7 @@ public final class KafkaZkStore {
     }
 
     private void awaitIgnoringExists(final List<CompletableFuture<List<ZkStat>>> futures) {
-        final long deadlineNs = zk.deadlineNs();
+        final long deadlineNs = deadlineNs();
         for (final CompletableFuture<List<ZkStat>> f : futures) {
             try {
                 awaitFenced(f, "create", deadlineNs);
@@ -674,7 +682,7 @@ public final class KafkaZkStore {
                 e.getValue().leaderAndIsr().partitionEpoch()))));
         }
         final Map<TopicPartition, LeaderAndIsr> written = new LinkedHashMap<>();
-        final long deadlineNs = zk.deadlineNs();
+        final long deadlineNs = deadlineNs();
         for (final Map.Entry<TopicPartition, CompletableFuture<List<ZkStat>>> e : pending.entrySet()) {
             try {
                 final List<ZkStat> stats = awaitFenced(e.getValue(), ZkPaths.partitionStatePath(e.getKey()), deadlineNs);
@@ -782,7 +790,7 @@ public final class KafkaZkStore {
         for (final String child : children) {
             pending.add(fencedMultiAsync(epochZkVersion, List.of(new ZkOp.Delete(ZkPaths.isrChangePath(child), -1))));
         }
-        final long deadlineNs = zk.deadlineNs();
+        final long deadlineNs = deadlineNs();
         for (final CompletableFuture<List<ZkStat>> f : pending) {
             try {
                 awaitFenced(f, ZkPaths.ISR_CHANGE, deadlineNs);

@@ -8,7 +8,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -53,7 +52,7 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe. The threads are Curator's and ZooKeeper's: the ones Curator lets us name come from the
  * embedder's {@link ThreadFactory}.
  */
-public final class ZkClient implements AutoCloseable {
+public final class ZkClient implements ZkConnection {
     private static final Logger LOG = LoggerFactory.getLogger(ZkClient.class);
     /** Kafka raises jute.maxbuffer to 4 MiB: ZooKeeper 3.6+ lowered the default, which breaks large reads. */
     private static final String JUTE_MAX_BUFFER = String.valueOf(4 * 1024 * 1024);
@@ -135,6 +134,7 @@ public final class ZkClient implements AutoCloseable {
      *
      * @return milliseconds
      */
+    @Override
     public long requestTimeoutMs() {
         return requestTimeoutMs;
     }
@@ -162,6 +162,7 @@ public final class ZkClient implements AutoCloseable {
      *
      * @return the session id
      */
+    @Override
     public long sessionId() {
         synchronized (sessionLock) {
             return currentSessionId;
@@ -190,6 +191,7 @@ public final class ZkClient implements AutoCloseable {
      * @param paths absolute paths (without chroot)
      * @throws ZkException when a path cannot be created
      */
+    @Override
     public void ensurePersistentPaths(final List<String> paths) {
         final List<CompletableFuture<Object>> pending = new ArrayList<>();
         for (final String path : paths) {
@@ -220,6 +222,7 @@ public final class ZkClient implements AutoCloseable {
      * @return the node, or empty when it does not exist
      * @throws ZkException on failure or timeout
      */
+    @Override
     public Optional<ZkNode> getData(final String path, final ZkWatch watch) {
         final Optional<ZkNode> node = await(getDataAsync(path, watch), path);
         if (node.isEmpty() && watch != null) {
@@ -239,6 +242,7 @@ public final class ZkClient implements AutoCloseable {
      * @param watch a data watch, or null
      * @return a future of the node (empty when it does not exist); fails with {@link ZkException}
      */
+    @Override
     public CompletableFuture<Optional<ZkNode>> getDataAsync(final String path, final ZkWatch watch) {
         final CompletableFuture<Optional<ZkNode>> f = new CompletableFuture<>();
         final BackgroundCallback cb = callback(f, path, e -> Optional.of(new ZkNode(path,
@@ -261,6 +265,7 @@ public final class ZkClient implements AutoCloseable {
      * @return the stat, or empty when the znode does not exist
      * @throws ZkException on failure or timeout
      */
+    @Override
     public Optional<ZkStat> exists(final String path, final ZkWatch watch) {
         final CompletableFuture<Optional<ZkStat>> f = new CompletableFuture<>();
         final BackgroundCallback cb = callback(f, path,
@@ -283,6 +288,7 @@ public final class ZkClient implements AutoCloseable {
      * @return the children's names (unordered), or empty when the znode does not exist
      * @throws ZkException on failure or timeout
      */
+    @Override
     public Optional<List<String>> children(final String path, final ZkWatch watch) {
         final CompletableFuture<Optional<List<String>>> f = new CompletableFuture<>();
         final BackgroundCallback cb = callback(f, path, e -> Optional.of(List.copyOf(e.getChildren())),
@@ -305,6 +311,7 @@ public final class ZkClient implements AutoCloseable {
      * @param ephemeral whether it lives only as long as this session
      * @throws ZkException {@link ZkError#NODE_EXISTS} when it exists, or another failure
      */
+    @Override
     public void create(final String path, final byte[] data, final boolean ephemeral) {
         multi(List.of(new ZkOp.Create(path, data, ephemeral)));
     }
@@ -318,6 +325,7 @@ public final class ZkClient implements AutoCloseable {
      * @return the new stat
      * @throws ZkException {@link ZkError#BAD_VERSION}, {@link ZkError#NO_NODE} or another failure
      */
+    @Override
     public ZkStat setData(final String path, final byte[] data, final int version) {
         return multi(List.of(new ZkOp.SetData(path, data, version))).get(0);
     }
@@ -329,6 +337,7 @@ public final class ZkClient implements AutoCloseable {
      * @param version the expected version, -1 for any
      * @throws ZkException {@link ZkError#NO_NODE}, {@link ZkError#BAD_VERSION} or another failure
      */
+    @Override
     public void delete(final String path, final int version) {
         multi(List.of(new ZkOp.Delete(path, version)));
     }
@@ -340,7 +349,8 @@ public final class ZkClient implements AutoCloseable {
      * @return one stat per operation (null for creates, deletes and checks)
      * @throws ZkException carrying the error and path of the first operation that failed
      */
-    List<ZkStat> multi(final List<ZkOp> ops) {
+    @Override
+    public List<ZkStat> multi(final List<ZkOp> ops) {
         return await(multiAsync(ops), describe(ops));
     }
 
@@ -350,7 +360,8 @@ public final class ZkClient implements AutoCloseable {
      * @param ops the operations
      * @return a future of one stat per operation; fails with {@link ZkException} naming the failed operation
      */
-    CompletableFuture<List<ZkStat>> multiAsync(final List<ZkOp> ops) {
+    @Override
+    public CompletableFuture<List<ZkStat>> multiAsync(final List<ZkOp> ops) {
         final CompletableFuture<List<ZkStat>> f = new CompletableFuture<>();
         final String what = describe(ops);
         run(what, () -> {
@@ -436,7 +447,7 @@ public final class ZkClient implements AutoCloseable {
      * @return {@link System#nanoTime()} plus the request timeout
      */
     long deadlineNs() {
-        return System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(requestTimeoutMs);
+        return ZkCalls.deadlineNs(requestTimeoutMs);
     }
 
     /**
@@ -450,21 +461,7 @@ public final class ZkClient implements AutoCloseable {
      * @throws ZkException the call's failure, or {@link ZkError#TIMEOUT}
      */
     <T> T awaitBy(final CompletableFuture<T> future, final String what, final long deadlineNs) {
-        try {
-            return future.get(Math.max(0, deadlineNs - System.nanoTime()), TimeUnit.NANOSECONDS);
-        } catch (final TimeoutException e) {
-            future.cancel(false);
-            throw new ZkException(ZkError.TIMEOUT, what, new TimeoutException("no answer within "
-                + requestTimeoutMs + " ms"));
-        } catch (final ExecutionException e) {
-            if (e.getCause() instanceof ZkException z) {
-                throw new ZkException(z.error(), z.path(), z.getCause());
-            }
-            throw new ZkException(ZkError.OTHER, what, e.getCause());
-        } catch (final InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new ZkException(ZkError.OTHER, what, e);
-        }
+        return ZkCalls.awaitBy(future, what, deadlineNs, requestTimeoutMs);
     }
 
     private interface CuratorCall {

@@ -1,8 +1,8 @@
 package io.seglog.replication.zk;
 
 /**
- * Session lifecycle callbacks of a {@link ZkClient}. They run on Curator's connection-state thread, so
- * implementations only enqueue work.
+ * Session lifecycle callbacks of a {@link ZkConnection}. They run on Curator's connection-state thread (or, in a
+ * simulation, as events of its scheduler), so implementations only enqueue work.
  */
 public interface ZkSessionListener {
     /**

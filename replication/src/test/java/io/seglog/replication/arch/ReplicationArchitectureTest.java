@@ -10,6 +10,10 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
+import io.seglog.replication.zk.AdminZkStore;
+import io.seglog.replication.zk.KafkaZkStore;
+import io.seglog.replication.zk.ZkClient;
+import io.seglog.replication.zk.ZkOp;
 import org.apache.zookeeper.CreateMode;
 import org.junit.jupiter.api.Test;
 
@@ -100,6 +104,26 @@ class ReplicationArchitectureTest {
         .that().resideOutsideOfPackage("io.seglog.replication.zk..")
         .should().dependOnClassesThat().resideInAnyPackage("org.apache.zookeeper..", "org.apache.curator..")
         .because("all ZooKeeper and Curator usage is confined to io.seglog.replication.zk");
+
+    /**
+     * ZooKeeper writes are built only in the zk package: elsewhere the main code writes through {@code KafkaZkStore}
+     * (whose fenced writes carry the controller-epoch check). {@code ZkOp} is public only so that the simulation's
+     * in-memory ZooKeeper (test code) can run it.
+     */
+    static final ArchRule ZK_OPS_ONLY_IN_ZK = noClasses()
+        .that().resideOutsideOfPackage("io.seglog.replication.zk..")
+        .should().dependOnClassesThat().areAssignableTo(ZkOp.class)
+        .because("writes outside the zk package would bypass the store's fencing");
+
+    /**
+     * The stores and the controller use a session through the {@code ZkConnection} seam only, never the Curator
+     * client, so that a deterministic simulation can run them over an in-memory ZooKeeper.
+     */
+    static final ArchRule STORES_AND_CONTROLLER_USE_THE_CONNECTION_SEAM = noClasses()
+        .that().resideInAPackage("io.seglog.replication.controller..")
+        .or().belongToAnyOf(KafkaZkStore.class, AdminZkStore.class)
+        .should().dependOnClassesThat().belongToAnyOf(ZkClient.class)
+        .because("the simulation replaces ZkClient by an in-memory ZkConnection (issue 15)");
 
     /**
      * Replication uses only what storage-core exports. ZooKeeper 3.9 splits packages between its two jars
@@ -205,6 +229,13 @@ class ReplicationArchitectureTest {
     }
 
     @Test
+    void zooKeeperWritesAndTheCuratorClientStayBehindTheSeam() {
+        assertTrue(REPLICATION.containPackage("io.seglog.replication.controller"), "controller package not imported");
+        ZK_OPS_ONLY_IN_ZK.check(REPLICATION);
+        STORES_AND_CONTROLLER_USE_THE_CONNECTION_SEAM.check(REPLICATION);
+    }
+
+    @Test
     void rulesDetectViolations() throws ClassNotFoundException {
         final JavaClasses fixtures = new ClassFileImporter().importClasses(
             Class.forName("io.seglog.replication.election.NetworkUsingFixture"), ZooKeeperUsingFixture.class);
@@ -221,6 +252,11 @@ class ReplicationArchitectureTest {
         assertTrue(ASSIGNORS_ARE_PURE.evaluate(new ClassFileImporter().importClasses(
             Class.forName("io.seglog.replication.group.assignor.KafkaUsingFixture"))).hasViolation(),
             "kafka-clients in the assignors must be caught");
+        assertTrue(ZK_OPS_ONLY_IN_ZK.evaluate(new ClassFileImporter().importClasses(ZkOpBuildingFixture.class))
+            .hasViolation(), "a ZkOp built outside zk must be caught");
+        assertTrue(STORES_AND_CONTROLLER_USE_THE_CONNECTION_SEAM.evaluate(new ClassFileImporter().importClasses(
+            Class.forName("io.seglog.replication.controller.ZkClientUsingFixture"))).hasViolation(),
+            "the controller using ZkClient must be caught");
         assertFalse(ELECTION_IS_PURE.allowEmptyShould(true).evaluate(new ClassFileImporter().importClasses(ZooKeeperUsingFixture.class))
             .hasViolation(), "the purity rule applies to the election package only");
     }
@@ -235,6 +271,16 @@ class ReplicationArchitectureTest {
 
         static CreateMode mode() {
             return CreateMode.EPHEMERAL;
+        }
+    }
+
+    /** Test fixture, never used at run time: a write built outside the zk package. */
+    static final class ZkOpBuildingFixture {
+        private ZkOpBuildingFixture() {
+        }
+
+        static Object check() {
+            return new ZkOp.Check("/controller_epoch", 0);
         }
     }
 
