@@ -65,9 +65,13 @@ class ZkProducerIdManagerIT {
         zk.close();
     }
 
+    /**
+     * A store on its own ZooKeeper session. Its request timeout is long enough for a busy machine (a 1.5 s timeout
+     * failed a reservation under load); the outage test still sees a reservation fail well within {@link #WAIT}.
+     */
     private KafkaZkStore store(final int brokerId) {
         final ZkClient client = ZkClient.open(ReplicationConfig.builder().brokerId(brokerId)
-            .zookeeperConnect(zk.connectString()).zookeeperSessionTimeoutMs(6000).zookeeperRequestTimeoutMs(1500)
+            .zookeeperConnect(zk.connectString()).zookeeperSessionTimeoutMs(6000).zookeeperRequestTimeoutMs(8_000)
             .build(), THREADS, NO_LISTENER);
         closeables.add(client);
         client.awaitConnected(10_000);
