@@ -304,45 +304,6 @@ public final class ZkClient implements ZkConnection {
     }
 
     /**
-     * Creates a znode.
-     *
-     * @param path      the path; its parent must exist
-     * @param data      the data
-     * @param ephemeral whether it lives only as long as this session
-     * @throws ZkException {@link ZkError#NODE_EXISTS} when it exists, or another failure
-     */
-    @Override
-    public void create(final String path, final byte[] data, final boolean ephemeral) {
-        multi(List.of(new ZkOp.Create(path, data, ephemeral)));
-    }
-
-    /**
-     * Sets a znode's data at an expected version.
-     *
-     * @param path    the path
-     * @param data    the data
-     * @param version the expected version, -1 for any
-     * @return the new stat
-     * @throws ZkException {@link ZkError#BAD_VERSION}, {@link ZkError#NO_NODE} or another failure
-     */
-    @Override
-    public ZkStat setData(final String path, final byte[] data, final int version) {
-        return multi(List.of(new ZkOp.SetData(path, data, version))).get(0);
-    }
-
-    /**
-     * Deletes a znode at an expected version.
-     *
-     * @param path    the path
-     * @param version the expected version, -1 for any
-     * @throws ZkException {@link ZkError#NO_NODE}, {@link ZkError#BAD_VERSION} or another failure
-     */
-    @Override
-    public void delete(final String path, final int version) {
-        multi(List.of(new ZkOp.Delete(path, version)));
-    }
-
-    /**
      * Runs operations atomically and waits.
      *
      * @param ops the operations

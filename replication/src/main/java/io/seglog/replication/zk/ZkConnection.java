@@ -101,7 +101,9 @@ public interface ZkConnection extends AutoCloseable {
      * @throws ZkException {@link ZkError#NODE_EXISTS} when it exists, {@link ZkError#NO_NODE} when its parent does
      *                     not, or another failure
      */
-    void create(String path, byte[] data, boolean ephemeral);
+    default void create(final String path, final byte[] data, final boolean ephemeral) {
+        multi(List.of(new ZkOp.Create(path, data, ephemeral)));
+    }
 
     /**
      * Sets a znode's data at an expected version.
@@ -112,7 +114,9 @@ public interface ZkConnection extends AutoCloseable {
      * @return the new stat
      * @throws ZkException {@link ZkError#BAD_VERSION}, {@link ZkError#NO_NODE} or another failure
      */
-    ZkStat setData(String path, byte[] data, int version);
+    default ZkStat setData(final String path, final byte[] data, final int version) {
+        return multi(List.of(new ZkOp.SetData(path, data, version))).get(0);
+    }
 
     /**
      * Deletes a znode at an expected version.
@@ -122,7 +126,9 @@ public interface ZkConnection extends AutoCloseable {
      * @throws ZkException {@link ZkError#NO_NODE}, {@link ZkError#BAD_VERSION}, {@link ZkError#NOT_EMPTY} or
      *                     another failure
      */
-    void delete(String path, int version);
+    default void delete(final String path, final int version) {
+        multi(List.of(new ZkOp.Delete(path, version)));
+    }
 
     /**
      * Runs operations atomically and waits. Internal to the ZooKeeper layer: outside

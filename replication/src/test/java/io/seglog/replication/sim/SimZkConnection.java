@@ -318,21 +318,6 @@ public final class SimZkConnection implements ZkConnection {
     }
 
     @Override
-    public void create(final String path, final byte[] data, final boolean ephemeral) {
-        multi(List.of(new ZkOp.Create(path, data, ephemeral)));
-    }
-
-    @Override
-    public ZkStat setData(final String path, final byte[] data, final int version) {
-        return multi(List.of(new ZkOp.SetData(path, data, version))).get(0);
-    }
-
-    @Override
-    public void delete(final String path, final int version) {
-        multi(List.of(new ZkOp.Delete(path, version)));
-    }
-
-    @Override
     public List<ZkStat> multi(final List<ZkOp> ops) {
         return write(describe(ops), () -> server.multi(session, ops));
     }
