@@ -38,6 +38,8 @@ final class ClassicGroup {
     private final Map<String, Integer> supportedProtocols = new HashMap<>();
     private int awaitingJoin;
     private boolean newMemberAdded;
+    /** The manager's sequence number of this group's latest metadata write (0: none yet). */
+    private long metadataSequence;
 
     ClassicGroup(final String groupId, final long nowMs) {
         this.groupId = groupId;
@@ -58,6 +60,14 @@ final class ClassicGroup {
 
     boolean isIn(final GroupState s) {
         return state == s;
+    }
+
+    long metadataSequence() {
+        return metadataSequence;
+    }
+
+    void metadataSequence(final long sequence) {
+        metadataSequence = sequence;
     }
 
     long stateTimestampMs() {

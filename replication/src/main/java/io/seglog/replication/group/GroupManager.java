@@ -27,7 +27,6 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Locale;
@@ -81,13 +80,21 @@ public final class GroupManager {
     /** Committed offsets per group, per "topic-partition" key, as written (a commit shows once it is committed). */
     private final Map<String, Map<TopicPartition, OffsetValue>> offsets = new HashMap<>();
     /**
-     * Per group and partition, the sequence number of the commit whose value is shown: a commit whose write completes
-     * after a later one's (two acks=all writes can complete in either order) does not replace it.
+     * Every write to the offsets partition takes the next number, in the order the writes go to the log. Writes can
+     * complete in another order (two acks=all writes wait on different followers), so memory follows the log by
+     * applying a write's outcome for a partition only if no later write's is already shown.
      */
-    private final Map<String, Map<TopicPartition, Long>> shownCommit = new HashMap<>();
-    private long commitSequence;
-    /** Commits written but not yet committed, per group: offset expiry leaves such a group alone until they are. */
-    private final Map<String, Integer> pendingCommits = new HashMap<>();
+    private long writeSequence;
+    /**
+     * Offset writes (commits and tombstones) written but not yet completed, per group and partition. Offset expiry
+     * leaves such a group alone until they complete, and a deletion tombstones their partitions too.
+     */
+    private final Map<String, Map<TopicPartition, Integer>> offsetWritesInFlight = new HashMap<>();
+    /**
+     * While a group has offset writes in flight: per partition, the sequence number of the write whose outcome is
+     * shown. Once none is in flight every later write is newer than all of these, so they are dropped.
+     */
+    private final Map<String, Map<TopicPartition, Long>> shownWrite = new HashMap<>();
 
     /**
      * @param config    the settings
@@ -778,23 +785,15 @@ public final class GroupManager {
             return;
         }
         final String groupId = group.groupId();
-        final long sequence = ++commitSequence;
-        pendingCommits.merge(groupId, 1, Integer::sum);
+        final long sequence = ++writeSequence;
+        offsetWriteStarted(groupId, written.keySet());
         append(entries, "offsets of " + group).whenComplete((ok, failure) -> execute(() -> {
-            pendingCommits.computeIfPresent(groupId, (g, n) -> n == 1 ? null : n - 1);
+            offsetWriteCompleted(groupId, sequence, written, failure == null);
             if (failure != null) {
                 final GroupError error = errorOf(failure);
                 answer.complete(out.stream().map(e -> e == GroupError.NONE ? error : e).toList());
                 return;
             }
-            final Map<TopicPartition, OffsetValue> committed = offsets.computeIfAbsent(groupId, g -> new HashMap<>());
-            final Map<TopicPartition, Long> shown = shownCommit.computeIfAbsent(groupId, g -> new HashMap<>());
-            written.forEach((tp, value) -> {
-                if (shown.getOrDefault(tp, 0L) < sequence) {
-                    committed.put(tp, value);
-                    shown.put(tp, sequence);
-                }
-            });
             answer.complete(out);
         }));
     }
@@ -915,9 +914,10 @@ public final class GroupManager {
     }
 
     /**
-     * DeleteGroups (Kafka's {@code deleteGroups}): each Empty group's offsets and metadata are tombstoned in one
-     * write. The groups leave at once (a join meanwhile starts a new group, as in Kafka); the answer waits for the
-     * write, and a failed write puts back what nothing has replaced.
+     * DeleteGroups (Kafka's {@code deleteGroups}): each Empty group's offsets, including those of commits still
+     * being written, and its metadata are tombstoned in one write. The groups leave at once (a join meanwhile starts
+     * a new group, as in Kafka); their offsets stay visible until the tombstones are committed, as any offset write.
+     * The answer waits for the write; a failed write puts back each group that nothing has replaced.
      *
      * @param groupIds the groups
      * @param answer   completed with each group's outcome, in the request's order: NONE, GROUP_ID_NOT_FOUND,
@@ -927,7 +927,7 @@ public final class GroupManager {
         final List<GroupError> out = new ArrayList<>(groupIds.size());
         final List<GroupLog.Entry> entries = new ArrayList<>();
         final Map<String, ClassicGroup> deleted = new HashMap<>();
-        final Map<String, Map<TopicPartition, OffsetValue>> deletedOffsets = new HashMap<>();
+        final Map<String, Map<TopicPartition, OffsetValue>> deletedOffsets = new TreeMap<>();
         for (final String groupId : groupIds) {
             final ClassicGroup group = groupId == null ? null : groups.get(groupId);
             if (groupId == null || groupId.isEmpty()) {
@@ -937,13 +937,9 @@ public final class GroupManager {
             } else if (!group.isIn(GroupState.EMPTY)) {
                 out.add(GroupError.NON_EMPTY_GROUP);
             } else {
-                final Map<TopicPartition, OffsetValue> committed = offsets.remove(groupId);
-                shownCommit.remove(groupId);
-                if (committed != null) {
-                    final Set<TopicPartition> sorted = new TreeSet<>(BY_TOPIC_PARTITION);
-                    sorted.addAll(committed.keySet());
-                    tombstones(groupId, sorted, entries);
-                    deletedOffsets.put(groupId, committed);
+                final Map<TopicPartition, OffsetValue> gone = tombstones(groupId, offsetPartitions(groupId), entries);
+                if (!gone.isEmpty()) {
+                    deletedOffsets.put(groupId, gone);
                 }
                 entries.add(new GroupLog.Entry(GroupRecords.encode(new GroupKey(groupId)), null));
                 groups.remove(groupId);
@@ -955,18 +951,18 @@ public final class GroupManager {
             answer.complete(out);
             return;
         }
+        final long sequence = ++writeSequence;
+        deletedOffsets.forEach((groupId, gone) -> offsetWriteStarted(groupId, gone.keySet()));
         append(entries, "the deletion of groups " + deleted.keySet()).whenComplete((ok, failure) -> execute(() -> {
+            deletedOffsets.forEach((groupId, gone) -> offsetWriteCompleted(groupId, sequence, gone, failure == null));
             if (failure != null) {
                 deleted.forEach(groups::putIfAbsent);
-                deletedOffsets.forEach(offsets::putIfAbsent);
                 final GroupError error = errorOf(failure);
                 answer.complete(out.stream().map(e -> e == GroupError.NONE ? error : e).toList());
                 return;
             }
             final long now = wallClockMs.getAsLong();
             deleted.values().forEach(g -> g.transitionTo(GroupState.DEAD, now));
-            // A commit written before the tombstones but completed after the groups left must not bring them back.
-            deletedOffsets.forEach((groupId, committed) -> dropOffsets(groupId, committed.keySet(), null));
             LOG.info("groups {} deleted", deleted.keySet());
             answer.complete(out);
         }));
@@ -993,15 +989,15 @@ public final class GroupManager {
             answer.complete(new OffsetDeleteResult(GroupError.NON_EMPTY_GROUP, List.of()));
             return;
         }
-        final Map<TopicPartition, OffsetValue> committed = offsets.getOrDefault(groupId, Map.of());
+        final Set<TopicPartition> held = offsetPartitions(groupId);
         final List<GroupError> out = new ArrayList<>(partitions.size());
-        final Set<TopicPartition> deleting = new LinkedHashSet<>();
+        final Set<TopicPartition> deleting = new TreeSet<>(BY_TOPIC_PARTITION);
         for (final TopicPartition tp : partitions) {
             if (SubscribedTopics.isSubscribed(group, tp.topic())) {
                 out.add(GroupError.GROUP_SUBSCRIBED_TO_TOPIC);
             } else {
-                if (committed.containsKey(tp)) {
-                    deleting.add(tp);
+                if (held.contains(tp)) {
+                    deleting.add(tp); // committed, or a commit still being written
                 }
                 out.add(GroupError.NONE);
             }
@@ -1011,13 +1007,15 @@ public final class GroupManager {
             return;
         }
         final List<GroupLog.Entry> entries = new ArrayList<>(deleting.size());
-        tombstones(groupId, deleting, entries);
+        final Map<TopicPartition, OffsetValue> gone = tombstones(groupId, deleting, entries);
+        final long sequence = ++writeSequence;
+        offsetWriteStarted(groupId, gone.keySet());
         append(entries, "the deletion of offsets of " + group).whenComplete((ok, failure) -> execute(() -> {
+            offsetWriteCompleted(groupId, sequence, gone, failure == null);
             if (failure != null) {
                 answer.complete(new OffsetDeleteResult(errorOf(failure), List.of()));
                 return;
             }
-            dropOffsets(groupId, deleting, null);
             answer.complete(new OffsetDeleteResult(GroupError.NONE, out));
         }));
     }
@@ -1037,7 +1035,7 @@ public final class GroupManager {
         final Set<String> ids = new TreeSet<>(groups.keySet());
         ids.addAll(offsets.keySet());
         for (final String groupId : ids) {
-            if (pendingCommits.containsKey(groupId)) {
+            if (offsetWritesInFlight.containsKey(groupId)) {
                 continue;
             }
             final ClassicGroup group = groups.get(groupId);
@@ -1050,8 +1048,9 @@ public final class GroupManager {
                 for (final Map.Entry<TopicPartition, OffsetValue> e : sorted.entrySet()) {
                     final OffsetValue v = e.getValue();
                     final long base = expiryBase(group, e.getKey().topic(), v);
-                    final boolean over = v.expireTimestamp() >= 0 ? now >= v.expireTimestamp()
-                        : base >= 0 && now - base >= config.offsetsRetentionMs();
+                    // Kafka's condition: only an offset that can expire now, and then an explicit expire time wins.
+                    final boolean over = base >= 0 && (v.expireTimestamp() >= 0 ? now >= v.expireTimestamp()
+                        : now - base >= config.offsetsRetentionMs());
                     if (over) {
                         gone.put(e.getKey(), v);
                     } else {
@@ -1059,8 +1058,7 @@ public final class GroupManager {
                     }
                 }
                 if (!gone.isEmpty()) {
-                    tombstones(groupId, gone.keySet(), entries);
-                    expired.put(groupId, gone);
+                    expired.put(groupId, tombstones(groupId, gone.keySet(), entries));
                 }
             }
             if (allExpired && group != null && group.isIn(GroupState.EMPTY) && group.pendingJoinMembers().isEmpty()) {
@@ -1071,18 +1069,21 @@ public final class GroupManager {
         if (entries.isEmpty()) {
             return;
         }
+        final long sequence = ++writeSequence;
+        expired.forEach((groupId, gone) -> offsetWriteStarted(groupId, gone.keySet()));
         append(entries, "expired offsets").whenComplete((ok, failure) -> execute(() -> {
+            expired.forEach((groupId, gone) -> offsetWriteCompleted(groupId, sequence, gone, failure == null));
             if (failure != null) {
                 LOG.warn("expiring the offsets of groups {} failed; the next run tries again", expired.keySet(),
                     failure);
                 return;
             }
-            expired.forEach((groupId, gone) -> dropOffsets(groupId, gone.keySet(), gone));
             final long at = wallClockMs.getAsLong();
             for (final ClassicGroup group : emptied) {
-                // Only if nothing came back meanwhile: a join or a commit made it live again.
+                // Only if nothing came back meanwhile: a join or a commit made it live again, or its metadata was
+                // written after the tombstone (a member joined and left), which a reload would read back.
                 if (groups.get(group.groupId()) == group && group.isIn(GroupState.EMPTY)
-                    && !offsets.containsKey(group.groupId())) {
+                    && group.metadataSequence() < sequence && !offsets.containsKey(group.groupId())) {
                     groups.remove(group.groupId());
                     group.transitionTo(GroupState.DEAD, at);
                 }
@@ -1121,36 +1122,73 @@ public final class GroupManager {
         });
     }
 
-    /** Tombstones for a group's offsets of these partitions, in order. */
-    private static void tombstones(final String groupId, final Collection<TopicPartition> partitions,
-                                   final List<GroupLog.Entry> into) {
+    /**
+     * Tombstones for a group's offsets of these partitions, in the given order.
+     *
+     * @return the tombstones as an offset write's outcome: each partition mapped to null
+     */
+    private static Map<TopicPartition, OffsetValue> tombstones(final String groupId,
+                                                              final Collection<TopicPartition> partitions,
+                                                              final List<GroupLog.Entry> into) {
+        final Map<TopicPartition, OffsetValue> gone = new HashMap<>();
         for (final TopicPartition tp : partitions) {
             into.add(new GroupLog.Entry(GroupRecords.encode(new OffsetKey(groupId, tp.topic(), tp.partition())),
                 null));
+            gone.put(tp, null);
+        }
+        return gone;
+    }
+
+    /** The partitions a group holds an offset of or has a commit in flight for, in order. */
+    private Set<TopicPartition> offsetPartitions(final String groupId) {
+        final Set<TopicPartition> held = new TreeSet<>(BY_TOPIC_PARTITION);
+        held.addAll(offsets.getOrDefault(groupId, Map.of()).keySet());
+        held.addAll(offsetWritesInFlight.getOrDefault(groupId, Map.of()).keySet());
+        return held;
+    }
+
+    /** An offset write of these partitions of a group goes to the log (its sequence number already taken). */
+    private void offsetWriteStarted(final String groupId, final Collection<TopicPartition> partitions) {
+        final Map<TopicPartition, Integer> inFlight = offsetWritesInFlight.computeIfAbsent(groupId,
+            g -> new HashMap<>());
+        for (final TopicPartition tp : partitions) {
+            inFlight.merge(tp, 1, Integer::sum);
         }
     }
 
     /**
-     * Drops a group's offsets of these partitions from memory once their tombstones are committed.
+     * The one place an offset write's outcome reaches memory: each partition's value (null for a tombstone) is shown
+     * unless a write later in the log has already completed for it, so memory holds what a reload of the log would.
      *
-     * @param only when not null, a partition is dropped only while it still holds this value (a newer commit stays)
+     * @param sequence the write's sequence number
+     * @param values   the partitions written, each with its value or null for a tombstone
+     * @param written  whether the write was committed (a failed write changes nothing but its in-flight count)
      */
-    private void dropOffsets(final String groupId, final Collection<TopicPartition> partitions,
-                             final Map<TopicPartition, OffsetValue> only) {
-        final Map<TopicPartition, OffsetValue> committed = offsets.get(groupId);
-        if (committed == null) {
-            return;
-        }
-        final Map<TopicPartition, Long> shown = shownCommit.getOrDefault(groupId, new HashMap<>());
-        for (final TopicPartition tp : partitions) {
-            if (only == null || committed.get(tp) == only.get(tp)) {
-                committed.remove(tp);
-                shown.remove(tp);
+    private void offsetWriteCompleted(final String groupId, final long sequence,
+                                      final Map<TopicPartition, OffsetValue> values, final boolean written) {
+        final Map<TopicPartition, Integer> inFlight = offsetWritesInFlight.get(groupId);
+        final Map<TopicPartition, Long> shown = shownWrite.computeIfAbsent(groupId, g -> new HashMap<>());
+        for (final Map.Entry<TopicPartition, OffsetValue> e : values.entrySet()) {
+            final TopicPartition tp = e.getKey();
+            if (inFlight != null) {
+                inFlight.computeIfPresent(tp, (k, n) -> n == 1 ? null : n - 1);
+            }
+            if (!written || shown.getOrDefault(tp, 0L) >= sequence) {
+                continue;
+            }
+            shown.put(tp, sequence);
+            if (e.getValue() != null) {
+                offsets.computeIfAbsent(groupId, g -> new HashMap<>()).put(tp, e.getValue());
+            } else {
+                final Map<TopicPartition, OffsetValue> committed = offsets.get(groupId);
+                if (committed != null && committed.remove(tp) != null && committed.isEmpty()) {
+                    offsets.remove(groupId);
+                }
             }
         }
-        if (committed.isEmpty()) {
-            offsets.remove(groupId);
-            shownCommit.remove(groupId);
+        if (inFlight == null || inFlight.isEmpty()) {
+            offsetWritesInFlight.remove(groupId);
+            shownWrite.remove(groupId);
         }
     }
 
@@ -1240,8 +1278,8 @@ public final class GroupManager {
         cancel(EXPIRY_KEY);
         groups.clear();
         offsets.clear();
-        shownCommit.clear();
-        pendingCommits.clear();
+        offsetWritesInFlight.clear();
+        shownWrite.clear();
     }
 
     // ------------------------------------------------------------------------------------------------ helpers
@@ -1275,6 +1313,7 @@ public final class GroupManager {
 
     /** Writes the group's metadata with these assignments. */
     private CompletableFuture<Void> write(final ClassicGroup group, final Map<String, byte[]> assignment) {
+        group.metadataSequence(++writeSequence);
         final List<MemberValue> members = new ArrayList<>(group.size());
         for (final GroupMember m : group.members()) {
             final byte[] subscription = group.protocolName() == null ? null : m.metadata(group.protocolName());

@@ -135,6 +135,23 @@ class GroupAdministrationTest {
         return answer.getNow(null);
     }
 
+    /** Starts a commit whose write the test completes; returns its write. */
+    private CompletableFuture<Void> commitInFlight(final String group, final CommittedOffset... offsets) {
+        groups.commit(new OffsetCommit(group, -1, "", null, true, List.of(offsets)), new CompletableFuture<>());
+        return log.lastWrite();
+    }
+
+    /** What memory shows of a group equals what a new coordinator reads back from the log. */
+    private void assertMatchesReload(final String group) {
+        final GroupManager reloaded = new GroupManager(CONFIG, new ManualGroupScheduler(), new RecordingGroupLog(),
+            new SplittableRandom(2), this::wallClock);
+        log.replayInto(reloaded);
+        assertEquals(reloaded.state(group) == null, groups.state(group) == null,
+            "the group exists here as it does after a reload");
+        assertEquals(reloaded.fetchOffsets(group, null), groups.fetchOffsets(group, null),
+            "the offsets shown are those a reload reads back");
+    }
+
     // ------------------------------------------------------------------------------------------------ tests
 
     @Test
@@ -356,5 +373,137 @@ class GroupAdministrationTest {
         assertEquals(List.of(GroupError.NONE), first.getNow(null));
         assertEquals(List.of(GroupError.NONE), second.getNow(null));
         assertEquals(20, committed(STANDALONE, "orders", 0), "the later commit stays, as the log replays it");
+    }
+
+    // Offset writes complete in any order (acks=all writes wait on different followers); memory must end as the log
+    // replays, whichever order commits and deletions complete in.
+
+    @Test
+    void aCommitWrittenBeforeADeletionButCompletedAfterItDoesNotBringTheOffsetBack() {
+        commit(STANDALONE, -1, "", at("orders", 0, 5));
+        log.auto = false;
+        final CompletableFuture<Void> commitWrite = commitInFlight(STANDALONE, at("orders", 0, 9));
+        final CompletableFuture<List<GroupError>> deleted = new CompletableFuture<>();
+        groups.deleteGroups(List.of(STANDALONE), deleted);
+        log.lastWrite().complete(null);
+        scheduler.runPending();
+        commitWrite.complete(null);
+        scheduler.runPending();
+        assertEquals(List.of(GroupError.NONE), deleted.getNow(null));
+        assertEquals(-1, committed(STANDALONE, "orders", 0), "the tombstone follows the commit in the log");
+        assertMatchesReload(STANDALONE);
+    }
+
+    @Test
+    void aCommitWrittenAfterAnOffsetDeletionButCompletedFirstStays() {
+        commit(STANDALONE, -1, "", at("orders", 0, 5));
+        log.auto = false;
+        final CompletableFuture<OffsetDeleteResult> deleted = new CompletableFuture<>();
+        groups.deleteOffsets(STANDALONE, List.of(new TopicPartition("orders", 0)), deleted);
+        final CompletableFuture<Void> deletion = log.lastWrite();
+        commitInFlight(STANDALONE, at("orders", 0, 9)).complete(null);
+        scheduler.runPending();
+        deletion.complete(null);
+        scheduler.runPending();
+        assertEquals(GroupError.NONE, deleted.getNow(null).error());
+        assertEquals(9, committed(STANDALONE, "orders", 0), "the commit follows the tombstone in the log");
+        assertMatchesReload(STANDALONE);
+    }
+
+    @Test
+    void deleteGroupsAlsoTombstonesThePartitionsOfCommitsInFlight() {
+        commit(STANDALONE, -1, "", at("orders", 0, 5));
+        log.auto = false;
+        final CompletableFuture<Void> commitWrite = commitInFlight(STANDALONE, at("orders", 1, 7));
+        final int before = log.keys.size();
+        final CompletableFuture<List<GroupError>> deleted = new CompletableFuture<>();
+        groups.deleteGroups(List.of(STANDALONE), deleted);
+        assertEquals(List.of(new OffsetKey(STANDALONE, "orders", 0), new OffsetKey(STANDALONE, "orders", 1),
+            new GroupKey(STANDALONE)), log.keysFrom(before), "the commit in flight is tombstoned too");
+        commitWrite.complete(null);
+        scheduler.runPending();
+        log.lastWrite().complete(null);
+        scheduler.runPending();
+        assertEquals(List.of(GroupError.NONE), deleted.getNow(null));
+        assertEquals(List.of(), groups.fetchOffsets(STANDALONE, null));
+        assertNull(groups.state(STANDALONE));
+        assertMatchesReload(STANDALONE);
+    }
+
+    @Test
+    void offsetDeleteTombstonesAPartitionWhoseCommitIsInFlight() {
+        commit(STANDALONE, -1, "", at("orders", 0, 5));
+        log.auto = false;
+        final CompletableFuture<Void> commitWrite = commitInFlight(STANDALONE, at("orders", 1, 7));
+        final int before = log.keys.size();
+        final CompletableFuture<OffsetDeleteResult> deleted = new CompletableFuture<>();
+        groups.deleteOffsets(STANDALONE, List.of(new TopicPartition("orders", 1)), deleted);
+        assertEquals(List.of(new OffsetKey(STANDALONE, "orders", 1)), log.keysFrom(before));
+        final CompletableFuture<Void> deletion = log.lastWrite();
+        deletion.complete(null);
+        scheduler.runPending();
+        commitWrite.complete(null);
+        scheduler.runPending();
+        assertEquals(new OffsetDeleteResult(GroupError.NONE, List.of(GroupError.NONE)), deleted.getNow(null));
+        assertEquals(-1, committed(STANDALONE, "orders", 1));
+        assertEquals(5, committed(STANDALONE, "orders", 0));
+        assertMatchesReload(STANDALONE);
+    }
+
+    @Test
+    void aFailedDeletionLosesNoOffsetWhenACommitCameInMeanwhile() {
+        commit(STANDALONE, -1, "", at("orders", 0, 5), at("orders", 1, 6));
+        log.auto = false;
+        final CompletableFuture<List<GroupError>> deleted = new CompletableFuture<>();
+        groups.deleteGroups(List.of(STANDALONE), deleted);
+        final CompletableFuture<Void> deletion = log.lastWrite();
+        commitInFlight(STANDALONE, at("orders", 0, 9)).complete(null);
+        scheduler.runPending();
+        deletion.completeExceptionally(new GroupWriteException(GroupError.NOT_COORDINATOR, "moved"));
+        scheduler.runPending();
+        assertEquals(List.of(GroupError.NOT_COORDINATOR), deleted.getNow(null));
+        assertEquals(9, committed(STANDALONE, "orders", 0));
+        assertEquals(6, committed(STANDALONE, "orders", 1), "the partition nobody committed again keeps its offset");
+        assertMatchesReload(STANDALONE);
+    }
+
+    @Test
+    void anExplicitExpireTimeDoesNotExpireAnOffsetTheStableGroupConsumes() {
+        stable("consumer", subscription("orders"));
+        final long now = wallClock();
+        // An old client's commit (record version 1) whose expire time has passed.
+        log.append(List.of(new GroupLog.Entry(GroupRecords.encode(new OffsetKey(GROUP, "orders", 0)),
+            GroupRecords.encode(new GroupRecords.OffsetValue(42, -1, "", now - 2, now - 1, null)))));
+        final ManualGroupScheduler next = new ManualGroupScheduler();
+        final GroupManager reloaded = new GroupManager(CONFIG, next, new RecordingGroupLog(), new SplittableRandom(2),
+            this::wallClock);
+        log.replayInto(reloaded);
+        assertEquals(GroupState.STABLE, reloaded.state(GROUP));
+        reloaded.expireOffsets();
+        next.runPending();
+        assertEquals(42, reloaded.fetchOffsets(GROUP, List.of(new TopicPartition("orders", 0))).get(0).offset(),
+            "as Kafka: a Stable group's consumed topic never expires, whatever the record says");
+    }
+
+    @Test
+    void anExpiredGroupThatAMemberJoinedAndLeftDuringTheTombstoneWriteStays() {
+        final String member = stable("consumer", subscription("orders"));
+        commit(GROUP, 1, member, at("orders", 0, 42));
+        leave(member);
+        scheduler.advance(RETENTION_MS);
+        log.auto = false;
+        final int before = log.keys.size();
+        groups.expireOffsets();
+        assertEquals(List.of(new OffsetKey(GROUP, "orders", 0), new GroupKey(GROUP)), log.keysFrom(before));
+        final CompletableFuture<Void> expiry = log.lastWrite();
+        log.auto = true;
+        final CompletableFuture<JoinResult> joined = join("consumer", subscription("orders"));
+        scheduler.advance(CONFIG.initialRebalanceDelayMs());
+        leave(joined.getNow(null).memberId());
+        expiry.complete(null);
+        scheduler.runPending();
+        assertEquals(GroupState.EMPTY, groups.state(GROUP), "its metadata follows the tombstone in the log");
+        assertEquals(-1, committed(GROUP, "orders", 0));
+        assertMatchesReload(GROUP);
     }
 }

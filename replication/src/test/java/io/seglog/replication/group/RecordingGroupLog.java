@@ -13,6 +13,8 @@ final class RecordingGroupLog implements GroupLog {
     final List<byte[]> keys = new ArrayList<>();
     final List<byte[]> values = new ArrayList<>();
     final List<CompletableFuture<Void>> writes = new ArrayList<>();
+    /** For each entry, the index of the write it came in. */
+    private final List<Integer> writeOf = new ArrayList<>();
     boolean auto = true;
 
     @Override
@@ -20,6 +22,7 @@ final class RecordingGroupLog implements GroupLog {
         for (final GroupLog.Entry e : entries) {
             keys.add(e.key());
             values.add(e.value());
+            writeOf.add(writes.size());
         }
         final CompletableFuture<Void> f = new CompletableFuture<>();
         writes.add(f);
@@ -47,9 +50,15 @@ final class RecordingGroupLog implements GroupLog {
         return out;
     }
 
-    /** Replays everything appended into another manager, as a new coordinator loading the partition. */
+    /**
+     * Replays everything appended into another manager, as a new coordinator loading the partition; the entries of a
+     * write that failed are not in the log.
+     */
     void replayInto(final GroupManager manager) {
         for (int i = 0; i < keys.size(); i++) {
+            if (writes.get(writeOf.get(i)).isCompletedExceptionally()) {
+                continue;
+            }
             manager.replay(ByteBuffer.wrap(keys.get(i)), values.get(i) == null ? null : ByteBuffer.wrap(values.get(i)));
         }
     }
