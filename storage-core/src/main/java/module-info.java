@@ -21,4 +21,5 @@ module io.seglog.storage {
     exports io.seglog.storage;
     exports io.seglog.storage.format;
     exports io.seglog.storage.io;
+    exports io.seglog.storage.inspect;
 }

@@ -1,0 +1,533 @@
+package io.seglog.storage.inspect;
+
+import io.seglog.storage.checkpoint.CorruptCheckpointException;
+import io.seglog.storage.checkpoint.EpochEntry;
+import io.seglog.storage.checkpoint.LeaderEpochCheckpointFile;
+import io.seglog.storage.checkpoint.OffsetCheckpointFile;
+import io.seglog.storage.checkpoint.PartitionKey;
+import io.seglog.storage.checkpoint.PartitionMetadataFile;
+import io.seglog.storage.format.RecordBatchDescriptor;
+import io.seglog.storage.io.FileIO;
+import io.seglog.storage.producer.ProducerSnapshotDescriptor;
+import io.seglog.storage.producer.ProducerSnapshots;
+import io.seglog.storage.segment.SegmentFiles;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+import java.util.zip.CRC32C;
+import org.agrona.collections.IntArrayList;
+import org.agrona.collections.LongArrayList;
+
+/**
+ * Checks a log directory, or one partition directory, without a broker and without changing a byte: every file is
+ * opened for reading only. It reports every problem it finds rather than stopping at the first, each naming the
+ * file, the position and the offset, so that an operator can compare it with what {@code kafka-dump-log} shows.
+ *
+ * <p>What it checks, per partition:
+ * <ul>
+ *   <li>every batch of every segment: a length that fits the file, magic 2, the CRC-32C, offsets that increase
+ *       within and across segments and start at or past the segment's base offset; a segment stops being read at its
+ *       first bad batch (nothing after it can be framed);</li>
+ *   <li>the offset index: whole entries, offsets and positions that increase, each entry at the start of a batch
+ *       that begins at or before its offset, none past the segment's last offset;</li>
+ *   <li>the time index: whole entries, timestamps and offsets that never decrease, offsets inside the segment and
+ *       timestamps no later than its batches' newest;</li>
+ *   <li>the leader-epoch checkpoint (its format and order, no epoch starting past the log end, and each batch's
+ *       leader epoch equal to the epoch the checkpoint gives its offset), {@code partition.metadata}, and each
+ *       producer snapshot (its CRC, and no snapshot past the log end).</li>
+ * </ul>
+ * In a log directory, it also checks the recovery-point, log-start-offset and replication-offset checkpoints against
+ * each partition's log end. A preallocated index (the active segment of a running or crashed broker) ends at its
+ * first all-zero entry after the first, as Kafka's tools read it.
+ *
+ * <p>Nothing read from a file sizes an allocation: batches are checked in fixed-size chunks.
+ */
+public final class LogVerifier {
+    private static final int CHUNK = 64 * 1024;
+    private static final int MIN_BATCH_LENGTH = RecordBatchDescriptor.BATCH_HEADER_LENGTH
+        - RecordBatchDescriptor.LOG_OVERHEAD;
+    private static final int OFFSET_ENTRY = 8;
+    private static final int TIME_ENTRY = 12;
+    private static final int FILE_NAME_DIGITS = 20;
+
+    private final FileIO io;
+    private final Consumer<String> progress;
+    private final List<Problem> problems = new ArrayList<>();
+    private final ByteBuffer header = ByteBuffer.allocate(RecordBatchDescriptor.BATCH_HEADER_LENGTH);
+    private final ByteBuffer chunk = ByteBuffer.allocate(CHUNK);
+    private final CRC32C crc = new CRC32C();
+    private int partitions;
+    private int segments;
+    private long batches;
+    private long bytes;
+
+    private LogVerifier(final FileIO io, final Consumer<String> progress) {
+        this.io = io;
+        this.progress = progress;
+    }
+
+    /**
+     * Verifies a log directory (a directory of partition directories) or a single partition directory (one that
+     * holds {@code .log} files).
+     *
+     * @param dir      the directory
+     * @param progress told one line per segment scanned ("partition 2/7, segment 3/12: ..."), for long runs
+     * @return what was checked and every problem found
+     * @throws IOException if the directory cannot be listed (a file that cannot be read is a problem instead)
+     */
+    public static VerifyReport verify(final Path dir, final Consumer<String> progress) throws IOException {
+        Objects.requireNonNull(dir, "dir");
+        final LogVerifier verifier = new LogVerifier(FileIO.system(), Objects.requireNonNull(progress, "progress"));
+        verifier.run(dir);
+        return new VerifyReport(verifier.partitions, verifier.segments, verifier.batches, verifier.bytes,
+            verifier.problems);
+    }
+
+    private void run(final Path dir) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            throw new IOException(dir + " is not a directory");
+        }
+        if (isPartitionDir(dir)) {
+            verifyPartition(dir, 1, 1);
+            return;
+        }
+        final List<Path> dirs = new ArrayList<>();
+        try (DirectoryStream<Path> children = Files.newDirectoryStream(dir, Files::isDirectory)) {
+            children.forEach(dirs::add);
+        }
+        dirs.sort(null);
+        final Map<String, Long> logEnds = new HashMap<>();
+        for (int i = 0; i < dirs.size(); i++) {
+            logEnds.put(dirs.get(i).getFileName().toString(), verifyPartition(dirs.get(i), i + 1, dirs.size()));
+        }
+        checkOffsetCheckpoint(dir.resolve(OffsetCheckpointFile.RECOVERY_POINT_FILE), logEnds, "recovery point");
+        checkOffsetCheckpoint(dir.resolve(OffsetCheckpointFile.REPLICATION_FILE), logEnds, "high watermark");
+        checkOffsetCheckpoint(dir.resolve(OffsetCheckpointFile.LOG_START_FILE), logEnds, "log start offset");
+    }
+
+    private static boolean isPartitionDir(final Path dir) throws IOException {
+        try (DirectoryStream<Path> logs = Files.newDirectoryStream(dir, "*.log")) {
+            return logs.iterator().hasNext();
+        }
+    }
+
+    private void problem(final Path file, final long position, final long offset, final String message) {
+        problems.add(new Problem(file, position, offset, message));
+    }
+
+    // ---------------------------------------------------------------------------------------------- partition
+
+    /** Verifies one partition directory; returns its log end offset (-1 when it has no segment). */
+    private long verifyPartition(final Path dir, final int index, final int count) throws IOException {
+        partitions++;
+        final TreeMap<Long, Path> logs = new TreeMap<>();
+        final TreeMap<Long, Path> snapshots = new TreeMap<>();
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
+            for (final Path file : files) {
+                final String name = file.getFileName().toString();
+                final boolean log = name.endsWith(".log");
+                if (log || name.endsWith(ProducerSnapshotDescriptor.SUFFIX)) {
+                    final long base = baseOffsetOf(name);
+                    if (base < 0) {
+                        problem(file, -1, -1, "the name is not a 20-digit offset and a suffix");
+                    } else {
+                        (log ? logs : snapshots).put(base, file);
+                    }
+                }
+            }
+        }
+        final List<EpochEntry> epochs = readEpochs(dir);
+        long previousLast = -1;
+        long logEnd = logs.isEmpty() ? -1 : logs.firstKey();
+        int segment = 0;
+        for (final Map.Entry<Long, Path> e : logs.entrySet()) {
+            segment++;
+            final long base = e.getKey();
+            if (base <= previousLast) {
+                problem(e.getValue(), -1, base, "the segment's base offset is not past the previous segment's last"
+                    + " offset " + previousLast);
+            }
+            final SegmentScan scan = scanSegment(e.getValue(), base, Math.max(previousLast, base - 1), epochs);
+            progress.accept("partition " + index + "/" + count + " " + dir.getFileName() + ", segment " + segment
+                + "/" + logs.size() + ": " + scan.positions.size() + " batches, " + scan.validBytes + " bytes");
+            checkOffsetIndex(dir.resolve(SegmentFiles.fileName(base, ".index")), base, scan);
+            checkTimeIndex(dir.resolve(SegmentFiles.fileName(base, ".timeindex")), base, scan);
+            if (scan.lastOffset >= 0) {
+                previousLast = Math.max(previousLast, scan.lastOffset);
+            }
+            logEnd = Math.max(logEnd, Math.max(base, previousLast + 1));
+        }
+        checkEpochs(dir, epochs, logEnd);
+        checkSnapshots(snapshots, logEnd);
+        checkPartitionMetadata(dir);
+        return logEnd;
+    }
+
+    /** The offset a segment or snapshot file is named after, or -1 when the name is not 20 digits and a suffix. */
+    private static long baseOffsetOf(final String name) {
+        final int dot = name.indexOf('.');
+        if (dot != FILE_NAME_DIGITS) {
+            return -1;
+        }
+        for (int i = 0; i < FILE_NAME_DIGITS; i++) {
+            if (name.charAt(i) < '0' || name.charAt(i) > '9') {
+                return -1;
+            }
+        }
+        try {
+            return Long.parseLong(name, 0, FILE_NAME_DIGITS, 10);
+        } catch (final NumberFormatException tooLarge) {
+            return -1;
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ segment
+
+    /** What a segment scan found: batch starts, their offsets, and where valid data ends. */
+    private static final class SegmentScan {
+        final IntArrayList positions = new IntArrayList();
+        final LongArrayList baseOffsets = new LongArrayList();
+        long lastOffset = -1;
+        long maxTimestamp = -1;
+        long validBytes;
+        /** Whether the scan stopped at a bad batch: index entries past it follow from that one problem. */
+        boolean damaged;
+    }
+
+    private SegmentScan scanSegment(final Path file, final long base, final long previousLast,
+                                    final List<EpochEntry> epochs) {
+        segments++;
+        final SegmentScan scan = new SegmentScan();
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            final long size = channel.size();
+            long position = 0;
+            long last = previousLast;
+            while (position < size) {
+                final String bad = checkBatch(file, channel, position, size, base, last, epochs);
+                if (bad != null) {
+                    problem(file, position, header.limit() >= 8 ? header.getLong(0) : -1, bad + "; the "
+                        + (size - position) + " bytes from here on, and the index entries for them, are not checked");
+                    scan.damaged = true;
+                    break;
+                }
+                final long batchBase = header.getLong(0);
+                final int length = header.getInt(RecordBatchDescriptor.LENGTH_OFFSET);
+                final long batchLast = batchBase + header.getInt(RecordBatchDescriptor.LAST_OFFSET_DELTA_OFFSET);
+                if (position > Integer.MAX_VALUE) {
+                    problem(file, position, batchBase, "the segment is larger than 2 GiB");
+                    break;
+                }
+                scan.positions.addInt((int) position);
+                scan.baseOffsets.addLong(batchBase);
+                scan.lastOffset = batchLast;
+                scan.maxTimestamp = Math.max(scan.maxTimestamp,
+                    header.getLong(RecordBatchDescriptor.MAX_TIMESTAMP_OFFSET));
+                last = batchLast;
+                position += RecordBatchDescriptor.LOG_OVERHEAD + length;
+                batches++;
+                bytes += RecordBatchDescriptor.LOG_OVERHEAD + length;
+            }
+            scan.validBytes = position;
+        } catch (final IOException e) {
+            problem(file, -1, -1, "cannot be read: " + e);
+        }
+        return scan;
+    }
+
+    /**
+     * Reads and checks the batch at this position; its header is left in {@link #header}.
+     *
+     * @return null when it is sound, else what is wrong
+     */
+    private String checkBatch(final Path file, final FileChannel channel, final long position, final long size,
+                              final long base, final long previousLast, final List<EpochEntry> epochs)
+        throws IOException {
+        header.clear();
+        if (size - position < RecordBatchDescriptor.LOG_OVERHEAD) {
+            header.limit(0);
+            return "a partial batch header (" + (size - position) + " bytes)";
+        }
+        header.limit((int) Math.min(header.capacity(), size - position));
+        readFully(channel, header, position);
+        final long batchBase = header.getLong(0);
+        final int length = header.getInt(RecordBatchDescriptor.LENGTH_OFFSET);
+        if (length < MIN_BATCH_LENGTH) {
+            return "batch length " + length + " is below the v2 header's " + MIN_BATCH_LENGTH;
+        }
+        if (length > size - position - RecordBatchDescriptor.LOG_OVERHEAD) {
+            return "batch length " + length + " runs past the end of the file (" + (size - position
+                - RecordBatchDescriptor.LOG_OVERHEAD) + " bytes left)";
+        }
+        final byte magic = header.get(RecordBatchDescriptor.MAGIC_OFFSET);
+        if (magic != RecordBatchDescriptor.MAGIC_V2) {
+            return "magic " + magic + ", not 2";
+        }
+        final long stored = Integer.toUnsignedLong(header.getInt(RecordBatchDescriptor.CRC_OFFSET));
+        final long computed = crcOf(channel, position + RecordBatchDescriptor.ATTRIBUTES_OFFSET,
+            position + RecordBatchDescriptor.LOG_OVERHEAD + length);
+        if (stored != computed) {
+            return "CRC-32C " + computed + " does not match the stored " + stored;
+        }
+        final int lastDelta = header.getInt(RecordBatchDescriptor.LAST_OFFSET_DELTA_OFFSET);
+        final int count = header.getInt(RecordBatchDescriptor.RECORDS_COUNT_OFFSET);
+        if (lastDelta < 0 || count < 0 || count > (long) lastDelta + 1) {
+            return "last offset delta " + lastDelta + " and record count " + count + " disagree";
+        }
+        if (batchBase < base) {
+            return "base offset " + batchBase + " is below the segment's base offset " + base;
+        }
+        if (batchBase <= previousLast) {
+            return "base offset " + batchBase + " does not follow the previous last offset " + previousLast;
+        }
+        if (batchBase + lastDelta - base > Integer.MAX_VALUE) {
+            return "last offset " + (batchBase + lastDelta) + " is too far past the segment's base offset " + base
+                + " for its indexes";
+        }
+        final int epoch = header.getInt(RecordBatchDescriptor.PARTITION_LEADER_EPOCH_OFFSET);
+        if (epochs != null && epoch >= 0) {
+            // Before the checkpoint's first entry (the log start moved into a segment) there is nothing to compare.
+            final int expected = epochAt(epochs, batchBase);
+            if (expected >= 0 && expected != epoch) {
+                problem(file, position, batchBase, "leader epoch " + epoch + " but the leader-epoch checkpoint gives"
+                    + " epoch " + expected + " for this offset");
+            }
+        }
+        return null;
+    }
+
+    private long crcOf(final FileChannel channel, final long from, final long to) throws IOException {
+        crc.reset();
+        for (long at = from; at < to; ) {
+            chunk.clear();
+            chunk.limit((int) Math.min(CHUNK, to - at));
+            readFully(channel, chunk, at);
+            chunk.flip();
+            crc.update(chunk);
+            at += chunk.limit();
+        }
+        return crc.getValue();
+    }
+
+    private static void readFully(final FileChannel channel, final ByteBuffer into, final long position)
+        throws IOException {
+        long at = position;
+        while (into.hasRemaining()) {
+            final int n = channel.read(into, at);
+            if (n < 0) {
+                throw new IOException("end of file at position " + at);
+            }
+            at += n;
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ indexes
+
+    private void checkOffsetIndex(final Path file, final long base, final SegmentScan scan) {
+        final ByteBuffer index = readSmallFile(file, "offset index");
+        if (index == null) {
+            return;
+        }
+        if (index.limit() % OFFSET_ENTRY != 0) {
+            problem(file, -1, -1, "length " + index.limit() + " is not a whole number of " + OFFSET_ENTRY
+                + "-byte entries");
+        }
+        long previousOffset = -1;
+        int previousPosition = -1;
+        for (int i = 0; i + OFFSET_ENTRY <= index.limit(); i += OFFSET_ENTRY) {
+            final int relative = index.getInt(i);
+            final int position = index.getInt(i + 4);
+            if (i > 0 && relative == 0 && position == 0) {
+                break; // preallocated and never written
+            }
+            final long offset = base + Integer.toUnsignedLong(relative);
+            if (scan.damaged && (position >= scan.validBytes || offset > scan.lastOffset)) {
+                break;
+            }
+            if (offset <= previousOffset || position <= previousPosition) {
+                problem(file, i, offset, "entry (offset " + offset + ", position " + position + ") does not follow"
+                    + " (offset " + previousOffset + ", position " + previousPosition + ")");
+            }
+            final int slot = scan.positions.size() == 0 ? -1 : binarySearch(scan.positions, position);
+            if (slot < 0) {
+                problem(file, i, offset, "position " + position + " is not the start of a batch in "
+                    + SegmentFiles.fileName(base, ".log") + " (" + scan.validBytes + " valid bytes)");
+            } else if (offset < scan.baseOffsets.getLong(slot)) {
+                problem(file, i, offset, "the batch at position " + position + " starts at offset "
+                    + scan.baseOffsets.getLong(slot) + ", after the entry's offset");
+            } else if (offset > scan.lastOffset) {
+                problem(file, i, offset, "past the segment's last offset " + scan.lastOffset);
+            }
+            previousOffset = offset;
+            previousPosition = position;
+        }
+    }
+
+    private void checkTimeIndex(final Path file, final long base, final SegmentScan scan) {
+        final ByteBuffer index = readSmallFile(file, "time index");
+        if (index == null) {
+            return;
+        }
+        if (index.limit() % TIME_ENTRY != 0) {
+            problem(file, -1, -1, "length " + index.limit() + " is not a whole number of " + TIME_ENTRY
+                + "-byte entries");
+        }
+        long previousTimestamp = Long.MIN_VALUE;
+        long previousOffset = -1;
+        for (int i = 0; i + TIME_ENTRY <= index.limit(); i += TIME_ENTRY) {
+            final long timestamp = index.getLong(i);
+            final int relative = index.getInt(i + 8);
+            if (i > 0 && timestamp == 0 && relative == 0) {
+                break; // preallocated and never written
+            }
+            final long offset = base + Integer.toUnsignedLong(relative);
+            if (scan.damaged && offset > scan.lastOffset) {
+                break;
+            }
+            if (timestamp < previousTimestamp || offset < previousOffset) {
+                problem(file, i, offset, "entry (timestamp " + timestamp + ", offset " + offset + ") goes back from"
+                    + " (timestamp " + previousTimestamp + ", offset " + previousOffset + ")");
+            }
+            if (offset > scan.lastOffset) {
+                problem(file, i, offset, "past the segment's last offset " + scan.lastOffset);
+            } else if (timestamp > scan.maxTimestamp) {
+                problem(file, i, offset, "timestamp " + timestamp + " is later than the segment's newest batch ("
+                    + scan.maxTimestamp + ")");
+            }
+            previousTimestamp = timestamp;
+            previousOffset = offset;
+        }
+    }
+
+    private static int binarySearch(final IntArrayList sorted, final int key) {
+        int low = 0;
+        int high = sorted.size() - 1;
+        while (low <= high) {
+            final int mid = (low + high) >>> 1;
+            final int v = sorted.getInt(mid);
+            if (v < key) {
+                low = mid + 1;
+            } else if (v > key) {
+                high = mid - 1;
+            } else {
+                return mid;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * An index file's bytes (indexes are capped at 2 GiB by their format; the allocation is the file's real size).
+     *
+     * @return null when the file is missing (the engine rebuilds it) or unreadable (reported)
+     */
+    private ByteBuffer readSmallFile(final Path file, final String what) {
+        if (!Files.exists(file)) {
+            return null;
+        }
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            final long size = channel.size();
+            if (size > Integer.MAX_VALUE) {
+                problem(file, -1, -1, "the " + what + " is larger than 2 GiB");
+                return null;
+            }
+            final ByteBuffer content = ByteBuffer.allocate((int) size).order(ByteOrder.BIG_ENDIAN);
+            readFully(channel, content, 0);
+            return content.flip();
+        } catch (final IOException e) {
+            problem(file, -1, -1, "the " + what + " cannot be read: " + e);
+            return null;
+        }
+    }
+
+    // -------------------------------------------------------------------------------------------- checkpoints
+
+    /** The leader-epoch checkpoint's entries, or null when it is missing or unreadable (then reported). */
+    private List<EpochEntry> readEpochs(final Path dir) {
+        final Path file = dir.resolve(LeaderEpochCheckpointFile.FILE_NAME);
+        if (!Files.exists(file)) {
+            return null;
+        }
+        try {
+            return new LeaderEpochCheckpointFile(io, file).read();
+        } catch (final CorruptCheckpointException | IOException e) {
+            problem(file, -1, -1, e.getMessage());
+            return null;
+        }
+    }
+
+    private static int epochAt(final List<EpochEntry> epochs, final long offset) {
+        int epoch = -1;
+        for (final EpochEntry e : epochs) {
+            if (e.startOffset() > offset) {
+                break;
+            }
+            epoch = e.epoch();
+        }
+        return epoch;
+    }
+
+    private void checkEpochs(final Path dir, final List<EpochEntry> epochs, final long logEnd) {
+        if (epochs == null) {
+            return;
+        }
+        for (final EpochEntry e : epochs) {
+            if (e.startOffset() > Math.max(logEnd, 0)) {
+                problem(dir.resolve(LeaderEpochCheckpointFile.FILE_NAME), -1, e.startOffset(), "epoch " + e.epoch()
+                    + " starts past the log end offset " + logEnd);
+            }
+        }
+    }
+
+    private void checkSnapshots(final TreeMap<Long, Path> snapshots, final long logEnd) {
+        for (final Map.Entry<Long, Path> e : snapshots.entrySet()) {
+            if (e.getKey() > Math.max(logEnd, 0)) {
+                problem(e.getValue(), -1, e.getKey(), "a producer snapshot past the log end offset " + logEnd);
+            }
+            try {
+                ProducerSnapshots.describe(io, e.getValue());
+            } catch (final IOException ex) {
+                problem(e.getValue(), -1, -1, ex.getMessage());
+            }
+        }
+    }
+
+    private void checkPartitionMetadata(final Path dir) {
+        try {
+            PartitionMetadataFile.open(io, dir, false);
+        } catch (final CorruptCheckpointException | IOException e) {
+            problem(dir.resolve(PartitionMetadataFile.FILE_NAME), -1, -1, e.getMessage());
+        }
+    }
+
+    private void checkOffsetCheckpoint(final Path file, final Map<String, Long> logEnds, final String what) {
+        if (!Files.exists(file)) {
+            return;
+        }
+        final Map<PartitionKey, Long> offsets;
+        try {
+            offsets = new OffsetCheckpointFile(io, file).read();
+        } catch (final CorruptCheckpointException | IOException e) {
+            problem(file, -1, -1, e.getMessage());
+            return;
+        }
+        for (final Map.Entry<PartitionKey, Long> e : offsets.entrySet()) {
+            final Long logEnd = logEnds.get(e.getKey().topic() + "-" + e.getKey().partition());
+            if (logEnd != null && logEnd >= 0 && e.getValue() > logEnd) {
+                problem(file, -1, e.getValue(), e.getKey() + ": the " + what + " is past the log end offset "
+                    + logEnd);
+            }
+        }
+    }
+}
