@@ -26,7 +26,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 import java.util.function.Consumer;
-import java.util.zip.CRC32C;
 import org.agrona.collections.IntArrayList;
 import org.agrona.collections.LongArrayList;
 
@@ -55,7 +54,6 @@ import org.agrona.collections.LongArrayList;
  * <p>Nothing read from a file sizes an allocation: batches are checked in fixed-size chunks.
  */
 public final class LogVerifier {
-    private static final int CHUNK = 64 * 1024;
     private static final int MIN_BATCH_LENGTH = RecordBatchDescriptor.BATCH_HEADER_LENGTH
         - RecordBatchDescriptor.LOG_OVERHEAD;
     private static final int OFFSET_ENTRY = 8;
@@ -66,8 +64,7 @@ public final class LogVerifier {
     private final Consumer<String> progress;
     private final List<Problem> problems = new ArrayList<>();
     private final ByteBuffer header = ByteBuffer.allocate(RecordBatchDescriptor.BATCH_HEADER_LENGTH);
-    private final ByteBuffer chunk = ByteBuffer.allocate(CHUNK);
-    private final CRC32C crc = new CRC32C();
+    private final FileBytes fileBytes = new FileBytes();
     private int partitions;
     private int segments;
     private long batches;
@@ -260,7 +257,7 @@ public final class LogVerifier {
             return "a partial batch header (" + (size - position) + " bytes)";
         }
         header.limit((int) Math.min(header.capacity(), size - position));
-        readFully(channel, header, position);
+        FileBytes.readFully(channel, header, position);
         final long batchBase = header.getLong(0);
         final int length = header.getInt(RecordBatchDescriptor.LENGTH_OFFSET);
         if (length < MIN_BATCH_LENGTH) {
@@ -275,7 +272,7 @@ public final class LogVerifier {
             return "magic " + magic + ", not 2";
         }
         final long stored = Integer.toUnsignedLong(header.getInt(RecordBatchDescriptor.CRC_OFFSET));
-        final long computed = crcOf(channel, position + RecordBatchDescriptor.ATTRIBUTES_OFFSET,
+        final long computed = fileBytes.crc32c(channel, position + RecordBatchDescriptor.ATTRIBUTES_OFFSET,
             position + RecordBatchDescriptor.LOG_OVERHEAD + length);
         if (stored != computed) {
             return "CRC-32C " + computed + " does not match the stored " + stored;
@@ -305,31 +302,6 @@ public final class LogVerifier {
             }
         }
         return null;
-    }
-
-    private long crcOf(final FileChannel channel, final long from, final long to) throws IOException {
-        crc.reset();
-        for (long at = from; at < to; ) {
-            chunk.clear();
-            chunk.limit((int) Math.min(CHUNK, to - at));
-            readFully(channel, chunk, at);
-            chunk.flip();
-            crc.update(chunk);
-            at += chunk.limit();
-        }
-        return crc.getValue();
-    }
-
-    private static void readFully(final FileChannel channel, final ByteBuffer into, final long position)
-        throws IOException {
-        long at = position;
-        while (into.hasRemaining()) {
-            final int n = channel.read(into, at);
-            if (n < 0) {
-                throw new IOException("end of file at position " + at);
-            }
-            at += n;
-        }
     }
 
     // ------------------------------------------------------------------------------------------------ indexes
@@ -443,7 +415,7 @@ public final class LogVerifier {
                 return null;
             }
             final ByteBuffer content = ByteBuffer.allocate((int) size).order(ByteOrder.BIG_ENDIAN);
-            readFully(channel, content, 0);
+            FileBytes.readFully(channel, content, 0);
             return content.flip();
         } catch (final IOException e) {
             problem(file, -1, -1, "the " + what + " cannot be read: " + e);

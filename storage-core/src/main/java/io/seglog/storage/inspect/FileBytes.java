@@ -1,0 +1,43 @@
+package io.seglog.storage.inspect;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.util.zip.CRC32C;
+
+/**
+ * Positional reads of a file for the inspection tools, and a batch's CRC-32C computed in fixed-size chunks, so that
+ * no length read from a file sizes an allocation. Not thread-safe: one per tool run.
+ */
+final class FileBytes {
+    private static final int CHUNK = 64 * 1024;
+
+    private final ByteBuffer chunk = ByteBuffer.allocate(CHUNK);
+    private final CRC32C crc = new CRC32C();
+
+    /** Fills the buffer from this position; an end of file first is an error naming the position. */
+    static void readFully(final FileChannel channel, final ByteBuffer into, final long position) throws IOException {
+        long at = position;
+        while (into.hasRemaining()) {
+            final int n = channel.read(into, at);
+            if (n < 0) {
+                throw new IOException("end of file at position " + at);
+            }
+            at += n;
+        }
+    }
+
+    /** The CRC-32C of the bytes in [from, to). */
+    long crc32c(final FileChannel channel, final long from, final long to) throws IOException {
+        crc.reset();
+        for (long at = from; at < to; ) {
+            chunk.clear();
+            chunk.limit((int) Math.min(CHUNK, to - at));
+            readFully(channel, chunk, at);
+            chunk.flip();
+            crc.update(chunk);
+            at += chunk.limit();
+        }
+        return crc.getValue();
+    }
+}

@@ -1,0 +1,196 @@
+package io.seglog.storage;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.seglog.storage.inspect.LogDump;
+import io.seglog.storage.inspect.LogDump.Decoder;
+import io.seglog.storage.inspect.LogDump.Options;
+import io.seglog.storage.io.FileIO;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeader;
+import org.apache.kafka.common.record.internal.ControlRecordType;
+import org.apache.kafka.common.record.internal.EndTransactionMarker;
+import org.apache.kafka.common.record.internal.FileLogInputStream.FileChannelRecordBatch;
+import org.apache.kafka.common.record.internal.FileRecords;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.Record;
+import org.apache.kafka.common.record.internal.SimpleRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@link LogDump} prints what Kafka's {@code kafka-dump-log} prints: the expected lines are built from Kafka's own
+ * {@code FileRecords} reading the same file, in the format of Kafka's {@code DumpLogSegments} (batch line, record
+ * lines with the "|" indent, transaction markers, keys and payloads, trailing invalid bytes).
+ */
+class LogDumpTest {
+    private static final long T0 = 1_700_000_000_000L;
+    private static final byte[] GARBAGE = {1, 2, 3, 4, 5, 6, 7};
+
+    @TempDir
+    Path dir;
+
+    private static byte[] utf8(final String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** A segment of Kafka-built batches: plain with headers and a null key, gzip idempotent across the sequence
+     * wrap, transactional, a commit marker; then 7 bytes of garbage. */
+    private Path segment() throws IOException {
+        final Header[] headers = {new RecordHeader("trace", utf8("t-1")), new RecordHeader("origin", utf8("eu"))};
+        final List<ByteBuffer> parts = List.of(
+            MemoryRecords.withRecords(100L, Compression.NONE, 3, new SimpleRecord(T0, utf8("k0"), utf8("v0"), headers),
+                new SimpleRecord(T0 + 1, null, utf8("no key"))).buffer(),
+            MemoryRecords.withIdempotentRecords(102L, Compression.gzip().build(), 7L, (short) 1, Integer.MAX_VALUE - 1,
+                3, new SimpleRecord(T0 + 2, utf8("k2"), utf8("v2")), new SimpleRecord(T0 + 3, utf8("k3"), null),
+                new SimpleRecord(T0 + 4, utf8("k4"), utf8("v4"))).buffer(),
+            MemoryRecords.withTransactionalRecords(105L, Compression.NONE, 7L, (short) 1, 2, 3,
+                new SimpleRecord(T0 + 5, utf8("k5"), utf8("v5"))).buffer(),
+            MemoryRecords.withEndTransactionMarker(106L, T0 + 6, 3, 7L, (short) 1,
+                new EndTransactionMarker(ControlRecordType.COMMIT, 5)).buffer(),
+            ByteBuffer.wrap(GARBAGE));
+        final ByteBuffer all = ByteBuffer.allocate(parts.stream().mapToInt(ByteBuffer::remaining).sum());
+        parts.forEach(all::put);
+        final Path file = dir.resolve("00000000000000000100.log");
+        Files.write(file, all.array());
+        return file;
+    }
+
+    /** Kafka's DumpLogSegments lines for this file, from Kafka's FileRecords. */
+    private static List<String> kafkaLines(final Path file, final boolean deep, final boolean data)
+        throws IOException {
+        final List<String> lines = new ArrayList<>();
+        lines.add("Dumping " + file);
+        lines.add("Log starting offset: 100");
+        long validBytes = 0;
+        try (FileRecords records = FileRecords.open(file.toFile())) {
+            for (final FileChannelRecordBatch b : records.batches()) {
+                lines.add("baseOffset: " + b.baseOffset() + " lastOffset: " + b.lastOffset() + " count: "
+                    + b.countOrNull() + " baseSequence: " + b.baseSequence() + " lastSequence: " + b.lastSequence()
+                    + " producerId: " + b.producerId() + " producerEpoch: " + b.producerEpoch()
+                    + " partitionLeaderEpoch: " + b.partitionLeaderEpoch() + " isTransactional: "
+                    + b.isTransactional() + " isControl: " + b.isControlBatch() + " deleteHorizonMs: "
+                    + b.deleteHorizonMs() + " position: " + validBytes + " " + b.timestampType() + ": "
+                    + b.maxTimestamp() + " size: " + b.sizeInBytes() + " magic: " + b.magic() + " compresscodec: "
+                    + b.compressionType().name + " crc: " + b.checksum() + " isvalid: " + b.isValid());
+                if (deep || data) {
+                    for (final Record r : b) {
+                        final StringBuilder line = new StringBuilder("| offset: " + r.offset() + " "
+                            + b.timestampType() + ": " + r.timestamp() + " keySize: " + r.keySize() + " valueSize: "
+                            + r.valueSize() + " sequence: " + r.sequence() + " headerKeys: "
+                            + Arrays.stream(r.headers()).map(Header::key).collect(Collectors.joining(",", "[", "]")));
+                        if (b.isControlBatch()) {
+                            final EndTransactionMarker marker = EndTransactionMarker.deserialize(r);
+                            line.append(" endTxnMarker: ").append(marker.controlType()).append(" coordinatorEpoch: ")
+                                .append(marker.coordinatorEpoch());
+                        } else if (data) {
+                            if (r.hasKey()) {
+                                line.append(" key: ").append(StandardCharsets.UTF_8.decode(r.key()));
+                            }
+                            if (r.hasValue()) {
+                                line.append(" payload: ").append(StandardCharsets.UTF_8.decode(r.value()));
+                            }
+                        }
+                        lines.add(line.toString());
+                    }
+                }
+                validBytes += b.sizeInBytes();
+            }
+        }
+        lines.add("Found " + (Files.size(file) - validBytes) + " invalid bytes at the end of " + file.getFileName());
+        return lines;
+    }
+
+    private record Dumped(boolean clean, List<String> out, String err) {
+    }
+
+    private static Dumped dump(final List<Path> paths, final Options options) {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        final boolean clean = LogDump.dump(paths, options, new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new Dumped(clean, out.toString(StandardCharsets.UTF_8).lines().toList(),
+            err.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void batchesAreThoseKafkasToolPrints() throws IOException {
+        final Path file = segment();
+        final Dumped d = dump(List.of(file), Options.batches());
+        assertEquals(kafkaLines(file, false, false), d.out());
+        assertFalse(d.clean(), "7 invalid bytes at the end");
+    }
+
+    @Test
+    void deepIterationPrintsEachRecordAndTheMarkerAsKafkasToolDoes() throws IOException {
+        final Path file = segment();
+        final Dumped d = dump(List.of(file), new Options(true, false, Decoder.STRING, 1 << 20));
+        assertEquals(kafkaLines(file, true, false), d.out());
+        assertTrue(d.out().stream().anyMatch(l -> l.contains("sequence: 0 ")), "the sequence wraps past MAX_VALUE");
+    }
+
+    @Test
+    void printDataAddsKeysAndPayloads() throws IOException {
+        final Path file = segment();
+        final Dumped d = dump(List.of(file), new Options(false, true, Decoder.STRING, 1 << 20));
+        assertEquals(kafkaLines(file, true, true), d.out());
+
+        final Dumped hex = dump(List.of(file), new Options(false, true, Decoder.HEX, 1 << 20));
+        assertTrue(hex.out().stream().anyMatch(l -> l.endsWith(" key: 6b30 payload: 7630")), String.join("\n",
+            hex.out()));
+    }
+
+    @Test
+    void aBatchLargerThanTheLimitIsShownWithoutItsRecords() throws IOException {
+        final Path file = segment();
+        final Dumped d = dump(List.of(file), new Options(true, false, Decoder.STRING, 64));
+        assertTrue(d.out().stream().anyMatch(l -> l.contains("records not shown") && l.contains("64-byte limit")),
+            String.join("\n", d.out()));
+        assertEquals(kafkaLines(file, false, false).size(), d.out().stream().filter(l -> !l.startsWith("|")).count());
+    }
+
+    @Test
+    void aPartitionDirectoryDumpsEveryFileItKnowsInNameOrder() throws IOException {
+        final Path partition = dir.resolve("orders-0");
+        try (PartitionLog log = PartitionLog.open(partition, LogConfig.builder().segmentBytes(1_024)
+            .indexIntervalBytes(64).build(), FileIO.system(), new ManualClock(T0))) {
+            for (int i = 0; i < 30; i++) {
+                log.appendAsLeader(KafkaBatches.batch(0, T0 + i), i < 15 ? 1 : 2);
+            }
+        }
+        final Dumped d = dump(List.of(partition), new Options(false, false, Decoder.STRING, 1 << 20));
+        assertTrue(d.clean(), d.err());
+        final List<String> dumping = d.out().stream().filter(l -> l.startsWith("Dumping ")).toList();
+        try (var files = Files.list(partition)) {
+            final List<String> expected = files.filter(Files::isRegularFile).sorted()
+                .filter(f -> !f.getFileName().toString().startsWith("."))
+                .map(f -> "Dumping " + f).toList();
+            assertEquals(expected, dumping, "every file but the directory lock");
+        }
+        assertTrue(d.out().contains("epoch: 1 startOffset: 0"), String.join("\n", d.out()));
+        assertTrue(d.out().contains("epoch: 2 startOffset: 15"), String.join("\n", d.out()));
+        // Each offset index line names a batch start that the batch lines show at that offset and position.
+        final List<String> batchLines = d.out().stream().filter(l -> l.startsWith("baseOffset: ")).toList();
+        final List<String> indexLines = d.out().stream().filter(l -> l.startsWith("offset: ")).toList();
+        assertFalse(indexLines.isEmpty());
+        for (final String entry : indexLines) {
+            final String[] f = entry.split(" ");
+            assertTrue(batchLines.stream().anyMatch(b -> b.contains("lastOffset: " + f[1] + " ")
+                && b.contains(" position: " + f[3] + " ")), entry);
+        }
+    }
+}
