@@ -8,9 +8,9 @@ import io.seglog.storage.inspect.LogDump;
 import io.seglog.storage.inspect.LogDump.Decoder;
 import io.seglog.storage.inspect.LogDump.Options;
 import io.seglog.storage.io.FileIO;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -119,12 +119,10 @@ class LogDumpTest {
     }
 
     private static Dumped dump(final List<Path> paths, final Options options) {
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        final ByteArrayOutputStream err = new ByteArrayOutputStream();
-        final boolean clean = LogDump.dump(paths, options, new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8));
-        return new Dumped(clean, out.toString(StandardCharsets.UTF_8).lines().toList(),
-            err.toString(StandardCharsets.UTF_8));
+        final StringWriter out = new StringWriter();
+        final StringWriter err = new StringWriter();
+        final boolean clean = LogDump.dump(paths, options, new PrintWriter(out, true), new PrintWriter(err, true));
+        return new Dumped(clean, out.toString().lines().toList(), err.toString());
     }
 
     @Test

@@ -15,7 +15,7 @@ import io.seglog.storage.io.FileIO;
 import io.seglog.storage.producer.ProducerSnapshotDescriptor;
 import io.seglog.storage.producer.ProducerSnapshots;
 import java.io.IOException;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -90,8 +90,8 @@ public final class LogDump {
     }
 
     private final Options options;
-    private final PrintStream out;
-    private final PrintStream err;
+    private final PrintWriter out;
+    private final PrintWriter err;
     private final FileBytes fileBytes = new FileBytes();
     private final ByteBuffer header = ByteBuffer.allocate(RecordBatchDescriptor.BATCH_HEADER_LENGTH);
     private final RecordBatch batch = new RecordBatch();
@@ -100,7 +100,7 @@ public final class LogDump {
     private final UnsafeBuffer batchBuffer = new UnsafeBuffer(0, 0);
     private ByteBuffer batchBytes = ByteBuffer.allocate(0);
 
-    private LogDump(final Options options, final PrintStream out, final PrintStream err) {
+    private LogDump(final Options options, final PrintWriter out, final PrintWriter err) {
         this.options = Objects.requireNonNull(options, "options");
         this.out = Objects.requireNonNull(out, "out");
         this.err = Objects.requireNonNull(err, "err");
@@ -115,8 +115,8 @@ public final class LogDump {
      * @param err     where files that cannot be read or are not known are reported
      * @return whether every file could be read in full (false when any was unknown, unreadable or damaged)
      */
-    public static boolean dump(final List<Path> paths, final Options options, final PrintStream out,
-                               final PrintStream err) {
+    public static boolean dump(final List<Path> paths, final Options options, final PrintWriter out,
+                               final PrintWriter err) {
         final LogDump dump = new LogDump(options, out, err);
         boolean clean = true;
         try (BatchRecordReader reader = new BatchRecordReader(options.maxBatchBytes())) {
@@ -129,7 +129,7 @@ public final class LogDump {
         return clean;
     }
 
-    private static List<Path> expand(final Path path, final PrintStream err) {
+    private static List<Path> expand(final Path path, final PrintWriter err) {
         if (!Files.isDirectory(path)) {
             return List.of(path);
         }
