@@ -4,13 +4,15 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.seglog.replication.ReplicationConfig;
 import io.seglog.replication.controller.TopicAdmin;
+import io.seglog.replication.metrics.BrokerTopicMetrics;
+import io.seglog.replication.metrics.KafkaMetrics;
 import io.seglog.replication.replica.AppendResult;
 import io.seglog.replication.replica.FetchRequest;
+import io.seglog.replication.replica.LeaderEndpoint;
 import io.seglog.replication.replica.LeadershipListener;
+import io.seglog.replication.replica.Partition;
 import io.seglog.replication.replica.PartitionFetch;
 import io.seglog.replication.replica.ReadResult;
-import io.seglog.replication.replica.LeaderEndpoint;
-import io.seglog.replication.replica.Partition;
 import io.seglog.replication.replica.ReplicaManager;
 import io.seglog.replication.transport.ControlChannel;
 import io.seglog.replication.transport.ControlHandlerRegistry;
@@ -20,10 +22,11 @@ import io.seglog.replication.transport.PartitionStateInfo;
 import io.seglog.replication.transport.ReplicaStateListener;
 import io.seglog.replication.wire.AdminApis;
 import io.seglog.replication.wire.ClusterView;
-import io.seglog.replication.wire.KafkaApi;
 import io.seglog.replication.wire.GroupApis;
+import io.seglog.replication.wire.KafkaApi;
 import io.seglog.replication.wire.KafkaApis;
 import io.seglog.replication.wire.KafkaWireServer;
+import io.seglog.replication.wire.RequestMetrics;
 import io.seglog.replication.wire.TcpControlChannel;
 import io.seglog.replication.wire.TcpControlRegistry;
 import io.seglog.replication.wire.WireClient;
@@ -94,6 +97,9 @@ public final class SeglogBroker implements AutoCloseable {
     private TcpControlChannel tcpChannel;
     private GroupCoordinator groupCoordinator;
     private ExecutorService offsetsTopicCreation;
+    private final KafkaMetrics metrics;
+    /** Whether {@link #metrics} is the broker's own (closed with it). */
+    private final boolean ownMetrics;
     private boolean closed;
 
     /**
@@ -107,10 +113,12 @@ public final class SeglogBroker implements AutoCloseable {
      * @param registry        where this broker's control handlers are made reachable; null for TCP
      * @param endpointWrapper wraps each follower's connection to a leader (fault injection, metering)
      * @param leadership      told each change of this broker's role for a partition
+     * @param metrics         where the broker's metrics go; null for a registry of its own on the platform MBean
+     *                        server, closed with the broker (a given one is the caller's to close)
      */
     public record Options(ThreadFactory threadFactory, LongSupplier clockMs, ControlChannel channel,
                           ControlHandlerRegistry registry, EndpointWrapper endpointWrapper,
-                          LeadershipListener leadership) {
+                          LeadershipListener leadership, KafkaMetrics metrics) {
         /**
          * These options with another thread factory.
          *
@@ -118,7 +126,7 @@ public final class SeglogBroker implements AutoCloseable {
          * @return a copy
          */
         public Options threadFactory(final ThreadFactory factory) {
-            return new Options(factory, clockMs, channel, registry, endpointWrapper, leadership);
+            return new Options(factory, clockMs, channel, registry, endpointWrapper, leadership, metrics);
         }
 
         /**
@@ -128,7 +136,7 @@ public final class SeglogBroker implements AutoCloseable {
          * @return a copy
          */
         public Options clockMs(final LongSupplier clock) {
-            return new Options(threadFactory, clock, channel, registry, endpointWrapper, leadership);
+            return new Options(threadFactory, clock, channel, registry, endpointWrapper, leadership, metrics);
         }
 
         /**
@@ -138,7 +146,7 @@ public final class SeglogBroker implements AutoCloseable {
          * @return a copy
          */
         public Options inJvmControl(final InJvmControlChannel inJvm) {
-            return new Options(threadFactory, clockMs, inJvm, inJvm, endpointWrapper, leadership);
+            return new Options(threadFactory, clockMs, inJvm, inJvm, endpointWrapper, leadership, metrics);
         }
 
         /**
@@ -149,7 +157,8 @@ public final class SeglogBroker implements AutoCloseable {
          * @return a copy
          */
         public Options control(final ControlChannel controlChannel, final ControlHandlerRegistry controlRegistry) {
-            return new Options(threadFactory, clockMs, controlChannel, controlRegistry, endpointWrapper, leadership);
+            return new Options(threadFactory, clockMs, controlChannel, controlRegistry, endpointWrapper, leadership,
+                metrics);
         }
 
         /**
@@ -159,7 +168,7 @@ public final class SeglogBroker implements AutoCloseable {
          * @return a copy
          */
         public Options endpointWrapper(final EndpointWrapper wrapper) {
-            return new Options(threadFactory, clockMs, channel, registry, wrapper, leadership);
+            return new Options(threadFactory, clockMs, channel, registry, wrapper, leadership, metrics);
         }
 
         /**
@@ -170,7 +179,18 @@ public final class SeglogBroker implements AutoCloseable {
          * @return a copy
          */
         public Options leadershipListener(final LeadershipListener listener) {
-            return new Options(threadFactory, clockMs, channel, registry, endpointWrapper, listener);
+            return new Options(threadFactory, clockMs, channel, registry, endpointWrapper, listener, metrics);
+        }
+
+        /**
+         * These options with the broker's metrics in a registry of the caller's (its own MBean server, a
+         * simulation's manual ticks, or one bound to Micrometer).
+         *
+         * @param registry the registry; the caller closes it after the broker
+         * @return a copy
+         */
+        public Options metrics(final KafkaMetrics registry) {
+            return new Options(threadFactory, clockMs, channel, this.registry, endpointWrapper, leadership, registry);
         }
     }
 
@@ -194,7 +214,7 @@ public final class SeglogBroker implements AutoCloseable {
      */
     public static Options options() {
         return new Options(Thread::new, monotonicMs(), null, null, (local, leader, endpoint) -> endpoint,
-            LeadershipListener.NONE);
+            LeadershipListener.NONE, null);
     }
 
     private SeglogBroker(final SeglogBrokerConfig config, final Options options) {
@@ -203,6 +223,10 @@ public final class SeglogBroker implements AutoCloseable {
         final boolean tcp = options.channel() == null || options.registry() == null;
         this.config = config;
         final int id = config.replication().brokerId();
+        this.ownMetrics = options.metrics() == null;
+        this.metrics = ownMetrics ? KafkaMetrics.jmx() : options.metrics();
+        final java.util.concurrent.atomic.AtomicReference<BrokerMetrics> brokerMetrics =
+            new java.util.concurrent.atomic.AtomicReference<>();
         LogManager openedLogs = null;
         EventLoopGroup loops = null;
         ZkIsrWriter writer = null;
@@ -246,18 +270,30 @@ public final class SeglogBroker implements AutoCloseable {
                 @Override
                 public void onBecomeLeader(final TopicPartition tp, final int leaderEpoch) {
                     groups.onBecomeLeader(tp, leaderEpoch);
+                    final BrokerMetrics m = brokerMetrics.get();
+                    if (m != null) {
+                        m.onBecomeLeader(tp, leaderEpoch);
+                    }
                     user.onBecomeLeader(tp, leaderEpoch);
                 }
 
                 @Override
                 public void onBecomeFollower(final TopicPartition tp, final int leaderId, final int leaderEpoch) {
                     groups.onBecomeFollower(tp, leaderId, leaderEpoch);
+                    final BrokerMetrics m = brokerMetrics.get();
+                    if (m != null) {
+                        m.onBecomeFollower(tp, leaderId, leaderEpoch);
+                    }
                     user.onBecomeFollower(tp, leaderId, leaderEpoch);
                 }
 
                 @Override
                 public void onStopped(final TopicPartition tp, final boolean deleted) {
                     groups.onStopped(tp, deleted);
+                    final BrokerMetrics m = brokerMetrics.get();
+                    if (m != null) {
+                        m.onStopped(tp, deleted);
+                    }
                     user.onStopped(tp, deleted);
                 }
             };
@@ -267,6 +303,7 @@ public final class SeglogBroker implements AutoCloseable {
                 endpoints, threadFactory, leadership);
             rmRef.set(replicaManager);
             final ReplicaManager rm = replicaManager;
+            brokerMetrics.set(new BrokerMetrics(metrics, rm, () -> controlRef != null && controlRef.isController()));
             producerIds = new ZkProducerIdManager(id, () -> controlRef == null ? null : controlRef.store(), clockMs,
                 threadFactory);
             final ControlChannel channel;
@@ -280,12 +317,12 @@ public final class SeglogBroker implements AutoCloseable {
                 channel = tcpChannel;
                 registry = tcpRegistry;
                 listener = KafkaWireServer.start(config.listener(), servedApis(config, rm, threadFactory, clockMs),
-                    tcpRegistry.apis(), config.networkThreads(), threadFactory);
+                    tcpRegistry.apis(), config.networkThreads(), threadFactory, new RequestMetrics(metrics));
             } else {
                 channel = options.channel();
                 registry = options.registry();
                 listener = KafkaWireServer.start(config.listener(), servedApis(config, rm, threadFactory, clockMs),
-                    config.networkThreads(), threadFactory);
+                    List.of(), config.networkThreads(), threadFactory, new RequestMetrics(metrics));
             }
             this.advertisedPort = config.advertisedPort() == 0 ? listener.address().getPort() : config.advertisedPort();
             final ReplicationConfig replication = config.replication().toBuilder()
@@ -319,7 +356,8 @@ public final class SeglogBroker implements AutoCloseable {
                     shutdown(controlThread),
                     shutdown(topicCreation), shutdown(offsetsTopicCreation), shutdown(adminThread), producerIds,
                     groupCoordinator, replicaManager, writer, started == null ? null
-                    : () -> started.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly(), openedLogs);
+                    : () -> started.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly(), openedLogs,
+                    ownMetrics ? metrics : null);
             } catch (final RuntimeException closing) {
                 e.addSuppressed(closing);
             }
@@ -385,7 +423,7 @@ public final class SeglogBroker implements AutoCloseable {
             config.defaultReplicationFactor(), config.logs().logConfig(), brokerConfigView(config), adminThread,
             clockMs);
         final List<KafkaApi> apis = new java.util.ArrayList<>(new KafkaApis(id, rm, view,
-            topicCreator(config, threadFactory), producerIds).apis());
+            topicCreator(config, threadFactory), producerIds, new BrokerTopicMetrics(metrics)).apis());
         apis.addAll(admin.apis());
         apis.addAll(new GroupApis(GroupCoordinator.OFFSETS_TOPIC, groupCoordinator, view,
             offsetsTopicCreator(config, threadFactory)).apis());
@@ -783,7 +821,17 @@ public final class SeglogBroker implements AutoCloseable {
             shutdown(controlThread),
             shutdown(topicCreation), shutdown(offsetsTopicCreation), shutdown(adminThread), producerIds,
             groupCoordinator, replicas,
-            isrWriter, () -> clientLoops.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly(), logs);
+            isrWriter, () -> clientLoops.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly(), logs,
+            ownMetrics ? metrics : null);
+    }
+
+    /**
+     * The broker's metrics (Kafka's names), as JMX exports them.
+     *
+     * @return the registry
+     */
+    public KafkaMetrics metrics() {
+        return metrics;
     }
 
     @Override

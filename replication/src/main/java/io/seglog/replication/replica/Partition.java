@@ -107,6 +107,17 @@ public final class Partition {
          * @param tp the partition
          */
         void onAppended(TopicPartition tp);
+
+        /**
+         * A leader's ISR change was written (Kafka's {@code IsrShrinksPerSec} and {@code IsrExpandsPerSec} count
+         * these). Called outside every lock of the partition.
+         *
+         * @param tp     the partition
+         * @param before the ISR before
+         * @param after  the ISR written
+         */
+        default void onIsrChanged(final TopicPartition tp, final List<Integer> before, final List<Integer> after) {
+        }
     }
 
     private final TopicPartition tp;
@@ -128,7 +139,7 @@ public final class Partition {
     private int leaderSinceEpoch = -1;
     private int partitionEpoch = -1;
     private int controllerEpoch = -1;
-    private List<Integer> assignment = List.of();
+    private volatile List<Integer> assignment = List.of();
     private volatile List<Integer> isr = List.of();
     private long leaderEpochStartOffset = -1;
     private Map<Integer, FollowerProgress> followers = Map.of();
@@ -295,6 +306,44 @@ public final class Partition {
      */
     public List<Integer> isr() {
         return isr;
+    }
+
+    /**
+     * The replicas assigned, as the last LeaderAndIsr gave them.
+     *
+     * @return the assignment, preferred leader first
+     */
+    public List<Integer> assignment() {
+        return assignment;
+    }
+
+    /**
+     * Kafka's under-replicated partition: this broker leads it and its ISR is smaller than its assignment.
+     *
+     * @return under-replicated
+     */
+    public boolean underReplicated() {
+        return isLeader() && isr.size() < assignment.size();
+    }
+
+    /**
+     * Kafka's under-min-ISR partition: this broker leads it and its ISR is smaller than the effective
+     * {@code min.insync.replicas}, so acks=all writes are refused.
+     *
+     * @return under min ISR
+     */
+    public boolean underMinIsr() {
+        return isLeader() && isr.size() < effectiveMinIsr();
+    }
+
+    /**
+     * Kafka's at-min-ISR partition: this broker leads it and its ISR is exactly the effective
+     * {@code min.insync.replicas}: one more loss stops acks=all writes.
+     *
+     * @return at min ISR
+     */
+    public boolean atMinIsr() {
+        return isLeader() && isr.size() == effectiveMinIsr();
     }
 
     /**
@@ -603,6 +652,7 @@ public final class Partition {
 
     private void onIsrWritten(final IsrWriter.Proposal proposal, final IsrWriter.Result result,
                               final Throwable failure) {
+        List<Integer> before = null;
         roleLock.writeLock().lock();
         try {
             synchronized (progressLock) {
@@ -618,6 +668,7 @@ public final class Partition {
                     LOG.warn("{} ISR change to {} not written (proposed again later): {}", tp, proposal.isr(),
                         failure.toString());
                 } else if (result instanceof IsrWriter.Written written) {
+                    before = isr;
                     isr = proposal.isr();
                     partitionEpoch = written.partitionEpoch();
                 } else {
@@ -638,6 +689,9 @@ public final class Partition {
             }
         } finally {
             roleLock.writeLock().unlock();
+        }
+        if (before != null) {
+            ctx.onIsrChanged(tp, before, proposal.isr());
         }
         if (maybeIncrementHighWatermark()) {
             ctx.onHighWatermarkChanged(tp);

@@ -118,6 +118,8 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
         isrExpiration.start();
     }
 
+    private volatile IsrChangeListener isrChanges = IsrChangeListener.NONE;
+
     private final class Context implements Partition.Context {
         @Override
         public long nowMs() {
@@ -154,6 +156,36 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
         public void onAppended(final TopicPartition tp) {
             fetchWaits.checkAndComplete(tp);
         }
+
+        @Override
+        public void onIsrChanged(final TopicPartition tp, final List<Integer> before, final List<Integer> after) {
+            isrChanges.onIsrChanged(tp, before, after);
+        }
+    }
+
+    /** Told each ISR change a leader here wrote (metrics: Kafka's IsrShrinksPerSec and IsrExpandsPerSec). */
+    @FunctionalInterface
+    public interface IsrChangeListener {
+        /** A listener that does nothing. */
+        IsrChangeListener NONE = (tp, before, after) -> { };
+
+        /**
+         * An ISR change was written.
+         *
+         * @param tp     the partition
+         * @param before the ISR before
+         * @param after  the ISR written
+         */
+        void onIsrChanged(TopicPartition tp, List<Integer> before, List<Integer> after);
+    }
+
+    /**
+     * Sets who hears of ISR changes (one listener; the broker's metrics).
+     *
+     * @param listener the listener
+     */
+    public void isrChangeListener(final IsrChangeListener listener) {
+        this.isrChanges = java.util.Objects.requireNonNull(listener, "listener");
     }
 
     /** Kafka's isr-expiration task: every half {@code replica.lag.time.max.ms}, so a laggard leaves within 1.5x. */

@@ -39,6 +39,7 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<RequestDecoder
 
     private final Map<ApiKeys, KafkaApi> apis;
     private final Map<Short, SeglogApi> seglogApis;
+    private final RequestMetrics metrics;
     /** Requests answered or in progress, oldest first; only the event loop touches it. */
     private final ArrayDeque<Pending> inFlight = new ArrayDeque<>();
 
@@ -48,20 +49,29 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<RequestDecoder
         List<Object> encode(ByteBufAllocator alloc, Object body);
     }
 
-    /** A request's place in the order and its answer. */
+    /**
+     * A request's place in the order and its answer.
+     *
+     * @param key           the Kafka API, or null for Seglog's own
+     * @param receivedNanos when it was decoded, for {@code TotalTimeMs}
+     */
     private record Pending(String api, short version, int correlationId, CompletableFuture<?> answer,
-                           Encoder encoder) {
+                           Encoder encoder, ApiKeys key, long receivedNanos) {
     }
 
-    ConnectionHandler(final Map<ApiKeys, KafkaApi> apis, final Map<Short, SeglogApi> seglogApis) {
+    ConnectionHandler(final Map<ApiKeys, KafkaApi> apis, final Map<Short, SeglogApi> seglogApis,
+                      final RequestMetrics metrics) {
         this.apis = apis;
         this.seglogApis = seglogApis;
+        this.metrics = metrics;
     }
 
-    private static Pending kafka(final ApiKeys api, final short version, final int correlationId,
-                                 final CompletableFuture<ApiMessage> answer) {
+    private Pending kafka(final ApiKeys api, final short version, final int correlationId,
+                          final CompletableFuture<ApiMessage> answer) {
+        metrics.received(api, version);
         return new Pending(api.name(), version, correlationId, answer,
-            (alloc, body) -> ResponseWriter.encode(alloc, api, version, correlationId, (ApiMessage) body));
+            (alloc, body) -> ResponseWriter.encode(alloc, api, version, correlationId, (ApiMessage) body), api,
+            System.nanoTime());
     }
 
     /** Response header v0 (the correlation id), then the handler's body. */
@@ -99,7 +109,7 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<RequestDecoder
             }
             final int correlationId = request.correlationId();
             pending = new Pending("SeglogApi" + request.key(), request.version(), correlationId, answer,
-                (alloc, body) -> encodeSeglog(alloc, correlationId, (ByteBuffer) body));
+                (alloc, body) -> encodeSeglog(alloc, correlationId, (ByteBuffer) body), null, 0);
         } else {
             final RequestDecoder.Request decodedRequest = (RequestDecoder.Request) decoded;
             final KafkaRequest request = decodedRequest.request();
@@ -142,6 +152,9 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<RequestDecoder
                         ctx.write(part);
                     }
                     wrote = true;
+                }
+                if (head.key() != null) {
+                    metrics.answered(head.key(), head.receivedNanos(), System.nanoTime());
                 }
             } catch (final RuntimeException e) {
                 LOG.warn("closing the connection from {}: the {} v{} response (correlation id {}) failed",

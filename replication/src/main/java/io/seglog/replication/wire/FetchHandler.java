@@ -1,6 +1,7 @@
 package io.seglog.replication.wire;
 
 import io.seglog.replication.election.LeaderAndIsr;
+import io.seglog.replication.metrics.BrokerTopicMetrics;
 import io.seglog.replication.replica.FetchRequest;
 import io.seglog.replication.replica.PartitionFetch;
 import io.seglog.replication.replica.ReadResult;
@@ -42,10 +43,12 @@ final class FetchHandler {
 
     private final ReplicaManager replicas;
     private final ClusterView cluster;
+    private final BrokerTopicMetrics topicMetrics;
 
-    FetchHandler(final ReplicaManager replicas, final ClusterView cluster) {
+    FetchHandler(final ReplicaManager replicas, final ClusterView cluster, final BrokerTopicMetrics topicMetrics) {
         this.replicas = replicas;
         this.cluster = cluster;
+        this.topicMetrics = topicMetrics;
     }
 
     /**
@@ -94,7 +97,22 @@ final class FetchHandler {
         final long replicaEpoch = version >= 15 ? req.replicaState().replicaEpoch() : -1;
         final FetchRequest fetch = new FetchRequest(replicaId, replicaEpoch, req.maxWaitMs(), req.minBytes(),
             req.maxBytes(), parts);
-        return replicas.fetch(fetch).thenApply(results -> response(slots, results, readCommitted, version));
+        return replicas.fetch(fetch).thenApply(results -> {
+            if (replicaId < 0) {
+                count(slots, results);
+            }
+            return response(slots, results, readCommitted, version);
+        });
+    }
+
+    /** Kafka's BrokerTopicMetrics of a consumer's fetch: each partition read, and the bytes sent. */
+    private void count(final List<Slot> slots, final List<ReadResult> results) {
+        for (final Slot slot : slots) {
+            if (slot.error() == null) {
+                final ReadResult r = results.get(slot.readIndex());
+                topicMetrics.fetched(slot.topic(), r.records() == null ? 0 : r.records().sizeInBytes());
+            }
+        }
     }
 
     /** Kafka's hasConsistentTopicId: a log without an id, or with the request's, is consistent. */

@@ -1,6 +1,7 @@
 package io.seglog.replication.wire;
 
 import io.seglog.replication.election.LeaderAndIsr;
+import io.seglog.replication.metrics.BrokerTopicMetrics;
 import io.seglog.replication.replica.AppendResult;
 import io.seglog.replication.replica.EpochResult;
 import io.seglog.replication.replica.OffsetResult;
@@ -75,6 +76,7 @@ public final class KafkaApis {
     private final InitProducerIds initProducerIds;
     private final FetchHandler fetches;
     private final DescribeTopicPartitionsHandler describeTopics;
+    private final BrokerTopicMetrics topicMetrics;
 
     /** Creates topics that a Metadata request names and that do not exist (Kafka's auto topic creation). */
     @FunctionalInterface
@@ -114,12 +116,27 @@ public final class KafkaApis {
      */
     public KafkaApis(final int brokerId, final ReplicaManager replicas, final ClusterView cluster,
                      final TopicCreator topicCreator, final ProducerIdSource producerIds) {
+        this(brokerId, replicas, cluster, topicCreator, producerIds, BrokerTopicMetrics.NONE);
+    }
+
+    /**
+     * @param brokerId     this broker
+     * @param replicas     its replica layer
+     * @param cluster      its metadata cache
+     * @param topicCreator auto-creates topics named in Metadata requests, or {@link TopicCreator#NONE}
+     * @param producerIds  the producer ids InitProducerId hands out (reserved in blocks, never blocking)
+     * @param topicMetrics where produce and consumer-fetch traffic is counted (Kafka's BrokerTopicMetrics)
+     */
+    public KafkaApis(final int brokerId, final ReplicaManager replicas, final ClusterView cluster,
+                     final TopicCreator topicCreator, final ProducerIdSource producerIds,
+                     final BrokerTopicMetrics topicMetrics) {
+        this.topicMetrics = java.util.Objects.requireNonNull(topicMetrics, "topicMetrics");
         this.brokerId = brokerId;
         this.replicas = replicas;
         this.cluster = cluster;
         this.topicCreator = topicCreator;
         this.initProducerIds = new InitProducerIds(brokerId, producerIds);
-        this.fetches = new FetchHandler(replicas, cluster);
+        this.fetches = new FetchHandler(replicas, cluster, topicMetrics);
         this.describeTopics = new DescribeTopicPartitionsHandler(cluster);
     }
 
@@ -286,7 +303,10 @@ public final class KafkaApis {
                 "transactions are not supported by Seglog yet")));
             batches.clear();
         }
+        final Map<TopicPartition, Integer> sizes = new LinkedHashMap<>();
+        batches.forEach((tp, b) -> sizes.put(tp, b.remaining()));
         return replicas.produce(req.acks(), req.timeoutMs(), batches).thenApply(results -> {
+            count(refused, results, sizes);
             if (req.acks() == 0) {
                 return null; // acks=0: no response
             }
@@ -299,6 +319,19 @@ public final class KafkaApis {
     }
 
     /** A v13+ topic whose id the metadata cache does not know: every partition UNKNOWN_TOPIC_ID, as Kafka answers. */
+    /** Kafka's BrokerTopicMetrics of a produce request: bytes and records appended, failed partitions. */
+    private void count(final Map<TopicPartition, AppendResult> refused, final Map<TopicPartition, AppendResult> results,
+                       final Map<TopicPartition, Integer> sizes) {
+        refused.keySet().forEach(tp -> topicMetrics.produceFailed(tp.topic()));
+        results.forEach((tp, r) -> {
+            if (r.error() == ReplicaError.NONE) {
+                topicMetrics.appended(tp.topic(), sizes.getOrDefault(tp, 0), r.lastOffset() - r.baseOffset() + 1);
+            } else {
+                topicMetrics.produceFailed(tp.topic());
+            }
+        });
+    }
+
     private static ProduceResponseData.TopicProduceResponse unknownTopicId(final ProduceRequestData.TopicProduceData t) {
         final ProduceResponseData.TopicProduceResponse topic = new ProduceResponseData.TopicProduceResponse()
             .setTopicId(t.topicId());

@@ -85,6 +85,26 @@ public final class KafkaWireServer implements AutoCloseable {
     public static KafkaWireServer start(final WireServerConfig config, final List<KafkaApi> served,
                                         final List<SeglogApi> seglogServed, final int ioThreads,
                                         final ThreadFactory threadFactory) {
+        return start(config, served, seglogServed, ioThreads, threadFactory, RequestMetrics.NONE);
+    }
+
+    /**
+     * Binds and starts serving, recording Kafka's request metrics ({@code kafka.network:type=RequestMetrics}).
+     *
+     * @param config        where to listen and the request size limit
+     * @param served        the Kafka APIs to serve (ApiVersions is added; passing it is an error)
+     * @param seglogServed  Seglog's own APIs
+     * @param ioThreads     event-loop threads for the connections, at least 1
+     * @param threadFactory makes the acceptor and event-loop threads
+     * @param metrics       where request rates and times go
+     * @return the running server, owned (and closed) by the caller
+     * @throws IllegalArgumentException if an API is given twice, or ApiVersions is given
+     * @throws UncheckedIOException naming the address when it cannot bind (every thread is ended first)
+     */
+    public static KafkaWireServer start(final WireServerConfig config, final List<KafkaApi> served,
+                                        final List<SeglogApi> seglogServed, final int ioThreads,
+                                        final ThreadFactory threadFactory, final RequestMetrics metrics) {
+        Objects.requireNonNull(metrics, "metrics");
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(threadFactory, "threadFactory");
         if (ioThreads < 1) {
@@ -122,7 +142,7 @@ public final class KafkaWireServer implements AutoCloseable {
                         channel.pipeline().addLast(
                             new IdleStateHandler(0, 0, config.connectionsMaxIdleMs(), TimeUnit.MILLISECONDS),
                             new RequestDecoder(config.maxRequestBytes(), view, seglogApis),
-                            new ConnectionHandler(view, seglogApis));
+                            new ConnectionHandler(view, seglogApis, metrics));
                     }
                 });
             final InetSocketAddress address = config.host().isEmpty() ? new InetSocketAddress(config.port())

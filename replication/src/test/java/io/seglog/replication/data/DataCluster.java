@@ -56,6 +56,9 @@ public final class DataCluster implements AutoCloseable {
      * @param root      a directory for the brokers' log directories
      * @param tweak     adds or changes broker properties
      */
+    private java.util.function.BiFunction<Integer, SeglogBroker.Options, SeglogBroker.Options> optionsTweak =
+        (id, options) -> options;
+
     public DataCluster(final String zkConnect, final Path root, final Consumer<Map<String, Object>> tweak) {
         this.zkConnect = zkConnect;
         this.root = root;
@@ -84,6 +87,18 @@ public final class DataCluster implements AutoCloseable {
     }
 
     /**
+     * Changes each broker's options before it starts (its metrics registry, a listener).
+     *
+     * @param tweak given the broker id and the cluster's options, the options to start with
+     * @return this
+     */
+    public DataCluster options(final java.util.function.BiFunction<Integer, SeglogBroker.Options,
+        SeglogBroker.Options> tweak) {
+        this.optionsTweak = tweak;
+        return this;
+    }
+
+    /**
      * Sends control messages through an in-JVM channel instead of the brokers' listeners (for brokers started after).
      *
      * @return this
@@ -100,7 +115,8 @@ public final class DataCluster implements AutoCloseable {
      * @return the broker
      */
     public SeglogBroker start(final int id) {
-        SeglogBroker.Options options = SeglogBroker.options().threadFactory(threads(id)).endpointWrapper(links);
+        SeglogBroker.Options options = optionsTweak.apply(id, SeglogBroker.options().threadFactory(threads(id))
+            .endpointWrapper(links));
         if (!tcpControl) {
             options = options.inJvmControl(channel);
         }
