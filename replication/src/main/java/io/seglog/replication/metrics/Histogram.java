@@ -87,6 +87,15 @@ public final class Histogram {
     }
 
     /**
+     * The sum of every value recorded.
+     *
+     * @return the sum
+     */
+    public long sum() {
+        return sum.sum();
+    }
+
+    /**
      * The smallest value recorded, or 0 without one.
      *
      * @return the minimum

@@ -2,7 +2,6 @@ package io.seglog.replication.metrics;
 
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -24,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * Kafka dashboards and the Prometheus JMX exporter's Kafka rules read them unchanged: a gauge's {@code Value}; a
  * meter's {@code Count}, {@code EventType}, {@code RateUnit}, {@code MeanRate} and one-, five- and fifteen-minute
  * rates; a histogram's {@code Count}, {@code Min}, {@code Max}, {@code Mean}, {@code StdDev} and percentiles.
- * Embedders that use Micrometer bind the same metrics to their registry ({@code MicrometerMetrics}).
+ * Embedders that use Micrometer bind the same metrics to their registry ({@link MicrometerMetrics}).
  *
  * <p>Gauges are read when asked (a log's end offset costs the broker nothing until a scrape); meters and histograms
  * are updated without locks or allocation. One daemon thread ticks the meters' rates every five seconds and turns the
@@ -45,6 +44,7 @@ public final class KafkaMetrics implements AutoCloseable {
     private final ScheduledExecutorService ticker;
     private final Map<MetricName, Object> metrics = new ConcurrentHashMap<>();
     private final Map<MetricName, Boolean> exported = new ConcurrentHashMap<>();
+    private final List<Listener> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private long ticks;
 
     private KafkaMetrics(final MBeanServer server, final LongSupplier nanoClock, final boolean thread) {
@@ -159,8 +159,32 @@ public final class KafkaMetrics implements AutoCloseable {
         return type.cast(metric);
     }
 
+    /** Told of each metric added and removed (a binder to another metrics library). */
+    interface Listener {
+        void added(MetricName name, Object metric);
+
+        void removed(MetricName name);
+    }
+
+    /** Adds a listener and tells it of every metric already registered. */
+    synchronized void listen(final Listener listener) {
+        listeners.add(listener);
+        metrics.forEach(listener::added);
+    }
+
+    /** Removes a listener. */
+    synchronized void unlisten(final Listener listener) {
+        listeners.remove(listener);
+    }
+
     private synchronized void put(final MetricName name, final Object metric) {
         final Object previous = metrics.put(name, metric);
+        for (final Listener l : listeners) {
+            if (previous != null) {
+                l.removed(name);
+            }
+            l.added(name, metric);
+        }
         if (server == null) {
             return;
         }
@@ -185,6 +209,10 @@ public final class KafkaMetrics implements AutoCloseable {
      * @param name its name
      */
     public synchronized void remove(final MetricName name) {
+        final boolean had = metrics.containsKey(name);
+        if (had) {
+            listeners.forEach(l -> l.removed(name));
+        }
         if (metrics.remove(name) != null && Boolean.TRUE.equals(exported.remove(name))) {
             try {
                 server.unregisterMBean(name.objectName());
@@ -218,11 +246,6 @@ public final class KafkaMetrics implements AutoCloseable {
             return g.value().getAsDouble();
         }
         return m;
-    }
-
-    /** Everything registered, for binders. */
-    Collection<Map.Entry<MetricName, Object>> entries() {
-        return List.copyOf(metrics.entrySet());
     }
 
     /**
