@@ -13,6 +13,10 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import javax.management.ObjectName;
+import javax.management.remote.JMXConnector;
+import javax.management.remote.JMXConnectorFactory;
+import javax.management.remote.JMXServiceURL;
 
 /**
  * The quickstart's brokers as processes, each its own JVM started as a user would start a broker (a
@@ -36,6 +40,9 @@ final class BrokerProcesses implements QuickstartBrokers {
     private final String connect;
     private final Map<Integer, Process> running = new TreeMap<>();
     private final Map<Integer, Integer> ports = new TreeMap<>();
+    /** Each broker's JMX port, chosen at its first start and kept across restarts. */
+    private final Map<Integer, Integer> jmxPorts = new TreeMap<>();
+    private final Map<Integer, JMXConnector> jmx = new TreeMap<>();
     /** READY lines a broker's log must show when the current start is ready (the log is appended across restarts). */
     private final Map<Integer, Long> readyLines = new TreeMap<>();
 
@@ -51,6 +58,7 @@ final class BrokerProcesses implements QuickstartBrokers {
             // A broker's first start in this run: a new port, and this run's ZooKeeper (an embedded server has a new
             // port each run), written over what an earlier run in a kept directory left.
             ports.put(id, freePort());
+            jmxPorts.put(id, freePort());
             final Map<String, Object> config = QuickstartBrokers.config(id, ports.get(id), dir.resolve("broker-" + id),
                 connect);
             Files.createDirectories(dir);
@@ -62,6 +70,12 @@ final class BrokerProcesses implements QuickstartBrokers {
         final List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(JVM_FLAGS);
+        // Kafka's JMX_PORT: the platform MBean server, where the broker's metrics are, on a loopback port.
+        final int jmxPort = jmxPorts.get(id);
+        command.addAll(List.of("-Dcom.sun.management.jmxremote.port=" + jmxPort,
+            "-Dcom.sun.management.jmxremote.rmi.port=" + jmxPort, "-Dcom.sun.management.jmxremote.host=127.0.0.1",
+            "-Djava.rmi.server.hostname=127.0.0.1", "-Dcom.sun.management.jmxremote.authenticate=false",
+            "-Dcom.sun.management.jmxremote.ssl=false"));
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(DemoBrokerMain.class.getName());
@@ -85,7 +99,23 @@ final class BrokerProcesses implements QuickstartBrokers {
     }
 
     @Override
+    public Number metric(final int id, final String objectName, final String attribute) throws Exception {
+        JMXConnector connector = jmx.get(id);
+        if (connector == null) {
+            connector = JMXConnectorFactory.connect(new JMXServiceURL(metricsAt(id)));
+            jmx.put(id, connector);
+        }
+        return (Number) connector.getMBeanServerConnection().getAttribute(new ObjectName(objectName), attribute);
+    }
+
+    @Override
+    public String metricsAt(final int id) {
+        return "service:jmx:rmi:///jndi/rmi://127.0.0.1:" + jmxPorts.get(id) + "/jmxrmi";
+    }
+
+    @Override
     public String kill(final int id, final Deadline deadline) throws InterruptedException {
+        closeJmx(id);
         final Process p = running.remove(id);
         final long pid = p.pid();
         p.destroyForcibly(); // SIGKILL on Unix
@@ -110,8 +140,20 @@ final class BrokerProcesses implements QuickstartBrokers {
      * SIGTERM to every broker at once (each moves what leaderships it can, then closes), then waits for each; a
      * broker still alive after SeglogBrokerMain's own limit for a controlled shutdown is killed.
      */
+    private void closeJmx(final int id) {
+        final JMXConnector connector = jmx.remove(id);
+        if (connector != null) {
+            try {
+                connector.close();
+            } catch (final IOException e) {
+                // The broker is going away: nothing to read any more.
+            }
+        }
+    }
+
     @Override
     public void close() {
+        List.copyOf(jmx.keySet()).forEach(this::closeJmx);
         final List<Process> all = new ArrayList<>(running.values());
         running.clear();
         all.forEach(Process::destroy);

@@ -2,6 +2,7 @@ package io.seglog.replication.example;
 
 import io.seglog.replication.broker.SeglogBroker;
 import io.seglog.replication.broker.SeglogBrokerConfig;
+import io.seglog.replication.metrics.KafkaMetrics;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,6 +10,9 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
+import javax.management.MBeanServer;
+import javax.management.MBeanServerFactory;
+import javax.management.ObjectName;
 import org.agrona.CloseHelper;
 
 /**
@@ -22,6 +26,8 @@ final class InJvmBrokers implements QuickstartBrokers {
     private final Path dir;
     private final String connect;
     private final Map<Integer, SeglogBroker> running = new TreeMap<>();
+    private final Map<Integer, MBeanServer> servers = new TreeMap<>();
+    private final Map<Integer, KafkaMetrics> registries = new TreeMap<>();
     private final Map<Integer, Integer> ports = new TreeMap<>();
     private final AtomicInteger threadIds = new AtomicInteger();
 
@@ -36,8 +42,16 @@ final class InJvmBrokers implements QuickstartBrokers {
             dir.resolve("broker-" + id), connect);
         final SeglogBroker b;
         try {
+            // Each broker's metrics in an MBean server of its own: the three share this JVM's platform one otherwise.
+            final MBeanServer server = servers.computeIfAbsent(id, i -> MBeanServerFactory.newMBeanServer());
+            final KafkaMetrics registry = KafkaMetrics.jmx(server);
+            final KafkaMetrics previous = registries.put(id, registry);
+            if (previous != null) {
+                previous.close();
+            }
             b = SeglogBroker.start(SeglogBrokerConfig.fromProperties(props), SeglogBroker.options()
-                .threadFactory(r -> new Thread(r, "quickstart-broker" + id + "-" + threadIds.incrementAndGet())));
+                .threadFactory(r -> new Thread(r, "quickstart-broker" + id + "-" + threadIds.incrementAndGet()))
+                .metrics(registry));
         } catch (final RuntimeException e) {
             throw new DemoFailure("step 'quickstart: start three brokers': broker " + id
                 + " could not start against ZooKeeper " + connect + ": " + e, e);
@@ -67,6 +81,16 @@ final class InJvmBrokers implements QuickstartBrokers {
     }
 
     @Override
+    public Number metric(final int id, final String objectName, final String attribute) throws Exception {
+        return (Number) servers.get(id).getAttribute(new ObjectName(objectName), attribute);
+    }
+
+    @Override
+    public String metricsAt(final int id) {
+        return "its own MBean server in this JVM";
+    }
+
+    @Override
     public String bootstrap() {
         return ports.values().stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
     }
@@ -75,6 +99,8 @@ final class InJvmBrokers implements QuickstartBrokers {
     public void close() {
         final List<AutoCloseable> all = new ArrayList<>(running.values());
         running.clear();
+        all.addAll(registries.values());
+        registries.clear();
         CloseHelper.closeAll(all);
     }
 }

@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
@@ -93,10 +94,27 @@ final class Quickstart {
      * @param delivery        the check of what was read against what was acknowledged
      * @param idempotent      whether the producer was idempotent
      * @param group           what the consumer group step saw
+     * @param metrics         per broker, the metrics read over JMX at the end (by short name: see {@link #METRICS})
      */
     record Outcome(String topic, String bootstrap, boolean processes, Election before, String killed, Election after,
                    long reelectionMs, List<Integer> isrAfterRestart, DeliveryCheck.Verdict delivery,
-                   boolean idempotent, ConsumerGroupStep.Outcome group) {
+                   boolean idempotent, ConsumerGroupStep.Outcome group, Map<Integer, Map<String, Long>> metrics) {
+    }
+
+    /** The metrics the tour reads from each broker: short name, then Kafka's JMX name and attribute. */
+    static final Map<String, String[]> METRICS = metricNames();
+
+    private static Map<String, String[]> metricNames() {
+        final Map<String, String[]> m = new java.util.LinkedHashMap<>();
+        m.put("ActiveControllerCount", new String[] {"kafka.controller:type=KafkaController,name=ActiveControllerCount",
+            "Value"});
+        m.put("PartitionCount", new String[] {"kafka.server:type=ReplicaManager,name=PartitionCount", "Value"});
+        m.put("LeaderCount", new String[] {"kafka.server:type=ReplicaManager,name=LeaderCount", "Value"});
+        m.put("UnderReplicatedPartitions", new String[] {"kafka.server:type=ReplicaManager,"
+            + "name=UnderReplicatedPartitions", "Value"});
+        m.put("MessagesInPerSec", new String[] {"kafka.server:type=BrokerTopicMetrics,name=MessagesInPerSec",
+            "Count"});
+        return java.util.Collections.unmodifiableMap(m);
     }
 
     private final String connect;
@@ -274,8 +292,63 @@ final class Quickstart {
 
         // With all three brokers up again (the offsets topic, __consumer_offsets, wants three replicas).
         final ConsumerGroupStep.Outcome group = ConsumerGroupStep.run(store, brokers.bootstrap(), out, stepTimeout);
+        final Map<Integer, Map<String, Long>> metrics = readMetrics(tp);
         return new Outcome(tp.topic(), brokers.bootstrap(), processes, before, killed, after, reelectionMs, back.isr(),
-            verdict, IDEMPOTENCE, group);
+            verdict, IDEMPOTENCE, group, metrics);
+    }
+
+    /**
+     * Reads each broker's metrics over JMX by Kafka's names, once every partition is fully replicated again, and
+     * checks them against ZooKeeper: one active controller, the one ZooKeeper names; every replica of the tour's
+     * partition at the same log end offset.
+     */
+    private Map<Integer, Map<String, Long>> readMetrics(final TopicPartition tp) throws Exception {
+        final Deadline deadline = Deadline.of("quickstart: read the brokers' metrics over JMX", stepTimeout);
+        deadline.await(() -> {
+            for (int id = 1; id <= BROKERS; id++) {
+                if (readOrMinusOne(id, "UnderReplicatedPartitions") != 0) {
+                    return false;
+                }
+            }
+            return true;
+        }, () -> "no under-replicated partition on any broker");
+        final Map<Integer, Map<String, Long>> all = new java.util.TreeMap<>();
+        final String endOffset = "kafka.log:type=Log,name=LogEndOffset,topic=" + tp.topic() + ",partition="
+            + tp.partition();
+        final java.util.Set<Long> ends = new java.util.TreeSet<>();
+        for (int id = 1; id <= BROKERS; id++) {
+            final Map<String, Long> values = new java.util.LinkedHashMap<>();
+            for (final Map.Entry<String, String[]> e : METRICS.entrySet()) {
+                values.put(e.getKey(), brokers.metric(id, e.getValue()[0], e.getValue()[1]).longValue());
+            }
+            final long end = brokers.metric(id, endOffset, "Value").longValue();
+            ends.add(end);
+            all.put(id, values);
+            out.println("[quickstart] broker " + id + " metrics (" + brokers.metricsAt(id) + "): " + values
+                + ", LogEndOffset of " + tp + " " + end);
+        }
+        final int controller = store.controllerId(null).orElse(-1);
+        final List<Integer> active = all.entrySet().stream().filter(e -> e.getValue().get("ActiveControllerCount")
+            == 1).map(Map.Entry::getKey).toList();
+        if (!active.equals(List.of(controller))) {
+            throw new DemoFailure("step 'quickstart: read the brokers' metrics over JMX': ActiveControllerCount is 1 on"
+                + " brokers " + active + ", but ZooKeeper's controller is broker " + controller);
+        }
+        if (ends.size() != 1) {
+            throw new DemoFailure("step 'quickstart: read the brokers' metrics over JMX': the replicas of " + tp
+                + " end at different offsets " + ends);
+        }
+        out.println("[quickstart] metrics: Kafka's JMX names, for jconsole or the Prometheus JMX exporter's Kafka rules;"
+            + " cluster state: seglog zk " + connect + "; a log directory: seglog verify <dir>/broker-1");
+        return java.util.Collections.unmodifiableMap(all);
+    }
+
+    private long readOrMinusOne(final int id, final String metric) {
+        try {
+            return brokers.metric(id, METRICS.get(metric)[0], METRICS.get(metric)[1]).longValue();
+        } catch (final Exception e) {
+            return -1; // not reachable yet: a restarted broker's JMX agent
+        }
     }
 
     private Properties producerConfig() {

@@ -65,6 +65,27 @@ interface QuickstartBrokers extends AutoCloseable {
      */
     String bootstrap();
 
+    /**
+     * Reads one of a running broker's metrics by Kafka's JMX name: over a JMX connector on loopback from a broker
+     * process (the JMX port each is started with, as Kafka's {@code JMX_PORT}), or from a broker's own MBean server
+     * in this JVM.
+     *
+     * @param id         the broker
+     * @param objectName e.g. {@code kafka.server:type=ReplicaManager,name=UnderReplicatedPartitions}
+     * @param attribute  e.g. {@code Value} or {@code Count}
+     * @return the value
+     * @throws Exception naming the broker when it cannot be read
+     */
+    Number metric(int id, String objectName, String attribute) throws Exception;
+
+    /**
+     * Where a broker's metrics are read, for the tour.
+     *
+     * @param id the broker
+     * @return e.g. {@code "JMX service:jmx:rmi:///jndi/rmi://127.0.0.1:41234/jmxrmi"}
+     */
+    String metricsAt(int id);
+
     /** Stops every running broker (a controlled shutdown where the broker runs as a process). Idempotent. */
     @Override
     void close();

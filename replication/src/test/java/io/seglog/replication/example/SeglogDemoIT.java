@@ -56,7 +56,10 @@ class SeglogDemoIT {
 
     @AfterEach
     void noThreadLeft() {
-        Await.noThreadsLeakedSince(threadsBefore, THREADS_GONE);
+        // The JDK's RMI runtime (the JMX connections to the broker processes' metrics) keeps its scheduler and GC
+        // daemon for the JVM's life, and a lease renewer per endpoint until a GC collects the stubs ("RMI ..."
+        // threads): the JDK's, not the demo's.
+        Await.noThreadsLeakedSince(threadsBefore, THREADS_GONE, name -> name.startsWith("RMI "));
         final List<String> nonDaemon = Await.threads().stream()
             // JUnit's own timeout watcher (started lazily by @Timeout) is not the demo's.
             .filter(t -> t.isAlive() && !t.isDaemon() && !threadsBefore.contains(t) && !t.getName().startsWith("junit-"))
@@ -315,6 +318,27 @@ class SeglogDemoIT {
         }
         assertTrue(v.ok(q.idempotent()), v.problems(q.idempotent()));
         assertGroup(q.group(), printed);
+        assertMetrics(q, printed);
+    }
+
+    /**
+     * The metrics read over JMX at the end: one active controller, every broker hosting partitions with none
+     * under-replicated, every leadership counted once, and the records of the tour counted in by their leaders.
+     */
+    private static void assertMetrics(final Quickstart.Outcome q, final String printed) {
+        assertEquals(Set.of(1, 2, 3), q.metrics().keySet(), printed);
+        long controllers = 0;
+        long messagesIn = 0;
+        for (final Map<String, Long> m : q.metrics().values()) {
+            controllers += m.get("ActiveControllerCount");
+            messagesIn += m.get("MessagesInPerSec");
+            assertEquals(0L, m.get("UnderReplicatedPartitions"), printed);
+            assertTrue(m.get("PartitionCount") > 0, printed);
+        }
+        assertEquals(1, controllers, printed);
+        // Counted since each broker's last start: at least what was acknowledged after the killed leader came back.
+        assertTrue(messagesIn > 0, printed);
+        assertTrue(printed.isEmpty() || printed.contains("[quickstart] metrics: Kafka's JMX names"), printed);
     }
 
     /**
