@@ -3,12 +3,14 @@
 # ensemble given with --zookeeper. Build first: mvn -B -q package -DskipTests
 #
 #   bin/seglog-cluster.sh start [--dir DIR] [--brokers N] [--zookeeper HOST:PORT[/chroot]] [--base-port 9092]
+#                               [--jmx-base-port 9999]
 #   bin/seglog-cluster.sh create-topic TOPIC [PARTITIONS] [REPLICATION_FACTOR]   (default 3 and min(3, brokers))
 #   bin/seglog-cluster.sh status
 #   bin/seglog-cluster.sh stop
 #
 # Brokers listen on 127.0.0.1:9092, :9093, :9094 (bootstrap.servers for Kafka's clients), keep their logs under DIR
-# (default /tmp/seglog-cluster) and log to DIR/broker-N.log. stop sends SIGTERM: each broker asks the controller to
+# (default /tmp/seglog-cluster) and log to DIR/broker-N.log. Each exports Kafka's broker metrics over JMX on
+# 127.0.0.1:9999, :10000, :10001 (Kafka's JMX_PORT; jconsole 127.0.0.1:9999, or the Prometheus JMX exporter). stop sends SIGTERM: each broker asks the controller to
 # move its leaderships away, then closes and writes its checkpoints.
 set -euo pipefail
 
@@ -21,6 +23,7 @@ brokers=3
 zookeeper=""
 zk_port=2181
 base_port=9092
+jmx_base_port=9999
 
 die() { echo "seglog-cluster: $*" >&2; exit 1; }
 [ $# -ge 1 ] || die "usage: $0 start|create-topic|status|stop [options]"
@@ -33,6 +36,7 @@ while [ $# -gt 0 ]; do
     --zookeeper) zookeeper=$2; shift 2 ;;
     --zookeeper-port) zk_port=$2; shift 2 ;;
     --base-port) base_port=$2; shift 2 ;;
+    --jmx-base-port) jmx_base_port=$2; shift 2 ;;
     *) args+=("$1"); shift ;;
   esac
 done
@@ -78,7 +82,11 @@ num.partitions=3
 default.replication.factor=$(( brokers < 3 ? brokers : 3 ))
 min.insync.replicas=$(( brokers < 3 ? 1 : 2 ))
 PROPS
-      java -cp "$cp" $main "$dir/broker-$i.properties" > "$dir/broker-$i.log" 2>&1 &
+      jmx=$((jmx_base_port + i - 1))
+      java -Dcom.sun.management.jmxremote.port=$jmx -Dcom.sun.management.jmxremote.rmi.port=$jmx \
+        -Dcom.sun.management.jmxremote.host=127.0.0.1 -Djava.rmi.server.hostname=127.0.0.1 \
+        -Dcom.sun.management.jmxremote.authenticate=false -Dcom.sun.management.jmxremote.ssl=false \
+        -cp "$cp" $main "$dir/broker-$i.properties" > "$dir/broker-$i.log" 2>&1 &
       echo $! > "$dir/broker-$i.pid"
       bootstrap="${bootstrap:+$bootstrap,}127.0.0.1:$port"
     done
@@ -88,6 +96,7 @@ PROPS
     echo "$bootstrap" > "$dir/bootstrap.servers"
     echo "Seglog cluster of $brokers brokers on ZooKeeper $zookeeper"
     echo "bootstrap.servers=$bootstrap"
+    echo "metrics over JMX: 127.0.0.1:$jmx_base_port to 127.0.0.1:$((jmx_base_port + brokers - 1)) (Kafka's names)"
     ;;
   create-topic)
     [ ${#args[@]} -ge 1 ] || die "usage: $0 create-topic TOPIC [PARTITIONS] [REPLICATION_FACTOR]"

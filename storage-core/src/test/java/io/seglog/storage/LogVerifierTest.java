@@ -283,4 +283,24 @@ class LogVerifierTest {
         assertTrue(report.problems().stream().anyMatch(p -> p.file().equals(logs.get(1)) && p.position() == 0
             && p.message().contains("below the segment's base offset")), "problems: " + report.problems());
     }
+
+    @Test
+    void zeroBytesAfterTheLastBatchArePreallocatedSpaceButAnythingElseThereIsReported() throws Exception {
+        final Path dir = copy(seglogDir(), "preallocated").resolve("orders-0");
+        final List<Path> logs = files(dir, ".log");
+        final Path last = logs.get(logs.size() - 1);
+        final long end = Files.size(last);
+        try (RandomAccessFile f = new RandomAccessFile(last.toFile(), "rw")) {
+            f.setLength(end + 64 * 1024); // what an active segment's mapped appends leave on disk
+        }
+        final VerifyReport report = verify(dir);
+        assertTrue(report.healthy(), "problems: " + report.problems());
+        assertEquals(RECORDS, report.batches());
+
+        write(last, end + 1000, new byte[] {1});
+        final Problem p = only(verify(dir));
+        assertEquals(last, p.file());
+        assertEquals(end, p.position());
+        assertTrue(p.message().contains("batch length 0"), p.message());
+    }
 }

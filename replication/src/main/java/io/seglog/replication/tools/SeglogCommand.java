@@ -34,6 +34,10 @@ public final class SeglogCommand implements Runnable {
      * @param args the arguments
      */
     public static void main(final String[] args) {
+        // A tool's output is its results: the libraries' INFO lines (ZooKeeper's client) only when asked for.
+        if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        }
         System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
     }
 

@@ -27,6 +27,25 @@ final class FileBytes {
         }
     }
 
+    /**
+     * Whether every byte in [from, to) is zero: the preallocated space after the last batch of an active segment
+     * (mapped appends, Kafka's {@code preallocate}), not damage.
+     */
+    boolean allZero(final FileChannel channel, final long from, final long to) throws IOException {
+        for (long at = from; at < to; ) {
+            chunk.clear();
+            chunk.limit((int) Math.min(CHUNK, to - at));
+            readFully(channel, chunk, at);
+            for (int i = 0; i < chunk.limit(); i++) {
+                if (chunk.get(i) != 0) {
+                    return false;
+                }
+            }
+            at += chunk.limit();
+        }
+        return true;
+    }
+
     /** The CRC-32C of the bytes in [from, to). */
     long crc32c(final FileChannel channel, final long from, final long to) throws IOException {
         crc.reset();

@@ -215,7 +215,9 @@ public final class LogDump {
                 position = end;
             }
             final long trailing = size - position;
-            if (trailing > 0) {
+            if (trailing > 0 && fileBytes.allZero(channel, position, size)) {
+                out.println("Found " + trailing + " preallocated zero bytes at the end of " + name);
+            } else if (trailing > 0) {
                 out.println("Found " + trailing + " invalid bytes at the end of " + name);
                 return false;
             }

@@ -49,7 +49,8 @@ import org.agrona.collections.LongArrayList;
  * </ul>
  * In a log directory, it also checks the recovery-point, log-start-offset and replication-offset checkpoints against
  * each partition's log end. A preallocated index (the active segment of a running or crashed broker) ends at its
- * first all-zero entry after the first, as Kafka's tools read it.
+ * first all-zero entry after the first, as Kafka's tools read it, and its data file's zero bytes after the last batch are
+ * preallocated space, not damage.
  *
  * <p>Nothing read from a file sizes an allocation: batches are checked in fixed-size chunks.
  */
@@ -158,7 +159,8 @@ public final class LogVerifier {
             }
             final SegmentScan scan = scanSegment(e.getValue(), base, Math.max(previousLast, base - 1), epochs);
             progress.accept("partition " + index + "/" + count + " " + dir.getFileName() + ", segment " + segment
-                + "/" + logs.size() + ": " + scan.positions.size() + " batches, " + scan.validBytes + " bytes");
+                + "/" + logs.size() + ": " + scan.positions.size() + " batches, " + scan.validBytes + " bytes"
+                + (scan.preallocated > 0 ? " (then " + scan.preallocated + " preallocated zero bytes)" : ""));
             checkOffsetIndex(dir.resolve(SegmentFiles.fileName(base, ".index")), base, scan);
             checkTimeIndex(dir.resolve(SegmentFiles.fileName(base, ".timeindex")), base, scan);
             if (scan.lastOffset >= 0) {
@@ -201,6 +203,8 @@ public final class LogVerifier {
         long validBytes;
         /** Whether the scan stopped at a bad batch: index entries past it follow from that one problem. */
         boolean damaged;
+        /** Zero bytes after the last batch: an active segment's preallocated space, not checked further. */
+        long preallocated;
     }
 
     private SegmentScan scanSegment(final Path file, final long base, final long previousLast,
@@ -213,6 +217,10 @@ public final class LogVerifier {
             long last = previousLast;
             while (position < size) {
                 final String bad = checkBatch(file, channel, position, size, base, last, epochs);
+                if (bad != null && fileBytes.allZero(channel, position, size)) {
+                    scan.preallocated = size - position;
+                    break;
+                }
                 if (bad != null) {
                     problem(file, position, header.limit() >= 8 ? header.getLong(0) : -1, bad + "; the "
                         + (size - position) + " bytes from here on, and the index entries for them, are not checked");
