@@ -15,6 +15,27 @@ final class FileBytes {
     private final ByteBuffer chunk = ByteBuffer.allocate(CHUNK);
     private final CRC32C crc = new CRC32C();
 
+    /**
+     * The offset a segment, index or snapshot file is named after: the decimal digits before its first dot (Kafka writes
+     * 20), or -1 when the name is not digits and a suffix or the number is too large.
+     */
+    static long offsetOf(final String name) {
+        final int dot = name.indexOf('.');
+        if (dot < 1) {
+            return -1;
+        }
+        for (int i = 0; i < dot; i++) {
+            if (name.charAt(i) < '0' || name.charAt(i) > '9') {
+                return -1;
+            }
+        }
+        try {
+            return Long.parseLong(name, 0, dot, 10);
+        } catch (final NumberFormatException tooLarge) {
+            return -1;
+        }
+    }
+
     /** Fills the buffer from this position; an end of file first is an error naming the position. */
     static void readFully(final FileChannel channel, final ByteBuffer into, final long position) throws IOException {
         long at = position;

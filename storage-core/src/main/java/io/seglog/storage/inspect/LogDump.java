@@ -187,7 +187,7 @@ public final class LogDump {
     // -------------------------------------------------------------------------------------------------- log
 
     private boolean dumpLog(final Path file, final String name, final BatchRecordReader reader) throws IOException {
-        final long start = offsetOf(name);
+        final long start = FileBytes.offsetOf(name);
         out.println("Log starting offset: " + (start >= 0 ? Long.toString(start) : name));
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
             final long size = channel.size();
@@ -247,19 +247,6 @@ public final class LogDump {
             + h.getLong(RecordBatchDescriptor.MAX_TIMESTAMP_OFFSET)
             + " size: " + (RecordBatchDescriptor.LOG_OVERHEAD + length) + " magic: " + RecordBatchDescriptor.MAGIC_V2
             + " compresscodec: " + codecName(codec) + " crc: " + crc + " isvalid: " + valid);
-    }
-
-    /** The offset a file is named after (digits before the first dot), or -1. */
-    private static long offsetOf(final String name) {
-        final int dot = name.indexOf('.');
-        if (dot < 1 || !name.substring(0, dot).chars().allMatch(c -> c >= '0' && c <= '9')) {
-            return -1;
-        }
-        try {
-            return Long.parseLong(name, 0, dot, 10);
-        } catch (final NumberFormatException tooLarge) {
-            return -1;
-        }
     }
 
     private static String codecName(final int codec) {
@@ -362,7 +349,7 @@ public final class LogDump {
 
     private boolean dumpIndex(final Path file, final boolean time) throws IOException {
         final String name = file.getFileName().toString();
-        final long base = offsetOf(name);
+        final long base = FileBytes.offsetOf(name);
         if (base < 0) {
             err.println(file + ": the name is not an offset and a suffix");
             return false;

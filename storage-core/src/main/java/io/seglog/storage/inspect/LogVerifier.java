@@ -59,7 +59,6 @@ public final class LogVerifier {
         - RecordBatchDescriptor.LOG_OVERHEAD;
     private static final int OFFSET_ENTRY = 8;
     private static final int TIME_ENTRY = 12;
-    private static final int FILE_NAME_DIGITS = 20;
 
     private final FileIO io;
     private final Consumer<String> progress;
@@ -137,7 +136,7 @@ public final class LogVerifier {
                 final String name = file.getFileName().toString();
                 final boolean log = name.endsWith(".log");
                 if (log || name.endsWith(ProducerSnapshotDescriptor.SUFFIX)) {
-                    final long base = baseOffsetOf(name);
+                    final long base = FileBytes.offsetOf(name);
                     if (base < 0) {
                         problem(file, -1, -1, "the name is not a 20-digit offset and a suffix");
                     } else {
@@ -172,24 +171,6 @@ public final class LogVerifier {
         checkSnapshots(snapshots, logEnd);
         checkPartitionMetadata(dir);
         return logEnd;
-    }
-
-    /** The offset a segment or snapshot file is named after, or -1 when the name is not 20 digits and a suffix. */
-    private static long baseOffsetOf(final String name) {
-        final int dot = name.indexOf('.');
-        if (dot != FILE_NAME_DIGITS) {
-            return -1;
-        }
-        for (int i = 0; i < FILE_NAME_DIGITS; i++) {
-            if (name.charAt(i) < '0' || name.charAt(i) > '9') {
-                return -1;
-            }
-        }
-        try {
-            return Long.parseLong(name, 0, FILE_NAME_DIGITS, 10);
-        } catch (final NumberFormatException tooLarge) {
-            return -1;
-        }
     }
 
     // ------------------------------------------------------------------------------------------------ segment
