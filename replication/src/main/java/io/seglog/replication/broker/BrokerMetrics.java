@@ -12,13 +12,15 @@ import io.seglog.storage.TopicPartition;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 
 /**
  * The broker's gauges and meters under Kafka's names: the replica manager's ({@code kafka.server:type=ReplicaManager}:
  * {@code PartitionCount}, {@code LeaderCount}, {@code UnderReplicatedPartitions}, {@code UnderMinIsrPartitionCount},
  * {@code AtMinIsrPartitionCount}, {@code IsrShrinksPerSec}, {@code IsrExpandsPerSec}), the controller's
- * ({@code kafka.controller:type=KafkaController,name=ActiveControllerCount}), the broker's state
+ * ({@code kafka.controller:type=KafkaController,name=ActiveControllerCount},
+ * {@code kafka.controller:type=ControllerStats,name=UncleanLeaderElectionsPerSec}), the broker's state
  * ({@code kafka.server:type=KafkaServer,name=BrokerState}, 3 = running) and each hosted partition's log
  * ({@code kafka.log:type=Log,name=LogEndOffset|LogStartOffset|NumLogSegments|Size,topic=...,partition=...}, from its
  * first role here until it is stopped). Gauges are read when asked.
@@ -30,7 +32,8 @@ final class BrokerMetrics implements LeadershipListener {
     private final KafkaMetrics metrics;
     private final ReplicaManager replicas;
 
-    BrokerMetrics(final KafkaMetrics metrics, final ReplicaManager replicas, final BooleanSupplier activeController) {
+    BrokerMetrics(final KafkaMetrics metrics, final ReplicaManager replicas, final BooleanSupplier activeController,
+                  final LongSupplier uncleanElections) {
         this.metrics = metrics;
         this.replicas = replicas;
         count("PartitionCount", p -> true);
@@ -52,6 +55,8 @@ final class BrokerMetrics implements LeadershipListener {
         metrics.gauge(MetricName.of("kafka.controller", "KafkaController", "ActiveControllerCount"),
             () -> activeController.getAsBoolean() ? 1 : 0);
         metrics.gauge(MetricName.of("kafka.server", "KafkaServer", "BrokerState"), () -> RUNNING);
+        metrics.meter(MetricName.of("kafka.controller", "ControllerStats", "UncleanLeaderElectionsPerSec"), "elections",
+            uncleanElections);
     }
 
     private void count(final String name, final Predicate<Partition> which) {

@@ -303,7 +303,8 @@ public final class SeglogBroker implements AutoCloseable {
                 endpoints, threadFactory, leadership);
             rmRef.set(replicaManager);
             final ReplicaManager rm = replicaManager;
-            brokerMetrics.set(new BrokerMetrics(metrics, rm, () -> controlRef != null && controlRef.isController()));
+            brokerMetrics.set(new BrokerMetrics(metrics, rm, () -> controlRef != null && controlRef.isController(),
+                () -> controlRef == null ? 0 : controlRef.controller().uncleanLeaderElections()));
             producerIds = new ZkProducerIdManager(id, () -> controlRef == null ? null : controlRef.store(), clockMs,
                 threadFactory);
             final ControlChannel channel;

@@ -126,6 +126,18 @@ public final class KafkaMetrics implements AutoCloseable {
     }
 
     /**
+     * A meter over a count a component keeps itself (a controller's elections): its rates follow that count's growth.
+     *
+     * @param name      its name
+     * @param eventType what it counts
+     * @param count     the count, read at each tick and when asked
+     * @return the meter
+     */
+    public Meter meter(final MetricName name, final String eventType, final LongSupplier count) {
+        return getOrCreate(name, Meter.class, () -> new Meter(eventType, nanoClock.getAsLong(), count));
+    }
+
+    /**
      * The histogram of this name, created at the first call.
      *
      * @param name its name

@@ -7,7 +7,9 @@ import java.util.concurrent.atomic.LongAdder;
  * A count of events and their rates, as Kafka's (Yammer) meters show them: {@code Count}, {@code MeanRate} and the
  * one-, five- and fifteen-minute exponentially weighted rates, per second. {@link #mark} is one {@link LongAdder}
  * addition: no lock, and no allocation once the adder's cells exist. The rates move only when the registry's ticker
- * calls {@link #tick} (every {@link #TICK_SECONDS} seconds), reading the count's growth since the last tick.
+ * calls {@link #tick} (every {@link #TICK_SECONDS} seconds), reading the count's growth since the last tick. A meter
+ * over a count kept elsewhere ({@link KafkaMetrics#meter(MetricName, String, java.util.function.LongSupplier)}) reads
+ * that count instead of being marked.
  */
 public final class Meter {
     /** Seconds between ticks, as in Yammer's meters. */
@@ -17,6 +19,8 @@ public final class Meter {
     private final String eventType;
     private final long startNanos;
     private final LongAdder count = new LongAdder();
+    /** A count kept elsewhere (a component's own counter), or null when {@link #mark} counts. */
+    private final java.util.function.LongSupplier source;
     /** Written by the ticker only. */
     private long countAtLastTick;
     private boolean primed;
@@ -25,8 +29,13 @@ public final class Meter {
     private volatile double fifteenMinute;
 
     Meter(final String eventType, final long startNanos) {
+        this(eventType, startNanos, null);
+    }
+
+    Meter(final String eventType, final long startNanos, final java.util.function.LongSupplier source) {
         this.eventType = eventType;
         this.startNanos = startNanos;
+        this.source = source;
     }
 
     /** One event. */
@@ -49,7 +58,7 @@ public final class Meter {
      * @return the count
      */
     public long count() {
-        return count.sum();
+        return source != null ? source.getAsLong() : count.sum();
     }
 
     /**
@@ -104,7 +113,7 @@ public final class Meter {
      * seconds. The first tick sets each rate to the tick's rate, as Yammer's EWMA does.
      */
     void tick() {
-        final long now = count.sum();
+        final long now = count();
         final double instant = (now - countAtLastTick) / (double) TICK_SECONDS;
         countAtLastTick = now;
         if (!primed) {

@@ -153,6 +153,7 @@ class BrokerMetricsIT {
                 assertEquals(PARTITIONS, value(b, "kafka.server:type=ReplicaManager,name=PartitionCount"));
                 assertEquals(0, value(b, "kafka.server:type=ReplicaManager,name=UnderReplicatedPartitions"));
                 assertEquals(3, value(b, "kafka.server:type=KafkaServer,name=BrokerState"));
+                assertEquals(0, count(b, "kafka.controller:type=ControllerStats,name=UncleanLeaderElectionsPerSec"));
                 leaders += value(b, "kafka.server:type=ReplicaManager,name=LeaderCount");
                 for (int part = 0; part < PARTITIONS; part++) {
                     assertEquals(PER_PARTITION, value(b, log("LogEndOffset", part)), "broker " + b + " p" + part);

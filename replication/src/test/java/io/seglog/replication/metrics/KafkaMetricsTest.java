@@ -162,4 +162,19 @@ class KafkaMetricsTest {
         }
         assertFalse(server.isRegistered(name.objectName()));
     }
+
+    @Test
+    void aMeterOverACountKeptElsewhereReadsItAndRatesItsGrowth() throws Exception {
+        try (KafkaMetrics metrics = metrics()) {
+            final AtomicLong elections = new AtomicLong(3);
+            final MetricName name = MetricName.of("kafka.controller", "ControllerStats", "UncleanLeaderElectionsPerSec");
+            final Meter meter = metrics.meter(name, "elections", elections::get);
+            metrics.tick();
+            assertEquals(0.6, meter.oneMinuteRate(), 1e-9, "the count before the first tick counts in it");
+            elections.addAndGet(10);
+            metrics.tick();
+            assertEquals(13L, server.getAttribute(name.objectName(), "Count"));
+            assertEquals(0.6 + (2.0 - 0.6) * (1 - Math.exp(-5.0 / 60)), meter.oneMinuteRate(), 1e-9);
+        }
+    }
 }
