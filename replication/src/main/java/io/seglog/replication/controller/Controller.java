@@ -64,6 +64,10 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
     private final LongSupplier wallClockMs;
     private final LongConsumer brokerEpochListener;
     private final ControllerEventLoop loop;
+    /** Where new topic ids come from (seeded in a simulation). */
+    private final java.util.random.RandomGenerator idSource;
+    /** How long a registration waits for a foreign ephemeral of this broker id to go; -1 for the session's length. */
+    private final long registrationWaitMs;
     private final ControllerContext ctx = new ControllerContext();
     private final AtomicLong refusals = new AtomicLong();
     private final ZkWatch controllerWatch = path -> put(new ControllerEvent.ControllerChange());
@@ -111,6 +115,60 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
         this.wallClockMs = wallClockMs;
         this.brokerEpochListener = brokerEpochListener;
         this.loop = new ControllerEventLoop(threadFactory, clockMs, new Processor());
+        this.idSource = new java.security.SecureRandom();
+        this.registrationWaitMs = -1;
+    }
+
+    /**
+     * Creates a controller whose event loop a driver runs in steps on its own thread (a deterministic simulation):
+     * no thread, no wall-clock wait. A registration that finds a live foreign session holding this broker id fails
+     * at once (after {@code registrationWaitMs}, measured on {@code clockMs}) and is retried after the usual back-off,
+     * instead of blocking on a watch the driver's thread would have to deliver.
+     *
+     * @param config              the broker's configuration
+     * @param channel             how to reach brokers
+     * @param driver              runs the loop ({@link #runOnce}) when told an event is queued
+     * @param clockMs             monotonic milliseconds for timed work
+     * @param wallClockMs         wall-clock milliseconds for the timestamps in znodes
+     * @param brokerEpochListener told the broker epoch after each registration and {@code -1} on session expiry
+     * @param ids                 where new topic ids come from
+     * @param registrationWaitMs  how long a registration waits for a foreign ephemeral (0 in a simulation)
+     */
+    public Controller(final ReplicationConfig config, final ControlChannel channel, final ControllerDriver driver,
+                      final LongSupplier clockMs, final LongSupplier wallClockMs,
+                      final LongConsumer brokerEpochListener, final java.util.random.RandomGenerator ids,
+                      final long registrationWaitMs) {
+        this.config = config;
+        this.brokerId = config.brokerId();
+        this.channel = channel;
+        this.clockMs = clockMs;
+        this.wallClockMs = wallClockMs;
+        this.brokerEpochListener = brokerEpochListener;
+        this.loop = new ControllerEventLoop(driver, clockMs, new Processor());
+        this.idSource = java.util.Objects.requireNonNull(ids, "ids");
+        if (registrationWaitMs < 0) {
+            throw new IllegalArgumentException("registrationWaitMs=" + registrationWaitMs + " must be >= 0");
+        }
+        this.registrationWaitMs = registrationWaitMs;
+    }
+
+    /**
+     * One step of a driven controller (see {@link ControllerDriver}): its due timed work, else one queued event.
+     *
+     * @return whether it did something; call again until false
+     * @throws IllegalStateException for a controller with its own thread
+     */
+    public boolean runOnce() {
+        return loop.runOnce();
+    }
+
+    /**
+     * When a driven controller next has work.
+     *
+     * @return the clock's milliseconds (now while events are queued), {@link Long#MAX_VALUE} for nothing planned
+     */
+    public long nextWakeMs() {
+        return loop.nextWakeMs();
     }
 
     /**
@@ -142,7 +200,7 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
      */
     public void start(final KafkaZkStore zkStore) {
         this.store = zkStore;
-        this.topicIds = new TopicIds(zkStore, new java.security.SecureRandom());
+        this.topicIds = new TopicIds(zkStore, idSource);
         this.partitions = new PartitionStateMachine(ctx, zkStore, config);
         this.deletion = new TopicDeletionManager(ctx, partitions, zkStore);
         this.reassignment = new ReassignmentManager(ctx, partitions, zkStore);
@@ -354,8 +412,10 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
         final BrokerRegistration registration = new BrokerRegistration(brokerId, config.advertisedHost(),
             config.advertisedPort(), config.brokerRack(), wallClockMs.getAsLong());
         final long previous = registeredSessionId == sessionId ? 0 : registeredSessionId;
-        final long epoch = store.registerBroker(registration, previous,
-            config.zookeeperSessionTimeoutMs() + store.client().requestTimeoutMs(), System::nanoTime);
+        final long epoch = registrationWaitMs < 0
+            ? store.registerBroker(registration, previous,
+                config.zookeeperSessionTimeoutMs() + store.client().requestTimeoutMs(), System::nanoTime)
+            : store.registerBroker(registration, previous, registrationWaitMs, () -> clockMs.getAsLong() * 1_000_000);
         registeredSessionId = sessionId;
         pendingSessionId = 0;
         brokerEpoch = epoch;

@@ -14,7 +14,9 @@ import org.slf4j.LoggerFactory;
  * between events it runs the processor's timed work when due (Kafka's {@code ControllerEventManager} plus its
  * scheduler in one thread, so that timed work never races event work).
  *
- * <p>Thread-safe: any thread may {@link #put} events; only the loop's thread processes them.
+ * <p>Thread-safe: any thread may {@link #put} events; only the loop's thread processes them. With a
+ * {@link ControllerDriver} instead of a thread factory there is no thread: the driver's thread runs the loop in steps
+ * ({@link #runOnce}), and "the event thread" is whatever runs inside a step.
  */
 final class ControllerEventLoop implements AutoCloseable {
     /** Longest wait for an event, so that an injected clock that jumps is noticed promptly. */
@@ -37,24 +39,42 @@ final class ControllerEventLoop implements AutoCloseable {
     private final Processor processor;
     private final LongSupplier clockMs;
     private final Thread thread;
+    private final ControllerDriver driver;
     private volatile boolean running = true;
     private boolean started;
+    /** Inside {@link #runOnce} (a driven loop only; the driver's one thread reads and writes it). */
+    private boolean stepping;
 
     ControllerEventLoop(final ThreadFactory threadFactory, final LongSupplier clockMs, final Processor processor) {
         this.processor = processor;
         this.clockMs = clockMs;
         this.thread = threadFactory.newThread(this::run);
+        this.driver = null;
+    }
+
+    ControllerEventLoop(final ControllerDriver driver, final LongSupplier clockMs, final Processor processor) {
+        this.processor = processor;
+        this.clockMs = clockMs;
+        this.thread = null;
+        this.driver = java.util.Objects.requireNonNull(driver, "driver");
     }
 
     synchronized void start() {
         if (!started) {
             started = true;
-            thread.start();
+            if (driver == null) {
+                thread.start();
+            } else {
+                driver.wakeup();
+            }
         }
     }
 
     void put(final ControllerEvent event) {
         queue.add(event);
+        if (driver != null) {
+            driver.wakeup();
+        }
     }
 
     /** Drops every queued event (preempting it) and queues this one: used on session expiry. */
@@ -74,10 +94,56 @@ final class ControllerEventLoop implements AutoCloseable {
             });
         }
         dropped.forEach(processor::preempt);
+        if (driver != null) {
+            driver.wakeup();
+        }
     }
 
     boolean isEventThread() {
-        return Thread.currentThread() == thread;
+        return driver == null ? Thread.currentThread() == thread : stepping;
+    }
+
+    /**
+     * One step of a driven loop, without waiting: the timed work when it is due, else the next queued event, as one
+     * turn of the thread's loop does.
+     *
+     * @return whether it did something (call again until false, then at {@link #nextWakeMs})
+     */
+    boolean runOnce() {
+        if (driver == null) {
+            throw new IllegalStateException("the loop runs on its own thread");
+        }
+        if (!running || !started) {
+            return false;
+        }
+        stepping = true;
+        try {
+            final long now = clockMs.getAsLong();
+            if (now >= processor.nextTickMs()) {
+                processor.tick(now);
+                return true;
+            }
+            final ControllerEvent event = queue.poll();
+            if (event == null) {
+                return false;
+            }
+            processor.process(event, clockMs.getAsLong());
+            return true;
+        } catch (final RuntimeException e) {
+            LOG.error("Controller event failed", e);
+            return true;
+        } finally {
+            stepping = false;
+        }
+    }
+
+    /**
+     * When a driven loop next has work: now while events are queued, else its timed work's due time.
+     *
+     * @return the clock's milliseconds, {@link Long#MAX_VALUE} for nothing planned
+     */
+    long nextWakeMs() {
+        return queue.isEmpty() ? processor.nextTickMs() : clockMs.getAsLong();
     }
 
     private void run() {
@@ -111,6 +177,12 @@ final class ControllerEventLoop implements AutoCloseable {
     @Override
     public void close() {
         running = false;
+        if (driver != null) {
+            final List<ControllerEvent> dropped = new ArrayList<>();
+            queue.drainTo(dropped);
+            dropped.forEach(processor::preempt);
+            return;
+        }
         synchronized (this) {
             if (!started) {
                 return;
