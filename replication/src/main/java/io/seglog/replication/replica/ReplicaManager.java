@@ -98,6 +98,33 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
                           final LongSupplier clockMs, final LongSupplier brokerEpoch, final IsrWriter isrWriter,
                           final IntPredicate eligible, final LeaderEndpoint.Factory endpoints,
                           final ThreadFactory threadFactory, final LeadershipListener leadership) {
+        this(brokerId, logs, config, clockMs, brokerEpoch, isrWriter, eligible, endpoints, threadFactory, leadership,
+            null);
+    }
+
+    /**
+     * Starts the replica layer of a broker whose timed work runs on a scheduler instead of threads of its own (a
+     * deterministic simulation): the ISR check every half {@code replica.lag.time.max.ms}, and the purgatories'
+     * deadlines every {@value DelayedOperations#TICK_MS} ms, both on {@code timers} and the clock given. The
+     * fetchers still use the thread factory.
+     *
+     * @param brokerId      this broker
+     * @param logs          the broker's logs (owned by the caller, closed after this)
+     * @param config        fetch and lag settings
+     * @param clockMs       a monotonic clock (the scheduler's)
+     * @param brokerEpoch   this broker's current epoch (sent in fetches)
+     * @param isrWriter     where leaders write ISR changes
+     * @param eligible      whether a broker may be in an ISR (alive in the metadata)
+     * @param endpoints     opens connections to leaders
+     * @param threadFactory makes the fetchers' threads
+     * @param leadership    told each role change once it took effect
+     * @param timers        runs the timed work, or null for threads of the layer's own
+     */
+    public ReplicaManager(final int brokerId, final LogManager logs, final ReplicaManagerConfig config,
+                          final LongSupplier clockMs, final LongSupplier brokerEpoch, final IsrWriter isrWriter,
+                          final IntPredicate eligible, final LeaderEndpoint.Factory endpoints,
+                          final ThreadFactory threadFactory, final LeadershipListener leadership,
+                          final io.seglog.storage.Scheduler timers) {
         this.leadership = leadership;
         this.brokerId = brokerId;
         this.logs = logs;
@@ -110,13 +137,29 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
         this.fetchWaits = new DelayedOperations(clockMs);
         this.partitionContext = new Context();
         this.fetchers = new ReplicaFetcherManager(brokerId, config, clockMs, brokerEpoch, endpoints, threadFactory);
-        produceWaits.startReaper("produce-purgatory-" + brokerId, threadFactory);
-        fetchWaits.startReaper("fetch-purgatory-" + brokerId, threadFactory);
-        this.isrExpiration = threadFactory.newThread(this::expireIsrs);
-        isrExpiration.setName("isr-expiration-" + brokerId);
-        isrExpiration.setDaemon(true);
-        isrExpiration.start();
+        if (timers == null) {
+            produceWaits.startReaper("produce-purgatory-" + brokerId, threadFactory);
+            fetchWaits.startReaper("fetch-purgatory-" + brokerId, threadFactory);
+            this.isrExpiration = threadFactory.newThread(this::expireIsrs);
+            isrExpiration.setName("isr-expiration-" + brokerId);
+            isrExpiration.setDaemon(true);
+            isrExpiration.start();
+            this.timedWork = List.of();
+        } else {
+            this.isrExpiration = null;
+            final long periodMs = Math.max(1, config.replicaLagTimeMaxMs() / 2);
+            this.timedWork = List.of(
+                timers.schedule("isr-expiration-" + brokerId, this::checkIsrs, periodMs, periodMs),
+                timers.schedule("purgatory-" + brokerId, () -> {
+                    final long now = clockMs.getAsLong();
+                    produceWaits.expire(now);
+                    fetchWaits.expire(now);
+                }, DelayedOperations.TICK_MS, DelayedOperations.TICK_MS));
+        }
     }
+
+    /** The scheduled timed work of a layer built with a scheduler (cancelled at close). */
+    private final List<io.seglog.storage.Scheduler.Cancellable> timedWork;
 
     private volatile IsrChangeListener isrChanges = IsrChangeListener.NONE;
 
@@ -196,12 +239,20 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
             if (closed) {
                 return;
             }
-            for (final Partition p : partitions.values()) {
-                try {
-                    p.maybeShrinkIsr();
-                } catch (final RuntimeException e) {
-                    LOG.warn("{}: ISR check failed: {}", p.topicPartition(), e.toString());
-                }
+            checkIsrs();
+        }
+    }
+
+    /** Kafka's maybeShrinkIsr on every partition. */
+    private void checkIsrs() {
+        if (closed) {
+            return;
+        }
+        for (final Partition p : partitions.values()) {
+            try {
+                p.maybeShrinkIsr();
+            } catch (final RuntimeException e) {
+                LOG.warn("{}: ISR check failed: {}", p.topicPartition(), e.toString());
             }
         }
     }
@@ -625,6 +676,11 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
             return;
         }
         closed = true;
+        timedWork.forEach(io.seglog.storage.Scheduler.Cancellable::cancel);
+        if (isrExpiration == null) {
+            CloseHelper.closeAll(fetchers, produceWaits, fetchWaits);
+            return;
+        }
         java.util.concurrent.locks.LockSupport.unpark(isrExpiration);
         CloseHelper.closeAll(fetchers, produceWaits, fetchWaits, () -> {
             try {
