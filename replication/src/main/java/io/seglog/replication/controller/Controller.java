@@ -108,15 +108,8 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
      */
     public Controller(final ReplicationConfig config, final ControlChannel channel, final ThreadFactory threadFactory,
                       final LongSupplier clockMs, final LongSupplier wallClockMs, final LongConsumer brokerEpochListener) {
-        this.config = config;
-        this.brokerId = config.brokerId();
-        this.channel = channel;
-        this.clockMs = clockMs;
-        this.wallClockMs = wallClockMs;
-        this.brokerEpochListener = brokerEpochListener;
-        this.loop = new ControllerEventLoop(threadFactory, clockMs, new Processor());
-        this.idSource = new java.security.SecureRandom();
-        this.registrationWaitMs = -1;
+        this(config, channel, processor -> new ControllerEventLoop(threadFactory, clockMs, processor), clockMs,
+            wallClockMs, brokerEpochListener, new java.security.SecureRandom(), -1);
     }
 
     /**
@@ -138,17 +131,31 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
                       final LongSupplier clockMs, final LongSupplier wallClockMs,
                       final LongConsumer brokerEpochListener, final java.util.random.RandomGenerator ids,
                       final long registrationWaitMs) {
+        this(config, channel, processor -> new ControllerEventLoop(driver, clockMs, processor), clockMs, wallClockMs,
+            brokerEpochListener, ids, requireWait(registrationWaitMs));
+    }
+
+    private static long requireWait(final long registrationWaitMs) {
+        if (registrationWaitMs < 0) {
+            throw new IllegalArgumentException("registrationWaitMs=" + registrationWaitMs + " must be >= 0");
+        }
+        return registrationWaitMs;
+    }
+
+    /** The one place the fields are set: the two public constructors differ only in their loop and waits. */
+    private Controller(final ReplicationConfig config, final ControlChannel channel,
+                       final java.util.function.Function<ControllerEventLoop.Processor, ControllerEventLoop> loop,
+                       final LongSupplier clockMs, final LongSupplier wallClockMs,
+                       final LongConsumer brokerEpochListener, final java.util.random.RandomGenerator ids,
+                       final long registrationWaitMs) {
         this.config = config;
         this.brokerId = config.brokerId();
         this.channel = channel;
         this.clockMs = clockMs;
         this.wallClockMs = wallClockMs;
         this.brokerEpochListener = brokerEpochListener;
-        this.loop = new ControllerEventLoop(driver, clockMs, new Processor());
+        this.loop = loop.apply(new Processor());
         this.idSource = java.util.Objects.requireNonNull(ids, "ids");
-        if (registrationWaitMs < 0) {
-            throw new IllegalArgumentException("registrationWaitMs=" + registrationWaitMs + " must be >= 0");
-        }
         this.registrationWaitMs = registrationWaitMs;
     }
 
