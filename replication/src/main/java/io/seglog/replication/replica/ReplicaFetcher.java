@@ -9,21 +9,25 @@ import io.seglog.storage.format.InvalidRecordException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import io.seglog.storage.Scheduler;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.locks.Condition;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One fetcher thread: replicates the partitions this broker follows from one leader broker (Kafka's
+ * One fetcher: replicates the partitions this broker follows from one leader broker (Kafka's
  * {@code ReplicaFetcherThread}). Each partition is either <b>fetching</b>, with its log end offset and the epoch of
  * its last batch (KIP-595: the leader answers a diverging log with the epoch where it diverged), or
  * <b>truncating</b>, asking the leader where its latest epoch ends (OffsetsForLeaderEpoch) after an answer it could
@@ -32,7 +36,11 @@ import org.slf4j.LoggerFactory;
  * retention). With durable acks, a fetch that appended waits for the disk before the next one, so the next fetch
  * tells the leader the durable offset.
  *
- * <p>Thread-safe: partitions are added and removed from any thread; the fetch loop runs on one thread.
+ * <p>It never blocks: each round is a chain of steps on its {@link FetcherDriver} (a thread of its own in a broker, a
+ * simulation's scheduler in a test), each request continuing in a step of its own when its answer or its timeout
+ * ({@code replica.socket.timeout.ms}) comes, and waits (idle, back-off) are timers that an {@link #add} cuts short.
+ *
+ * <p>Thread-safe: partitions are added and removed from any thread; the steps run one at a time on the driver.
  */
 final class ReplicaFetcher implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicaFetcher.class);
@@ -61,14 +69,32 @@ final class ReplicaFetcher implements AutoCloseable {
     private final LongSupplier clockMs;
     private final LongSupplier brokerEpoch;
     private final ReentrantLock lock = new ReentrantLock();
-    private final Condition changed = lock.newCondition();
     private final Map<TopicPartition, State> partitions = new LinkedHashMap<>();
-    private final Thread thread;
+    private final FetcherDriver driver;
+    private final AtomicBoolean wakePending = new AtomicBoolean();
     private volatile boolean running = true;
+    /** While waiting (idle or backing off): what continues after the wait, and its timer. Driver-confined. */
+    private Runnable waiting;
+    private Scheduler.Cancellable waitTimer;
+
+    /** How long an idle fetcher waits before it looks again (an {@link #add} wakes it sooner). */
+    private static final long IDLE_WAIT_MS = 1_000;
 
     ReplicaFetcher(final int localBrokerId, final int leaderId, final int fetcherId, final LeaderEndpoint endpoint,
                    final ReplicaManagerConfig config, final LongSupplier clockMs, final LongSupplier brokerEpoch,
                    final ThreadFactory threadFactory) {
+        this(localBrokerId, leaderId, fetcherId, endpoint, config, clockMs, brokerEpoch,
+            (Function<String, FetcherDriver>) name -> FetcherDriver.onThread(threadFactory, name));
+    }
+
+    /**
+     * A fetcher whose steps run on a driver made for it.
+     *
+     * @param drivers makes the driver, given the fetcher's name
+     */
+    ReplicaFetcher(final int localBrokerId, final int leaderId, final int fetcherId, final LeaderEndpoint endpoint,
+                   final ReplicaManagerConfig config, final LongSupplier clockMs, final LongSupplier brokerEpoch,
+                   final Function<String, FetcherDriver> drivers) {
         this.localBrokerId = localBrokerId;
         this.leaderId = leaderId;
         this.name = "replica-fetcher-" + fetcherId + "-source-" + leaderId + "-broker-" + localBrokerId;
@@ -76,13 +102,12 @@ final class ReplicaFetcher implements AutoCloseable {
         this.config = config;
         this.clockMs = clockMs;
         this.brokerEpoch = brokerEpoch;
-        this.thread = threadFactory.newThread(this::run);
-        thread.setName(name);
-        thread.setDaemon(true);
+        this.driver = drivers.apply(name);
     }
 
     void start() {
-        thread.start();
+        driver.start();
+        next();
     }
 
     /**
@@ -110,9 +135,11 @@ final class ReplicaFetcher implements AutoCloseable {
         lock.lock();
         try {
             partitions.put(partition.topicPartition(), new State(partition, epoch, Mode.FETCHING));
-            changed.signalAll();
         } finally {
             lock.unlock();
+        }
+        if (running && wakePending.compareAndSet(false, true)) {
+            driver.execute(this::wake);
         }
     }
 
@@ -145,34 +172,31 @@ final class ReplicaFetcher implements AutoCloseable {
         }
     }
 
-    private void run() {
-        while (running) {
-            try {
-                final Map<TopicPartition, State> fetching = new LinkedHashMap<>();
-                final Map<TopicPartition, State> truncating = new LinkedHashMap<>();
-                if (!awaitWork(fetching, truncating)) {
-                    continue;
-                }
-                if (!truncating.isEmpty()) {
-                    truncate(truncating);
-                }
-                if (!fetching.isEmpty()) {
-                    fetch(fetching);
-                }
-            } catch (final InterruptedException e) {
-                if (!running) {
-                    return;
-                }
-            } catch (final RuntimeException e) {
-                LOG.error("{}: unexpected failure; backing off", name, e);
-                backOff();
-            }
+    // ------------------------------------------------------------------------------------------------ steps
+
+    /**
+     * One round: the partitions ready now, OffsetsForLeaderEpoch for those truncating, then a Fetch for those
+     * fetching, then the out-of-range lookups and (durable acks) the flushes; then the next round. With nothing ready,
+     * it waits for the earliest delayed partition, or an {@link #add}.
+     */
+    private void step() {
+        if (!running) {
+            return;
+        }
+        final Map<TopicPartition, State> fetching = new LinkedHashMap<>();
+        final Map<TopicPartition, State> truncating = new LinkedHashMap<>();
+        final long waitMs = readyPartitions(fetching, truncating);
+        if (fetching.isEmpty() && truncating.isEmpty()) {
+            waitThen(waitMs, this::step);
+        } else if (!truncating.isEmpty()) {
+            truncate(truncating, () -> fetch(fetching));
+        } else {
+            fetch(fetching);
         }
     }
 
-    /** Waits until some partition is ready, then copies the ready ones by mode. */
-    private boolean awaitWork(final Map<TopicPartition, State> fetching, final Map<TopicPartition, State> truncating)
-        throws InterruptedException {
+    /** Copies the ready partitions by mode; with none ready, how long until one is (or an idle second). */
+    private long readyPartitions(final Map<TopicPartition, State> fetching, final Map<TopicPartition, State> truncating) {
         lock.lock();
         try {
             final long now = clockMs.getAsLong();
@@ -187,15 +211,100 @@ final class ReplicaFetcher implements AutoCloseable {
                     truncating.put(e.getKey(), s);
                 }
             }
-            if (fetching.isEmpty() && truncating.isEmpty()) {
-                final long waitMs = nextDue == Long.MAX_VALUE ? 1_000 : Math.max(1, nextDue - now);
-                changed.await(waitMs, TimeUnit.MILLISECONDS);
-                return false;
-            }
-            return true;
+            return nextDue == Long.MAX_VALUE ? IDLE_WAIT_MS : Math.max(1, nextDue - now);
         } finally {
             lock.unlock();
         }
+    }
+
+    /** Starts the next round as a step of its own. */
+    private void next() {
+        driver.execute(this::guardedStep);
+    }
+
+    private void guardedStep() {
+        guard(this::step);
+    }
+
+    /** Runs a step's body; an unexpected failure backs off and starts another round. */
+    private void guard(final Runnable body) {
+        try {
+            body.run();
+        } catch (final RuntimeException e) {
+            LOG.error("{}: unexpected failure; backing off", name, e);
+            backOff(this::step);
+        }
+    }
+
+    /** Waits (an {@link #add} cuts the wait short), then continues. */
+    private void waitThen(final long delayMs, final Runnable then) {
+        waiting = then;
+        waitTimer = driver.schedule(delayMs, () -> {
+            if (waiting == then) {
+                resume();
+            }
+        });
+    }
+
+    private void backOff(final Runnable then) {
+        waitThen(Math.max(1, config.fetchBackoffMs()), then);
+    }
+
+    /** Ends a wait early: a partition was added. */
+    private void wake() {
+        wakePending.set(false);
+        if (running) {
+            resume();
+        }
+    }
+
+    private void resume() {
+        final Runnable then = waiting;
+        if (then == null) {
+            return;
+        }
+        waiting = null;
+        waitTimer.cancel();
+        guard(then);
+    }
+
+    /**
+     * Sends a request and continues with its answer, or with a {@link TimeoutException} after
+     * {@code replica.socket.timeout.ms}, exactly once, in a step of its own. An answer that comes after the timeout or
+     * after the fetcher stopped is closed here.
+     */
+    private <T> void call(final CompletableFuture<T> pending, final BiConsumer<T, Throwable> then) {
+        final boolean[] done = new boolean[1];
+        final long timeoutMs = config.replicaSocketTimeoutMs();
+        final Scheduler.Cancellable timer = driver.schedule(timeoutMs, () -> {
+            if (!done[0]) {
+                done[0] = true;
+                pending.cancel(false);
+                if (running) {
+                    guard(() -> then.accept(null, new TimeoutException("no answer within " + timeoutMs + " ms")));
+                }
+            }
+        });
+        pending.whenComplete((value, failure) -> driver.execute(() -> {
+            if (done[0] || !running) {
+                release(value);
+                return;
+            }
+            done[0] = true;
+            timer.cancel();
+            guard(() -> then.accept(value, failure instanceof CompletionException c && c.getCause() != null
+                ? c.getCause() : failure));
+        }));
+    }
+
+    private static void release(final Object answer) {
+        if (answer instanceof FetchResponse response) {
+            response.close();
+        }
+    }
+
+    private static String describe(final Throwable failure) {
+        return failure instanceof TimeoutException ? "timed out" : failure.toString();
     }
 
     /** Whether a state is still the current one for its partition (not removed or replaced). */
@@ -235,32 +344,13 @@ final class ReplicaFetcher implements AutoCloseable {
         }
     }
 
-    private void backOff() {
-        lock.lock();
-        try {
-            if (running) {
-                changed.await(Math.max(1, config.fetchBackoffMs()), TimeUnit.MILLISECONDS);
-            }
-        } catch (final InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    private <T> T await(final CompletableFuture<T> future, final long timeoutMs) throws InterruptedException,
-        ExecutionException, TimeoutException {
-        try {
-            return future.get(timeoutMs, TimeUnit.MILLISECONDS);
-        } catch (final TimeoutException | ExecutionException e) {
-            future.cancel(false);
-            throw e;
-        }
-    }
-
     // ------------------------------------------------------------------------------------------------ fetch
 
-    private void fetch(final Map<TopicPartition, State> fetching) throws InterruptedException {
+    private void fetch(final Map<TopicPartition, State> fetching) {
+        if (fetching.isEmpty()) {
+            next();
+            return;
+        }
         final List<PartitionFetch> parts = new ArrayList<>(fetching.size());
         for (final Map.Entry<TopicPartition, State> e : fetching.entrySet()) {
             final PartitionLog log = e.getValue().partition.log();
@@ -269,56 +359,42 @@ final class ReplicaFetcher implements AutoCloseable {
         }
         final FetchRequest request = new FetchRequest(localBrokerId, brokerEpoch.getAsLong(), config.fetchWaitMaxMs(),
             config.fetchMinBytes(), config.fetchResponseMaxBytes(), parts);
-        final CompletableFuture<FetchResponse> pending = endpoint.fetch(request);
-        FetchResponse response = null;
-        try {
-            response = await(pending, config.replicaSocketTimeoutMs());
-        } catch (final ExecutionException | TimeoutException e) {
-            LOG.info("{}: fetch of {} partitions failed: {}", name, parts.size(),
-                e instanceof ExecutionException ? e.getCause().toString() : "timed out");
-            backOff();
-            return;
-        } finally {
-            if (response == null) {
-                // An answer that completed the future just before the wait gave up is still ours to give back.
-                pending.thenAccept(FetchResponse::close);
+        call(endpoint.fetch(request), (response, failure) -> {
+            if (failure != null) {
+                LOG.info("{}: fetch of {} partitions failed: {}", name, parts.size(), describe(failure));
+                backOff(this::step);
+                return;
             }
-        }
-        final List<CompletableFuture<Long>> flushes = new ArrayList<>();
-        // The records may be views into the connection's receive buffer: given back once appended (before any
-        // flush wait, which needs the file, not them).
-        try (FetchResponse answers = response) {
-            for (final FetchedPartition answer : answers.partitions()) {
-                final State s = fetching.get(answer.tp());
-                if (s == null || !current(answer.tp(), s)) {
-                    continue;
-                }
-                try {
-                    process(answer, s, flushes);
-                } catch (final StorageException e) {
-                    LOG.error("{}: {} is offline; no longer fetched: {}", name, answer.tp(), e.getMessage());
-                    drop(answer.tp(), s);
-                } catch (final InvalidRecordException e) {
-                    // Batches that do not continue the log (or are malformed): settle where the logs agree again.
-                    LOG.warn("{}: {} refused the leader's batches ({}); truncating by epoch", name, answer.tp(),
-                        e.getMessage());
-                    setMode(s, Mode.TRUNCATING);
-                    delay(s);
+            final List<CompletableFuture<Long>> flushes = new ArrayList<>();
+            final List<State> outOfRange = new ArrayList<>();
+            // The records may be views into the connection's receive buffer: given back once appended (before any
+            // flush wait, which needs the file, not them).
+            try (FetchResponse answers = response) {
+                for (final FetchedPartition answer : answers.partitions()) {
+                    final State s = fetching.get(answer.tp());
+                    if (s == null || !current(answer.tp(), s)) {
+                        continue;
+                    }
+                    try {
+                        process(answer, s, flushes, outOfRange);
+                    } catch (final StorageException e) {
+                        LOG.error("{}: {} is offline; no longer fetched: {}", name, answer.tp(), e.getMessage());
+                        drop(answer.tp(), s);
+                    } catch (final InvalidRecordException e) {
+                        // Batches that do not continue the log (or are malformed): settle where the logs agree.
+                        LOG.warn("{}: {} refused the leader's batches ({}); truncating by epoch", name, answer.tp(),
+                            e.getMessage());
+                        setMode(s, Mode.TRUNCATING);
+                        delay(s);
+                    }
                 }
             }
-        }
-        if (!flushes.isEmpty()) {
-            // Durable acks: the next fetch reports the durable offset, so it waits for this one's fsync.
-            try {
-                CompletableFuture.allOf(flushes.toArray(new CompletableFuture<?>[0]))
-                    .get(config.replicaSocketTimeoutMs(), TimeUnit.MILLISECONDS);
-            } catch (final ExecutionException | TimeoutException e) {
-                LOG.warn("{}: waiting for the follower's flush failed: {}", name, e.toString());
-            }
-        }
+            handleOutOfRange(outOfRange.iterator(), () -> awaitFlushes(flushes));
+        });
     }
 
-    private void process(final FetchedPartition answer, final State s, final List<CompletableFuture<Long>> flushes) {
+    private void process(final FetchedPartition answer, final State s, final List<CompletableFuture<Long>> flushes,
+                         final List<State> outOfRange) {
         final Partition partition = s.partition;
         switch (answer.error()) {
             case NONE -> {
@@ -335,7 +411,7 @@ final class ReplicaFetcher implements AutoCloseable {
                     flushes.add(partition.log().awaitDurable(end - 1));
                 }
             }
-            case OFFSET_OUT_OF_RANGE -> handleOutOfRange(answer.tp(), s);
+            case OFFSET_OUT_OF_RANGE -> outOfRange.add(s);
             case FENCED_LEADER_EPOCH -> {
                 // The leader is newer than this broker's view: wait for the controller's LeaderAndIsr.
                 LOG.info("{}: {} fenced at epoch {}; waiting for a newer LeaderAndIsr", name, answer.tp(), s.epoch);
@@ -347,6 +423,20 @@ final class ReplicaFetcher implements AutoCloseable {
                 delay(s);
             }
         }
+    }
+
+    /** Durable acks: the next fetch reports the durable offset, so it waits for this one's fsync. */
+    private void awaitFlushes(final List<CompletableFuture<Long>> flushes) {
+        if (flushes.isEmpty()) {
+            next();
+            return;
+        }
+        call(CompletableFuture.allOf(flushes.toArray(new CompletableFuture<?>[0])), (done, failure) -> {
+            if (failure != null) {
+                LOG.warn("{}: waiting for the follower's flush failed: {}", name, describe(failure));
+            }
+            next();
+        });
     }
 
     /** KIP-595: the leader says where the follower's last epoch ends in its log. */
@@ -363,51 +453,83 @@ final class ReplicaFetcher implements AutoCloseable {
         }
     }
 
-    /** Kafka's {@code handleOutOfRangeError}/{@code fetchOffsetAndTruncate}. */
-    private void handleOutOfRange(final TopicPartition tp, final State s) {
+    /**
+     * Kafka's {@code handleOutOfRangeError}/{@code fetchOffsetAndTruncate}, one partition after the other (the
+     * leader's end, then, if needed, its start), then continues.
+     */
+    private void handleOutOfRange(final Iterator<State> remaining, final Runnable then) {
+        if (!remaining.hasNext()) {
+            then.run();
+            return;
+        }
+        final State s = remaining.next();
+        final TopicPartition tp = s.partition.topicPartition();
+        if (!current(tp, s)) {
+            handleOutOfRange(remaining, then);
+            return;
+        }
+        final Runnable rest = () -> handleOutOfRange(remaining, then);
+        call(endpoint.listOffsets(localBrokerId, Map.of(tp, s.epoch), PartitionLog.LATEST_TIMESTAMP),
+            (latestAnswers, failure) -> {
+                final OffsetResult latest = failure == null ? latestAnswers.get(tp) : null;
+                if (failure != null) {
+                    LOG.info("{}: {} offsets lookup failed: {}", name, tp, describe(failure));
+                }
+                if (latest == null || latest.error() != ReplicaError.NONE || !current(tp, s)) {
+                    delay(s);
+                    rest.run();
+                    return;
+                }
+                final PartitionLog log = s.partition.log();
+                if (latest.offset() < log.logEndOffset()) {
+                    // The leader's log ends before this one (an unclean election): cut to its end.
+                    LOG.warn("{}: {} log end {} is past the leader's {}; truncating", name, tp, log.logEndOffset(),
+                        latest.offset());
+                    offline(tp, s, () -> {
+                        if (s.partition.truncateAsFollower(latest.offset(), s.epoch) < 0) {
+                            drop(tp, s);
+                        }
+                    });
+                    rest.run();
+                    return;
+                }
+                call(endpoint.listOffsets(localBrokerId, Map.of(tp, s.epoch), PartitionLog.EARLIEST_TIMESTAMP),
+                    (earliestAnswers, failed) -> {
+                        final OffsetResult earliest = failed == null ? earliestAnswers.get(tp) : null;
+                        if (failed != null) {
+                            LOG.info("{}: {} offsets lookup failed: {}", name, tp, describe(failed));
+                        }
+                        if (earliest == null || earliest.error() != ReplicaError.NONE || !current(tp, s)) {
+                            delay(s);
+                        } else if (earliest.offset() > log.logEndOffset()) {
+                            offline(tp, s, () -> {
+                                if (!s.partition.truncateFullyAsFollower(earliest.offset(), s.epoch)) {
+                                    drop(tp, s);
+                                }
+                            });
+                        } else {
+                            // Within range now (the leader moved meanwhile): fetch again after a pause.
+                            delay(s);
+                        }
+                        rest.run();
+                    });
+            });
+    }
+
+    /** Runs a change to the log; a log gone offline stops being fetched. */
+    private void offline(final TopicPartition tp, final State s, final Runnable change) {
         try {
-            final PartitionLog log = s.partition.log();
-            final OffsetResult latest = await(endpoint.listOffsets(localBrokerId, Map.of(tp, s.epoch),
-                PartitionLog.LATEST_TIMESTAMP), config.replicaSocketTimeoutMs()).get(tp);
-            if (latest == null || latest.error() != ReplicaError.NONE) {
-                delay(s);
-                return;
-            }
-            if (latest.offset() < log.logEndOffset()) {
-                // The leader's log ends before this one (an unclean election): cut to its end.
-                LOG.warn("{}: {} log end {} is past the leader's {}; truncating", name, tp, log.logEndOffset(),
-                    latest.offset());
-                if (s.partition.truncateAsFollower(latest.offset(), s.epoch) < 0) {
-                    drop(tp, s);
-                }
-                return;
-            }
-            final OffsetResult earliest = await(endpoint.listOffsets(localBrokerId, Map.of(tp, s.epoch),
-                PartitionLog.EARLIEST_TIMESTAMP), config.replicaSocketTimeoutMs()).get(tp);
-            if (earliest == null || earliest.error() != ReplicaError.NONE) {
-                delay(s);
-                return;
-            }
-            if (earliest.offset() > log.logEndOffset()) {
-                if (!s.partition.truncateFullyAsFollower(earliest.offset(), s.epoch)) {
-                    drop(tp, s);
-                }
-            } else {
-                // Within range now (the leader moved meanwhile): fetch again after a pause.
-                delay(s);
-            }
-        } catch (final ExecutionException | TimeoutException e) {
-            LOG.info("{}: {} offsets lookup failed: {}", name, tp, e.toString());
-            delay(s);
-        } catch (final InterruptedException e) {
-            Thread.currentThread().interrupt();
+            change.run();
+        } catch (final StorageException e) {
+            LOG.error("{}: {} is offline; no longer fetched: {}", name, tp, e.getMessage());
+            drop(tp, s);
         }
     }
 
     // --------------------------------------------------------------------------------------------- truncate
 
     /** OffsetsForLeaderEpoch for the partitions whose divergence one answer did not settle (KIP-279). */
-    private void truncate(final Map<TopicPartition, State> truncating) throws InterruptedException {
+    private void truncate(final Map<TopicPartition, State> truncating, final Runnable then) {
         final Map<TopicPartition, int[]> query = new HashMap<>();
         for (final Map.Entry<TopicPartition, State> e : truncating.entrySet()) {
             final int latest = e.getValue().partition.log().latestEpoch();
@@ -419,46 +541,44 @@ final class ReplicaFetcher implements AutoCloseable {
             }
         }
         if (query.isEmpty()) {
+            then.run();
             return;
         }
-        final Map<TopicPartition, EpochResult> answers;
-        try {
-            answers = await(endpoint.offsetsForLeaderEpoch(localBrokerId, query), config.replicaSocketTimeoutMs());
-        } catch (final ExecutionException | TimeoutException e) {
-            LOG.info("{}: OffsetsForLeaderEpoch failed: {}", name, e.toString());
-            backOff();
-            return;
-        }
-        for (final Map.Entry<TopicPartition, EpochResult> e : answers.entrySet()) {
-            final State s = truncating.get(e.getKey());
-            if (s == null || !current(e.getKey(), s)) {
-                continue;
+        call(endpoint.offsetsForLeaderEpoch(localBrokerId, query), (answers, failure) -> {
+            if (failure != null) {
+                LOG.info("{}: OffsetsForLeaderEpoch failed: {}", name, describe(failure));
+                backOff(then);
+                return;
             }
-            final EpochResult answer = e.getValue();
-            if (answer.error() == ReplicaError.FENCED_LEADER_EPOCH) {
-                drop(e.getKey(), s);
-            } else if (answer.error() != ReplicaError.NONE) {
-                delay(s);
-            } else {
-                try {
-                    final PartitionLog log = s.partition.log();
-                    final FollowerTruncation.Result result = FollowerTruncation.decide(answer.epochEnd(),
-                        log.endOffsetForEpoch(answer.epochEnd().epoch()), log.logEndOffset());
-                    if (s.partition.truncateAsFollower(result.offset(), s.epoch) < 0) {
-                        drop(e.getKey(), s);
-                    } else if (result.complete()) {
-                        setMode(s, Mode.FETCHING);
-                    }
-                } catch (final StorageException ex) {
-                    LOG.error("{}: {} is offline; no longer fetched: {}", name, e.getKey(), ex.getMessage());
+            for (final Map.Entry<TopicPartition, EpochResult> e : answers.entrySet()) {
+                final State s = truncating.get(e.getKey());
+                if (s == null || !current(e.getKey(), s)) {
+                    continue;
+                }
+                final EpochResult answer = e.getValue();
+                if (answer.error() == ReplicaError.FENCED_LEADER_EPOCH) {
                     drop(e.getKey(), s);
+                } else if (answer.error() != ReplicaError.NONE) {
+                    delay(s);
+                } else {
+                    offline(e.getKey(), s, () -> {
+                        final PartitionLog log = s.partition.log();
+                        final FollowerTruncation.Result result = FollowerTruncation.decide(answer.epochEnd(),
+                            log.endOffsetForEpoch(answer.epochEnd().epoch()), log.logEndOffset());
+                        if (s.partition.truncateAsFollower(result.offset(), s.epoch) < 0) {
+                            drop(e.getKey(), s);
+                        } else if (result.complete()) {
+                            setMode(s, Mode.FETCHING);
+                        }
+                    });
                 }
             }
-        }
+            then.run();
+        });
     }
 
     /**
-     * Tells the thread to stop and closes the connection, without waiting: the caller may hold locks the thread
+     * Stops the fetcher and closes the connection, without waiting: the caller may hold locks the step in progress
      * needs on its way out (a LeaderAndIsr being applied). Idempotent.
      */
     void shutdown() {
@@ -467,35 +587,29 @@ final class ReplicaFetcher implements AutoCloseable {
         try {
             // Answers still in flight are no longer current: the partitions may have moved to another fetcher.
             partitions.clear();
-            changed.signalAll();
         } finally {
             lock.unlock();
         }
+        driver.stop();
         // Never interrupt the fetcher: an interrupt during a file write or fsync closes the FileChannel and takes
-        // the log directory offline. Closing the endpoint fails the request in flight, which ends the wait.
+        // the log directory offline. Closing the endpoint fails the request in flight, whose answer is then closed.
         endpoint.close();
     }
 
     /**
-     * Whether the thread has ended.
+     * Whether the fetcher has ended.
      *
-     * @return true once it ran to its end (or never started)
+     * @return true once its last step ran (or it never started)
      */
     boolean ended() {
-        return !thread.isAlive();
+        return driver.ended();
     }
 
-    /** Stops the thread, closes the connection and waits for the thread to end. Idempotent. */
+    /** Stops the fetcher, closes the connection and waits for the step in progress. Idempotent. */
     @Override
     public void close() {
         shutdown();
-        if (thread.isAlive() && thread != Thread.currentThread()) {
-            try {
-                thread.join(TimeUnit.SECONDS.toMillis(30));
-            } catch (final InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        driver.join(TimeUnit.SECONDS.toMillis(30));
     }
 
     @Override

@@ -8,6 +8,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadFactory;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,7 +36,7 @@ final class ReplicaFetcherManager implements AutoCloseable {
     private final LongSupplier clockMs;
     private final LongSupplier brokerEpoch;
     private final LeaderEndpoint.Factory endpoints;
-    private final ThreadFactory threadFactory;
+    private final Function<String, FetcherDriver> drivers;
     private final Map<Key, ReplicaFetcher> fetchers = new HashMap<>();
     private final Map<Key, String> fetcherAddress = new HashMap<>();
     private final Map<TopicPartition, Key> assigned = new HashMap<>();
@@ -49,12 +50,24 @@ final class ReplicaFetcherManager implements AutoCloseable {
     ReplicaFetcherManager(final int brokerId, final ReplicaManagerConfig config, final LongSupplier clockMs,
                           final LongSupplier brokerEpoch, final LeaderEndpoint.Factory endpoints,
                           final ThreadFactory threadFactory) {
+        this(brokerId, config, clockMs, brokerEpoch, endpoints,
+            (Function<String, FetcherDriver>) name -> FetcherDriver.onThread(threadFactory, name));
+    }
+
+    /**
+     * A manager whose fetchers run on drivers it is given (a simulation's scheduler) instead of threads.
+     *
+     * @param drivers makes a fetcher's driver, given the fetcher's name
+     */
+    ReplicaFetcherManager(final int brokerId, final ReplicaManagerConfig config, final LongSupplier clockMs,
+                          final LongSupplier brokerEpoch, final LeaderEndpoint.Factory endpoints,
+                          final Function<String, FetcherDriver> drivers) {
         this.brokerId = brokerId;
         this.config = config;
         this.clockMs = clockMs;
         this.brokerEpoch = brokerEpoch;
         this.endpoints = endpoints;
-        this.threadFactory = threadFactory;
+        this.drivers = drivers;
     }
 
     private int fetcherId(final TopicPartition tp) {
@@ -110,7 +123,7 @@ final class ReplicaFetcherManager implements AutoCloseable {
         }
         if (fetcher == null) {
             fetcher = new ReplicaFetcher(brokerId, leaderId, key.fetcherId(),
-                endpoints.open(leaderId, leader.host(), leader.port()), config, clockMs, brokerEpoch, threadFactory);
+                endpoints.open(leaderId, leader.host(), leader.port()), config, clockMs, brokerEpoch, drivers);
             fetchers.put(key, fetcher);
             fetcherAddress.put(key, where);
             fetcher.start();
@@ -181,7 +194,7 @@ final class ReplicaFetcherManager implements AutoCloseable {
     }
 
     /**
-     * Running fetcher threads.
+     * Running fetchers.
      *
      * @return the count
      */

@@ -21,6 +21,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.IntPredicate;
 import java.util.function.LongSupplier;
 import org.agrona.CloseHelper;
@@ -105,8 +106,8 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
     /**
      * Starts the replica layer of a broker whose timed work runs on a scheduler instead of threads of its own (a
      * deterministic simulation): the ISR check every half {@code replica.lag.time.max.ms}, and the purgatories'
-     * deadlines every {@value DelayedOperations#TICK_MS} ms, both on {@code timers} and the clock given. The
-     * fetchers still use the thread factory.
+     * deadlines every {@value DelayedOperations#TICK_MS} ms, and the fetchers' steps, all on {@code timers} and the
+     * clock given.
      *
      * @param brokerId      this broker
      * @param logs          the broker's logs (owned by the caller, closed after this)
@@ -116,7 +117,7 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
      * @param isrWriter     where leaders write ISR changes
      * @param eligible      whether a broker may be in an ISR (alive in the metadata)
      * @param endpoints     opens connections to leaders
-     * @param threadFactory makes the fetchers' threads
+     * @param threadFactory makes threads only when {@code timers} is null
      * @param leadership    told each role change once it took effect
      * @param timers        runs the timed work, or null for threads of the layer's own
      */
@@ -136,7 +137,10 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
         this.produceWaits = new DelayedOperations(clockMs);
         this.fetchWaits = new DelayedOperations(clockMs);
         this.partitionContext = new Context();
-        this.fetchers = new ReplicaFetcherManager(brokerId, config, clockMs, brokerEpoch, endpoints, threadFactory);
+        this.fetchers = timers == null
+            ? new ReplicaFetcherManager(brokerId, config, clockMs, brokerEpoch, endpoints, threadFactory)
+            : new ReplicaFetcherManager(brokerId, config, clockMs, brokerEpoch, endpoints,
+                (Function<String, FetcherDriver>) name -> FetcherDriver.onScheduler(timers, name));
         if (timers == null) {
             produceWaits.startReaper("produce-purgatory-" + brokerId, threadFactory);
             fetchWaits.startReaper("fetch-purgatory-" + brokerId, threadFactory);
