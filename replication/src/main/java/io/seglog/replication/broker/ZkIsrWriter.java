@@ -10,6 +10,7 @@ import io.seglog.storage.TopicPartition;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -23,11 +24,13 @@ import java.util.function.Supplier;
  * {@code /isr_change_notification} for the controller. A version conflict is answered with what the znode holds now,
  * read again, so the leader decides again instead of staying on a stale version (KAFKA-2729).
  *
- * <p>Writes run on one thread of their own, in order; callers never wait on ZooKeeper.
+ * <p>Writes run on one thread of their own (or an executor given), in order; callers never wait on ZooKeeper.
  */
 final class ZkIsrWriter implements IsrWriter, AutoCloseable {
     private final Supplier<KafkaZkStore> store;
-    private final ExecutorService executor;
+    private final Executor executor;
+    /** The writer's own thread, or null when the executor is the caller's (a simulation's scheduler). */
+    private final ExecutorService ownExecutor;
 
     /**
      * @param store         the broker's ZooKeeper store (read at each write: the session may be renewed)
@@ -35,12 +38,26 @@ final class ZkIsrWriter implements IsrWriter, AutoCloseable {
      */
     ZkIsrWriter(final Supplier<KafkaZkStore> store, final ThreadFactory threadFactory) {
         this.store = store;
-        this.executor = Executors.newSingleThreadExecutor(r -> {
+        this.ownExecutor = Executors.newSingleThreadExecutor(r -> {
             final Thread t = threadFactory.newThread(r);
             t.setName("isr-writer");
             t.setDaemon(true);
             return t;
         });
+        this.executor = ownExecutor;
+    }
+
+    /**
+     * A writer whose writes run on the caller's executor, which must run them one at a time and in order (a
+     * simulation's scheduler, where each write is an event).
+     *
+     * @param store    the broker's ZooKeeper store (read at each write)
+     * @param executor runs the writes, never inline
+     */
+    ZkIsrWriter(final Supplier<KafkaZkStore> store, final Executor executor) {
+        this.store = store;
+        this.executor = executor;
+        this.ownExecutor = null;
     }
 
     @Override
@@ -71,9 +88,12 @@ final class ZkIsrWriter implements IsrWriter, AutoCloseable {
 
     @Override
     public void close() {
-        executor.shutdown();
+        if (ownExecutor == null) {
+            return;
+        }
+        ownExecutor.shutdown();
         try {
-            executor.awaitTermination(10, TimeUnit.SECONDS);
+            ownExecutor.awaitTermination(10, TimeUnit.SECONDS);
         } catch (final InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -80,6 +80,16 @@ public final class Partition {
         boolean durableAcks();
 
         /**
+         * The replication fixes in force: all of them, except in a simulation that proves it finds what one
+         * prevents.
+         *
+         * @return the fixes
+         */
+        default SafetyFixes safetyFixes() {
+            return SafetyFixes.ALL;
+        }
+
+        /**
          * Whether a broker may be in an ISR (alive).
          *
          * @param brokerId the broker
@@ -186,7 +196,8 @@ public final class Partition {
             if (newLeader) {
                 leaderSinceEpoch = lai.leaderEpoch();
             }
-            leaderEpochStartOffset = log.beginLeaderEpoch(lai.leaderEpoch());
+            leaderEpochStartOffset = ctx.safetyFixes().leaderEpochAtElection()
+                ? log.beginLeaderEpoch(lai.leaderEpoch()) : log.logEndOffset();
             setRole(state);
             final long now = ctx.nowMs();
             final long leo = log.logEndOffset();
@@ -353,6 +364,11 @@ public final class Partition {
      */
     public TopicPartition topicPartition() {
         return tp;
+    }
+
+    /** The replication fixes in force (its broker's). */
+    SafetyFixes safetyFixes() {
+        return ctx.safetyFixes();
     }
 
     /**
@@ -622,7 +638,8 @@ public final class Partition {
                 if (pendingIsr != null || isrStale || isr.contains(follower.brokerId())) {
                     return null;
                 }
-                if (!IsrRules.canJoinIsr(follower, log.highWatermark(), leaderEpochStartOffset,
+                if (!IsrRules.canJoinIsr(follower, log.highWatermark(),
+                    ctx.safetyFixes().currentEpochToJoinIsr() ? leaderEpochStartOffset : -1,
                     ctx.isEligible(follower.brokerId()))) {
                     return null;
                 }

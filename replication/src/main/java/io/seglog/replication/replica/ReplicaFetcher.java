@@ -129,7 +129,10 @@ final class ReplicaFetcher implements AutoCloseable {
      */
     void add(final Partition partition, final int epoch) {
         final PartitionLog log = partition.log();
-        if (log.latestEpoch() < 0 && log.logEndOffset() > log.logStartOffset()) {
+        if (!partition.safetyFixes().truncateByLeaderEpoch()) {
+            // Kafka before KIP-101: cut to the high watermark, whatever the leader holds.
+            partition.truncateAsFollower(log.highWatermark(), epoch);
+        } else if (log.latestEpoch() < 0 && log.logEndOffset() > log.logStartOffset()) {
             partition.truncateFullyAsFollower(log.logStartOffset(), epoch);
         }
         lock.lock();
@@ -354,7 +357,8 @@ final class ReplicaFetcher implements AutoCloseable {
         final List<PartitionFetch> parts = new ArrayList<>(fetching.size());
         for (final Map.Entry<TopicPartition, State> e : fetching.entrySet()) {
             final PartitionLog log = e.getValue().partition.log();
-            parts.add(new PartitionFetch(e.getKey(), e.getValue().epoch, log.logEndOffset(), log.latestEpoch(),
+            final int lastEpoch = e.getValue().partition.safetyFixes().truncateByLeaderEpoch() ? log.latestEpoch() : -1;
+            parts.add(new PartitionFetch(e.getKey(), e.getValue().epoch, log.logEndOffset(), lastEpoch,
                 log.logStartOffset(), config.durableAcks() ? log.flushedOffset() : -1, config.fetchMaxBytes()));
         }
         final FetchRequest request = new FetchRequest(localBrokerId, brokerEpoch.getAsLong(), config.fetchWaitMaxMs(),

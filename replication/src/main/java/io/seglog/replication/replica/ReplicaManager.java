@@ -100,7 +100,7 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
                           final IntPredicate eligible, final LeaderEndpoint.Factory endpoints,
                           final ThreadFactory threadFactory, final LeadershipListener leadership) {
         this(brokerId, logs, config, clockMs, brokerEpoch, isrWriter, eligible, endpoints, threadFactory, leadership,
-            null);
+            null, SafetyFixes.ALL);
     }
 
     /**
@@ -120,12 +120,15 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
      * @param threadFactory makes threads only when {@code timers} is null
      * @param leadership    told each role change once it took effect
      * @param timers        runs the timed work, or null for threads of the layer's own
+     * @param fixes         the replication fixes in force ({@link SafetyFixes#ALL}; a simulation's proof switches
+     *                      one off)
      */
     public ReplicaManager(final int brokerId, final LogManager logs, final ReplicaManagerConfig config,
                           final LongSupplier clockMs, final LongSupplier brokerEpoch, final IsrWriter isrWriter,
                           final IntPredicate eligible, final LeaderEndpoint.Factory endpoints,
                           final ThreadFactory threadFactory, final LeadershipListener leadership,
-                          final io.seglog.storage.Scheduler timers) {
+                          final io.seglog.storage.Scheduler timers, final SafetyFixes fixes) {
+        this.fixes = fixes;
         this.leadership = leadership;
         this.brokerId = brokerId;
         this.logs = logs;
@@ -162,6 +165,8 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
         }
     }
 
+    private final SafetyFixes fixes;
+
     /** The scheduled timed work of a layer built with a scheduler (cancelled at close). */
     private final List<io.seglog.storage.Scheduler.Cancellable> timedWork;
 
@@ -186,6 +191,11 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
         @Override
         public boolean isEligible(final int id) {
             return eligible.test(id);
+        }
+
+        @Override
+        public SafetyFixes safetyFixes() {
+            return fixes;
         }
 
         @Override

@@ -40,6 +40,8 @@ public final class KafkaZkStore {
 
     private final ZkConnection zk;
     private final AdminZkStore admin;
+    /** KAFKA-6082: every controller write checks the controller epoch's version. Off only in a simulation's proof. */
+    private final boolean fenced;
 
     /**
      * Wraps a connection.
@@ -47,7 +49,20 @@ public final class KafkaZkStore {
      * @param zk the connection ({@link ZkClient} in production; not owned: the caller closes it)
      */
     public KafkaZkStore(final ZkConnection zk) {
+        this(zk, true);
+    }
+
+    /**
+     * Wraps a connection, with the controller-epoch check on writes on or off. Off is Kafka before KAFKA-6082 (a
+     * controller that lost its session keeps writing until it hears that it did); only the deterministic simulation
+     * turns it off, to prove that it finds what the check prevents.
+     *
+     * @param zk     the connection (not owned)
+     * @param fenced whether every controller write is fenced by the controller epoch's znode version
+     */
+    public KafkaZkStore(final ZkConnection zk, final boolean fenced) {
         this.zk = zk;
+        this.fenced = fenced;
         this.admin = new AdminZkStore(this);
     }
 
@@ -376,7 +391,8 @@ public final class KafkaZkStore {
 
     private CompletableFuture<List<ZkStat>> fencedMultiAsync(final int epochZkVersion, final List<ZkOp> ops) {
         final List<ZkOp> all = new ArrayList<>(ops.size() + 1);
-        all.add(new ZkOp.Check(ZkPaths.CONTROLLER_EPOCH, epochZkVersion));
+        all.add(fenced ? new ZkOp.Check(ZkPaths.CONTROLLER_EPOCH, epochZkVersion)
+            : new ZkOp.Check(ZkPaths.CONTROLLER_EPOCH, -1));
         all.addAll(ops);
         return zk.multiAsync(all).handle((stats, failure) -> {
             if (failure == null) {

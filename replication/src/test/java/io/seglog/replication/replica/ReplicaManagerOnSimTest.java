@@ -69,7 +69,7 @@ class ReplicaManagerOnSimTest {
                      throw new AssertionError("a leader opens no fetcher");
                  }, r -> {
                      throw new AssertionError("no thread of the replica layer's own: " + r);
-                 }, LeadershipListener.NONE, sim.storageScheduler(1))) {
+                 }, LeadershipListener.NONE, sim.storageScheduler(1), SafetyFixes.ALL)) {
             replicas.onLeaderAndIsr(Map.of(TP, state(1, 0, List.of(1, 2), 0, List.of(1, 2))), Map.of());
 
             // acks=all waits for the follower; its fetch at the new end moves the high watermark and completes it.
