@@ -33,7 +33,7 @@ import java.util.TreeMap;
  * <p>Not thread-safe: the simulation's one thread calls it.
  */
 final class ReplicationInvariants {
-    private static final java.util.Comparator<TopicPartition> BY_TP = java.util.Comparator
+    static final java.util.Comparator<TopicPartition> BY_TP = java.util.Comparator
         .comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition);
 
     private static <V> TreeMap<TopicPartition, V> sorted(final Map<TopicPartition, V> map) {
@@ -69,6 +69,10 @@ final class ReplicationInvariants {
     static final class Violation extends AssertionError {
         private static final long serialVersionUID = 1L;
 
+        /**
+         * @param event what it followed
+         * @param what  what broke
+         */
         Violation(final String event, final String what) {
             super("after " + event + ": " + what);
         }
@@ -191,7 +195,7 @@ final class ReplicationInvariants {
 
     /**
      * A broker restarted after a crash: its in-memory state starts again, so do its baselines (its log keeps only
-     * what was durable).
+     * what was durable; it learns the controller epoch again).
      *
      * @param broker the broker
      */
@@ -200,6 +204,7 @@ final class ReplicationInvariants {
         highestHw.keySet().removeIf(k -> k.startsWith(prefix));
         lastHwOf.keySet().removeIf(k -> k.startsWith(prefix));
         highestLeaderEpoch.keySet().removeIf(k -> k.startsWith(prefix));
+        highestBrokerControllerEpoch.remove(broker);
     }
 
     /**

@@ -15,6 +15,7 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.Executor;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.zip.CRC32;
 
 /**
@@ -185,6 +186,16 @@ public final class SimScheduler {
     }
 
     /**
+     * Runs a check after every event (the invariants), with the event's node and name; what it throws fails the
+     * event, with the seed and the last events in the report.
+     *
+     * @param check the check, or null for none
+     */
+    public void afterEach(final Consumer<String> check) {
+        this.afterEach = check;
+    }
+
+    /**
      * Runs every event due at or before a time, then moves the clock to that time.
      *
      * @param untilMs the time to reach
@@ -283,7 +294,60 @@ public final class SimScheduler {
         return t;
     }
 
+    private Consumer<String> afterEach;
+    /** Per paused node, when its pause ends. */
+    private final Map<Integer, Long> pausedUntil = new LinkedHashMap<>();
+
+    /**
+     * Pauses a node, as a long garbage-collection stop does: its events due before {@code untilMs} run at that time
+     * instead, in their order, and the same handles still cancel them.
+     *
+     * @param node    the node
+     * @param untilMs when the pause ends
+     */
+    public void pause(final int node, final long untilMs) {
+        confined();
+        pausedUntil.merge(node, untilMs, Math::max);
+    }
+
+    /**
+     * Ends a node's pause now (it crashed: what it runs next is a new process's).
+     *
+     * @param node the node
+     */
+    public void unpause(final int node) {
+        confined();
+        pausedUntil.remove(node);
+    }
+
+    /**
+     * Whether a node is paused now.
+     *
+     * @param node the node
+     * @return paused
+     */
+    public boolean paused(final int node) {
+        final Long until = pausedUntil.get(node);
+        return until != null && until > clock.nowMs();
+    }
+
+    /** Puts an event of a paused node back at its pause's end; false when the node is not paused then. */
+    private boolean deferred(final Timer event) {
+        final Long until = pausedUntil.get(event.node);
+        if (until == null || until <= event.atMs) {
+            return false;
+        }
+        event.atMs = until;
+        event.seq = nextSeq++;
+        queue.add(event);
+        live++;
+        return true;
+    }
+
     private void runEvent(final Timer event) {
+        if (deferred(event)) {
+            return;
+        }
         clock.advanceTo(event.atMs);
         event.fired = true;
         eventCount++;
@@ -298,6 +362,9 @@ public final class SimScheduler {
         recent.addLast(event.atMs + " " + event.node + " " + event.name);
         try {
             event.task.run();
+            if (afterEach != null) {
+                afterEach.accept(event.node + " " + event.name);
+            }
         } catch (final RuntimeException | Error e) {
             throw new SimulationFailure("seed=" + seed + ": event #" + eventCount + " '" + event.name + "' of node "
                 + event.node + " at " + event.atMs + " ms threw; last events: " + recent, e);
@@ -353,8 +420,8 @@ public final class SimScheduler {
         private final SimScheduler scheduler;
         private final String name;
         private final int node;
-        private final long atMs;
-        private final long seq;
+        private long atMs;
+        private long seq;
         private final Runnable task;
         private boolean cancelled;
         private boolean fired;

@@ -179,8 +179,9 @@ public final class SimZkConnection implements ZkConnection {
         connected = false;
         if (session != null) {
             final long id = session.id;
-            expiryTimer = server.scheduler().schedule("zk-session-timeout", node, sessionTimeoutMs,
-                () -> server.expire(id));
+            // The server's timer, not the client's: it runs while the client's node is paused.
+            expiryTimer = server.scheduler().schedule("zk-session-timeout " + node, SimScheduler.NO_NODE,
+                sessionTimeoutMs, () -> server.expire(id));
         }
     }
 

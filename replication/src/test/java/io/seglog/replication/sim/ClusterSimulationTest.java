@@ -1,0 +1,156 @@
+package io.seglog.replication.sim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.seglog.replication.replica.SafetyFixes;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The deterministic simulation of a whole cluster (issue 15): three brokers running the production controller,
+ * replica layer, fetchers, ISR writer and logs on one seeded scheduler, a ZooKeeper stand-in, a network with delays
+ * and cuts, and a nemesis that crashes, restarts, pauses and cuts them while producers write with acks=all
+ * ({@link SimRun}). The invariants are checked after every event and at the end.
+ *
+ * <p>With every fix on, no seed breaks an invariant. With one of Kafka's historical fixes switched off (or unclean
+ * election on), a bounded search of seeds finds the loss or divergence it prevents, and prints the seed; the same seed
+ * replays to the same failure.
+ *
+ * <p>Properties: {@code seglog.sim.seeds} (healthy seeds, {@value #DEFAULT_SEEDS} by default; a longer campaign sets
+ * thousands), {@code seglog.sim.first-seed} (1), {@code seglog.sim.duration.ms} (simulated time of faults per seed,
+ * {@value #DEFAULT_DURATION_MS}), {@code seglog.sim.search} (seeds searched per switched-off fix,
+ * {@value #DEFAULT_SEARCH}). A failing seed is reproduced with {@code -Dseglog.sim.first-seed=N -Dseglog.sim.seeds=1}.
+ */
+class ClusterSimulationTest {
+    private static final int DEFAULT_SEEDS = 100;
+    private static final long DEFAULT_DURATION_MS = 20_000;
+    private static final int DEFAULT_SEARCH = 300;
+
+    private static final long FIRST_SEED = Long.getLong("seglog.sim.first-seed", 1);
+    private static final int SEEDS = Integer.getInteger("seglog.sim.seeds", DEFAULT_SEEDS);
+    private static final long DURATION_MS = Long.getLong("seglog.sim.duration.ms", DEFAULT_DURATION_MS);
+    private static final int SEARCH = Integer.getInteger("seglog.sim.search", DEFAULT_SEARCH);
+
+    private static final SimCluster.Settings EVERY_FIX = SimCluster.Settings.defaults();
+
+    @TempDir
+    Path dir;
+
+    private SimRun.Result run(final long seed, final SimCluster.Settings settings) {
+        return SimRun.run(seed, dir.resolve("seed-" + seed + "-" + System.nanoTime()), settings, DURATION_MS);
+    }
+
+    private static String describe(final SimRun.Result r) {
+        final Throwable cause = r.failure().getCause() != null ? r.failure().getCause() : r.failure();
+        return "seed=" + r.seed() + ": " + cause.getMessage() + "\nfaults: " + r.faults();
+    }
+
+    /** Runs seeds; fails on the first that breaks an invariant, naming it; prints what was simulated per CPU second. */
+    private void campaign(final String name, final SimCluster.Settings settings, final int seeds) {
+        final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        final long cpu0 = threads.getCurrentThreadCpuTime();
+        long simulatedMs = 0;
+        long events = 0;
+        long acked = 0;
+        for (long seed = FIRST_SEED; seed < FIRST_SEED + seeds; seed++) {
+            final SimRun.Result r = run(seed, settings);
+            if (r.failed()) {
+                fail(name + ": an invariant broke with every fix on; reproduce with -Dseglog.sim.first-seed="
+                    + r.seed() + " -Dseglog.sim.seeds=1\n" + describe(r), r.failure());
+            }
+            simulatedMs += r.simulatedMs();
+            events += r.events();
+            acked += r.acked();
+        }
+        final double cpuSeconds = (threads.getCurrentThreadCpuTime() - cpu0) / 1e9;
+        System.out.printf("cluster simulation %s: %d seeds, %d events, %d records acknowledged, %.2f simulated hours"
+                + " in %.1f CPU seconds (%.1f simulated minutes per CPU second)%n", name, seeds, events, acked,
+            simulatedMs / 3.6e6, cpuSeconds, simulatedMs / 60_000.0 / cpuSeconds);
+        assertTrue(acked > 0, "records were acknowledged");
+    }
+
+    /** Searches seeds for a violation; asserts one is found, replays it, and checks the seed is clean with every fix. */
+    private SimRun.Result search(final String fix, final SimCluster.Settings broken) {
+        final List<Long> clean = new ArrayList<>();
+        for (long seed = 1; seed <= SEARCH; seed++) {
+            final SimRun.Result r = run(seed, broken);
+            if (!r.failed()) {
+                clean.add(seed);
+                continue;
+            }
+            System.out.printf("cluster simulation without %s: found at seed %d after %d clean seeds%n%s%n", fix,
+                seed, clean.size(), describe(r));
+            final SimRun.Result again = run(seed, broken);
+            assertTrue(again.failed(), "the seed replays to a failure");
+            assertEquals(r.digest(), again.digest(), "the same events in the same order");
+            assertEquals(r.failure().getMessage(), again.failure().getMessage(), "the same failure");
+            final long found = seed;
+            final SimRun.Result fixed = run(found, EVERY_FIX.withUncleanElection(false)
+                .withDurableAcks(broken.durableAcks()));
+            assertFalse(fixed.failed(), () -> "with every fix on, seed " + found + " is clean: " + describe(fixed));
+            return r;
+        }
+        return fail("without " + fix + ", no violation in " + SEARCH + " seeds");
+    }
+
+    @Test
+    void everyInvariantHoldsAcrossSeedsWithEveryFixOn() {
+        campaign("every fix on", EVERY_FIX, SEEDS);
+    }
+
+    @Test
+    void durableAcksLoseNothingAcrossPowerLosses() {
+        campaign("durable acks, power losses", EVERY_FIX.withDurableAcks(true), Math.max(1, SEEDS / 3));
+    }
+
+    @Test
+    void oneSeedReplaysTheSameRunAndAnotherDiffers() {
+        final SimRun.Result a = run(FIRST_SEED + 11, EVERY_FIX);
+        final SimRun.Result b = run(FIRST_SEED + 11, EVERY_FIX);
+        final SimRun.Result c = run(FIRST_SEED + 12, EVERY_FIX);
+        assertFalse(a.failed());
+        assertEquals(a.digest(), b.digest(), "same seed, same events in the same order");
+        assertEquals(a.events(), b.events());
+        assertEquals(a.acked(), b.acked());
+        assertEquals(a.faults(), b.faults());
+        assertNotEquals(a.digest(), c.digest(), "another seed, another run");
+    }
+
+    @Test
+    void findsTheLossOfTruncatingToTheHighWatermarkWithoutKip101() {
+        search("KIP-101 (truncation by leader epoch)",
+            EVERY_FIX.with(new SimCluster.Fixes(new SafetyFixes(false, true, true), true)));
+    }
+
+    @Test
+    void findsWhatALateEpochEntryBreaksWithoutKafka7415() {
+        search("KAFKA-7415 (the leader's epoch entry at election)",
+            EVERY_FIX.with(new SimCluster.Fixes(new SafetyFixes(true, false, true), true)));
+    }
+
+    @Test
+    void findsTheLossOfJoiningTheIsrEarlyWithoutKafka7128() {
+        search("KAFKA-7128 (the current-epoch rule for joining the ISR)",
+            EVERY_FIX.with(new SimCluster.Fixes(new SafetyFixes(true, true, false), true)));
+    }
+
+    @Test
+    void findsAZombieControllersWritesWithoutKafka6082() {
+        search("KAFKA-6082 (the controller-epoch check on ZooKeeper writes)",
+            EVERY_FIX.with(new SimCluster.Fixes(SafetyFixes.ALL, false)));
+    }
+
+    @Test
+    void findsTheLossOfAnUncleanElection() {
+        search("unclean.leader.election.enable=false", EVERY_FIX.withUncleanElection(true));
+    }
+}

@@ -1,0 +1,1060 @@
+package io.seglog.replication.sim;
+
+import io.seglog.replication.ReplicationConfig;
+import io.seglog.replication.broker.BrokerControlHandler;
+import io.seglog.replication.broker.SimBrokerParts;
+import io.seglog.replication.controller.Controller;
+import io.seglog.replication.replica.AppendResult;
+import io.seglog.replication.replica.EpochResult;
+import io.seglog.replication.replica.FetchRequest;
+import io.seglog.replication.replica.FetchResponse;
+import io.seglog.replication.replica.FetchedPartition;
+import io.seglog.replication.replica.LeaderEndpoint;
+import io.seglog.replication.replica.LeadershipListener;
+import io.seglog.replication.replica.OffsetResult;
+import io.seglog.replication.replica.Partition;
+import io.seglog.replication.replica.ReadResult;
+import io.seglog.replication.replica.ReplicaError;
+import io.seglog.replication.replica.ReplicaManager;
+import io.seglog.replication.replica.ReplicaManagerConfig;
+import io.seglog.replication.replica.SafetyFixes;
+import io.seglog.replication.transport.BrokerUnreachableException;
+import io.seglog.replication.transport.ControlChannel;
+import io.seglog.replication.transport.ControlRequest;
+import io.seglog.replication.transport.ControlResponse;
+import io.seglog.replication.zk.KafkaZkStore;
+import io.seglog.replication.zk.PartitionStateZnode;
+import io.seglog.replication.zk.ZkNode;
+import io.seglog.replication.zk.ZkPaths;
+import io.seglog.storage.LogBatch;
+import io.seglog.storage.LogConfig;
+import io.seglog.storage.LogManager;
+import io.seglog.storage.LogManagerConfig;
+import io.seglog.storage.LogRecord;
+import io.seglog.storage.LogSlice;
+import io.seglog.storage.PartitionLog;
+import io.seglog.storage.Records;
+import io.seglog.storage.Scheduler;
+import io.seglog.storage.TopicPartition;
+import io.seglog.storage.format.RecordBatchBuilder;
+import io.seglog.storage.io.FaultInjectingFileIO;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.zip.CRC32;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * A whole Seglog cluster on one {@link SimScheduler} (issue 15): per broker the production {@link Controller} (driven
+ * in steps), {@link BrokerControlHandler}, {@link ReplicaManager} with its fetchers, the ZooKeeper ISR writer and a
+ * {@link LogManager} on a {@link FaultInjectingFileIO} disk, all wired as {@code ReplicationBroker} and
+ * {@code SeglogBroker} wire them; one {@link SimZooKeeper}; and a network of directed links with a delay each way,
+ * cuts, and crashed nodes that answer nothing. Producers are clients at node 0 that send to the leader ZooKeeper
+ * names.
+ *
+ * <p>The follower-to-leader requests (Fetch, OffsetsForLeaderEpoch, ListOffsets) and the controller's messages travel
+ * as the objects the wire codecs carry, not as bytes (the byte-level transport seam, plan step 6, is not built yet); a
+ * fetch answer's records are copied out of the leader's log when the answer is sent, as the wire sends them.
+ *
+ * <p>After every event the {@link ReplicationInvariants} see a snapshot of every running broker's replicas and
+ * ZooKeeper's partition states; {@link #checkEnd} checks acknowledged records and replica agreement.
+ *
+ * <p>Confined to the simulation's thread.
+ */
+final class SimCluster implements AutoCloseable {
+    /** The node id of the clients (producers) on the network. */
+    static final int CLIENT = 0;
+    static final String TOPIC = "sim";
+
+    /**
+     * What a cluster is made of.
+     *
+     * @param brokers           broker count (ids 1..n)
+     * @param partitions        partitions of the one topic
+     * @param replicationFactor replicas per partition
+     * @param minInsyncReplicas {@code min.insync.replicas}
+     * @param uncleanElection   {@code unclean.leader.election.enable}
+     * @param replicaLagMs      {@code replica.lag.time.max.ms}
+     * @param sessionTimeoutMs  ZooKeeper session timeout
+     * @param minLinkDelayMs    shortest one-way network delay
+     * @param maxLinkDelayMs    longest one-way network delay
+     * @param fixes             the safety fixes switched on
+     * @param durableAcks       {@code seglog.acks.all.durable}: acks=all waits for the disks too; the nemesis
+     *                          crashes with power loss (only what was fsynced survives) only then, since without it
+     *                          Kafka's design, and Seglog's, trusts replication and not the disk
+     * @param fetchMaxBytes     {@code replica.fetch.max.bytes}, or 0 to let the run choose by its seed (a small
+     *                          value makes followers catch up in many steps)
+     */
+    record Settings(int brokers, int partitions, int replicationFactor, int minInsyncReplicas, boolean uncleanElection,
+                    long replicaLagMs, int sessionTimeoutMs, long minLinkDelayMs, long maxLinkDelayMs,
+                    Fixes fixes, boolean durableAcks, int fetchMaxBytes) {
+        static Settings defaults() {
+            return new Settings(3, 2, 3, 2, false, 2_000, 4_000, 1, 10, Fixes.ALL, false, 0);
+        }
+
+        Settings with(final Fixes f) {
+            return new Settings(brokers, partitions, replicationFactor, minInsyncReplicas, uncleanElection,
+                replicaLagMs, sessionTimeoutMs, minLinkDelayMs, maxLinkDelayMs, f, durableAcks, fetchMaxBytes);
+        }
+
+        Settings withUncleanElection(final boolean unclean) {
+            return new Settings(brokers, partitions, replicationFactor, minInsyncReplicas, unclean, replicaLagMs,
+                sessionTimeoutMs, minLinkDelayMs, maxLinkDelayMs, fixes, durableAcks, fetchMaxBytes);
+        }
+
+        Settings withFetchMaxBytes(final int bytes) {
+            return new Settings(brokers, partitions, replicationFactor, minInsyncReplicas, uncleanElection,
+                replicaLagMs, sessionTimeoutMs, minLinkDelayMs, maxLinkDelayMs, fixes, durableAcks, bytes);
+        }
+
+        Settings withDurableAcks(final boolean durable) {
+            return new Settings(brokers, partitions, replicationFactor, minInsyncReplicas, uncleanElection,
+                replicaLagMs, sessionTimeoutMs, minLinkDelayMs, maxLinkDelayMs, fixes, durable, fetchMaxBytes);
+        }
+    }
+
+    /**
+     * The replication fixes in force: the replica layer's and the controller-epoch check on ZooKeeper writes
+     * (KAFKA-6082).
+     *
+     * @param replica              the replica layer's fixes
+     * @param controllerEpochCheck whether controller writes are fenced by the controller epoch
+     */
+    record Fixes(SafetyFixes replica, boolean controllerEpochCheck) {
+        static final Fixes ALL = new Fixes(SafetyFixes.ALL, true);
+    }
+
+    /** One broker, across its incarnations (a restart is a new incarnation on the same disk). */
+    final class Node {
+        final int id;
+        int incarnation;
+        boolean up;
+        FaultInjectingFileIO disk;
+        Scheduler storage;
+        LogManager logs;
+        ReplicaManager replicas;
+        BrokerControlHandler handler;
+        Controller controller;
+        SimZkConnection zk;
+        KafkaZkStore store;
+        SimScheduler.Timer wake;
+        boolean stepQueued;
+        /** A pause that begins as soon as the controller has work queued (0: none). */
+        long pauseOnWorkMs;
+        final Map<TopicPartition, Long> lastLogEnd = new HashMap<>();
+
+        Node(final int id) {
+            this.id = id;
+        }
+
+        Path dir() {
+            return root.resolve("broker-" + id);
+        }
+    }
+
+    private final SimScheduler sim;
+    private final SimZooKeeper zk;
+    private final Path root;
+    private final Settings settings;
+    private final TreeMap<Integer, Node> nodes = new TreeMap<>();
+    private final Set<String> cutLinks = new TreeSet<>();
+    private final ReplicationInvariants invariants = new ReplicationInvariants();
+    /** acks=all answers: per partition, offset to the record's digest. */
+    private final Map<TopicPartition, Map<Long, Long>> acknowledged = new TreeMap<>(ReplicationInvariants.BY_TP);
+    private final List<TopicPartition> partitions = new ArrayList<>();
+    private long produced;
+    private long acks;
+    private long producerErrors;
+    private boolean checking;
+    private final Map<TopicPartition, Long> stateVersion = new HashMap<>();
+    private final Map<TopicPartition, Integer> stateWriterEpoch = new HashMap<>();
+    private final Map<TopicPartition, Integer> stateLeaderEpoch = new HashMap<>();
+    private java.util.function.BiConsumer<Integer, TopicPartition> isrExpanded = (id, tp) -> { };
+
+    SimCluster(final long seed, final Path root, final Settings settings) {
+        this.sim = new SimScheduler(seed);
+        this.zk = new SimZooKeeper(sim);
+        this.root = root;
+        this.settings = settings;
+        for (int p = 0; p < settings.partitions(); p++) {
+            partitions.add(new TopicPartition(TOPIC, p));
+        }
+        for (int id = 1; id <= settings.brokers(); id++) {
+            nodes.put(id, new Node(id));
+        }
+    }
+
+    SimScheduler sim() {
+        return sim;
+    }
+
+    SimZooKeeper zooKeeper() {
+        return zk;
+    }
+
+    List<TopicPartition> partitions() {
+        return partitions;
+    }
+
+    Node node(final int id) {
+        return nodes.get(id);
+    }
+
+    List<Integer> brokerIds() {
+        return List.copyOf(nodes.keySet());
+    }
+
+    /**
+     * Tells a nemesis when a leader has written a larger ISR (it may crash the leader right then).
+     *
+     * @param listener the leader's id and the partition
+     */
+    void onIsrExpanded(final java.util.function.BiConsumer<Integer, TopicPartition> listener) {
+        this.isrExpanded = listener;
+    }
+
+    /** Whether crashes may lose unsynced data (durable acks are on then). */
+    boolean powerLoss() {
+        return settings.durableAcks();
+    }
+
+    long acknowledgedCount() {
+        return acks;
+    }
+
+    long producedCount() {
+        return produced;
+    }
+
+    long producerErrors() {
+        return producerErrors;
+    }
+
+    ReplicationInvariants invariants() {
+        return invariants;
+    }
+
+    /** Starts every broker, checks the invariants after every event from now on, and creates the topic. */
+    void start() {
+        nodes.values().forEach(this::startNode);
+        sim.afterEach(this::check);
+        checking = true;
+        if (!sim.runUntil(() -> nodes.values().stream().anyMatch(n -> n.up && n.controller.isActive())
+            && registeredBrokers() == settings.brokers(), sim.nowMs() + 30_000)) {
+            throw new AssertionError("seed=" + sim.seed() + ": no controller or not every broker registered");
+        }
+        final Map<Integer, List<Integer>> assignment = new TreeMap<>();
+        for (int p = 0; p < settings.partitions(); p++) {
+            final List<Integer> replicas = new ArrayList<>();
+            for (int r = 0; r < settings.replicationFactor(); r++) {
+                replicas.add(1 + (p + r) % settings.brokers());
+            }
+            assignment.put(p, replicas);
+        }
+        anyUpNode().store.createTopic(TOPIC, assignment, "AAAAAAAAAAAAAAAAAAAAAA");
+        if (!sim.runUntil(this::allLeadersKnown, sim.nowMs() + 30_000)) {
+            throw new AssertionError("seed=" + sim.seed() + ": the topic got no leaders");
+        }
+    }
+
+    private long registeredBrokers() {
+        return nodes.keySet().stream().filter(id -> zk.peek(ZkPaths.brokerPath(id)).isPresent()).count();
+    }
+
+    private Node anyUpNode() {
+        return nodes.values().stream().filter(n -> n.up).findFirst().orElseThrow();
+    }
+
+    private boolean allLeadersKnown() {
+        for (final TopicPartition tp : partitions) {
+            final Optional<ReplicationInvariants.ZkPartition> z = zkState(tp);
+            if (z.isEmpty() || z.get().leader() < 0) {
+                return false;
+            }
+            final Node leader = nodes.get(z.get().leader());
+            if (leader == null || !leader.up || leader.replicas.partition(tp).map(p -> !p.isLeader()).orElse(true)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    // ------------------------------------------------------------------------------------------------ brokers
+
+    private void startNode(final Node n) {
+        n.incarnation++;
+        n.up = true;
+        n.pauseOnWorkMs = 0;
+        n.stepQueued = false;
+        if (n.wake != null) {
+            n.wake.cancel();
+            n.wake = null;
+        }
+        n.lastLogEnd.clear();
+        final int id = n.id;
+        n.disk = new FaultInjectingFileIO();
+        n.storage = sim.storageScheduler(id);
+        final LogConfig logConfig = LogConfig.builder().minInsyncReplicas(settings.minInsyncReplicas())
+            .mappedAppendMaxBytes(0).retentionMs(-1).uncleanLeaderElectionEnable(settings.uncleanElection()).build();
+        final InstantSource wall = () -> Instant.ofEpochMilli(sim.clock().wallMs());
+        n.logs = LogManager.open(LogManagerConfig.builder().logDirs(n.dir()).logConfig(logConfig).openThreadsPerDir(1)
+            .build(), n.disk, n.storage, wall, null, null);
+        final ReplicaManagerConfig replicaConfig = new ReplicaManagerConfig(settings.replicaLagMs(), 500, 1,
+            settings.fetchMaxBytes() > 0 ? settings.fetchMaxBytes() : 1 << 20,
+            10 << 20, 200, 1, 3_000, settings.durableAcks());
+        final int incarnation = n.incarnation;
+        n.replicas = new ReplicaManager(id, n.logs, replicaConfig, sim::nowMs, () -> n.handler.brokerEpoch(),
+            SimBrokerParts.zkIsrWriter(() -> n.store, sim.executor("isr-write " + id, id)),
+            b -> n.handler.liveBrokerEndpoints().containsKey(b),
+            (leaderId, host, port) -> new SimEndpoint(n, incarnation, leaderId), r -> {
+                throw new AssertionError("the simulated broker starts no thread: " + r);
+            }, LeadershipListener.NONE, n.storage, settings.fixes().replica());
+        n.handler = new BrokerControlHandler(id, n.replicas);
+        n.replicas.isrChangeListener((tp, before, after) -> {
+            if (after.size() > before.size()) {
+                isrExpanded.accept(id, tp);
+            }
+        });
+        final ReplicationConfig config = ReplicationConfig.builder().brokerId(id).zookeeperConnect("sim:2181")
+            .advertisedHost("broker" + id).advertisedPort(9092).zookeeperSessionTimeoutMs(settings.sessionTimeoutMs())
+            .uncleanLeaderElectionEnable(settings.uncleanElection()).minInsyncReplicas(settings.minInsyncReplicas())
+            .replicaLagTimeMaxMs(settings.replicaLagMs()).autoLeaderRebalanceEnable(true)
+            .leaderImbalanceCheckIntervalSeconds(5).build();
+        n.controller = new Controller(config, new SimControlChannel(n, incarnation), () -> wakeup(n, incarnation),
+            sim::nowMs, () -> sim.clock().wallMs(), n.handler::brokerEpoch,
+            new SplittableRandom(sim.seed() * 31 + id * 7L + incarnation), 0);
+        n.zk = zk.connect(id, n.controller.sessionListener(), settings.sessionTimeoutMs(), 2_000);
+        n.store = new KafkaZkStore(n.zk, settings.fixes().controllerEpochCheck());
+        n.store.createPersistentPaths();
+        n.controller.start(n.store);
+    }
+
+    /** The controller's driver: a step event soon, never inline; after it, a timer at its next due work. */
+    private void wakeup(final Node n, final int incarnation) {
+        if (!n.stepQueued && n.up && n.incarnation == incarnation) {
+            n.stepQueued = true;
+            sim.execute("controller " + n.id + " step", n.id, () -> controllerStep(n, incarnation));
+            if (n.pauseOnWorkMs > 0) {
+                final long ms = n.pauseOnWorkMs;
+                n.pauseOnWorkMs = 0;
+                pause(n.id, ms);
+            }
+        }
+    }
+
+    private void controllerStep(final Node n, final int incarnation) {
+        if (!n.up || n.incarnation != incarnation) {
+            return; // an earlier process's step: its flags belong to the new one now
+        }
+        n.stepQueued = false;
+        while (n.controller.runOnce()) {
+            // every due step now
+        }
+        if (n.wake != null) {
+            n.wake.cancel();
+            n.wake = null;
+        }
+        final long next = n.controller.nextWakeMs();
+        if (next != Long.MAX_VALUE) {
+            n.wake = sim.at("controller " + n.id + " timer", n.id, Math.max(next, sim.nowMs()),
+                () -> controllerStep(n, incarnation));
+        }
+    }
+
+    /**
+     * Crashes a broker: its process stops at once (no more writes, fsyncs or renames reach the disk, nothing is
+     * closed cleanly), its ZooKeeper connection drops (the session expires after its timeout), and, for a power loss,
+     * its disk keeps only what was fsynced.
+     *
+     * @param id        the broker
+     * @param powerLoss whether unsynced data is lost too
+     */
+    void crash(final int id, final boolean powerLoss) {
+        final Node n = nodes.get(id);
+        if (!n.up) {
+            return;
+        }
+        n.up = false;
+        sim.unpause(id);
+        if (n.wake != null) {
+            n.wake.cancel();
+            n.wake = null;
+        }
+        for (final FaultInjectingFileIO.Op op : List.of(FaultInjectingFileIO.Op.WRITE, FaultInjectingFileIO.Op.FORCE,
+            FaultInjectingFileIO.Op.ATOMIC_MOVE, FaultInjectingFileIO.Op.DELETE,
+            FaultInjectingFileIO.Op.FSYNC_DIRECTORY)) {
+            n.disk.failFromCall(op, n.disk.count(op) + 1);
+        }
+        n.zk.disconnect();
+        quietly(n.replicas::close);
+        quietly(n.logs::close);
+        quietly(n.storage::close);
+        if (powerLoss) {
+            try {
+                n.disk.loseUnsyncedData();
+            } catch (final IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+
+    /**
+     * Stops a broker cleanly: replicas and logs closed (a clean-shutdown marker written), its session closed.
+     *
+     * @param id the broker
+     */
+    void stop(final int id) {
+        final Node n = nodes.get(id);
+        if (!n.up) {
+            return;
+        }
+        n.up = false;
+        if (n.wake != null) {
+            n.wake.cancel();
+            n.wake = null;
+        }
+        n.replicas.close();
+        n.logs.close();
+        n.storage.close();
+        n.zk.close();
+    }
+
+    /**
+     * Starts a stopped or crashed broker again on its disk.
+     *
+     * @param id the broker
+     */
+    void restart(final int id) {
+        final Node n = nodes.get(id);
+        if (n.up) {
+            return;
+        }
+        invariants.restarted(id);
+        startNode(n);
+    }
+
+    /**
+     * Pauses a broker's process (a long garbage-collection stop): nothing of it runs and its ZooKeeper connection
+     * is silent until the pause ends, so a pause longer than the session timeout expires its session; when it
+     * resumes, what was due meanwhile runs first, in order, before it hears of the expiry (a zombie).
+     *
+     * @param id         the broker
+     * @param durationMs how long
+     */
+    void pause(final int id, final long durationMs) {
+        final Node n = nodes.get(id);
+        if (!n.up || sim.paused(id)) {
+            return;
+        }
+        final int incarnation = n.incarnation;
+        n.zk.disconnect();
+        sim.schedule("resume " + id, SimScheduler.NO_NODE, durationMs, () -> {
+            if (n.up && n.incarnation == incarnation) {
+                n.zk.reconnect();
+            }
+        });
+        sim.pause(id, sim.nowMs() + durationMs);
+    }
+
+    /**
+     * Pauses a broker as soon as its controller has work queued: the stop falls between an event's arrival and its
+     * handling, so that a pause past the session timeout leaves a zombie with that event to handle.
+     *
+     * @param id         the broker
+     * @param durationMs how long
+     */
+    void pauseOnControllerWork(final int id, final long durationMs) {
+        final Node n = nodes.get(id);
+        if (n.up) {
+            n.pauseOnWorkMs = durationMs;
+        }
+    }
+
+    /**
+     * Expires a broker's ZooKeeper session as the server does after a long pause.
+     *
+     * @param id the broker
+     */
+    void expireSession(final int id) {
+        final Node n = nodes.get(id);
+        if (n.up) {
+            zk.expire(n.zk.serverSessionId());
+        }
+    }
+
+    /**
+     * The broker that ZooKeeper names as controller, if any is running.
+     *
+     * @return its id
+     */
+    Optional<Integer> activeController() {
+        return nodes.values().stream().filter(n -> n.up && n.controller.isActive()).map(n -> n.id).findFirst();
+    }
+
+    private static void quietly(final Runnable close) {
+        try {
+            close.run();
+        } catch (final RuntimeException e) {
+            // A crashed process's close: its failures are the crash's.
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ network
+
+    /**
+     * Cuts the link from one node to another (one way).
+     *
+     * @param from the sender
+     * @param to   the receiver
+     */
+    void cut(final int from, final int to) {
+        cutLinks.add(from + ">" + to);
+    }
+
+    /** Restores every link. */
+    void healLinks() {
+        cutLinks.clear();
+    }
+
+    private boolean linkUp(final int from, final int to) {
+        final Node f = nodes.get(from);
+        return (from == CLIENT || f != null && f.up) && !cutLinks.contains(from + ">" + to);
+    }
+
+    /** Sends a message: it arrives after the link's delay unless the link is cut or the receiver is down then. */
+    private void send(final int from, final int to, final String what, final Runnable onArrival) {
+        if (!linkUp(from, to)) {
+            return;
+        }
+        final long delay = sim.random().nextLong(settings.minLinkDelayMs(), settings.maxLinkDelayMs() + 1);
+        sim.schedule(what + " " + from + ">" + to, to, delay, () -> {
+            final Node receiver = nodes.get(to);
+            if (to == CLIENT || receiver != null && receiver.up) {
+                onArrival.run();
+            }
+        });
+    }
+
+    /** A follower's connection to a leader over the simulated network. */
+    private final class SimEndpoint implements LeaderEndpoint {
+        private final Node local;
+        private final int incarnation;
+        private final int leaderId;
+        private final List<CompletableFuture<?>> inFlight = new ArrayList<>();
+        private boolean closed;
+
+        SimEndpoint(final Node local, final int incarnation, final int leaderId) {
+            this.local = local;
+            this.incarnation = incarnation;
+            this.leaderId = leaderId;
+        }
+
+        /** Sends a request; the leader's answer comes back over the link, or never (the fetcher times out). */
+        private <T> CompletableFuture<T> request(final String what, final java.util.function.Function<Node,
+            CompletableFuture<T>> serve) {
+            final CompletableFuture<T> answer = new CompletableFuture<>();
+            if (closed) {
+                return CompletableFuture.failedFuture(new IllegalStateException("endpoint closed"));
+            }
+            inFlight.add(answer);
+            answer.whenComplete((v, e) -> inFlight.remove(answer));
+            send(local.id, leaderId, what, () -> {
+                final Node leader = nodes.get(leaderId);
+                serve.apply(leader).whenComplete((value, failure) -> send(leaderId, local.id, what + "-answer", () -> {
+                    if (!local.up || local.incarnation != incarnation) {
+                        release(value);
+                        return;
+                    }
+                    final boolean taken = failure == null ? answer.complete(value)
+                        : answer.completeExceptionally(failure);
+                    if (!taken) {
+                        release(value);
+                    }
+                }));
+            });
+            return answer;
+        }
+
+        @Override
+        public CompletableFuture<FetchResponse> fetch(final FetchRequest request) {
+            return request("fetch", leader -> leader.replicas.fetch(request).thenApply(results -> {
+                final List<FetchedPartition> out = new ArrayList<>(results.size());
+                for (int i = 0; i < results.size(); i++) {
+                    final ReadResult r = results.get(i);
+                    out.add(new FetchedPartition(request.partitions().get(i).tp(), r.error(), r.highWatermark(),
+                        r.logStartOffset(), r.divergingEpoch(), bytesOf(r.records())));
+                }
+                return FetchResponse.of(out);
+            }));
+        }
+
+        @Override
+        public CompletableFuture<Map<TopicPartition, EpochResult>> offsetsForLeaderEpoch(
+            final int replicaId, final Map<TopicPartition, int[]> epochs) {
+            return request("offsets-for-leader-epoch", leader -> {
+                final Map<TopicPartition, EpochResult> out = new LinkedHashMap<>();
+                epochs.forEach((tp, q) -> out.put(tp, leader.replicas.endOffsetForEpoch(tp, q[0], q[1])));
+                return CompletableFuture.completedFuture(out);
+            });
+        }
+
+        @Override
+        public CompletableFuture<Map<TopicPartition, OffsetResult>> listOffsets(
+            final int replicaId, final Map<TopicPartition, Integer> currentLeaderEpochs, final long timestamp) {
+            return request("list-offsets", leader -> {
+                final Map<TopicPartition, OffsetResult> out = new LinkedHashMap<>();
+                currentLeaderEpochs.forEach((tp, epoch) -> out.put(tp,
+                    leader.replicas.listOffset(tp, epoch, timestamp, true)));
+                return CompletableFuture.completedFuture(out);
+            });
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+            for (final CompletableFuture<?> f : new ArrayList<>(inFlight)) {
+                f.completeExceptionally(new IllegalStateException("endpoint closed"));
+            }
+        }
+    }
+
+    private static void release(final Object answer) {
+        if (answer instanceof FetchResponse r) {
+            r.close();
+        }
+    }
+
+    private static ByteBuffer bytesOf(final LogSlice slice) {
+        if (slice == null || slice.isEmpty()) {
+            return null;
+        }
+        final ByteBuffer buf = ByteBuffer.allocate(slice.sizeInBytes());
+        try {
+            slice.readInto(buf);
+        } catch (final IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return buf.flip();
+    }
+
+    /**
+     * The controller's messages to one broker: one at a time in order, each sent again after a timeout and a pause
+     * while the broker stays registered (so a message whose answer was lost arrives twice), failed once it is not, as
+     * {@code TcpControlChannel} does.
+     */
+    private final class SimControlChannel implements ControlChannel {
+        private static final long RETRY_BACKOFF_MS = 100;
+        private static final long ATTEMPT_TIMEOUT_MS = 2_000;
+
+        private final class Message {
+            final int target;
+            final ControlRequest request;
+            final CompletableFuture<ControlResponse> answer = new CompletableFuture<>();
+            int attempt;
+
+            Message(final int target, final ControlRequest request) {
+                this.target = target;
+                this.request = request;
+            }
+        }
+
+        private final Node local;
+        private final int incarnation;
+        private final Map<Integer, ArrayDeque<Message>> queues = new TreeMap<>();
+
+        SimControlChannel(final Node local, final int incarnation) {
+            this.local = local;
+            this.incarnation = incarnation;
+        }
+
+        private boolean alive() {
+            return local.up && local.incarnation == incarnation;
+        }
+
+        @Override
+        public CompletableFuture<ControlResponse> send(final int brokerId, final ControlRequest request) {
+            final Message m = new Message(brokerId, request);
+            final ArrayDeque<Message> queue = queues.computeIfAbsent(brokerId, k -> new ArrayDeque<>());
+            queue.add(m);
+            if (queue.size() == 1) {
+                sim.execute("control-send " + local.id + ">" + brokerId, local.id, () -> attempt(m));
+            }
+            return m.answer;
+        }
+
+        private void attempt(final Message m) {
+            if (!alive() || m.answer.isDone()) {
+                return;
+            }
+            if (zk.peek(ZkPaths.brokerPath(m.target)).isEmpty()) {
+                finish(m, null, new BrokerUnreachableException(m.target));
+                return;
+            }
+            final int attempt = ++m.attempt;
+            final String name = m.request.getClass().getSimpleName();
+            SimCluster.this.send(local.id, m.target, "control " + name, () -> {
+                ControlResponse response = null;
+                RuntimeException refused = null;
+                try {
+                    response = nodes.get(m.target).handler.handle(m.request);
+                } catch (final RuntimeException e) {
+                    refused = e;
+                }
+                final ControlResponse r = response;
+                final RuntimeException e = refused;
+                SimCluster.this.send(m.target, local.id, "control-answer " + name, () -> {
+                    if (alive() && m.attempt == attempt) {
+                        finish(m, r, e);
+                    }
+                });
+            });
+            sim.schedule("control-timeout " + local.id + ">" + m.target, local.id, ATTEMPT_TIMEOUT_MS, () -> {
+                if (alive() && !m.answer.isDone() && m.attempt == attempt) {
+                    sim.schedule("control-retry " + local.id + ">" + m.target, local.id, RETRY_BACKOFF_MS,
+                        () -> attempt(m));
+                }
+            });
+        }
+
+        private void finish(final Message m, final ControlResponse response, final RuntimeException failure) {
+            final ArrayDeque<Message> queue = queues.get(m.target);
+            queue.remove(m);
+            if (failure != null) {
+                m.answer.completeExceptionally(failure);
+            } else {
+                m.answer.complete(response);
+            }
+            final Message next = queue.peek();
+            if (next != null) {
+                sim.execute("control-send " + local.id + ">" + next.target, local.id, () -> attempt(next));
+            }
+        }
+
+        @Override
+        public CompletableFuture<Set<TopicPartition>> controlledShutdown(final int controllerId, final int brokerId,
+                                                                         final long brokerEpoch) {
+            return CompletableFuture.failedFuture(new UnsupportedOperationException(
+                "controlled shutdown is not simulated yet"));
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ clients
+
+    /**
+     * A producer sends one record with acks=all to the partition's leader as ZooKeeper names it; an answer without
+     * an error is an acknowledgement, recorded for the end check.
+     *
+     * @param tp    the partition
+     * @param value the record's value (unique in the run)
+     */
+    void produce(final TopicPartition tp, final String value) {
+        final Optional<ReplicationInvariants.ZkPartition> state = zkState(tp);
+        if (state.isEmpty() || state.get().leader() < 0) {
+            return;
+        }
+        final int leaderId = state.get().leader();
+        final byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
+        final long digest = digest(ByteBuffer.wrap(bytes));
+        produced++;
+        send(CLIENT, leaderId, "produce", () -> {
+            final Node leader = nodes.get(leaderId);
+            final UnsafeBuffer built = RecordBatchBuilder.batchOf(0, sim.clock().wallMs(), bytes);
+            final ByteBuffer batch = ByteBuffer.allocate(built.capacity());
+            built.getBytes(0, batch, built.capacity());
+            batch.flip();
+            leader.replicas.produce((short) -1, 5_000, Map.of(tp, batch)).whenComplete((results, failure) ->
+                send(leaderId, CLIENT, "produce-answer", () -> {
+                    final AppendResult r = failure == null ? results.get(tp) : null;
+                    if (r != null && r.error() == ReplicaError.NONE) {
+                        acks++;
+                        acknowledged.computeIfAbsent(tp, k -> new TreeMap<>()).put(r.baseOffset(), digest);
+                    } else {
+                        producerErrors++;
+                    }
+                }));
+        });
+    }
+
+    private static long digest(final ByteBuffer value) {
+        final CRC32 crc = new CRC32();
+        crc.update(value.duplicate());
+        return crc.getValue();
+    }
+
+    // ------------------------------------------------------------------------------------------------ checks
+
+    Optional<ReplicationInvariants.ZkPartition> zkState(final TopicPartition tp) {
+        final Optional<ZkNode> node = zk.peek(ZkPaths.partitionStatePath(tp.topic(), tp.partition()));
+        if (node.isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            final PartitionStateZnode s = PartitionStateZnode.fromJson(node.get().data(), node.get().stat().version());
+            return Optional.of(new ReplicationInvariants.ZkPartition(s.leaderAndIsr().leader(),
+                s.leaderAndIsr().leaderEpoch(), s.leaderAndIsr().isr()));
+        } catch (final io.seglog.replication.zk.MalformedZnodeException e) {
+            throw new AssertionError("seed=" + sim.seed() + ": malformed partition state of " + tp, e);
+        }
+    }
+
+    /**
+     * A partition's state is written by controllers in epoch order: a write stamped with an older controller epoch
+     * than one before it is a deposed controller's (what the controller-epoch check on writes, KAFKA-6082, stops).
+     */
+    private void checkWriterEpoch(final String event, final TopicPartition tp) {
+        final Optional<ZkNode> node = zk.peek(ZkPaths.partitionStatePath(tp.topic(), tp.partition()));
+        if (node.isEmpty()) {
+            return;
+        }
+        final long version = node.get().stat().version();
+        final Long seen = stateVersion.put(tp, version);
+        if (seen != null && seen == version) {
+            return;
+        }
+        final PartitionStateZnode state;
+        try {
+            state = PartitionStateZnode.fromJson(node.get().data(), (int) version);
+        } catch (final io.seglog.replication.zk.MalformedZnodeException e) {
+            throw new AssertionError("seed=" + sim.seed() + ": malformed partition state of " + tp, e);
+        }
+        final int epoch = state.controllerEpoch();
+        final int leaderEpoch = state.leaderAndIsr().leaderEpoch();
+        final Integer lastLeaderEpoch = stateLeaderEpoch.put(tp, leaderEpoch);
+        final int current = zkControllerEpoch();
+        if (lastLeaderEpoch != null && leaderEpoch != lastLeaderEpoch && epoch != current) {
+            // Only a controller moves the leader epoch, and only the current one may.
+            throw new ReplicationInvariants.Violation(event, tp + "'s leader epoch moved from " + lastLeaderEpoch
+                + " to " + leaderEpoch + " (leader " + state.leaderAndIsr().leader() + ") in a write of controller epoch "
+                + epoch + " while the controller epoch is " + current + " (a deposed controller's election landed)");
+        }
+        final Integer highest = stateWriterEpoch.get(tp);
+        if (highest != null && epoch < highest) {
+            throw new ReplicationInvariants.Violation(event, tp + "'s state was written by controller epoch " + epoch
+                + " after controller epoch " + highest + " had written it (a deposed controller's write landed)");
+        }
+        stateWriterEpoch.merge(tp, epoch, Math::max);
+    }
+
+    private int zkControllerEpoch() {
+        return zk.peek(ZkPaths.CONTROLLER_EPOCH).map(n -> Integer.parseInt(new String(n.data(),
+            StandardCharsets.US_ASCII).trim())).orElse(-1);
+    }
+
+    /** After every event: truncations seen since the last one, then the snapshot. */
+    private void check(final String event) {
+        if (!checking) {
+            return;
+        }
+        final Map<TopicPartition, List<ReplicationInvariants.Replica>> replicas = new TreeMap<>(
+            ReplicationInvariants.BY_TP);
+        final Map<Integer, Integer> controllerEpochs = new TreeMap<>();
+        for (final Node n : nodes.values()) {
+            if (!n.up) {
+                continue;
+            }
+            controllerEpochs.put(n.id, n.handler.controllerEpoch());
+            for (final Partition p : n.replicas.partitions()) {
+                final PartitionLog log = p.log();
+                final long end = log.logEndOffset();
+                final Long before = n.lastLogEnd.put(p.topicPartition(), end);
+                if (before != null && end < before) {
+                    invariants.truncated(event, n.id, p.topicPartition(), end);
+                }
+                replicas.computeIfAbsent(p.topicPartition(), k -> new ArrayList<>()).add(
+                    new ReplicationInvariants.Replica(n.id, p.isLeader(), p.leaderEpoch(), log.highWatermark(), end));
+            }
+        }
+        final Map<TopicPartition, ReplicationInvariants.ZkPartition> states = new TreeMap<>(
+            ReplicationInvariants.BY_TP);
+        for (final TopicPartition tp : partitions) {
+            zkState(tp).ifPresent(s -> states.put(tp, s));
+            checkWriterEpoch(event, tp);
+        }
+        invariants.observe(new ReplicationInvariants.Snapshot(event, replicas, states, zkControllerEpoch(),
+            controllerEpochs));
+    }
+
+    /**
+     * Heals the cluster (links restored, every broker running) and runs until every partition has its whole
+     * assignment in the ISR and every replica at the leader's high watermark, or a deadline.
+     *
+     * @param withinMs how long to wait
+     * @return whether it converged
+     */
+    boolean healAndSettle(final long withinMs) {
+        healLinks();
+        nodes.keySet().forEach(this::restart);
+        return sim.runUntil(this::settled, sim.nowMs() + withinMs);
+    }
+
+    /**
+     * What every partition looks like now: ZooKeeper's state and each running replica's, for a report.
+     *
+     * @return one line per partition
+     */
+    String describe() {
+        final StringBuilder out = new StringBuilder();
+        out.append("\ncontroller znode=").append(zk.peek(ZkPaths.CONTROLLER).map(z -> new String(z.data(),
+            StandardCharsets.UTF_8)).orElse("none")).append(" epoch=").append(zkControllerEpoch());
+        for (final Node n : nodes.values()) {
+            out.append("\nbroker ").append(n.id).append(n.up ? " up" : " down").append(sim.paused(n.id) ? " paused" : "")
+                .append(" registered=").append(zk.peek(ZkPaths.brokerPath(n.id)).isPresent());
+            if (n.up) {
+                out.append(" active=").append(n.controller.isActive()).append(" brokerEpoch=")
+                    .append(n.handler.brokerEpoch()).append(" knownControllerEpoch=")
+                    .append(n.handler.controllerEpoch()).append(" session=").append(n.zk.serverSessionId())
+                    .append(" alive=").append(zk.isAlive(n.zk.serverSessionId()));
+            }
+        }
+        for (final TopicPartition tp : partitions) {
+            out.append('\n').append(tp).append(" zk=").append(zkState(tp).orElse(null));
+            for (final Node n : nodes.values()) {
+                if (!n.up) {
+                    out.append(" | ").append(n.id).append(" down");
+                    continue;
+                }
+                n.replicas.partition(tp).ifPresent(p -> out.append(" | ").append(n.id)
+                    .append(p.isLeader() ? " leader" : " follower").append(" epoch=").append(p.leaderEpoch())
+                    .append(" hw=").append(p.log().highWatermark()).append(" leo=").append(p.log().logEndOffset())
+                    .append(" epochs=").append(p.log().leaderEpochs()));
+            }
+        }
+        return out.toString();
+    }
+
+    private boolean settled() {
+        for (final TopicPartition tp : partitions) {
+            final Optional<ReplicationInvariants.ZkPartition> z = zkState(tp);
+            if (z.isEmpty() || z.get().leader() < 0 || z.get().isr().size() != settings.replicationFactor()) {
+                return false;
+            }
+            final Node leader = nodes.get(z.get().leader());
+            final Optional<Partition> lp = leader.replicas.partition(tp);
+            if (lp.isEmpty() || !lp.get().isLeader()) {
+                return false;
+            }
+            final long hw = lp.get().log().highWatermark();
+            if (hw != lp.get().log().logEndOffset()) {
+                return false;
+            }
+            for (final int member : z.get().isr()) {
+                final Optional<Partition> rp = nodes.get(member).replicas.partition(tp);
+                if (rp.isEmpty() || rp.get().log().logEndOffset() != hw) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /**
+     * After a cluster failed to settle: whether a replica holds, at an offset the leader has too, another record than
+     * the leader's (logs that diverged and never came back together, long after every fault healed), which is a
+     * violation; otherwise the failure to settle is one of liveness.
+     *
+     * @throws ReplicationInvariants.Violation naming the partition, the replica and the offset
+     */
+    void checkNoDivergence() {
+        for (final TopicPartition tp : partitions) {
+            final Optional<ReplicationInvariants.ZkPartition> z = zkState(tp);
+            if (z.isEmpty() || z.get().leader() < 0 || !nodes.get(z.get().leader()).up) {
+                continue;
+            }
+            final Node leader = nodes.get(z.get().leader());
+            final Optional<Partition> lp = leader.replicas.partition(tp);
+            if (lp.isEmpty() || !lp.get().isLeader()) {
+                continue;
+            }
+            final long hw = lp.get().log().highWatermark();
+            final Map<Long, Long> leaderRecords = recordDigests(lp.get().log());
+            for (final Node n : nodes.values()) {
+                if (n == leader || !n.up) {
+                    continue;
+                }
+                final Optional<Partition> rp = n.replicas.partition(tp);
+                if (rp.isEmpty()) {
+                    continue;
+                }
+                for (final Map.Entry<Long, Long> e : recordDigests(rp.get().log()).entrySet()) {
+                    if (leaderRecords.containsKey(e.getKey()) && !leaderRecords.get(e.getKey()).equals(e.getValue())) {
+                        throw new ReplicationInvariants.Violation("healing", tp + ": replica " + n.id + " holds "
+                            + "another record than leader " + leader.id + " at offset " + e.getKey() + " (high watermark "
+                            + hw + ") and the two logs never settled: " + describe());
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * The end-of-run checks: every acknowledged record on every ISR member, ISR members identical below the high
+     * watermark, no offset with two values.
+     */
+    void checkEnd() {
+        final Map<TopicPartition, Map<Integer, Map<Long, Long>>> logs = new TreeMap<>(ReplicationInvariants.BY_TP);
+        final Map<TopicPartition, List<Integer>> isr = new TreeMap<>(ReplicationInvariants.BY_TP);
+        final Map<TopicPartition, Long> hw = new TreeMap<>(ReplicationInvariants.BY_TP);
+        for (final TopicPartition tp : partitions) {
+            final Optional<ReplicationInvariants.ZkPartition> z = zkState(tp);
+            if (z.isEmpty()) {
+                continue;
+            }
+            isr.put(tp, z.get().isr());
+            final Node leader = nodes.get(z.get().leader());
+            if (leader != null && leader.up) {
+                leader.replicas.partition(tp).ifPresent(p -> hw.put(tp, p.log().highWatermark()));
+            }
+            for (final Node n : nodes.values()) {
+                if (n.up) {
+                    n.replicas.partition(tp).ifPresent(p -> logs.computeIfAbsent(tp, k -> new TreeMap<>())
+                        .put(n.id, recordDigests(p.log())));
+                }
+            }
+        }
+        ReplicationInvariants.checkEnd(acknowledged, logs, isr, hw);
+    }
+
+    private static Map<Long, Long> recordDigests(final PartitionLog log) {
+        final Map<Long, Long> out = new TreeMap<>();
+        final LogSlice slice = log.read(log.logStartOffset(), Integer.MAX_VALUE, Long.MAX_VALUE, true);
+        if (slice == null) {
+            return out;
+        }
+        for (final LogBatch batch : Records.batches(slice)) {
+            for (final LogRecord record : batch.records()) {
+                out.put(record.offset(), record.value() == null ? 0 : digest(record.value()));
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public void close() {
+        checking = false;
+        for (final Node n : nodes.values()) {
+            if (n.up) {
+                n.up = false;
+                quietly(n.replicas::close);
+                quietly(n.logs::close);
+                quietly(n.storage::close);
+                quietly(n.zk::close);
+            }
+        }
+    }
+}

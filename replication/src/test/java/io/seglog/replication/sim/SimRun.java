@@ -1,0 +1,225 @@
+package io.seglog.replication.sim;
+
+import io.seglog.storage.TopicPartition;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+
+/**
+ * One seeded run of a {@link SimCluster}: producers with acks=all, and a nemesis that crashes brokers (a process
+ * crash, or a power loss that keeps only what was fsynced) and restarts them, expires ZooKeeper sessions (a
+ * controller's too) and cuts links one way or both, for a simulated duration; then it heals everything, waits for the
+ * replicas to agree, and checks the end invariants. The invariants after every event are checked throughout.
+ */
+final class SimRun {
+    /**
+     * What came out of a run.
+     *
+     * @param seed        the seed
+     * @param failure     the violation or failure, or null
+     * @param digest      the trace digest (same seed, same digest)
+     * @param events      events run
+     * @param simulatedMs simulated time
+     * @param acked       acknowledged records
+     * @param faults      the faults injected, in order
+     */
+    record Result(long seed, Throwable failure, long digest, long events, long simulatedMs, long acked,
+                  List<String> faults) {
+        boolean failed() {
+            return failure != null;
+        }
+    }
+
+    private SimRun() {
+    }
+
+    /**
+     * Runs one seed.
+     *
+     * @param seed       the seed
+     * @param dir        a directory of its own for the brokers' disks (deleted after)
+     * @param settings   the cluster
+     * @param durationMs how long the faults and producers go on (simulated)
+     * @return the result
+     */
+    static Result run(final long seed, final Path dir, final SimCluster.Settings settings, final long durationMs) {
+        final List<String> faults = new ArrayList<>();
+        SimCluster cluster = null;
+        try {
+            final SimCluster.Settings chosen = settings.fetchMaxBytes() > 0 ? settings
+                : settings.withFetchMaxBytes(new SplittableRandom(seed).nextBoolean() ? 1 << 20 : 512);
+            cluster = new SimCluster(seed, dir, chosen);
+            final SimCluster c = cluster;
+            final SimScheduler sim = c.sim();
+            c.start();
+            final long start = sim.nowMs();
+            final long end = start + durationMs;
+            // Its own random, so that the workload's choices do not shift with the events' draws.
+            final SplittableRandom workload = new SplittableRandom(seed ^ 0x5eed_1e55L);
+            final long[] next = {0};
+            scheduleProducer(c, workload, end, next);
+            scheduleNemesis(c, workload, end, faults);
+            sim.run(end);
+            if (!c.healAndSettle(120_000)) {
+                c.checkNoDivergence();
+                throw new AssertionError("seed=" + seed + ": the cluster did not settle within 120 s after healing:"
+                    + c.describe());
+            }
+            c.checkEnd();
+            return new Result(seed, null, sim.digest(), sim.eventCount(), sim.nowMs() - start, c.acknowledgedCount(),
+                faults);
+        } catch (final RuntimeException | AssertionError e) {
+            final SimScheduler sim = cluster == null ? null : cluster.sim();
+            return new Result(seed, e, sim == null ? 0 : sim.digest(), sim == null ? 0 : sim.eventCount(),
+                0, cluster == null ? 0 : cluster.acknowledgedCount(), faults);
+        } finally {
+            if (cluster != null) {
+                cluster.close();
+            }
+            deleteTree(dir);
+        }
+    }
+
+    private static void scheduleProducer(final SimCluster c, final SplittableRandom r, final long end,
+                                         final long[] counter) {
+        final SimScheduler sim = c.sim();
+        final long delay = 5 + r.nextInt(20);
+        if (sim.nowMs() + delay > end) {
+            return;
+        }
+        sim.schedule("producer", SimCluster.CLIENT, delay, () -> {
+            final List<TopicPartition> tps = c.partitions();
+            final TopicPartition tp = tps.get(r.nextInt(tps.size()));
+            c.produce(tp, "record-" + c.sim().seed() + "-" + counter[0]++);
+            scheduleProducer(c, r, end, counter);
+        });
+    }
+
+    /** Crashes a broker now (a process crash, or a power loss when the run allows it) and restarts it later. */
+    private static void crashAndRestart(final SimCluster c, final SplittableRandom r, final int target,
+                                        final List<String> faults, final String why) {
+        final SimScheduler sim = c.sim();
+        final List<Integer> ids = c.brokerIds();
+        final long down = ids.stream().filter(id -> !c.node(id).up).count();
+        if (!c.node(target).up || down >= ids.size() - 1) {
+            return;
+        }
+        final boolean powerLoss = r.nextBoolean() && c.powerLoss();
+        faults.add(sim.nowMs() + " crash " + target + (powerLoss ? " (power loss)" : "") + why);
+        c.crash(target, powerLoss);
+        sim.schedule("restart " + target, target, 100 + r.nextInt(4_000), () -> {
+            faults.add(sim.nowMs() + " restart " + target);
+            c.restart(target);
+        });
+    }
+
+    private static void scheduleNemesis(final SimCluster c, final SplittableRandom r, final long end,
+                                        final List<String> faults) {
+        final SimScheduler sim = c.sim();
+        // A leader that has just taken a follower back into its ISR sometimes dies at once: the window where a
+        // follower that joined too early (KAFKA-7128) is all that is left.
+        c.onIsrExpanded((leader, tp) -> {
+            if (sim.nowMs() < end && r.nextInt(4) == 0) {
+                sim.schedule("nemesis after ISR expansion", SimScheduler.NO_NODE, r.nextInt(30),
+                    () -> crashAndRestart(c, r, leader, faults, " (just expanded the ISR of " + tp + ")"));
+            }
+        });
+        scheduleFaults(c, r, end, faults);
+    }
+
+    private static void scheduleFaults(final SimCluster c, final SplittableRandom r, final long end,
+                                       final List<String> faults) {
+        final SimScheduler sim = c.sim();
+        final long delay = 200 + r.nextInt(2_000);
+        if (sim.nowMs() + delay > end) {
+            return;
+        }
+        sim.schedule("nemesis", SimScheduler.NO_NODE, delay, () -> {
+            final List<Integer> ids = c.brokerIds();
+            final int target = ids.get(r.nextInt(ids.size()));
+            final int kind = r.nextInt(12);
+            if (kind < 4) {
+                crashAndRestart(c, r, target, faults, "");
+            } else if (kind < 5 && c.node(target).up) {
+                faults.add(sim.nowMs() + " session expiry " + target);
+                c.expireSession(target);
+            } else if (kind < 6) {
+                c.activeController().ifPresent(controller -> {
+                    faults.add(sim.nowMs() + " controller session expiry " + controller);
+                    c.expireSession(controller);
+                });
+            } else if (kind < 7) {
+                // The controller stops for longer than its session just as a broker's failure reaches it; the
+                // broker comes back meanwhile and another controller finds nothing to do: the resumed zombie then
+                // acts on the failure it was holding (KAFKA-6082).
+                c.activeController().ifPresent(controller -> {
+                    final int victim = ids.get(r.nextInt(ids.size()));
+                    if (victim != controller) {
+                        final long pauseMs = 4_500 + r.nextInt(4_000);
+                        faults.add(sim.nowMs() + " pause " + controller + " for " + pauseMs + " ms at its next work");
+                        c.pauseOnControllerWork(controller, pauseMs);
+                        crashAndRestart(c, r, victim, faults, " (its controller stops)");
+                    }
+                });
+            } else if (kind < 8) {
+                // A long stop of the controller, and meanwhile another broker dies: the controller resumes as a
+                // zombie with that broker's failure to handle before it hears that its session expired.
+                final int paused = c.activeController().orElse(target);
+                final long pauseMs = 1_000 + r.nextInt(7_000);
+                faults.add(sim.nowMs() + " pause " + paused + " for " + pauseMs + " ms");
+                c.pause(paused, pauseMs);
+                final int victim = ids.get(r.nextInt(ids.size()));
+                if (victim != paused && r.nextBoolean()) {
+                    sim.schedule("nemesis during pause", SimScheduler.NO_NODE, r.nextInt(3_000),
+                        () -> crashAndRestart(c, r, victim, faults, " (during a pause of " + paused + ")"));
+                }
+            } else {
+                final int other = ids.get(r.nextInt(ids.size()));
+                if (other != target) {
+                    final boolean oneWay = r.nextBoolean();
+                    faults.add(sim.nowMs() + " cut " + target + (oneWay ? ">" : "<>") + other);
+                    c.cut(target, other);
+                    if (!oneWay) {
+                        c.cut(other, target);
+                    }
+                    sim.schedule("heal " + target + "-" + other, SimScheduler.NO_NODE, 500 + r.nextInt(4_000),
+                        () -> {
+                            faults.add(sim.nowMs() + " heal links");
+                            c.healLinks();
+                        });
+                }
+            }
+            scheduleFaults(c, r, end, faults);
+        });
+    }
+
+    private static void deleteTree(final Path dir) {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try {
+            Files.walkFileTree(dir, new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult visitFile(final Path file, final BasicFileAttributes attrs) throws IOException {
+                    Files.delete(file);
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult postVisitDirectory(final Path d, final IOException e) throws IOException {
+                    Files.delete(d);
+                    return FileVisitResult.CONTINUE;
+                }
+            });
+        } catch (final IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
