@@ -117,6 +117,8 @@ class ClusterSimulationTest {
         final SimRun.Result a = run(FIRST_SEED + 11, EVERY_FIX);
         final SimRun.Result b = run(FIRST_SEED + 11, EVERY_FIX);
         final SimRun.Result c = run(FIRST_SEED + 12, EVERY_FIX);
+        System.out.printf("cluster simulation replay: seed %d gave digest %016x over %d events%n", a.seed(), a.digest(),
+            a.events());
         assertFalse(a.failed());
         assertEquals(a.digest(), b.digest(), "same seed, same events in the same order");
         assertEquals(a.events(), b.events());

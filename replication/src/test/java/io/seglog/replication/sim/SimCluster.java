@@ -21,7 +21,9 @@ import io.seglog.replication.replica.SafetyFixes;
 import io.seglog.replication.transport.BrokerUnreachableException;
 import io.seglog.replication.transport.ControlChannel;
 import io.seglog.replication.transport.ControlRequest;
+import io.seglog.replication.transport.ControlRequestRefusedException;
 import io.seglog.replication.transport.ControlResponse;
+import io.seglog.replication.wire.ControlCodec;
 import io.seglog.replication.zk.KafkaZkStore;
 import io.seglog.replication.zk.PartitionStateZnode;
 import io.seglog.replication.zk.ZkNode;
@@ -68,9 +70,10 @@ import org.agrona.concurrent.UnsafeBuffer;
  * cuts, and crashed nodes that answer nothing. Producers are clients at node 0 that send to the leader ZooKeeper
  * names.
  *
- * <p>The follower-to-leader requests (Fetch, OffsetsForLeaderEpoch, ListOffsets) and the controller's messages travel
- * as the objects the wire codecs carry, not as bytes (the byte-level transport seam, plan step 6, is not built yet); a
- * fetch answer's records are copied out of the leader's log when the answer is sent, as the wire sends them.
+ * <p>The controller's messages and their answers travel as {@code ControlCodec}'s bytes, as over TCP. The
+ * follower-to-leader requests (Fetch, OffsetsForLeaderEpoch, ListOffsets) travel as the objects the wire codecs carry,
+ * not as bytes (the byte-level transport seam under {@code WireClient}, plan step 6, is not built yet); a fetch
+ * answer's records are copied out of the leader's log when the answer is sent, as the wire sends them.
  *
  * <p>After every event the {@link ReplicationInvariants} see a snapshot of every running broker's replicas and
  * ZooKeeper's partition states; {@link #checkEnd} checks acknowledged records and replica agreement.
@@ -708,19 +711,29 @@ final class SimCluster implements AutoCloseable {
             }
             final int attempt = ++m.attempt;
             final String name = m.request.getClass().getSimpleName();
+            // The message and its answer travel as ControlCodec's bytes, as over TCP.
+            final short key = ControlCodec.apiKey(m.request);
+            final short version = ControlCodec.latestVersion(key);
+            final ByteBuffer request = ControlCodec.encodeRequest(m.request);
             SimCluster.this.send(local.id, m.target, "control " + name, () -> {
-                ControlResponse response = null;
-                RuntimeException refused = null;
+                final ControlRequest received = ControlCodec.decodeRequest(key, version, request.duplicate());
+                ByteBuffer answer;
                 try {
-                    response = nodes.get(m.target).handler.handle(m.request);
-                } catch (final RuntimeException e) {
-                    refused = e;
+                    answer = ControlCodec.encodeResponse(nodes.get(m.target).handler.handle(received));
+                } catch (final ControlRequestRefusedException refused) {
+                    answer = ControlCodec.encodeRefusal(refused);
                 }
-                final ControlResponse r = response;
-                final RuntimeException e = refused;
+                final ByteBuffer bytes = answer;
                 SimCluster.this.send(m.target, local.id, "control-answer " + name, () -> {
                     if (alive() && m.attempt == attempt) {
-                        finish(m, r, e);
+                        ControlResponse response = null;
+                        RuntimeException refusal = null;
+                        try {
+                            response = ControlCodec.decodeResponse(key, version, bytes.duplicate());
+                        } catch (final ControlRequestRefusedException e) {
+                            refusal = e;
+                        }
+                        finish(m, response, refusal);
                     }
                 });
             });
@@ -799,18 +812,35 @@ final class SimCluster implements AutoCloseable {
 
     // ------------------------------------------------------------------------------------------------ checks
 
-    Optional<ReplicationInvariants.ZkPartition> zkState(final TopicPartition tp) {
+    /** A partition state znode as last parsed, with the stat it was parsed at (the checks read it after each event). */
+    private record ParsedState(long czxid, int version, PartitionStateZnode state) {
+    }
+
+    private final Map<TopicPartition, ParsedState> parsedStates = new HashMap<>();
+
+    private Optional<ParsedState> partitionState(final TopicPartition tp) {
         final Optional<ZkNode> node = zk.peek(ZkPaths.partitionStatePath(tp.topic(), tp.partition()));
         if (node.isEmpty()) {
             return Optional.empty();
         }
+        final ParsedState cached = parsedStates.get(tp);
+        if (cached != null && cached.czxid() == node.get().stat().czxid()
+            && cached.version() == node.get().stat().version()) {
+            return Optional.of(cached);
+        }
         try {
-            final PartitionStateZnode s = PartitionStateZnode.fromJson(node.get().data(), node.get().stat().version());
-            return Optional.of(new ReplicationInvariants.ZkPartition(s.leaderAndIsr().leader(),
-                s.leaderAndIsr().leaderEpoch(), s.leaderAndIsr().isr()));
+            final ParsedState parsed = new ParsedState(node.get().stat().czxid(), node.get().stat().version(),
+                PartitionStateZnode.fromJson(node.get().data(), node.get().stat().version()));
+            parsedStates.put(tp, parsed);
+            return Optional.of(parsed);
         } catch (final io.seglog.replication.zk.MalformedZnodeException e) {
             throw new AssertionError("seed=" + sim.seed() + ": malformed partition state of " + tp, e);
         }
+    }
+
+    Optional<ReplicationInvariants.ZkPartition> zkState(final TopicPartition tp) {
+        return partitionState(tp).map(p -> new ReplicationInvariants.ZkPartition(p.state().leaderAndIsr().leader(),
+            p.state().leaderAndIsr().leaderEpoch(), p.state().leaderAndIsr().isr()));
     }
 
     /**
@@ -818,21 +848,16 @@ final class SimCluster implements AutoCloseable {
      * than one before it is a deposed controller's (what the controller-epoch check on writes, KAFKA-6082, stops).
      */
     private void checkWriterEpoch(final String event, final TopicPartition tp) {
-        final Optional<ZkNode> node = zk.peek(ZkPaths.partitionStatePath(tp.topic(), tp.partition()));
-        if (node.isEmpty()) {
+        final Optional<ParsedState> parsed = partitionState(tp);
+        if (parsed.isEmpty()) {
             return;
         }
-        final long version = node.get().stat().version();
+        final long version = parsed.get().version();
         final Long seen = stateVersion.put(tp, version);
         if (seen != null && seen == version) {
             return;
         }
-        final PartitionStateZnode state;
-        try {
-            state = PartitionStateZnode.fromJson(node.get().data(), (int) version);
-        } catch (final io.seglog.replication.zk.MalformedZnodeException e) {
-            throw new AssertionError("seed=" + sim.seed() + ": malformed partition state of " + tp, e);
-        }
+        final PartitionStateZnode state = parsed.get().state();
         final int epoch = state.controllerEpoch();
         final int leaderEpoch = state.leaderAndIsr().leaderEpoch();
         final Integer lastLeaderEpoch = stateLeaderEpoch.put(tp, leaderEpoch);
@@ -852,9 +877,19 @@ final class SimCluster implements AutoCloseable {
     }
 
     private int zkControllerEpoch() {
-        return zk.peek(ZkPaths.CONTROLLER_EPOCH).map(n -> Integer.parseInt(new String(n.data(),
-            StandardCharsets.US_ASCII).trim())).orElse(-1);
+        final Optional<ZkNode> node = zk.peek(ZkPaths.CONTROLLER_EPOCH);
+        if (node.isEmpty()) {
+            return -1;
+        }
+        if (node.get().stat().version() != controllerEpochVersion) {
+            controllerEpochVersion = node.get().stat().version();
+            controllerEpoch = Integer.parseInt(new String(node.get().data(), StandardCharsets.US_ASCII).trim());
+        }
+        return controllerEpoch;
     }
+
+    private int controllerEpochVersion = -1;
+    private int controllerEpoch = -1;
 
     /** After every event: truncations seen since the last one, then the snapshot. */
     private void check(final String event) {
