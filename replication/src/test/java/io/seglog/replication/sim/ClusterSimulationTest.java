@@ -33,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ClusterSimulationTest {
     private static final int DEFAULT_SEEDS = 100;
     private static final long DEFAULT_DURATION_MS = 20_000;
-    private static final int DEFAULT_SEARCH = 300;
+    private static final int DEFAULT_SEARCH = 400;
 
     private static final long FIRST_SEED = Long.getLong("seglog.sim.first-seed", 1);
     private static final int SEEDS = Integer.getInteger("seglog.sim.seeds", DEFAULT_SEEDS);

@@ -76,6 +76,20 @@ final class ReplicationInvariants {
         Violation(final String event, final String what) {
             super("after " + event + ": " + what);
         }
+
+        private Violation(final String message) {
+            super(message);
+        }
+
+        /**
+         * The same violation with more said about the state it was seen in.
+         *
+         * @param detail what to add
+         * @return a new violation
+         */
+        Violation with(final String detail) {
+            return new Violation(getMessage() + detail);
+        }
     }
 
     private final Map<String, Integer> leaderOfEpoch = new HashMap<>();

@@ -157,7 +157,10 @@ final class SimCluster implements AutoCloseable {
         SimZkConnection zk;
         KafkaZkStore store;
         SimScheduler.Timer wake;
+        SimControlChannel channel;
         boolean stepQueued;
+        /** Its disk is full (until a restart frees it). */
+        boolean diskFull;
         /** A pause that begins as soon as the controller has work queued (0: none). */
         long pauseOnWorkMs;
         final Map<TopicPartition, Long> lastLogEnd = new HashMap<>();
@@ -182,9 +185,11 @@ final class SimCluster implements AutoCloseable {
     private final Map<TopicPartition, Map<Long, Long>> acknowledged = new TreeMap<>(ReplicationInvariants.BY_TP);
     private final List<TopicPartition> partitions = new ArrayList<>();
     private long produced;
-    private long acks;
+    private long acknowledgements;
     private long producerErrors;
     private boolean checking;
+    /** Set once healing begins: faults still scheduled from before do nothing. */
+    private boolean healing;
     private final Map<TopicPartition, Long> stateVersion = new HashMap<>();
     private final Map<TopicPartition, Integer> stateWriterEpoch = new HashMap<>();
     private final Map<TopicPartition, Integer> stateLeaderEpoch = new HashMap<>();
@@ -232,13 +237,18 @@ final class SimCluster implements AutoCloseable {
         this.isrExpanded = listener;
     }
 
+    /** Whether healing has begun (faults no longer act). */
+    boolean healing() {
+        return healing;
+    }
+
     /** Whether crashes may lose unsynced data (durable acks are on then). */
     boolean powerLoss() {
         return settings.durableAcks();
     }
 
     long acknowledgedCount() {
-        return acks;
+        return acknowledgements;
     }
 
     long producedCount() {
@@ -303,6 +313,7 @@ final class SimCluster implements AutoCloseable {
     private void startNode(final Node n) {
         n.incarnation++;
         n.up = true;
+        n.diskFull = false;
         n.pauseOnWorkMs = 0;
         n.stepQueued = false;
         if (n.wake != null) {
@@ -339,7 +350,8 @@ final class SimCluster implements AutoCloseable {
             .uncleanLeaderElectionEnable(settings.uncleanElection()).minInsyncReplicas(settings.minInsyncReplicas())
             .replicaLagTimeMaxMs(settings.replicaLagMs()).autoLeaderRebalanceEnable(true)
             .leaderImbalanceCheckIntervalSeconds(5).build();
-        n.controller = new Controller(config, new SimControlChannel(n, incarnation), () -> wakeup(n, incarnation),
+        n.channel = new SimControlChannel(n, incarnation);
+        n.controller = new Controller(config, n.channel, () -> wakeup(n, incarnation),
             sim::nowMs, () -> sim.clock().wallMs(), n.handler::brokerEpoch,
             new SplittableRandom(sim.seed() * 31 + id * 7L + incarnation), 0);
         n.zk = zk.connect(id, n.controller.sessionListener(), settings.sessionTimeoutMs(), 2_000);
@@ -390,9 +402,14 @@ final class SimCluster implements AutoCloseable {
      */
     void crash(final int id, final boolean powerLoss) {
         final Node n = nodes.get(id);
-        if (!n.up) {
+        if (!n.up || healing) {
             return;
         }
+        crashNow(n, powerLoss);
+    }
+
+    private void crashNow(final Node n, final boolean powerLoss) {
+        final int id = n.id;
         n.up = false;
         sim.unpause(id);
         if (n.wake != null) {
@@ -439,6 +456,54 @@ final class SimCluster implements AutoCloseable {
     }
 
     /**
+     * Shuts a broker down as Kafka's brokers do: asks the controller to move its leaderships away (up to three
+     * attempts while some remain), then stops cleanly.
+     *
+     * @param id       the broker
+     * @param attempts attempts left
+     * @param stopped  run once it stopped
+     */
+    void controlledShutdown(final int id, final int attempts, final Runnable stopped) {
+        final Node n = nodes.get(id);
+        if (!n.up) {
+            return;
+        }
+        final int incarnation = n.incarnation;
+        n.channel.controlledShutdown(n.handler.controllerId(), id, n.handler.brokerEpoch())
+            .whenComplete((stillLed, failure) -> {
+                if (!n.up || n.incarnation != incarnation) {
+                    return;
+                }
+                if (failure == null && stillLed.isEmpty() || attempts <= 1) {
+                    // A broker that asked to shut down does, even once healing began (then it starts again at once).
+                    stop(id);
+                    if (healing) {
+                        restart(id);
+                    } else {
+                        stopped.run();
+                    }
+                } else {
+                    sim.schedule("controlled-shutdown-retry " + id, id, 500,
+                        () -> controlledShutdown(id, attempts - 1, stopped));
+                }
+            });
+    }
+
+    /**
+     * Fills a broker's disk: every write from now on fails (ENOSPC), and its log directory goes offline at the
+     * first one, as a failed write does.
+     *
+     * @param id the broker
+     */
+    void fillDisk(final int id) {
+        final Node n = nodes.get(id);
+        if (n.up && !healing) {
+            n.diskFull = true;
+            n.disk.failFromCall(FaultInjectingFileIO.Op.WRITE, n.disk.count(FaultInjectingFileIO.Op.WRITE) + 1);
+        }
+    }
+
+    /**
      * Starts a stopped or crashed broker again on its disk.
      *
      * @param id the broker
@@ -462,7 +527,7 @@ final class SimCluster implements AutoCloseable {
      */
     void pause(final int id, final long durationMs) {
         final Node n = nodes.get(id);
-        if (!n.up || sim.paused(id)) {
+        if (!n.up || sim.paused(id) || healing) {
             return;
         }
         final int incarnation = n.incarnation;
@@ -484,7 +549,7 @@ final class SimCluster implements AutoCloseable {
      */
     void pauseOnControllerWork(final int id, final long durationMs) {
         final Node n = nodes.get(id);
-        if (n.up) {
+        if (n.up && !healing) {
             n.pauseOnWorkMs = durationMs;
         }
     }
@@ -496,7 +561,7 @@ final class SimCluster implements AutoCloseable {
      */
     void expireSession(final int id) {
         final Node n = nodes.get(id);
-        if (n.up) {
+        if (n.up && !healing) {
             zk.expire(n.zk.serverSessionId());
         }
     }
@@ -527,7 +592,9 @@ final class SimCluster implements AutoCloseable {
      * @param to   the receiver
      */
     void cut(final int from, final int to) {
-        cutLinks.add(from + ">" + to);
+        if (!healing) {
+            cutLinks.add(from + ">" + to);
+        }
     }
 
     /** Restores every link. */
@@ -762,21 +829,48 @@ final class SimCluster implements AutoCloseable {
         @Override
         public CompletableFuture<Set<TopicPartition>> controlledShutdown(final int controllerId, final int brokerId,
                                                                          final long brokerEpoch) {
-            return CompletableFuture.failedFuture(new UnsupportedOperationException(
-                "controlled shutdown is not simulated yet"));
+            final CompletableFuture<Set<TopicPartition>> answer = new CompletableFuture<>();
+            final ByteBuffer request = ControlCodec.encodeControlledShutdownRequest(brokerId, brokerEpoch);
+            SimCluster.this.send(local.id, controllerId, "controlled-shutdown", () -> {
+                final ControlCodec.ControlledShutdown received = ControlCodec.decodeControlledShutdownRequest(
+                    ControlCodec.FIRST_VERSION, request.duplicate());
+                nodes.get(controllerId).controller.controlledShutdown(received.brokerId(), received.brokerEpoch())
+                    .whenComplete((stillLed, failure) -> {
+                        final Throwable cause = failure instanceof java.util.concurrent.CompletionException
+                            && failure.getCause() != null ? failure.getCause() : failure;
+                        final ByteBuffer bytes = failure == null
+                            ? ControlCodec.encodeControlledShutdownResponse(stillLed)
+                            : ControlCodec.encodeControlledShutdownRefusal(cause instanceof RuntimeException r ? r
+                                : new IllegalStateException(cause));
+                        SimCluster.this.send(controllerId, local.id, "controlled-shutdown-answer", () -> {
+                            try {
+                                answer.complete(ControlCodec.decodeControlledShutdownResponse(
+                                    ControlCodec.FIRST_VERSION, bytes.duplicate()));
+                            } catch (final RuntimeException e) {
+                                answer.completeExceptionally(e);
+                            }
+                        });
+                    });
+            });
+            sim.schedule("controlled-shutdown-timeout " + local.id, local.id, ATTEMPT_TIMEOUT_MS,
+                () -> answer.completeExceptionally(new java.util.concurrent.TimeoutException(
+                    "no answer to the controlled shutdown of broker " + brokerId)));
+            return answer;
         }
     }
 
     // ------------------------------------------------------------------------------------------------ clients
 
     /**
-     * A producer sends one record with acks=all to the partition's leader as ZooKeeper names it; an answer without
-     * an error is an acknowledgement, recorded for the end check.
+     * A producer sends one record to the partition's leader as ZooKeeper names it; with acks=all, an answer without an
+     * error is an acknowledgement, recorded for the end check (an acks=1 answer promises nothing once the leader
+     * fails, so it is not).
      *
      * @param tp    the partition
      * @param value the record's value (unique in the run)
+     * @param acks  -1 (all) or 1
      */
-    void produce(final TopicPartition tp, final String value) {
+    void produce(final TopicPartition tp, final String value, final short acks) {
         final Optional<ReplicationInvariants.ZkPartition> state = zkState(tp);
         if (state.isEmpty() || state.get().leader() < 0) {
             return;
@@ -791,14 +885,14 @@ final class SimCluster implements AutoCloseable {
             final ByteBuffer batch = ByteBuffer.allocate(built.capacity());
             built.getBytes(0, batch, built.capacity());
             batch.flip();
-            leader.replicas.produce((short) -1, 5_000, Map.of(tp, batch)).whenComplete((results, failure) ->
+            leader.replicas.produce(acks, 5_000, Map.of(tp, batch)).whenComplete((results, failure) ->
                 send(leaderId, CLIENT, "produce-answer", () -> {
                     final AppendResult r = failure == null ? results.get(tp) : null;
-                    if (r != null && r.error() == ReplicaError.NONE) {
-                        acks++;
-                        acknowledged.computeIfAbsent(tp, k -> new TreeMap<>()).put(r.baseOffset(), digest);
-                    } else {
+                    if (r == null || r.error() != ReplicaError.NONE) {
                         producerErrors++;
+                    } else if (acks == -1) {
+                        acknowledgements++;
+                        acknowledged.computeIfAbsent(tp, k -> new TreeMap<>()).put(r.baseOffset(), digest);
                     }
                 }));
         });
@@ -926,14 +1020,21 @@ final class SimCluster implements AutoCloseable {
     }
 
     /**
-     * Heals the cluster (links restored, every broker running) and runs until every partition has its whole
+     * Heals the cluster (faults end, links restored, every broker running) and runs until every partition has its whole
      * assignment in the ISR and every replica at the leader's high watermark, or a deadline.
      *
      * @param withinMs how long to wait
      * @return whether it converged
      */
     boolean healAndSettle(final long withinMs) {
+        healing = true;
         healLinks();
+        for (final Node n : nodes.values()) {
+            if (n.up && n.diskFull) {
+                // The operator frees the space and restarts the broker, whose log directory went offline.
+                crashNow(n, false);
+            }
+        }
         nodes.keySet().forEach(this::restart);
         return sim.runUntil(this::settled, sim.nowMs() + withinMs);
     }
@@ -966,6 +1067,7 @@ final class SimCluster implements AutoCloseable {
                 }
                 n.replicas.partition(tp).ifPresent(p -> out.append(" | ").append(n.id)
                     .append(p.isLeader() ? " leader" : " follower").append(" epoch=").append(p.leaderEpoch())
+                    .append(" start=").append(p.log().logStartOffset())
                     .append(" hw=").append(p.log().highWatermark()).append(" leo=").append(p.log().logEndOffset())
                     .append(" epochs=").append(p.log().leaderEpochs()));
             }
@@ -974,6 +1076,9 @@ final class SimCluster implements AutoCloseable {
     }
 
     private boolean settled() {
+        if (nodes.values().stream().anyMatch(n -> !n.up)) {
+            return false;
+        }
         for (final TopicPartition tp : partitions) {
             final Optional<ReplicationInvariants.ZkPartition> z = zkState(tp);
             if (z.isEmpty() || z.get().leader() < 0 || z.get().isr().size() != settings.replicationFactor()) {
@@ -1062,7 +1167,11 @@ final class SimCluster implements AutoCloseable {
                 }
             }
         }
-        ReplicationInvariants.checkEnd(acknowledged, logs, isr, hw);
+        try {
+            ReplicationInvariants.checkEnd(acknowledged, logs, isr, hw);
+        } catch (final ReplicationInvariants.Violation v) {
+            throw v.with(describe());
+        }
     }
 
     private static Map<Long, Long> recordDigests(final PartitionLog log) {

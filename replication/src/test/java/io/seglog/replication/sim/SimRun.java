@@ -53,8 +53,11 @@ final class SimRun {
         final List<String> faults = new ArrayList<>();
         SimCluster cluster = null;
         try {
+            // Knobs drawn per seed, so that the seeds cover several shapes of run (FoundationDB's "buggify").
+            final SplittableRandom knobs = new SplittableRandom(seed);
             final SimCluster.Settings chosen = settings.fetchMaxBytes() > 0 ? settings
-                : settings.withFetchMaxBytes(new SplittableRandom(seed).nextBoolean() ? 1 << 20 : 512);
+                : settings.withFetchMaxBytes(knobs.nextBoolean() ? 1 << 20 : 512);
+            final Profile profile = new Profile(knobs.nextBoolean() ? 4 : 0, knobs.nextBoolean());
             cluster = new SimCluster(seed, dir, chosen);
             final SimCluster c = cluster;
             final SimScheduler sim = c.sim();
@@ -64,12 +67,12 @@ final class SimRun {
             // Its own random, so that the workload's choices do not shift with the events' draws.
             final SplittableRandom workload = new SplittableRandom(seed ^ 0x5eed_1e55L);
             final long[] next = {0};
-            scheduleProducer(c, workload, end, next);
-            scheduleNemesis(c, workload, end, faults);
+            scheduleProducer(c, workload, end, next, profile);
+            scheduleNemesis(c, workload, end, faults, profile);
             sim.run(end);
             if (!c.healAndSettle(120_000)) {
                 c.checkNoDivergence();
-                throw new AssertionError("seed=" + seed + ": the cluster did not settle within 120 s after healing:"
+                throw new AssertionError("the cluster did not settle within 120 s after healing:"
                     + c.describe());
             }
             c.checkEnd();
@@ -87,8 +90,17 @@ final class SimRun {
         }
     }
 
+    /**
+     * The shape of one run, drawn from its seed.
+     *
+     * @param acksOneEvery one record in this many is sent with acks=1 (0: none)
+     * @param operations   whether controlled shutdowns and full disks are among the faults
+     */
+    private record Profile(int acksOneEvery, boolean operations) {
+    }
+
     private static void scheduleProducer(final SimCluster c, final SplittableRandom r, final long end,
-                                         final long[] counter) {
+                                         final long[] counter, final Profile profile) {
         final SimScheduler sim = c.sim();
         final long delay = 5 + r.nextInt(20);
         if (sim.nowMs() + delay > end) {
@@ -97,8 +109,9 @@ final class SimRun {
         sim.schedule("producer", SimCluster.CLIENT, delay, () -> {
             final List<TopicPartition> tps = c.partitions();
             final TopicPartition tp = tps.get(r.nextInt(tps.size()));
-            c.produce(tp, "record-" + c.sim().seed() + "-" + counter[0]++);
-            scheduleProducer(c, r, end, counter);
+            final boolean acksOne = profile.acksOneEvery() > 0 && r.nextInt(profile.acksOneEvery()) == 0;
+            c.produce(tp, "record-" + c.sim().seed() + "-" + counter[0]++, acksOne ? (short) 1 : (short) -1);
+            scheduleProducer(c, r, end, counter, profile);
         });
     }
 
@@ -108,7 +121,7 @@ final class SimRun {
         final SimScheduler sim = c.sim();
         final List<Integer> ids = c.brokerIds();
         final long down = ids.stream().filter(id -> !c.node(id).up).count();
-        if (!c.node(target).up || down >= ids.size() - 1) {
+        if (c.healing() || !c.node(target).up || down >= ids.size() - 1) {
             return;
         }
         final boolean powerLoss = r.nextBoolean() && c.powerLoss();
@@ -121,7 +134,7 @@ final class SimRun {
     }
 
     private static void scheduleNemesis(final SimCluster c, final SplittableRandom r, final long end,
-                                        final List<String> faults) {
+                                        final List<String> faults, final Profile profile) {
         final SimScheduler sim = c.sim();
         // A leader that has just taken a follower back into its ISR sometimes dies at once: the window where a
         // follower that joined too early (KAFKA-7128) is all that is left.
@@ -131,11 +144,11 @@ final class SimRun {
                     () -> crashAndRestart(c, r, leader, faults, " (just expanded the ISR of " + tp + ")"));
             }
         });
-        scheduleFaults(c, r, end, faults);
+        scheduleFaults(c, r, end, faults, profile);
     }
 
     private static void scheduleFaults(final SimCluster c, final SplittableRandom r, final long end,
-                                       final List<String> faults) {
+                                       final List<String> faults, final Profile profile) {
         final SimScheduler sim = c.sim();
         final long delay = 200 + r.nextInt(2_000);
         if (sim.nowMs() + delay > end) {
@@ -144,7 +157,7 @@ final class SimRun {
         sim.schedule("nemesis", SimScheduler.NO_NODE, delay, () -> {
             final List<Integer> ids = c.brokerIds();
             final int target = ids.get(r.nextInt(ids.size()));
-            final int kind = r.nextInt(12);
+            final int kind = r.nextInt(profile.operations() ? 14 : 12);
             if (kind < 4) {
                 crashAndRestart(c, r, target, faults, "");
             } else if (kind < 5 && c.node(target).up) {
@@ -180,6 +193,27 @@ final class SimRun {
                     sim.schedule("nemesis during pause", SimScheduler.NO_NODE, r.nextInt(3_000),
                         () -> crashAndRestart(c, r, victim, faults, " (during a pause of " + paused + ")"));
                 }
+            } else if (kind == 12) {
+                final long down = ids.stream().filter(id -> !c.node(id).up).count();
+                if (c.node(target).up && down < ids.size() - 1) {
+                    faults.add(sim.nowMs() + " controlled shutdown " + target);
+                    c.controlledShutdown(target, 3, () -> {
+                        faults.add(sim.nowMs() + " stopped " + target);
+                        sim.schedule("restart " + target, target, 500 + r.nextInt(3_000), () -> {
+                            faults.add(sim.nowMs() + " restart " + target);
+                            c.restart(target);
+                        });
+                    });
+                }
+            } else if (kind == 13) {
+                if (c.node(target).up) {
+                    // The disk fills: its writes fail and its log directory goes offline; the operator frees space
+                    // and restarts the broker a little later.
+                    faults.add(sim.nowMs() + " disk full " + target);
+                    c.fillDisk(target);
+                    sim.schedule("free disk " + target, SimScheduler.NO_NODE, 500 + r.nextInt(3_000),
+                        () -> crashAndRestart(c, r, target, faults, " (to free its disk)"));
+                }
             } else {
                 final int other = ids.get(r.nextInt(ids.size()));
                 if (other != target) {
@@ -196,7 +230,7 @@ final class SimRun {
                         });
                 }
             }
-            scheduleFaults(c, r, end, faults);
+            scheduleFaults(c, r, end, faults, profile);
         });
     }
 
