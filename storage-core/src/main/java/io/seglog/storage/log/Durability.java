@@ -40,6 +40,13 @@ public final class Durability {
     private long flushedSegmentBase;
     /** Time of the last successful flush, -1 until the first flush.ms check starts the clock. */
     private volatile long lastFlushMs = -1;
+    /**
+     * An fsync of this log failed: guarded by flushLock. No later flush may count, even one whose fsync succeeds:
+     * after a failed fsync the kernel may have dropped the dirty pages it could not write and marked them clean, so a
+     * later success says nothing of them (PostgreSQL's "fsyncgate"). Another flush can reach the lock between the
+     * failure and the owner taking the log offline.
+     */
+    private IOException fsyncFailure;
 
     /**
      * Starts with everything below {@code flushedOffset} on disk.
@@ -72,13 +79,13 @@ public final class Durability {
      * @param segments  the log's segments
      * @param endOffset the log end offset read before the force: everything below it is then on disk
      * @param nowMs     the time, for the {@code flush.ms} rule
-     * @throws IOException if an fsync fails (never retry it)
+     * @throws IOException if an fsync fails (never retry it), or failed before: then nothing is forced or counted
      */
     public void flush(final Segments segments, final long endOffset, final long nowMs) throws IOException {
         final long flushed;
         synchronized (flushLock) {
             final LogSegment[] segs = segments.array();
-            forceUnflushed(segs);
+            forceUnflushedOnce(segs);
             flushedSegmentBase = segs[segs.length - 1].baseOffset();
             flushedOffset = Math.max(flushedOffset, endOffset);
             flushed = flushedOffset;
@@ -96,10 +103,24 @@ public final class Durability {
      */
     public void flushOnClose(final Segments segments, final long endOffset) throws IOException {
         synchronized (flushLock) {
-            forceUnflushed(segments.array());
+            forceUnflushedOnce(segments.array());
             flushedOffset = endOffset;
         }
         groupCommit.onFlushed(endOffset);
+    }
+
+    /** Forces, unless an earlier fsync failed; a failure is remembered. Under flushLock. */
+    private void forceUnflushedOnce(final LogSegment[] segs) throws IOException {
+        if (fsyncFailure != null) {
+            throw new IOException("an earlier fsync of this log failed (" + fsyncFailure.getMessage()
+                + "); no flush counts after it", fsyncFailure);
+        }
+        try {
+            forceUnflushed(segs);
+        } catch (final IOException e) {
+            fsyncFailure = e;
+            throw e;
+        }
     }
 
     private void forceUnflushed(final LogSegment[] segs) throws IOException {
