@@ -16,6 +16,7 @@ import io.seglog.replication.transport.StopReplicaRequest;
 import io.seglog.replication.transport.UpdateMetadataRequest;
 import io.seglog.storage.TopicId;
 import io.seglog.storage.TopicPartition;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -144,7 +145,7 @@ public final class BrokerControlHandler implements ControlRequestHandler {
      * @return a snapshot
      */
     public synchronized Map<TopicPartition, PartitionStateInfo> replicas() {
-        return Map.copyOf(replicas);
+        return Collections.unmodifiableMap(new HashMap<>(replicas));
     }
 
     /**
@@ -186,7 +187,7 @@ public final class BrokerControlHandler implements ControlRequestHandler {
 
     /** Publishes a new metadata cache and its topic-id index (writers hold the lock). */
     private void publish(final Map<TopicPartition, PartitionStateInfo> next) {
-        metadata = Map.copyOf(next);
+        metadata = Collections.unmodifiableMap(new HashMap<>(next));
         topicIds = TopicIdIndex.of(next);
     }
 
@@ -203,7 +204,7 @@ public final class BrokerControlHandler implements ControlRequestHandler {
                     byId.put(state.topicId(), tp.topic());
                 }
             });
-            return new TopicIdIndex(Map.copyOf(byName), Map.copyOf(byId));
+            return new TopicIdIndex(Collections.unmodifiableMap(byName), Collections.unmodifiableMap(byId));
         }
     }
 
@@ -314,7 +315,7 @@ public final class BrokerControlHandler implements ControlRequestHandler {
             publish(next);
             final Map<Integer, LiveBroker> addresses = new HashMap<>(leaderAddresses);
             addresses.putAll(request.liveLeaders());
-            leaderAddresses = Map.copyOf(addresses);
+            leaderAddresses = Collections.unmodifiableMap(addresses);
             listener.onLeaderAndIsr(applied, request.liveLeaders());
         }
         return new ControlResponse(errors);

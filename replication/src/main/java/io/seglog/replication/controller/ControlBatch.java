@@ -10,8 +10,10 @@ import io.seglog.replication.transport.StopReplicaRequest;
 import io.seglog.replication.transport.UpdateMetadataRequest;
 import io.seglog.replication.zk.BrokerInfo;
 import io.seglog.storage.TopicPartition;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -112,7 +114,7 @@ final class ControlBatch {
         }
         for (final Map.Entry<Integer, Set<TopicPartition>> e : stopAndDelete.entrySet()) {
             final int broker = e.getKey();
-            final Set<TopicPartition> partitions = Set.copyOf(e.getValue());
+            final Set<TopicPartition> partitions = Collections.unmodifiableSet(new LinkedHashSet<>(e.getValue()));
             final Long brokerEpoch = epochOf(ctx, broker);
             if (brokerEpoch == null) {
                 deletions.onStopReplicaResult(broker, Set.of(), partitions);

@@ -15,7 +15,7 @@ public record ControlResponse(Map<TopicPartition, ControlRequestRefusedException
      * @param partitionErrors partition to the refusal
      */
     public ControlResponse {
-        partitionErrors = Map.copyOf(partitionErrors);
+        partitionErrors = Ordered.byPartition(partitionErrors);
     }
 
     /**

@@ -26,7 +26,7 @@ public record LeaderAndIsrRequest(int controllerId, int controllerEpoch, long br
      * @param liveLeaders     the live leaders by id
      */
     public LeaderAndIsrRequest {
-        partitions = Map.copyOf(partitions);
-        liveLeaders = Map.copyOf(liveLeaders);
+        partitions = Ordered.byPartition(partitions);
+        liveLeaders = Ordered.byId(liveLeaders);
     }
 }

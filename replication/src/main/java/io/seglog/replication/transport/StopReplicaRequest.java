@@ -24,6 +24,6 @@ public record StopReplicaRequest(int controllerId, int controllerEpoch, long bro
      * @param delete          whether to delete
      */
     public StopReplicaRequest {
-        partitions = Set.copyOf(partitions);
+        partitions = Ordered.partitions(partitions);
     }
 }

@@ -25,7 +25,7 @@ public record UpdateMetadataRequest(int controllerId, int controllerEpoch, long 
      * @param partitions      partition states
      */
     public UpdateMetadataRequest {
-        liveBrokers = Map.copyOf(liveBrokers);
-        partitions = Map.copyOf(partitions);
+        liveBrokers = Ordered.byId(liveBrokers);
+        partitions = Ordered.byPartition(partitions);
     }
 }

@@ -9,9 +9,11 @@ import static org.junit.jupiter.api.Assertions.fail;
 import io.seglog.replication.replica.SafetyFixes;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -125,6 +127,32 @@ class ClusterSimulationTest {
         assertEquals(a.acked(), b.acked());
         assertEquals(a.faults(), b.faults());
         assertNotEquals(a.digest(), c.digest(), "another seed, another run");
+    }
+
+    /**
+     * A seed replays to the same run in another JVM, whose {@code Map.of} salt, identity hashes and thread timing differ
+     * (trap R3 of the simulation plan): the printed seed is all a report needs.
+     */
+    @Test
+    void aSeedReplaysTheSameRunInAFreshJvm() throws Exception {
+        final long seed = FIRST_SEED + 12;
+        final SimRun.Result here = run(seed, EVERY_FIX);
+        assertFalse(here.failed(), () -> describe(here));
+        final Path output = dir.resolve("replay.out");
+        final String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        final Process child = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
+            SimReplay.class.getName(), Long.toString(seed), dir.resolve("replay").toString(), Long.toString(DURATION_MS))
+            .redirectErrorStream(true).redirectOutput(output.toFile()).start();
+        if (!child.waitFor(10, TimeUnit.MINUTES)) {
+            child.destroyForcibly();
+            fail("the replay JVM did not finish within 10 minutes");
+        }
+        final List<String> lines = Files.readAllLines(output);
+        assertEquals(0, child.exitValue(), () -> "the replay JVM failed:\n" + String.join("\n", lines));
+        final String expected = SimReplay.line(here);
+        System.out.println("cluster simulation replay in a fresh JVM: " + expected);
+        assertTrue(lines.contains(expected), () -> "expected the line\n" + expected + "\nin the replay's output:\n"
+            + String.join("\n", lines));
     }
 
     @Test
