@@ -63,6 +63,7 @@ class ClusterSimulationTest {
         long simulatedMs = 0;
         long events = 0;
         long acked = 0;
+        long retries = 0;
         for (long seed = FIRST_SEED; seed < FIRST_SEED + seeds; seed++) {
             final SimRun.Result r = run(seed, settings);
             if (r.failed()) {
@@ -72,12 +73,16 @@ class ClusterSimulationTest {
             simulatedMs += r.simulatedMs();
             events += r.events();
             acked += r.acked();
+            retries += r.retries();
         }
         final double cpuSeconds = (threads.getCurrentThreadCpuTime() - cpu0) / 1e9;
-        System.out.printf("cluster simulation %s: %d seeds, %d events, %d records acknowledged, %.2f simulated hours"
-                + " in %.1f CPU seconds (%.1f simulated minutes per CPU second)%n", name, seeds, events, acked,
-            simulatedMs / 3.6e6, cpuSeconds, simulatedMs / 60_000.0 / cpuSeconds);
+        System.out.printf("cluster simulation %s: %d seeds, %d events, %d records acknowledged, %d idempotent"
+                + " retries, %.2f simulated hours in %.1f CPU seconds (%.1f simulated minutes per CPU second)%n", name,
+            seeds, events, acked, retries, simulatedMs / 3.6e6, cpuSeconds, simulatedMs / 60_000.0 / cpuSeconds);
         assertTrue(acked > 0, "records were acknowledged");
+        if (seeds >= 10) {
+            assertTrue(retries > 0, "idempotent producers retried batches");
+        }
     }
 
     /** Searches seeds for a violation; asserts one is found, replays it, and checks the seed is clean with every fix. */

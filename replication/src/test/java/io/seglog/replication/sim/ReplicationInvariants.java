@@ -41,6 +41,7 @@ final class ReplicationInvariants {
         out.putAll(map);
         return out;
     }
+
     /** A broker's view of one partition. */
     record Replica(int broker, boolean leader, int leaderEpoch, long highWatermark, long logEndOffset) {
     }
@@ -273,6 +274,41 @@ final class ReplicationInvariants {
                             + " differs between ISR members " + first + " and " + member);
                     }
                 }
+            }
+        }
+    }
+
+    /**
+     * One replica's log as an idempotent producer's retries must leave it: each batch (its value names the producer
+     * and the sequence, {@code <prefix><producer id>-<sequence>}) at most once, and each producer's sequences one after
+     * another. A retry the leader did not know for a duplicate (lost producer state, a new leader that rebuilt it
+     * wrong) shows up twice; a leader that accepted a sequence after a gap shows up out of order.
+     *
+     * @param where  the partition and replica, for the message
+     * @param prefix the idempotent records' value prefix (other values are skipped)
+     * @param values the replica's log: offset to record value
+     * @throws Violation if a batch is there twice or a producer's sequences skip or go back
+     */
+    static void checkIdempotent(final String where, final String prefix, final Map<Long, String> values) {
+        final Map<String, Long> seen = new HashMap<>();
+        final Map<Long, Integer> lastSequence = new HashMap<>();
+        for (final Map.Entry<Long, String> e : new TreeMap<>(values).entrySet()) {
+            final String value = e.getValue();
+            if (!value.startsWith(prefix)) {
+                continue;
+            }
+            final Long earlier = seen.putIfAbsent(value, e.getKey());
+            if (earlier != null) {
+                throw new Violation("the end", where + " holds the idempotent batch " + value + " twice, at offsets "
+                    + earlier + " and " + e.getKey());
+            }
+            final String[] parts = value.substring(prefix.length()).split("-");
+            final long producerId = Long.parseLong(parts[0]);
+            final int sequence = Integer.parseInt(parts[1]);
+            final Integer before = lastSequence.put(producerId, sequence);
+            if (before != null && sequence != before + 1) {
+                throw new Violation("the end", where + " holds producer " + producerId + "'s sequence " + sequence
+                    + " at offset " + e.getKey() + " right after its sequence " + before);
             }
         }
     }

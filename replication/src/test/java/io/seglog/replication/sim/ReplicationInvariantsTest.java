@@ -124,4 +124,17 @@ class ReplicationInvariantsTest {
         assertTrue(diverged.getMessage().contains("offset 0 below the high watermark 1 differs between ISR members 1"
             + " and 2"), diverged.getMessage());
     }
+
+    @Test
+    void theIdempotenceCheckFindsARetryAppendedTwiceAndASequenceGap() {
+        ReplicationInvariants.checkIdempotent("tp", "idem-", Map.of(0L, "idem-7-0", 1L, "plain", 2L, "idem-8-0",
+            3L, "idem-7-1", 4L, "idem-8-1"));
+        final Violation twice = assertThrows(Violation.class, () -> ReplicationInvariants.checkIdempotent("tp",
+            "idem-", Map.of(0L, "idem-7-0", 1L, "idem-7-1", 2L, "idem-7-1")));
+        assertTrue(twice.getMessage().contains("idem-7-1 twice, at offsets 1 and 2"), twice.getMessage());
+        final Violation gap = assertThrows(Violation.class, () -> ReplicationInvariants.checkIdempotent("tp",
+            "idem-", Map.of(0L, "idem-7-0", 5L, "idem-7-2")));
+        assertTrue(gap.getMessage().contains("producer 7's sequence 2 at offset 5 right after its sequence 0"),
+            gap.getMessage());
+    }
 }

@@ -187,6 +187,7 @@ final class SimCluster implements AutoCloseable {
     private long produced;
     private long acknowledgements;
     private long producerErrors;
+    private long idempotentRetries;
     private boolean checking;
     /** Set once healing begins: faults still scheduled from before do nothing. */
     private boolean healing;
@@ -249,6 +250,14 @@ final class SimCluster implements AutoCloseable {
 
     long acknowledgedCount() {
         return acknowledgements;
+    }
+
+    long idempotentRetries() {
+        return idempotentRetries;
+    }
+
+    void countIdempotentRetry() {
+        idempotentRetries++;
     }
 
     long producedCount() {
@@ -898,6 +907,95 @@ final class SimCluster implements AutoCloseable {
         });
     }
 
+    /** The value prefix of an idempotent producer's records: {@code idem-<producer id>-<sequence>}. */
+    static final String IDEMPOTENT = "idem-";
+
+    /**
+     * An idempotent producer's attempt at one batch of one record, with its producer id, epoch 0 and the batch's
+     * sequence, to the partition's leader as ZooKeeper names it. The answer reaches {@code answered} at the client
+     * unless the request or its answer is lost (a crash, a cut link), which the producer's request timeout covers;
+     * an answer without an error is an acknowledgement (a retried batch the leader already holds is answered with its
+     * first offsets).
+     *
+     * @param tp         the partition
+     * @param producerId the producer id
+     * @param sequence   the batch's sequence
+     * @param answered   the result at the client (null when the leader's answer was an exception)
+     * @return whether it was sent (ZooKeeper names a leader)
+     */
+    boolean produceIdempotent(final TopicPartition tp, final long producerId, final int sequence,
+                           final java.util.function.Consumer<AppendResult> answered) {
+        final Optional<ReplicationInvariants.ZkPartition> state = zkState(tp);
+        if (state.isEmpty() || state.get().leader() < 0) {
+            return false;
+        }
+        final int leaderId = state.get().leader();
+        final byte[] bytes = idempotentValue(producerId, sequence).getBytes(StandardCharsets.UTF_8);
+        final long digest = digest(ByteBuffer.wrap(bytes));
+        produced++;
+        send(CLIENT, leaderId, "produce-idempotent", () -> {
+            final Node leader = nodes.get(leaderId);
+            final UnsafeBuffer buffer = new UnsafeBuffer(new byte[256]);
+            final RecordBatchBuilder builder = new RecordBatchBuilder().wrap(buffer, 0, buffer.capacity())
+                .producer(producerId, (short) 0, sequence);
+            builder.appendRecord(sim.clock().wallMs(), null, bytes);
+            final ByteBuffer batch = ByteBuffer.wrap(buffer.byteArray(), 0, builder.build()).slice();
+            leader.replicas.produce((short) -1, 5_000, Map.of(tp, batch)).whenComplete((results, failure) ->
+                send(leaderId, CLIENT, "produce-idempotent-answer", () -> {
+                    final AppendResult r = failure == null ? results.get(tp) : null;
+                    if (r == null || r.error() != ReplicaError.NONE) {
+                        producerErrors++;
+                    } else {
+                        acknowledgements++;
+                        acknowledged.computeIfAbsent(tp, k -> new TreeMap<>()).put(r.baseOffset(), digest);
+                    }
+                    answered.accept(r);
+                }));
+        });
+        return true;
+    }
+
+    static String idempotentValue(final long producerId, final int sequence) {
+        return IDEMPOTENT + producerId + "-" + sequence;
+    }
+
+    /**
+     * Every replica's log holds each idempotent batch at most once, and each producer's sequences in the order they
+     * were sent: a retry the leader did not recognise as a duplicate would be there twice.
+     */
+    void checkIdempotence() {
+        for (final TopicPartition tp : partitions) {
+            for (final Node n : nodes.values()) {
+                if (!n.up) {
+                    continue;
+                }
+                final Optional<Partition> p = n.replicas.partition(tp);
+                if (p.isEmpty()) {
+                    continue;
+                }
+                final PartitionLog log = p.get().log();
+                final LogSlice slice = log.read(log.logStartOffset(), Integer.MAX_VALUE, Long.MAX_VALUE, true);
+                if (slice == null) {
+                    continue;
+                }
+                final Map<Long, String> values = new TreeMap<>();
+                for (final LogBatch batch : Records.batches(slice)) {
+                    for (final LogRecord record : batch.records()) {
+                        if (record.value() != null) {
+                            values.put(record.offset(),
+                                StandardCharsets.UTF_8.decode(record.value().duplicate()).toString());
+                        }
+                    }
+                }
+                try {
+                    ReplicationInvariants.checkIdempotent(tp + " on broker " + n.id, IDEMPOTENT, values);
+                } catch (final ReplicationInvariants.Violation v) {
+                    throw v.with(describe());
+                }
+            }
+        }
+    }
+
     private static long digest(final ByteBuffer value) {
         final CRC32 crc = new CRC32();
         crc.update(value.duplicate());
@@ -1167,6 +1265,7 @@ final class SimCluster implements AutoCloseable {
                 }
             }
         }
+        checkIdempotence();
         try {
             ReplicationInvariants.checkEnd(acknowledged, logs, isr, hw);
         } catch (final ReplicationInvariants.Violation v) {

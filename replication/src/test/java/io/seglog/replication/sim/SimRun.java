@@ -8,8 +8,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
+import io.seglog.replication.replica.ReplicaError;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 
 /**
@@ -29,9 +32,10 @@ final class SimRun {
      * @param simulatedMs simulated time
      * @param acked       acknowledged records
      * @param faults      the faults injected, in order
+     * @param retries     idempotent batches sent again with the same sequence
      */
     record Result(long seed, Throwable failure, long digest, long events, long simulatedMs, long acked,
-                  List<String> faults) {
+                  List<String> faults, long retries) {
         boolean failed() {
             return failure != null;
         }
@@ -57,7 +61,9 @@ final class SimRun {
             final SplittableRandom knobs = new SplittableRandom(seed);
             final SimCluster.Settings chosen = settings.fetchMaxBytes() > 0 ? settings
                 : settings.withFetchMaxBytes(knobs.nextBoolean() ? 1 << 20 : 512);
-            final Profile profile = new Profile(knobs.nextBoolean() ? 4 : 0, knobs.nextBoolean());
+            final boolean acksOne = knobs.nextBoolean();
+            final boolean operations = knobs.nextBoolean();
+            final Profile profile = new Profile(acksOne ? 4 : 0, operations, knobs.nextBoolean());
             cluster = new SimCluster(seed, dir, chosen);
             final SimCluster c = cluster;
             final SimScheduler sim = c.sim();
@@ -68,6 +74,13 @@ final class SimRun {
             final SplittableRandom workload = new SplittableRandom(seed ^ 0x5eed_1e55L);
             final long[] next = {0};
             scheduleProducer(c, workload, end, next, profile);
+            if (profile.idempotent()) {
+                // Their own random too, so that the plain producers' choices stay as they were.
+                final SplittableRandom idempotent = new SplittableRandom(seed ^ 0x1de4_9073_e47L);
+                for (long producerId = 1001; producerId <= 1002; producerId++) {
+                    scheduleIdempotent(c, idempotent, end, new IdempotentProducer(producerId));
+                }
+            }
             scheduleNemesis(c, workload, end, faults, profile);
             sim.run(end);
             if (!c.healAndSettle(120_000)) {
@@ -77,11 +90,12 @@ final class SimRun {
             }
             c.checkEnd();
             return new Result(seed, null, sim.digest(), sim.eventCount(), sim.nowMs() - start, c.acknowledgedCount(),
-                faults);
+                faults, c.idempotentRetries());
         } catch (final RuntimeException | AssertionError e) {
             final SimScheduler sim = cluster == null ? null : cluster.sim();
             return new Result(seed, e, sim == null ? 0 : sim.digest(), sim == null ? 0 : sim.eventCount(),
-                0, cluster == null ? 0 : cluster.acknowledgedCount(), faults);
+                0, cluster == null ? 0 : cluster.acknowledgedCount(), faults,
+                cluster == null ? 0 : cluster.idempotentRetries());
         } finally {
             if (cluster != null) {
                 cluster.close();
@@ -95,9 +109,38 @@ final class SimRun {
      *
      * @param acksOneEvery one record in this many is sent with acks=1 (0: none)
      * @param operations   whether controlled shutdowns and full disks are among the faults
+     * @param idempotent   whether two idempotent producers (acks=all, one batch in flight per partition, retried
+     *                     with the same sequence until acknowledged) write beside the others
      */
-    private record Profile(int acksOneEvery, boolean operations) {
+    private record Profile(int acksOneEvery, boolean operations, boolean idempotent) {
     }
+
+    /**
+     * An idempotent producer as kafka-clients runs one with {@code max.in.flight.requests.per.connection=1}: per
+     * partition one batch in flight, retried with the same sequence after a retriable error (after
+     * {@value #RETRY_BACKOFF_MS} ms) or after {@value #REQUEST_TIMEOUT_MS} ms without an answer (a crashed leader, a cut
+     * link; the late answer of a timed-out attempt is ignored, as the client closes that connection), until it is
+     * acknowledged. Its producer id is fixed (InitProducerId is not in the workload) and its epoch is 0.
+     */
+    private static final class IdempotentProducer {
+        final long producerId;
+        final Map<TopicPartition, Lane> lanes = new HashMap<>();
+
+        IdempotentProducer(final long producerId) {
+            this.producerId = producerId;
+        }
+    }
+
+    /** One partition's sequence of an idempotent producer. */
+    private static final class Lane {
+        int sequence;
+        int attempt;
+        boolean inFlight;
+        boolean retry;
+    }
+
+    private static final long RETRY_BACKOFF_MS = 100;
+    private static final long REQUEST_TIMEOUT_MS = 3_000;
 
     private static void scheduleProducer(final SimCluster c, final SplittableRandom r, final long end,
                                          final long[] counter, final Profile profile) {
@@ -112,6 +155,71 @@ final class SimRun {
             final boolean acksOne = profile.acksOneEvery() > 0 && r.nextInt(profile.acksOneEvery()) == 0;
             c.produce(tp, "record-" + c.sim().seed() + "-" + counter[0]++, acksOne ? (short) 1 : (short) -1);
             scheduleProducer(c, r, end, counter, profile);
+        });
+    }
+
+    private static void scheduleIdempotent(final SimCluster c, final SplittableRandom r, final long end,
+                                           final IdempotentProducer producer) {
+        final SimScheduler sim = c.sim();
+        final long delay = 10 + r.nextInt(40);
+        if (sim.nowMs() + delay > end) {
+            return;
+        }
+        sim.schedule("idempotent producer " + producer.producerId, SimCluster.CLIENT, delay, () -> {
+            final List<TopicPartition> tps = c.partitions();
+            final TopicPartition tp = tps.get(r.nextInt(tps.size()));
+            final Lane lane = producer.lanes.computeIfAbsent(tp, k -> new Lane());
+            if (!lane.inFlight) {
+                lane.inFlight = true;
+                attempt(c, producer, tp, lane);
+            }
+            scheduleIdempotent(c, r, end, producer);
+        });
+    }
+
+    /** Sends the lane's batch (again); an acknowledgement moves it to the next sequence. */
+    private static void attempt(final SimCluster c, final IdempotentProducer producer, final TopicPartition tp,
+                                final Lane lane) {
+        final SimScheduler sim = c.sim();
+        final int attempt = ++lane.attempt;
+        final int sequence = lane.sequence;
+        if (lane.retry) {
+            c.countIdempotentRetry();
+        }
+        lane.retry = true;
+        final Runnable retry = () -> sim.schedule("idempotent retry " + producer.producerId, SimCluster.CLIENT,
+            RETRY_BACKOFF_MS, () -> {
+                if (lane.attempt == attempt) {
+                    attempt(c, producer, tp, lane);
+                }
+            });
+        final boolean sent = c.produceIdempotent(tp, producer.producerId, sequence, result -> {
+            if (lane.attempt != attempt) {
+                return;
+            }
+            if (result != null && result.error() == ReplicaError.NONE) {
+                lane.sequence++;
+                lane.attempt++;
+                lane.inFlight = false;
+                lane.retry = false;
+            } else if (result != null && (result.error() == ReplicaError.OUT_OF_ORDER_SEQUENCE_NUMBER
+                || result.error() == ReplicaError.INVALID_PRODUCER_EPOCH)) {
+                // Only acknowledged sequences come before this one, and every acknowledged batch is on every ISR
+                // member: a leader that finds a gap has lost one of them, or the producer's state.
+                throw new ReplicationInvariants.Violation("produce " + tp, "producer " + producer.producerId
+                    + " retrying sequence " + sequence + " was refused: " + result.error() + " " + result.message());
+            } else {
+                retry.run();
+            }
+        });
+        if (!sent) {
+            retry.run();
+            return;
+        }
+        sim.schedule("idempotent timeout " + producer.producerId, SimCluster.CLIENT, REQUEST_TIMEOUT_MS, () -> {
+            if (lane.attempt == attempt) {
+                attempt(c, producer, tp, lane);
+            }
         });
     }
 
