@@ -25,7 +25,11 @@ import io.seglog.replication.transport.ControlRequestRefusedException;
 import io.seglog.replication.transport.ControlResponse;
 import io.seglog.replication.wire.ControlCodec;
 import io.seglog.replication.zk.KafkaZkStore;
+import io.seglog.replication.zk.MalformedZnodeException;
 import io.seglog.replication.zk.PartitionStateZnode;
+import io.seglog.replication.zk.ReassignPartitionsZnode;
+import io.seglog.replication.zk.TopicAssignmentZnode;
+import io.seglog.replication.zk.ZkException;
 import io.seglog.replication.zk.ZkNode;
 import io.seglog.replication.zk.ZkPaths;
 import io.seglog.storage.LogBatch;
@@ -868,6 +872,63 @@ final class SimCluster implements AutoCloseable {
         }
     }
 
+    // ------------------------------------------------------------------------------------------------ admin
+
+    /**
+     * The topic's assignment znode as it stands (during a reassignment its replica lists hold the old and the new
+     * replicas, with the adding and removing ones named).
+     *
+     * @return the assignment, or empty before the topic exists
+     */
+    Optional<TopicAssignmentZnode> assignment() {
+        return zk.peek(ZkPaths.topicPath(TOPIC)).map(node -> {
+            try {
+                return TopicAssignmentZnode.fromJson(TOPIC, node.data());
+            } catch (final MalformedZnodeException e) {
+                throw new AssertionError("the topic's assignment znode does not parse", e);
+            }
+        });
+    }
+
+    /**
+     * An operator asks the controller to move a partition to other replicas (Kafka's
+     * {@code /admin/reassign_partitions}, as kafka-reassign-partitions writes it over ZooKeeper), through a running
+     * broker's session.
+     *
+     * @param tp     the partition
+     * @param target the new replica list (the first is the preferred leader)
+     * @return whether the request was written (not when one is pending, no broker is up or the session is lost)
+     */
+    boolean reassign(final TopicPartition tp, final List<Integer> target) {
+        return adminWrite(n -> n.store.admin().requestReassignment(new ReassignPartitionsZnode(Map.of(tp, target))));
+    }
+
+    /**
+     * An operator asks for a preferred-leader election (Kafka's {@code /admin/preferred_replica_election}).
+     *
+     * @param tps the partitions
+     * @return whether the request was written
+     */
+    boolean requestPreferredElection(final Set<TopicPartition> tps) {
+        return adminWrite(n -> n.store.requestPreferredElection(tps));
+    }
+
+    private boolean adminWrite(final java.util.function.Consumer<Node> write) {
+        if (healing) {
+            return false;
+        }
+        final Optional<Node> n = nodes.values().stream().filter(x -> x.up).findFirst();
+        if (n.isEmpty()) {
+            return false;
+        }
+        try {
+            write.accept(n.get());
+            return true;
+        } catch (final ZkException e) {
+            return false; // a request already pending, or a lost session: the operator tries again later
+        }
+    }
+
     // ------------------------------------------------------------------------------------------------ clients
 
     /**
@@ -1170,6 +1231,10 @@ final class SimCluster implements AutoCloseable {
                     .append(" epochs=").append(p.log().leaderEpochs()));
             }
         }
+        assignment().ifPresent(a -> out.append("\nassignment ").append(a.partitions()).append(" adding ")
+            .append(a.addingReplicas()).append(" removing ").append(a.removingReplicas()));
+        zk.peek(ZkPaths.REASSIGN).ifPresent(r -> out.append("\npending reassignment ")
+            .append(new String(r.data(), StandardCharsets.UTF_8)));
         return out.toString();
     }
 
@@ -1177,9 +1242,20 @@ final class SimCluster implements AutoCloseable {
         if (nodes.values().stream().anyMatch(n -> !n.up)) {
             return false;
         }
+        if (zk.peek(ZkPaths.REASSIGN).isPresent()) {
+            return false;
+        }
+        final Optional<TopicAssignmentZnode> assignment = assignment();
+        if (assignment.isEmpty()) {
+            return false;
+        }
         for (final TopicPartition tp : partitions) {
             final Optional<ReplicationInvariants.ZkPartition> z = zkState(tp);
-            if (z.isEmpty() || z.get().leader() < 0 || z.get().isr().size() != settings.replicationFactor()) {
+            final List<Integer> replicas = assignment.get().partitions().get(tp.partition());
+            if (z.isEmpty() || z.get().leader() < 0 || replicas == null
+                || assignment.get().addingReplicas().containsKey(tp.partition())
+                || assignment.get().removingReplicas().containsKey(tp.partition())
+                || !new TreeSet<>(z.get().isr()).equals(new TreeSet<>(replicas))) {
                 return false;
             }
             final Node leader = nodes.get(z.get().leader());

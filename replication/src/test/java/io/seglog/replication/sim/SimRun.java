@@ -13,7 +13,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.TreeSet;
 
 /**
  * One seeded run of a {@link SimCluster}: producers with acks=all, and a nemesis that crashes brokers (a process
@@ -33,9 +35,10 @@ final class SimRun {
      * @param acked       acknowledged records
      * @param faults      the faults injected, in order
      * @param retries     idempotent batches sent again with the same sequence
+     * @param moved       partitions whose replicas at the end differ from those the topic was created with
      */
     record Result(long seed, Throwable failure, long digest, long events, long simulatedMs, long acked,
-                  List<String> faults, long retries) {
+                  List<String> faults, long retries, int moved) {
         boolean failed() {
             return failure != null;
         }
@@ -63,11 +66,13 @@ final class SimRun {
                 : settings.withFetchMaxBytes(knobs.nextBoolean() ? 1 << 20 : 512);
             final boolean acksOne = knobs.nextBoolean();
             final boolean operations = knobs.nextBoolean();
-            final Profile profile = new Profile(acksOne ? 4 : 0, operations, knobs.nextBoolean());
+            final boolean idempotentProducers = knobs.nextBoolean();
+            final Profile profile = new Profile(acksOne ? 4 : 0, operations, idempotentProducers, knobs.nextBoolean());
             cluster = new SimCluster(seed, dir, chosen);
             final SimCluster c = cluster;
             final SimScheduler sim = c.sim();
             c.start();
+            final Map<Integer, List<Integer>> created = c.assignment().orElseThrow().partitions();
             final long start = sim.nowMs();
             final long end = start + durationMs;
             // Its own random, so that the workload's choices do not shift with the events' draws.
@@ -89,13 +94,16 @@ final class SimRun {
                     + c.describe());
             }
             c.checkEnd();
+            final Map<Integer, List<Integer>> ended = c.assignment().orElseThrow().partitions();
+            final int moved = (int) created.keySet().stream()
+                .filter(p -> !new TreeSet<>(created.get(p)).equals(new TreeSet<>(ended.get(p)))).count();
             return new Result(seed, null, sim.digest(), sim.eventCount(), sim.nowMs() - start, c.acknowledgedCount(),
-                faults, c.idempotentRetries());
+                faults, c.idempotentRetries(), moved);
         } catch (final RuntimeException | AssertionError e) {
             final SimScheduler sim = cluster == null ? null : cluster.sim();
             return new Result(seed, e, sim == null ? 0 : sim.digest(), sim == null ? 0 : sim.eventCount(),
                 0, cluster == null ? 0 : cluster.acknowledgedCount(), faults,
-                cluster == null ? 0 : cluster.idempotentRetries());
+                cluster == null ? 0 : cluster.idempotentRetries(), 0);
         } finally {
             if (cluster != null) {
                 cluster.close();
@@ -111,8 +119,10 @@ final class SimRun {
      * @param operations   whether controlled shutdowns and full disks are among the faults
      * @param idempotent   whether two idempotent producers (acks=all, one batch in flight per partition, retried
      *                     with the same sequence until acknowledged) write beside the others
+     * @param admin        whether an operator reassigns partitions (to two or three replicas, in any order) and asks
+     *                     for preferred-leader elections among the faults
      */
-    private record Profile(int acksOneEvery, boolean operations, boolean idempotent) {
+    private record Profile(int acksOneEvery, boolean operations, boolean idempotent, boolean admin) {
     }
 
     /**
@@ -265,7 +275,11 @@ final class SimRun {
         sim.schedule("nemesis", SimScheduler.NO_NODE, delay, () -> {
             final List<Integer> ids = c.brokerIds();
             final int target = ids.get(r.nextInt(ids.size()));
-            final int kind = r.nextInt(profile.operations() ? 14 : 12);
+            // The same draws as before for the kinds a profile leaves out, so that seeds keep their runs.
+            int kind = r.nextInt(12 + (profile.operations() ? 2 : 0) + (profile.admin() ? 2 : 0));
+            if (kind >= 12 && !profile.operations()) {
+                kind += 2;
+            }
             if (kind < 4) {
                 crashAndRestart(c, r, target, faults, "");
             } else if (kind < 5 && c.node(target).up) {
@@ -321,6 +335,26 @@ final class SimRun {
                     c.fillDisk(target);
                     sim.schedule("free disk " + target, SimScheduler.NO_NODE, 500 + r.nextInt(3_000),
                         () -> crashAndRestart(c, r, target, faults, " (to free its disk)"));
+                }
+            } else if (kind == 14) {
+                // Move a partition to two or three of the brokers, in any order: replicas are added (they catch up
+                // from nothing and join the ISR) and removed (their logs deleted), and the leader may move.
+                final List<TopicPartition> tps = c.partitions();
+                final TopicPartition tp = tps.get(r.nextInt(tps.size()));
+                final List<Integer> shuffled = new ArrayList<>(ids);
+                for (int i = shuffled.size() - 1; i > 0; i--) {
+                    final int j = r.nextInt(i + 1);
+                    shuffled.set(i, shuffled.set(j, shuffled.get(i)));
+                }
+                final List<Integer> chosen = List.copyOf(shuffled.subList(0, 2 + r.nextInt(ids.size() - 1)));
+                if (c.reassign(tp, chosen)) {
+                    faults.add(sim.nowMs() + " reassign " + tp + " to " + chosen);
+                }
+            } else if (kind == 15) {
+                final Set<TopicPartition> all = new TreeSet<>(ReplicationInvariants.BY_TP);
+                all.addAll(c.partitions());
+                if (c.requestPreferredElection(all)) {
+                    faults.add(sim.nowMs() + " preferred election");
                 }
             } else {
                 final int other = ids.get(r.nextInt(ids.size()));
