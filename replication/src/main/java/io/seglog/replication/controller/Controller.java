@@ -550,6 +550,7 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
             }
         }));
         partitions.removeReplicasFromIsr(offline, withOfflineIsr, batch);
+        reassignment.resume(batch);
         send(batch);
         processTopicDeletion();
         processPreferredElection();

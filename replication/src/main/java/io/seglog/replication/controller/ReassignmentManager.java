@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,7 +40,9 @@ import org.slf4j.LoggerFactory;
  *       is deleted when empty.</li>
  * </ol>
  * Requests for unknown partitions, topics being deleted or brokers that are not live are dropped from the znode
- * (logged), as Kafka does. Simplified: a removed replica's deletion is not awaited (no ack bookkeeping).
+ * (logged), as Kafka does; a request for a reassignment already under way is never dropped. A new controller takes
+ * up the reassignments the assignment znodes record as under way ({@link #resume}), even when no request names them
+ * any more. Simplified: a removed replica's deletion is not awaited (no ack bookkeeping).
  *
  * <p>Confined to the controller's event thread.
  */
@@ -74,6 +77,8 @@ final class ReassignmentManager {
                 LOG.warn("controller epoch {}: dropping reassignment of {}: unknown, not yet created or being deleted",
                     ctx.epoch, tp);
                 finished.add(tp);
+            } else if (target.equals(ctx.reassigning.get(tp))) {
+                continue; // under way (perhaps resumed from the assignment znode): it stays named until complete
             } else if (!ctx.liveBrokers.keySet().containsAll(target)) {
                 LOG.warn("controller epoch {}: dropping reassignment of {} to {}: not every broker is live ({})",
                     ctx.epoch, tp, target, ctx.liveBrokers.keySet());
@@ -82,6 +87,51 @@ final class ReassignmentManager {
                 finished.add(tp);
             } else if (!target.equals(ctx.reassigning.get(tp))) {
                 start(tp, target, batch);
+                if (maybeComplete(tp, batch)) {
+                    finished.add(tp);
+                }
+            }
+        }
+        removeFromRequest(finished);
+    }
+
+    /**
+     * On becoming controller: takes up every reassignment the topics' assignment znodes record as under way (adding or
+     * removing replicas), whether or not {@code /admin/reassign_partitions} still names it, as Kafka's controller does
+     * since KIP-455. The target is the replica list without the removing replicas; phase A is written again (the
+     * znode, a leader-epoch bump and LeaderAndIsr to every replica, which a controller that failed halfway may not
+     * have sent) and a target already in sync completes at once. Without this, a reassignment whose request was
+     * dropped or deleted after phase A kept its removing replicas for good.
+     *
+     * @param batch the failover's control batch
+     */
+    void resume(final ControlBatch batch) {
+        final Set<TopicPartition> finished = new HashSet<>();
+        for (final String topic : new TreeMap<>(ctx.assignments).keySet()) {
+            if (ctx.topicsBeingDeleted.contains(topic)) {
+                continue;
+            }
+            final Optional<Versioned<TopicAssignmentZnode>> read = store.topicAssignment(topic, null);
+            if (read.isEmpty()) {
+                continue;
+            }
+            final TopicAssignmentZnode znode = read.get().value();
+            final Set<Integer> underWay = new TreeSet<>(znode.addingReplicas().keySet());
+            underWay.addAll(znode.removingReplicas().keySet());
+            for (final int partition : underWay) {
+                final TopicPartition tp = new TopicPartition(topic, partition);
+                final List<Integer> replicas = znode.partitions().get(partition);
+                if (replicas == null || !ctx.leadership.containsKey(tp) || ctx.reassigning.containsKey(tp)) {
+                    continue;
+                }
+                final List<Integer> target = new ArrayList<>(replicas);
+                target.removeAll(znode.removingReplicas().getOrDefault(partition, List.of()));
+                if (target.isEmpty()) {
+                    continue;
+                }
+                LOG.info("controller epoch {}: resuming the reassignment of {} to {} recorded in its assignment",
+                    ctx.epoch, tp, target);
+                start(tp, List.copyOf(target), batch);
                 if (maybeComplete(tp, batch)) {
                     finished.add(tp);
                 }

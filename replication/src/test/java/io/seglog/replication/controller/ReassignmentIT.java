@@ -10,6 +10,7 @@ import io.seglog.replication.election.LeaderAndIsr;
 import io.seglog.replication.transport.StopReplicaRequest;
 import io.seglog.replication.zk.ReassignPartitionsZnode;
 import io.seglog.replication.zk.TopicAssignmentZnode;
+import io.seglog.replication.zk.ZkOp;
 import io.seglog.replication.zk.ZkPaths;
 import io.seglog.replication.zk.ZkTestSupport;
 import io.seglog.storage.TopicPartition;
@@ -141,6 +142,36 @@ class ReassignmentIT extends ClusterFixture {
         assertEquals(List.of(a, c), assignment("h").partitions().get(0));
         assertEquals(Map.of(), assignment("h").addingReplicas());
         assertEquals(a, cluster.leaderAndIsr(p0).leader(), "the leader is in the target: it stays");
+        assertEquals(Set.of(a, c), Set.copyOf(cluster.leaderAndIsr(p0).isr()), "the removed replica left the ISR");
+    }
+
+    @Test
+    void aNewControllerFinishesAReassignmentNoRequestNamesAnyMore() throws Exception {
+        cluster.startAll(9);
+        final ReplicationBroker first = cluster.awaitController(1);
+        cluster.startAll(1, 2, 3);
+        final int a = 1;
+        final int b = 2;
+        final int c = 3;
+        cluster.admin().createTopic("w", Map.of(0, List.of(a, b)));
+        final TopicPartition p0 = new TopicPartition("w", 0);
+        cluster.awaitAllLed(List.of(p0));
+        cluster.admin().reassignPartitions(Map.of(p0, List.of(a, c)));
+        Await.until(TestCluster.WAIT, () -> assignment("w").partitions().get(0).equals(List.of(a, c, b)),
+            () -> "phase A done: " + assignment("w"));
+        // The request goes away with phase A written (an operator deletes it, or a controller drops it when a target
+        // broker is down at its failover): only the assignment znode still says the partition is moving.
+        cluster.observerClient.multi(List.of(new ZkOp.Delete(ZkPaths.REASSIGN, -1)));
+
+        final int epoch = first.controller().epoch();
+        ZkTestSupport.expireSession(cluster.observerClient.connectString(), first.zkClient().sessionCredentials());
+        final ReplicationBroker next = cluster.awaitController(epoch + 1);
+        Await.until(TestCluster.WAIT, () -> next.controlHandler().liveBrokers().size() == 4, () -> "4 live brokers");
+        cluster.leaderSetsIsr(p0, List.of(a, b, c));
+        Await.until(TestCluster.WAIT, () -> assignment("w").partitions().get(0).equals(List.of(a, c))
+                && assignment("w").removingReplicas().isEmpty(),
+            () -> "the new controller completes it from the assignment znode: " + assignment("w") + " "
+                + cluster.state(p0));
         assertEquals(Set.of(a, c), Set.copyOf(cluster.leaderAndIsr(p0).isr()), "the removed replica left the ISR");
     }
 }

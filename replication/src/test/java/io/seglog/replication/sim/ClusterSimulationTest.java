@@ -64,6 +64,8 @@ class ClusterSimulationTest {
         long events = 0;
         long acked = 0;
         long retries = 0;
+        long reassignments = 0;
+        long moved = 0;
         for (long seed = FIRST_SEED; seed < FIRST_SEED + seeds; seed++) {
             final SimRun.Result r = run(seed, settings);
             if (r.failed()) {
@@ -74,14 +76,18 @@ class ClusterSimulationTest {
             events += r.events();
             acked += r.acked();
             retries += r.retries();
+            reassignments += r.faults().stream().filter(f -> f.contains(" reassign ")).count();
+            moved += r.moved();
         }
         final double cpuSeconds = (threads.getCurrentThreadCpuTime() - cpu0) / 1e9;
         System.out.printf("cluster simulation %s: %d seeds, %d events, %d records acknowledged, %d idempotent"
-                + " retries, %.2f simulated hours in %.1f CPU seconds (%.1f simulated minutes per CPU second)%n", name,
-            seeds, events, acked, retries, simulatedMs / 3.6e6, cpuSeconds, simulatedMs / 60_000.0 / cpuSeconds);
+                + " retries, %d reassignments (%d partitions ended on other brokers), %.2f simulated hours in %.1f CPU"
+                + " seconds (%.1f simulated minutes per CPU second)%n", name, seeds, events, acked, retries,
+            reassignments, moved, simulatedMs / 3.6e6, cpuSeconds, simulatedMs / 60_000.0 / cpuSeconds);
         assertTrue(acked > 0, "records were acknowledged");
         if (seeds >= 10) {
             assertTrue(retries > 0, "idempotent producers retried batches");
+            assertTrue(moved > 0, "reassignments completed");
         }
     }
 
@@ -158,6 +164,20 @@ class ClusterSimulationTest {
         System.out.println("cluster simulation replay in a fresh JVM: " + expected);
         assertTrue(lines.contains(expected), () -> "expected the line\n" + expected + "\nin the replay's output:\n"
             + String.join("\n", lines));
+    }
+
+    /**
+     * Regression seed: a reassignment's phase A was written, then a new controller dropped its request (a target
+     * broker was down just then) without knowing it was under way, and the partition kept its removing replica for
+     * good. A new controller now takes up what the assignment znode records as under way.
+     */
+    @Test
+    void seed1056AReassignmentCutShortByAFailoverCompletes() {
+        final SimRun.Result r = run(1056, EVERY_FIX);
+        assertFalse(r.failed(), () -> describe(r));
+        assertTrue(r.faults().stream().anyMatch(f -> f.contains("reassign sim-0 to [3, 2]")), () -> "the seed still"
+            + " reassigns sim-0 to [3, 2]: " + r.faults());
+        assertEquals(1, r.moved(), "sim-0 ended on brokers 2 and 3");
     }
 
     @Test
