@@ -94,6 +94,22 @@ public final class BrokerControlHandler implements ControlRequestHandler {
     }
 
     /**
+     * Raises the controller epoch below which messages are refused to ZooKeeper's {@code /controller_epoch}, read
+     * before this broker's handler becomes reachable. A restarted broker otherwise starts knowing no epoch, and until
+     * its new registration is known it cannot tell its old registration's epoch from a new one: a deposed controller
+     * that still holds the old registration (paused past its session) would have its LeaderAndIsr accepted, and the
+     * broker would follow a leader ZooKeeper no longer names, which then acknowledges records on the strength of that
+     * follower (found by the cluster simulation, seed 2199). Kafka avoids it by serving no request before it has
+     * registered; a controller elected after the deposed one has written a higher epoch, so the deposed one's
+     * messages are refused here.
+     *
+     * @param epoch the controller epoch read from ZooKeeper (-1 when none was ever elected)
+     */
+    public synchronized void controllerEpochAtLeast(final int epoch) {
+        controllerEpoch = Math.max(controllerEpoch, epoch);
+    }
+
+    /**
      * This broker's current epoch.
      *
      * @return the epoch, or {@link #NO_BROKER_EPOCH}

@@ -73,6 +73,7 @@ public final class ReplicationBroker implements AutoCloseable {
             this.zk = client;
             this.store = new KafkaZkStore(client);
             store.createPersistentPaths();
+            store.controllerEpoch().ifPresent(epoch -> handler.controllerEpochAtLeast(epoch.value()));
             registry.register(config.brokerId(), handler, controller);
             controller.start(store);
         } catch (final RuntimeException e) {

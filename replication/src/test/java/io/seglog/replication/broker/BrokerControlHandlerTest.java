@@ -83,6 +83,24 @@ class BrokerControlHandlerTest {
         assertTrue(handler.handle(lai(4, EPOCH, 1)).partitionErrors().isEmpty(), "a newer controller is accepted");
     }
 
+    /**
+     * A restarted broker knows no registration yet, so a deposed controller's message for its previous registration
+     * looks newer than any epoch it has seen; the controller epoch read from ZooKeeper before it serves refuses it.
+     */
+    @Test
+    void aRestartedBrokerRefusesADeposedControllerBeforeItKnowsItsRegistration() {
+        final BrokerControlHandler restarted = new BrokerControlHandler(1);
+        restarted.controllerEpochAtLeast(6);
+        final StaleControllerEpochException e = assertThrows(StaleControllerEpochException.class,
+            () -> restarted.handle(lai(5, EPOCH, 3)));
+        assertEquals(5, e.requestEpoch());
+        assertEquals(6, e.currentEpoch());
+        assertTrue(restarted.replica(TP).isEmpty(), "nothing applied");
+        restarted.controllerEpochAtLeast(2);
+        assertEquals(6, restarted.controllerEpoch(), "never lowered");
+        assertTrue(restarted.handle(lai(6, EPOCH + 1, 4)).partitionErrors().isEmpty(), "the current controller is");
+    }
+
     @Test
     void refusesAnOlderOrEndedBrokerEpoch() {
         final StaleBrokerEpochException older = assertThrows(StaleBrokerEpochException.class,

@@ -180,6 +180,20 @@ class ClusterSimulationTest {
         assertEquals(1, r.moved(), "sim-0 ended on brokers 2 and 3");
     }
 
+    /**
+     * Regression seed: a controller paused past its session resumed as a zombie and sent LeaderAndIsr to a broker that
+     * had just restarted; knowing no controller epoch yet, the broker followed the zombie's leader, whose high
+     * watermark then moved on its word and acknowledged an idempotent batch that the real leader's history lost. A
+     * broker now reads the controller epoch from ZooKeeper before it serves.
+     */
+    @Test
+    void seed2199ARestartedBrokerIgnoresADeposedController() {
+        final SimRun.Result r = run(2199, EVERY_FIX);
+        assertFalse(r.failed(), () -> describe(r));
+        assertTrue(r.faults().contains("10979 restart 1"), () -> "the seed still restarts broker 1 at 10979 ms: "
+            + r.faults());
+    }
+
     @Test
     void findsTheLossOfTruncatingToTheHighWatermarkWithoutKip101() {
         search("KIP-101 (truncation by leader epoch)",

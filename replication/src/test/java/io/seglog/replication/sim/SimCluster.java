@@ -167,6 +167,11 @@ final class SimCluster implements AutoCloseable {
         boolean diskFull;
         /** A pause that begins as soon as the controller has work queued (0: none). */
         long pauseOnWorkMs;
+        /** Its disk is slow until then (simulated time; it stays slow across restarts, being the disk). */
+        long slowDiskUntilMs;
+        /** How long each fsync and each write takes while the disk is slow. */
+        long slowFsyncMs;
+        long slowWriteMs;
         final Map<TopicPartition, Long> lastLogEnd = new HashMap<>();
 
         Node(final int id) {
@@ -187,6 +192,17 @@ final class SimCluster implements AutoCloseable {
     private final ReplicationInvariants invariants = new ReplicationInvariants();
     /** acks=all answers: per partition, offset to the record's digest. */
     private final Map<TopicPartition, Map<Long, Long>> acknowledged = new TreeMap<>(ReplicationInvariants.BY_TP);
+    /**
+     * {@code -Dseglog.sim.debug=<partition>}: prints that partition's ZooKeeper state and replicas after every event
+     * that changes them (to follow a failing seed).
+     */
+    private static final TopicPartition DEBUG_TP = System.getProperty("seglog.sim.debug") == null ? null
+        : new TopicPartition(TOPIC, Integer.getInteger("seglog.sim.debug"));
+    private String debugLast = "";
+    /** Every answer an idempotent producer got, for reports. */
+    private final List<String> idempotentTrace = new ArrayList<>();
+    /** The acknowledged records' values, for reports. */
+    private final Map<TopicPartition, Map<Long, String>> acknowledgedValues = new HashMap<>();
     private final List<TopicPartition> partitions = new ArrayList<>();
     private long produced;
     private long acknowledgements;
@@ -335,7 +351,7 @@ final class SimCluster implements AutoCloseable {
         }
         n.lastLogEnd.clear();
         final int id = n.id;
-        n.disk = new FaultInjectingFileIO();
+        n.disk = new FaultInjectingFileIO().onCall(op -> chargeSlowDisk(n, op));
         n.storage = sim.storageScheduler(id);
         final LogConfig logConfig = LogConfig.builder().minInsyncReplicas(settings.minInsyncReplicas())
             .mappedAppendMaxBytes(0).retentionMs(-1).uncleanLeaderElectionEnable(settings.uncleanElection()).build();
@@ -370,6 +386,7 @@ final class SimCluster implements AutoCloseable {
         n.zk = zk.connect(id, n.controller.sessionListener(), settings.sessionTimeoutMs(), 2_000);
         n.store = new KafkaZkStore(n.zk, settings.fixes().controllerEpochCheck());
         n.store.createPersistentPaths();
+        n.store.controllerEpoch().ifPresent(epoch -> n.handler.controllerEpochAtLeast(epoch.value()));
         n.controller.start(n.store);
     }
 
@@ -513,6 +530,39 @@ final class SimCluster implements AutoCloseable {
         if (n.up && !healing) {
             n.diskFull = true;
             n.disk.failFromCall(FaultInjectingFileIO.Op.WRITE, n.disk.count(FaultInjectingFileIO.Op.WRITE) + 1);
+        }
+    }
+
+    /**
+     * Makes a broker's disk slow for a while: after each fsync and each write the broker's own work stalls (its
+     * events wait) as its threads would behind the disk, while its ZooKeeper session lives on, so it keeps its
+     * leaderships: the broker Kafka cannot tell from a healthy one but that followers and producers time out on.
+     *
+     * @param id         the broker
+     * @param durationMs how long the disk stays slow
+     * @param fsyncMs    what each fsync costs then
+     * @param writeMs    what each write costs then
+     */
+    void slowDisk(final int id, final long durationMs, final long fsyncMs, final long writeMs) {
+        final Node n = nodes.get(id);
+        if (!healing) {
+            n.slowDiskUntilMs = sim.nowMs() + durationMs;
+            n.slowFsyncMs = fsyncMs;
+            n.slowWriteMs = writeMs;
+        }
+    }
+
+    private void chargeSlowDisk(final Node n, final FaultInjectingFileIO.Op op) {
+        if (sim.nowMs() >= n.slowDiskUntilMs || healing) {
+            return;
+        }
+        final long cost = switch (op) {
+            case FORCE, FSYNC_DIRECTORY -> n.slowFsyncMs;
+            case WRITE -> n.slowWriteMs;
+            default -> 0;
+        };
+        if (cost > 0) {
+            sim.pause(n.id, sim.nowMs() + cost);
         }
     }
 
@@ -962,10 +1012,26 @@ final class SimCluster implements AutoCloseable {
                         producerErrors++;
                     } else if (acks == -1) {
                         acknowledgements++;
-                        acknowledged.computeIfAbsent(tp, k -> new TreeMap<>()).put(r.baseOffset(), digest);
+                        acknowledge(tp, r.baseOffset(), digest, value);
                     }
                 }));
         });
+    }
+
+    /**
+     * Records an acknowledgement. An offset acknowledged before with another record is an acknowledged record lost
+     * (truncated away, and the offset reused): a violation at once, since the end check keeps one record per offset.
+     */
+    private void acknowledge(final TopicPartition tp, final long offset, final long digest, final String value) {
+        final Map<Long, String> values = acknowledgedValues.computeIfAbsent(tp, k -> new HashMap<>());
+        final Long before = acknowledged.computeIfAbsent(tp, k -> new TreeMap<>()).put(offset, digest);
+        final String earlier = values.put(offset, value);
+        if (before != null && before != digest) {
+            throw new ReplicationInvariants.Violation("acknowledgement " + tp, "offset " + offset + " was acknowledged"
+                + " for " + earlier + " and now for " + value + ": the first acknowledged record was lost"
+                + describe() + "\nthe idempotent producers' last answers: " + idempotentTrace.subList(Math.max(0,
+                idempotentTrace.size() - 40), idempotentTrace.size()));
+        }
     }
 
     /** The value prefix of an idempotent producer's records: {@code idem-<producer id>-<sequence>}. */
@@ -1004,16 +1070,67 @@ final class SimCluster implements AutoCloseable {
             leader.replicas.produce((short) -1, 5_000, Map.of(tp, batch)).whenComplete((results, failure) ->
                 send(leaderId, CLIENT, "produce-idempotent-answer", () -> {
                     final AppendResult r = failure == null ? results.get(tp) : null;
+                    idempotentTrace.add(sim.nowMs() + " " + tp + " producer " + producerId + " seq " + sequence + " leader " + leaderId + " -> "
+                        + (r == null ? String.valueOf(failure) : r.error() + "@" + r.baseOffset() + " epoch "
+                        + r.leaderEpoch()));
                     if (r == null || r.error() != ReplicaError.NONE) {
                         producerErrors++;
                     } else {
                         acknowledgements++;
-                        acknowledged.computeIfAbsent(tp, k -> new TreeMap<>()).put(r.baseOffset(), digest);
+                        acknowledge(tp, r.baseOffset(), digest, idempotentValue(producerId, sequence));
                     }
                     answered.accept(r);
                 }));
         });
         return true;
+    }
+
+    /**
+     * Where each running replica holds an idempotent producer's batches from a sequence on, for a report.
+     *
+     * @param tp         the partition
+     * @param producerId the producer
+     * @param from       the first sequence of interest
+     * @return one line per running replica: its high watermark, log end and the offsets of those sequences
+     */
+    String locateIdempotent(final TopicPartition tp, final long producerId, final int from) {
+        final StringBuilder out = new StringBuilder();
+        for (int sequence = from; sequence < from + 4; sequence++) {
+            final long digest = digest(ByteBuffer.wrap(idempotentValue(producerId, sequence)
+                .getBytes(StandardCharsets.UTF_8)));
+            final int seq = sequence;
+            acknowledged.getOrDefault(tp, Map.of()).forEach((offset, d) -> {
+                if (d == digest) {
+                    out.append("\n  sequence ").append(seq).append(" was acknowledged at offset ").append(offset);
+                }
+            });
+        }
+        for (final Node n : nodes.values()) {
+            if (!n.up) {
+                continue;
+            }
+            n.replicas.partition(tp).ifPresent(p -> {
+                final PartitionLog log = p.log();
+                out.append("\n  broker ").append(n.id).append(p.isLeader() ? " leader" : " follower").append(" hw=")
+                    .append(log.highWatermark()).append(" leo=").append(log.logEndOffset()).append(":");
+                final LogSlice slice = log.read(log.logStartOffset(), Integer.MAX_VALUE, Long.MAX_VALUE, true);
+                if (slice == null) {
+                    return;
+                }
+                final String prefix = IDEMPOTENT + producerId + "-";
+                for (final LogBatch batch : Records.batches(slice)) {
+                    for (final LogRecord record : batch.records()) {
+                        final String value = record.value() == null ? ""
+                            : StandardCharsets.UTF_8.decode(record.value().duplicate()).toString();
+                        if (value.startsWith(prefix) && Integer.parseInt(value.substring(prefix.length())) >= from) {
+                            out.append(' ').append(value.substring(prefix.length())).append('@').append(record.offset())
+                                .append("/e").append(batch.partitionLeaderEpoch());
+                        }
+                    }
+                }
+            });
+        }
+        return out.toString();
     }
 
     static String idempotentValue(final long producerId, final int sequence) {
@@ -1173,6 +1290,13 @@ final class SimCluster implements AutoCloseable {
         for (final TopicPartition tp : partitions) {
             zkState(tp).ifPresent(s -> states.put(tp, s));
             checkWriterEpoch(event, tp);
+        }
+        if (DEBUG_TP != null) {
+            final String line = states.get(DEBUG_TP) + " " + replicas.get(DEBUG_TP);
+            if (!line.equals(debugLast)) {
+                debugLast = line;
+                System.out.println("DEBUG " + sim.nowMs() + " " + event + " :: " + line);
+            }
         }
         invariants.observe(new ReplicationInvariants.Snapshot(event, replicas, states, zkControllerEpoch(),
             controllerEpochs));

@@ -116,7 +116,7 @@ final class SimRun {
      * The shape of one run, drawn from its seed.
      *
      * @param acksOneEvery one record in this many is sent with acks=1 (0: none)
-     * @param operations   whether controlled shutdowns and full disks are among the faults
+     * @param operations   whether controlled shutdowns, full disks and slow disks are among the faults
      * @param idempotent   whether two idempotent producers (acks=all, one batch in flight per partition, retried
      *                     with the same sequence until acknowledged) write beside the others
      * @param admin        whether an operator reassigns partitions (to two or three replicas, in any order) and asks
@@ -217,7 +217,9 @@ final class SimRun {
                 // Only acknowledged sequences come before this one, and every acknowledged batch is on every ISR
                 // member: a leader that finds a gap has lost one of them, or the producer's state.
                 throw new ReplicationInvariants.Violation("produce " + tp, "producer " + producer.producerId
-                    + " retrying sequence " + sequence + " was refused: " + result.error() + " " + result.message());
+                    + " retrying sequence " + sequence + " was refused: " + result.error() + " " + result.message()
+                    + "; its batches from sequence " + Math.max(0, sequence - 3) + " on (sequence@offset/epoch):"
+                    + c.locateIdempotent(tp, producer.producerId, Math.max(0, sequence - 3)) + c.describe());
             } else {
                 retry.run();
             }
@@ -276,9 +278,9 @@ final class SimRun {
             final List<Integer> ids = c.brokerIds();
             final int target = ids.get(r.nextInt(ids.size()));
             // The same draws as before for the kinds a profile leaves out, so that seeds keep their runs.
-            int kind = r.nextInt(12 + (profile.operations() ? 2 : 0) + (profile.admin() ? 2 : 0));
+            int kind = r.nextInt(12 + (profile.operations() ? 3 : 0) + (profile.admin() ? 2 : 0));
             if (kind >= 12 && !profile.operations()) {
-                kind += 2;
+                kind += 3;
             }
             if (kind < 4) {
                 crashAndRestart(c, r, target, faults, "");
@@ -337,6 +339,15 @@ final class SimRun {
                         () -> crashAndRestart(c, r, target, faults, " (to free its disk)"));
                 }
             } else if (kind == 14) {
+                if (c.node(target).up) {
+                    final long slowMs = 1_000 + r.nextInt(5_000);
+                    final long fsyncMs = 50 + r.nextInt(1_000);
+                    final long writeMs = 1 + r.nextInt(50);
+                    faults.add(sim.nowMs() + " slow disk " + target + " for " + slowMs + " ms (fsync " + fsyncMs
+                        + " ms, write " + writeMs + " ms)");
+                    c.slowDisk(target, slowMs, fsyncMs, writeMs);
+                }
+            } else if (kind == 15) {
                 // Move a partition to two or three of the brokers, in any order: replicas are added (they catch up
                 // from nothing and join the ISR) and removed (their logs deleted), and the leader may move.
                 final List<TopicPartition> tps = c.partitions();
@@ -350,7 +361,7 @@ final class SimRun {
                 if (c.reassign(tp, chosen)) {
                     faults.add(sim.nowMs() + " reassign " + tp + " to " + chosen);
                 }
-            } else if (kind == 15) {
+            } else if (kind == 16) {
                 final Set<TopicPartition> all = new TreeSet<>(ReplicationInvariants.BY_TP);
                 all.addAll(c.partitions());
                 if (c.requestPreferredElection(all)) {

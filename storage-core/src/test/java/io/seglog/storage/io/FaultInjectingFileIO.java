@@ -63,6 +63,7 @@ public final class FaultInjectingFileIO implements FileIO {
     private final Map<Path, Long> syncedBytes = new HashMap<>();
     private final List<String> journal = new ArrayList<>();
     private boolean tornWrites;
+    private java.util.function.Consumer<Op> listener = op -> { };
 
     /** Wraps {@link FileIO#system()}. */
     public FaultInjectingFileIO() {
@@ -130,6 +131,18 @@ public final class FaultInjectingFileIO implements FileIO {
      */
     public synchronized FaultInjectingFileIO tornWrites(final boolean torn) {
         this.tornWrites = torn;
+        return this;
+    }
+
+    /**
+     * Tells a listener of every counted call that succeeds, after it is made (a simulation charges a slow disk's
+     * latency to its node there).
+     *
+     * @param onCall the listener, called on the calling thread with this object's lock held
+     * @return this
+     */
+    public synchronized FaultInjectingFileIO onCall(final java.util.function.Consumer<Op> onCall) {
+        this.listener = java.util.Objects.requireNonNull(onCall, "onCall");
         return this;
     }
 
@@ -294,5 +307,6 @@ public final class FaultInjectingFileIO implements FileIO {
             throw new IOException("injected fault: " + op + " call #" + call + " on " + what);
         }
         journal.add(op + " " + what);
+        listener.accept(op);
     }
 }
