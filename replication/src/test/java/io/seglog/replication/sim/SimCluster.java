@@ -465,7 +465,10 @@ final class SimCluster implements AutoCloseable {
     }
 
     /**
-     * Stops a broker cleanly: replicas and logs closed (a clean-shutdown marker written), its session closed.
+     * Stops a broker cleanly, in {@code SeglogBroker.close}'s order: its session closed first (registration and
+     * controllership go), then replicas and logs (a clean-shutdown marker written). Each step runs even when one before
+     * it fails (a full disk fails the logs' close), as the process ends anyway: a session left open would keep the
+     * broker's ephemerals, and a controllership, for good.
      *
      * @param id the broker
      */
@@ -479,10 +482,10 @@ final class SimCluster implements AutoCloseable {
             n.wake.cancel();
             n.wake = null;
         }
-        n.replicas.close();
-        n.logs.close();
-        n.storage.close();
-        n.zk.close();
+        quietly(n.zk::close);
+        quietly(n.replicas::close);
+        quietly(n.logs::close);
+        quietly(n.storage::close);
     }
 
     /**
@@ -1330,7 +1333,8 @@ final class SimCluster implements AutoCloseable {
     String describe() {
         final StringBuilder out = new StringBuilder();
         out.append("\ncontroller znode=").append(zk.peek(ZkPaths.CONTROLLER).map(z -> new String(z.data(),
-            StandardCharsets.UTF_8)).orElse("none")).append(" epoch=").append(zkControllerEpoch());
+            StandardCharsets.UTF_8)).orElse("none")).append(" owner session=").append(zk.peek(ZkPaths.CONTROLLER)
+            .map(z -> z.stat().ephemeralOwner()).orElse(0L)).append(" epoch=").append(zkControllerEpoch());
         for (final Node n : nodes.values()) {
             out.append("\nbroker ").append(n.id).append(n.up ? " up" : " down").append(sim.paused(n.id) ? " paused" : "")
                 .append(" registered=").append(zk.peek(ZkPaths.brokerPath(n.id)).isPresent());
