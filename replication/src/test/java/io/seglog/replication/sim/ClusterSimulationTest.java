@@ -66,6 +66,7 @@ class ClusterSimulationTest {
         long retries = 0;
         long reassignments = 0;
         long moved = 0;
+        long consumed = 0;
         for (long seed = FIRST_SEED; seed < FIRST_SEED + seeds; seed++) {
             final SimRun.Result r = run(seed, settings);
             if (r.failed()) {
@@ -78,13 +79,16 @@ class ClusterSimulationTest {
             retries += r.retries();
             reassignments += r.faults().stream().filter(f -> f.contains(" reassign ")).count();
             moved += r.moved();
+            consumed += r.consumed();
         }
         final double cpuSeconds = (threads.getCurrentThreadCpuTime() - cpu0) / 1e9;
-        System.out.printf("cluster simulation %s: %d seeds, %d events, %d records acknowledged, %d idempotent"
-                + " retries, %d reassignments (%d partitions ended on other brokers), %.2f simulated hours in %.1f CPU"
-                + " seconds (%.1f simulated minutes per CPU second)%n", name, seeds, events, acked, retries,
-            reassignments, moved, simulatedMs / 3.6e6, cpuSeconds, simulatedMs / 60_000.0 / cpuSeconds);
+        System.out.printf("cluster simulation %s: %d seeds, %d events, %d records acknowledged, %d read by consumers,"
+                + " %d idempotent retries, %d reassignments (%d partitions ended on other brokers), %.2f simulated hours"
+                + " in %.1f CPU seconds (%.1f simulated minutes per CPU second)%n", name, seeds, events, acked,
+            consumed, retries, reassignments, moved, simulatedMs / 3.6e6, cpuSeconds,
+            simulatedMs / 60_000.0 / cpuSeconds);
         assertTrue(acked > 0, "records were acknowledged");
+        assertTrue(consumed > 0, "consumers read records");
         if (seeds >= 10) {
             assertTrue(retries > 0, "idempotent producers retried batches");
             assertTrue(moved > 0, "reassignments completed");

@@ -12,6 +12,7 @@ import io.seglog.replication.replica.FetchedPartition;
 import io.seglog.replication.replica.LeaderEndpoint;
 import io.seglog.replication.replica.LeadershipListener;
 import io.seglog.replication.replica.OffsetResult;
+import io.seglog.replication.replica.PartitionFetch;
 import io.seglog.replication.replica.Partition;
 import io.seglog.replication.replica.ReadResult;
 import io.seglog.replication.replica.ReplicaError;
@@ -199,6 +200,11 @@ final class SimCluster implements AutoCloseable {
     private static final TopicPartition DEBUG_TP = System.getProperty("seglog.sim.debug") == null ? null
         : new TopicPartition(TOPIC, Integer.getInteger("seglog.sim.debug"));
     private String debugLast = "";
+    /** What consumers read: per partition, offset to the record's digest. */
+    private final Map<TopicPartition, Map<Long, Long>> consumed = new TreeMap<>(ReplicationInvariants.BY_TP);
+    /** The consumers' link delays: a random of their own, so that they shift no other draw of the run. */
+    private final SplittableRandom consumerLinks;
+    private long consumedCount;
     /** Every answer an idempotent producer got, for reports. */
     private final List<String> idempotentTrace = new ArrayList<>();
     /** The acknowledged records' values, for reports. */
@@ -218,6 +224,7 @@ final class SimCluster implements AutoCloseable {
 
     SimCluster(final long seed, final Path root, final Settings settings) {
         this.sim = new SimScheduler(seed);
+        this.consumerLinks = new SplittableRandom(seed ^ 0xc0_45e5L);
         this.zk = new SimZooKeeper(sim);
         this.root = root;
         this.settings = settings;
@@ -675,10 +682,16 @@ final class SimCluster implements AutoCloseable {
 
     /** Sends a message: it arrives after the link's delay unless the link is cut or the receiver is down then. */
     private void send(final int from, final int to, final String what, final Runnable onArrival) {
+        send(from, to, what, sim.random(), onArrival);
+    }
+
+    /** Sends a message with its delay drawn from a random of its own (consumers', so that they change no other draw). */
+    private void send(final int from, final int to, final String what, final java.util.random.RandomGenerator random,
+                      final Runnable onArrival) {
         if (!linkUp(from, to)) {
             return;
         }
-        final long delay = sim.random().nextLong(settings.minLinkDelayMs(), settings.maxLinkDelayMs() + 1);
+        final long delay = random.nextLong(settings.minLinkDelayMs(), settings.maxLinkDelayMs() + 1);
         sim.schedule(what + " " + from + ">" + to, to, delay, () -> {
             final Node receiver = nodes.get(to);
             if (to == CLIENT || receiver != null && receiver.up) {
@@ -1019,6 +1032,80 @@ final class SimCluster implements AutoCloseable {
                     }
                 }));
         });
+    }
+
+    /**
+     * A consumer's fetch from the partition's leader as ZooKeeper names it, from an offset: the leader answers at
+     * once with what lies below its high watermark (copied then: a later truncation must not change an answer already
+     * sent). With {@code withLeaderEpoch} it sends ZooKeeper's leader epoch (KIP-320, as kafka-clients 2.1+ do), so a
+     * deposed leader refuses it; without, it reads from whoever still thinks it leads, as older clients did. Every
+     * record read is remembered: the end check wants each on every ISR member at the same offset (what a consumer saw
+     * is never lost), and an offset read twice must hold the same record.
+     *
+     * @param tp              the partition
+     * @param offset          the first offset wanted
+     * @param withLeaderEpoch whether the fetch carries the leader epoch
+     * @param answered        the next offset to fetch from, or -1 after an error (called only when an answer comes)
+     * @return whether it was sent (ZooKeeper names a leader)
+     */
+    boolean consume(final TopicPartition tp, final long offset, final boolean withLeaderEpoch,
+                    final java.util.function.LongConsumer answered) {
+        final Optional<ReplicationInvariants.ZkPartition> state = zkState(tp);
+        if (state.isEmpty() || state.get().leader() < 0) {
+            return false;
+        }
+        final int leaderId = state.get().leader();
+        final int epoch = withLeaderEpoch ? state.get().leaderEpoch() : -1;
+        send(CLIENT, leaderId, "consume", consumerLinks, () -> {
+            final Node leader = nodes.get(leaderId);
+            final FetchRequest request = new FetchRequest(FetchRequest.CONSUMER_REPLICA_ID, -1, 0, 1, 64 << 10,
+                List.of(new PartitionFetch(tp, epoch, offset, -1, -1, -1, 64 << 10)));
+            leader.replicas.fetch(request).whenComplete((results, failure) -> {
+                final ReadResult r = failure == null ? results.get(0) : null;
+                final ReplicaError error = r == null ? null : r.error();
+                final ByteBuffer bytes = r == null || error != ReplicaError.NONE ? null : bytesOf(r.records());
+                final long highWatermark = r == null ? -1 : r.highWatermark();
+                send(leaderId, CLIENT, "consume-answer", consumerLinks, () -> {
+                    if (r == null || error != ReplicaError.NONE) {
+                        if (error == ReplicaError.OFFSET_OUT_OF_RANGE) {
+                            throw new ReplicationInvariants.Violation("consume " + tp, "a consumer at offset "
+                                + offset + ", below every high watermark it was shown, is out of range on leader "
+                                + leaderId + " (high watermark " + highWatermark + "): records it may have read"
+                                + " are gone" + describe());
+                        }
+                        answered.accept(-1);
+                        return;
+                    }
+                    long next = offset;
+                    if (bytes != null) {
+                        for (final LogBatch batch : Records.batches(bytes)) {
+                            for (final LogRecord record : batch.records()) {
+                                if (record.offset() < offset) {
+                                    continue; // the first batch starts before the offset asked for
+                                }
+                                final long digest = record.value() == null ? 0 : digest(record.value());
+                                final Long before = consumed.computeIfAbsent(tp, k -> new TreeMap<>())
+                                    .put(record.offset(), digest);
+                                if (before != null && before != digest) {
+                                    throw new ReplicationInvariants.Violation("consume " + tp, "a consumer read"
+                                        + " offset " + record.offset() + " twice and found another record the second"
+                                        + " time (from leader " + leaderId + "): a record below a high watermark"
+                                        + " was replaced" + describe());
+                                }
+                                consumedCount++;
+                                next = record.offset() + 1;
+                            }
+                        }
+                    }
+                    answered.accept(next);
+                });
+            });
+        });
+        return true;
+    }
+
+    long consumedCount() {
+        return consumedCount;
     }
 
     /**
@@ -1470,8 +1557,18 @@ final class SimCluster implements AutoCloseable {
             }
         }
         checkIdempotence();
+        // What a consumer read counts as acknowledged: it lay below a high watermark, so it must survive too.
+        final Map<TopicPartition, Map<Long, Long>> mustSurvive = new TreeMap<>(ReplicationInvariants.BY_TP);
+        acknowledged.forEach((tp, m) -> mustSurvive.put(tp, new TreeMap<>(m)));
+        consumed.forEach((tp, m) -> m.forEach((offset, digest) -> {
+            final Long acked = mustSurvive.computeIfAbsent(tp, k -> new TreeMap<>()).putIfAbsent(offset, digest);
+            if (acked != null && !acked.equals(digest)) {
+                throw new ReplicationInvariants.Violation("the end", tp + ": a consumer read offset " + offset
+                    + " as another record than the one acknowledged there" + describe());
+            }
+        }));
         try {
-            ReplicationInvariants.checkEnd(acknowledged, logs, isr, hw);
+            ReplicationInvariants.checkEnd(mustSurvive, logs, isr, hw);
         } catch (final ReplicationInvariants.Violation v) {
             throw v.with(describe());
         }

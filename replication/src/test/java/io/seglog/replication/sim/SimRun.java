@@ -36,9 +36,10 @@ final class SimRun {
      * @param faults      the faults injected, in order
      * @param retries     idempotent batches sent again with the same sequence
      * @param moved       partitions whose replicas at the end differ from those the topic was created with
+     * @param consumed    records the consumers read
      */
     record Result(long seed, Throwable failure, long digest, long events, long simulatedMs, long acked,
-                  List<String> faults, long retries, int moved) {
+                  List<String> faults, long retries, int moved, long consumed) {
         boolean failed() {
             return failure != null;
         }
@@ -79,6 +80,14 @@ final class SimRun {
             final SplittableRandom workload = new SplittableRandom(seed ^ 0x5eed_1e55L);
             final long[] next = {0};
             scheduleProducer(c, workload, end, next, profile);
+            // Two consumers read every partition throughout, one sending the leader epoch (KIP-320) and one not;
+            // their own randoms keep the rest of the run as it would be without them.
+            final SplittableRandom consumers = new SplittableRandom(seed ^ 0xc0_45e4L);
+            for (final boolean withEpoch : new boolean[] {true, false}) {
+                final Map<TopicPartition, long[]> positions = new HashMap<>();
+                c.partitions().forEach(tp -> positions.put(tp, new long[] {0, 0}));
+                scheduleConsumer(c, consumers, end, withEpoch, positions);
+            }
             if (profile.idempotent()) {
                 // Their own random too, so that the plain producers' choices stay as they were.
                 final SplittableRandom idempotent = new SplittableRandom(seed ^ 0x1de4_9073_e47L);
@@ -98,12 +107,12 @@ final class SimRun {
             final int moved = (int) created.keySet().stream()
                 .filter(p -> !new TreeSet<>(created.get(p)).equals(new TreeSet<>(ended.get(p)))).count();
             return new Result(seed, null, sim.digest(), sim.eventCount(), sim.nowMs() - start, c.acknowledgedCount(),
-                faults, c.idempotentRetries(), moved);
+                faults, c.idempotentRetries(), moved, c.consumedCount());
         } catch (final RuntimeException | AssertionError e) {
             final SimScheduler sim = cluster == null ? null : cluster.sim();
             return new Result(seed, e, sim == null ? 0 : sim.digest(), sim == null ? 0 : sim.eventCount(),
                 0, cluster == null ? 0 : cluster.acknowledgedCount(), faults,
-                cluster == null ? 0 : cluster.idempotentRetries(), 0);
+                cluster == null ? 0 : cluster.idempotentRetries(), 0, cluster == null ? 0 : cluster.consumedCount());
         } finally {
             if (cluster != null) {
                 cluster.close();
@@ -165,6 +174,37 @@ final class SimRun {
             final boolean acksOne = profile.acksOneEvery() > 0 && r.nextInt(profile.acksOneEvery()) == 0;
             c.produce(tp, "record-" + c.sim().seed() + "-" + counter[0]++, acksOne ? (short) 1 : (short) -1);
             scheduleProducer(c, r, end, counter, profile);
+        });
+    }
+
+    /**
+     * A consumer's next poll of one partition: position[0] is the next offset, position[1] 1 while a fetch is out.
+     * It keeps polling through the healing (a fetch without an answer is given up after a while).
+     */
+    private static void scheduleConsumer(final SimCluster c, final SplittableRandom r, final long end,
+                                         final boolean withEpoch, final Map<TopicPartition, long[]> positions) {
+        final SimScheduler sim = c.sim();
+        final long delay = 20 + r.nextInt(60);
+        if (c.healing() || sim.nowMs() + delay > end + 60_000) {
+            return;
+        }
+        sim.schedule("consumer", SimCluster.CLIENT, delay, () -> {
+            final List<TopicPartition> tps = c.partitions();
+            final TopicPartition tp = tps.get(r.nextInt(tps.size()));
+            final long[] position = positions.get(tp);
+            if (position[1] == 0 || sim.nowMs() - position[1] > REQUEST_TIMEOUT_MS) {
+                final long sentAt = sim.nowMs();
+                position[1] = sentAt;
+                c.consume(tp, position[0], withEpoch, next -> {
+                    if (position[1] == sentAt) {
+                        position[1] = 0;
+                        if (next >= 0) {
+                            position[0] = next;
+                        }
+                    }
+                });
+            }
+            scheduleConsumer(c, r, end, withEpoch, positions);
         });
     }
 
