@@ -33,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@value #DEFAULT_SEARCH}). A failing seed is reproduced with {@code -Dseglog.sim.first-seed=N -Dseglog.sim.seeds=1}.
  */
 class ClusterSimulationTest {
-    private static final int DEFAULT_SEEDS = 100;
+    private static final int DEFAULT_SEEDS = 200;
     private static final long DEFAULT_DURATION_MS = 20_000;
     private static final int DEFAULT_SEARCH = 400;
 
