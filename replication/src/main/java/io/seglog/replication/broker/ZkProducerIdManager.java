@@ -80,15 +80,28 @@ final class ZkProducerIdManager implements ProducerIdSource, AutoCloseable {
      */
     ZkProducerIdManager(final int brokerId, final Supplier<KafkaZkStore> store, final LongSupplier clockMs,
                         final ThreadFactory threadFactory) {
-        this.brokerId = brokerId;
-        this.store = store;
-        this.clockMs = clockMs;
-        this.executor = Executors.newSingleThreadExecutor(r -> {
+        this(brokerId, store, clockMs, Executors.newSingleThreadExecutor(r -> {
             final Thread t = threadFactory.newThread(r);
             t.setName("producer-id-reserver-" + brokerId);
             t.setDaemon(true);
             return t;
-        });
+        }));
+    }
+
+    /**
+     * Reserves on an executor given (the cluster simulation's, which runs each reservation as an event).
+     *
+     * @param brokerId the broker whose blocks these are
+     * @param store    the broker's ZooKeeper store
+     * @param clockMs  a monotonic clock for the retry backoff
+     * @param executor runs the reservations, one at a time; shut down by {@link #close()}
+     */
+    ZkProducerIdManager(final int brokerId, final Supplier<KafkaZkStore> store, final LongSupplier clockMs,
+                        final ExecutorService executor) {
+        this.brokerId = brokerId;
+        this.store = store;
+        this.clockMs = clockMs;
+        this.executor = executor;
     }
 
     @Override

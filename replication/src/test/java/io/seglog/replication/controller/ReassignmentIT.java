@@ -115,25 +115,38 @@ class ReassignmentIT extends ClusterFixture {
         assertEquals(List.of(2, 1), assignment("v").partitions().get(0), "unchanged");
     }
 
-    @Test
-    void aNewControllerResumesAReassignmentLeftHalfway() throws Exception {
+    /**
+     * Brokers 9 (the controller) and 1-3; topic {@code topic} on [1, 2] reassigned to [1, 3] up to phase A, then the
+     * controller's session expired and a new controller elected with all four brokers live.
+     *
+     * @param topic       the topic
+     * @param beforeFailover what happens between phase A and the failover
+     * @return the partition
+     */
+    private TopicPartition phaseAThenFailover(final String topic, final Runnable beforeFailover) throws Exception {
         cluster.startAll(9);
         final ReplicationBroker first = cluster.awaitController(1);
         cluster.startAll(1, 2, 3);
-        final int a = 1;
-        final int b = 2;
-        final int c = 3;
-        cluster.admin().createTopic("h", Map.of(0, List.of(a, b)));
-        final TopicPartition p0 = new TopicPartition("h", 0);
+        cluster.admin().createTopic(topic, Map.of(0, List.of(1, 2)));
+        final TopicPartition p0 = new TopicPartition(topic, 0);
         cluster.awaitAllLed(List.of(p0));
-        cluster.admin().reassignPartitions(Map.of(p0, List.of(a, c)));
-        Await.until(TestCluster.WAIT, () -> assignment("h").partitions().get(0).equals(List.of(a, c, b)),
-            () -> "phase A done: " + assignment("h"));
-
+        cluster.admin().reassignPartitions(Map.of(p0, List.of(1, 3)));
+        Await.until(TestCluster.WAIT, () -> assignment(topic).partitions().get(0).equals(List.of(1, 3, 2)),
+            () -> "phase A done: " + assignment(topic));
+        beforeFailover.run();
         final int epoch = first.controller().epoch();
         ZkTestSupport.expireSession(cluster.observerClient.connectString(), first.zkClient().sessionCredentials());
         final ReplicationBroker next = cluster.awaitController(epoch + 1);
         Await.until(TestCluster.WAIT, () -> next.controlHandler().liveBrokers().size() == 4, () -> "4 live brokers");
+        return p0;
+    }
+
+    @Test
+    void aNewControllerResumesAReassignmentLeftHalfway() throws Exception {
+        final int a = 1;
+        final int b = 2;
+        final int c = 3;
+        final TopicPartition p0 = phaseAThenFailover("h", () -> { });
         assertTrue(cluster.observerClient.exists(ZkPaths.REASSIGN, null).isPresent(), "still pending");
 
         cluster.leaderSetsIsr(p0, List.of(a, b, c));
@@ -147,26 +160,13 @@ class ReassignmentIT extends ClusterFixture {
 
     @Test
     void aNewControllerFinishesAReassignmentNoRequestNamesAnyMore() throws Exception {
-        cluster.startAll(9);
-        final ReplicationBroker first = cluster.awaitController(1);
-        cluster.startAll(1, 2, 3);
         final int a = 1;
         final int b = 2;
         final int c = 3;
-        cluster.admin().createTopic("w", Map.of(0, List.of(a, b)));
-        final TopicPartition p0 = new TopicPartition("w", 0);
-        cluster.awaitAllLed(List.of(p0));
-        cluster.admin().reassignPartitions(Map.of(p0, List.of(a, c)));
-        Await.until(TestCluster.WAIT, () -> assignment("w").partitions().get(0).equals(List.of(a, c, b)),
-            () -> "phase A done: " + assignment("w"));
         // The request goes away with phase A written (an operator deletes it, or a controller drops it when a target
         // broker is down at its failover): only the assignment znode still says the partition is moving.
-        cluster.observerClient.multi(List.of(new ZkOp.Delete(ZkPaths.REASSIGN, -1)));
-
-        final int epoch = first.controller().epoch();
-        ZkTestSupport.expireSession(cluster.observerClient.connectString(), first.zkClient().sessionCredentials());
-        final ReplicationBroker next = cluster.awaitController(epoch + 1);
-        Await.until(TestCluster.WAIT, () -> next.controlHandler().liveBrokers().size() == 4, () -> "4 live brokers");
+        final TopicPartition p0 = phaseAThenFailover("w",
+            () -> cluster.observerClient.multi(List.of(new ZkOp.Delete(ZkPaths.REASSIGN, -1))));
         cluster.leaderSetsIsr(p0, List.of(a, b, c));
         Await.until(TestCluster.WAIT, () -> assignment("w").partitions().get(0).equals(List.of(a, c))
                 && assignment("w").removingReplicas().isEmpty(),

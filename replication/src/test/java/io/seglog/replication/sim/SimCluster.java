@@ -108,32 +108,45 @@ final class SimCluster implements AutoCloseable {
      *                          Kafka's design, and Seglog's, trusts replication and not the disk
      * @param fetchMaxBytes     {@code replica.fetch.max.bytes}, or 0 to let the run choose by its seed (a small
      *                          value makes followers catch up in many steps)
+     * @param initProducerIds   whether idempotent producers get their ids through InitProducerId and restart
      */
     record Settings(int brokers, int partitions, int replicationFactor, int minInsyncReplicas, boolean uncleanElection,
                     long replicaLagMs, int sessionTimeoutMs, long minLinkDelayMs, long maxLinkDelayMs,
-                    Fixes fixes, boolean durableAcks, int fetchMaxBytes) {
+                    Fixes fixes, boolean durableAcks, int fetchMaxBytes, boolean initProducerIds) {
         static Settings defaults() {
-            return new Settings(3, 2, 3, 2, false, 2_000, 4_000, 1, 10, Fixes.ALL, false, 0);
+            return new Settings(3, 2, 3, 2, false, 2_000, 4_000, 1, 10, Fixes.ALL, false, 0, true);
+        }
+
+        /**
+         * Whether idempotent producers ask brokers for their ids (InitProducerId) and restart now and then; off, they
+         * use fixed ids for the whole run, as the workload did when seed 2199 was found (its regression test).
+         */
+        Settings withInitProducerIds(final boolean init) {
+            return new Settings(brokers, partitions, replicationFactor, minInsyncReplicas, uncleanElection,
+                replicaLagMs, sessionTimeoutMs, minLinkDelayMs, maxLinkDelayMs, fixes, durableAcks, fetchMaxBytes, init);
         }
 
         Settings with(final Fixes f) {
             return new Settings(brokers, partitions, replicationFactor, minInsyncReplicas, uncleanElection,
-                replicaLagMs, sessionTimeoutMs, minLinkDelayMs, maxLinkDelayMs, f, durableAcks, fetchMaxBytes);
+                replicaLagMs, sessionTimeoutMs, minLinkDelayMs, maxLinkDelayMs, f, durableAcks, fetchMaxBytes,
+                initProducerIds);
         }
 
         Settings withUncleanElection(final boolean unclean) {
             return new Settings(brokers, partitions, replicationFactor, minInsyncReplicas, unclean, replicaLagMs,
-                sessionTimeoutMs, minLinkDelayMs, maxLinkDelayMs, fixes, durableAcks, fetchMaxBytes);
+                sessionTimeoutMs, minLinkDelayMs, maxLinkDelayMs, fixes, durableAcks, fetchMaxBytes, initProducerIds);
         }
 
         Settings withFetchMaxBytes(final int bytes) {
             return new Settings(brokers, partitions, replicationFactor, minInsyncReplicas, uncleanElection,
-                replicaLagMs, sessionTimeoutMs, minLinkDelayMs, maxLinkDelayMs, fixes, durableAcks, bytes);
+                replicaLagMs, sessionTimeoutMs, minLinkDelayMs, maxLinkDelayMs, fixes, durableAcks, bytes,
+                initProducerIds);
         }
 
         Settings withDurableAcks(final boolean durable) {
             return new Settings(brokers, partitions, replicationFactor, minInsyncReplicas, uncleanElection,
-                replicaLagMs, sessionTimeoutMs, minLinkDelayMs, maxLinkDelayMs, fixes, durable, fetchMaxBytes);
+                replicaLagMs, sessionTimeoutMs, minLinkDelayMs, maxLinkDelayMs, fixes, durable, fetchMaxBytes,
+                initProducerIds);
         }
     }
 
@@ -168,6 +181,8 @@ final class SimCluster implements AutoCloseable {
         boolean diskFull;
         /** A pause that begins as soon as the controller has work queued (0: none). */
         long pauseOnWorkMs;
+        /** Its producer ids (InitProducerId), reserved in blocks in ZooKeeper. */
+        SimBrokerParts.ProducerIds producerIds;
         /** Its disk is slow until then (simulated time; it stays slow across restarts, being the disk). */
         long slowDiskUntilMs;
         /** How long each fsync and each write takes while the disk is slow. */
@@ -200,6 +215,8 @@ final class SimCluster implements AutoCloseable {
     private static final TopicPartition DEBUG_TP = System.getProperty("seglog.sim.debug") == null ? null
         : new TopicPartition(TOPIC, Integer.getInteger("seglog.sim.debug"));
     private String debugLast = "";
+    /** Every producer id a broker handed out, with the broker. */
+    private final Map<Long, Integer> producerIdsHandedOut = new HashMap<>();
     /** What consumers read: per partition, offset to the record's digest. */
     private final Map<TopicPartition, Map<Long, Long>> consumed = new TreeMap<>(ReplicationInvariants.BY_TP);
     /** The consumers' link delays: a random of their own, so that they shift no other draw of the run. */
@@ -394,6 +411,8 @@ final class SimCluster implements AutoCloseable {
         n.store = new KafkaZkStore(n.zk, settings.fixes().controllerEpochCheck());
         n.store.createPersistentPaths();
         n.store.controllerEpoch().ifPresent(epoch -> n.handler.controllerEpochAtLeast(epoch.value()));
+        n.producerIds = SimBrokerParts.producerIds(id, () -> n.store, sim::nowMs,
+            sim.executor("producer-id-reserve " + id, id));
         n.controller.start(n.store);
     }
 
@@ -459,6 +478,7 @@ final class SimCluster implements AutoCloseable {
             n.disk.failFromCall(op, n.disk.count(op) + 1);
         }
         n.zk.disconnect();
+        quietly(n.producerIds::close);
         quietly(n.replicas::close);
         quietly(n.logs::close);
         quietly(n.storage::close);
@@ -490,6 +510,7 @@ final class SimCluster implements AutoCloseable {
             n.wake = null;
         }
         quietly(n.zk::close);
+        quietly(n.producerIds::close);
         quietly(n.replicas::close);
         quietly(n.logs::close);
         quietly(n.storage::close);
@@ -1124,6 +1145,33 @@ final class SimCluster implements AutoCloseable {
         }
     }
 
+    /**
+     * InitProducerId (no transactional id) to a broker: it hands out an id from the block it reserved in ZooKeeper, or
+     * none while it is reserving one. An id handed out twice, by any brokers, fails at once.
+     *
+     * @param brokerId the broker asked
+     * @param answered the id, or {@code ProducerIdSource.NONE_AVAILABLE}; not called when the request or answer is lost
+     */
+    void initProducerId(final int brokerId, final java.util.function.LongConsumer answered) {
+        send(CLIENT, brokerId, "init-producer-id", () -> {
+            final Node n = nodes.get(brokerId);
+            final long id = n.producerIds.nextProducerId();
+            if (id >= 0) {
+                final Integer before = producerIdsHandedOut.putIfAbsent(id, brokerId);
+                if (before != null) {
+                    throw new ReplicationInvariants.Violation("init-producer-id", "producer id " + id
+                        + " handed out by broker " + brokerId + " was handed out before by broker " + before
+                        + describe());
+                }
+            }
+            send(brokerId, CLIENT, "init-producer-id-answer", () -> answered.accept(id));
+        });
+    }
+
+    long producerIdsHandedOut() {
+        return producerIdsHandedOut.size();
+    }
+
     /** The value prefix of an idempotent producer's records: {@code idem-<producer id>-<sequence>}. */
     static final String IDEMPOTENT = "idem-";
 
@@ -1594,6 +1642,7 @@ final class SimCluster implements AutoCloseable {
         for (final Node n : nodes.values()) {
             if (n.up) {
                 n.up = false;
+                quietly(n.producerIds::close);
                 quietly(n.replicas::close);
                 quietly(n.logs::close);
                 quietly(n.storage::close);

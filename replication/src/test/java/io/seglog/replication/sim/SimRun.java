@@ -91,8 +91,17 @@ final class SimRun {
             if (profile.idempotent()) {
                 // Their own random too, so that the plain producers' choices stay as they were.
                 final SplittableRandom idempotent = new SplittableRandom(seed ^ 0x1de4_9073_e47L);
-                for (long producerId = 1001; producerId <= 1002; producerId++) {
-                    scheduleIdempotent(c, idempotent, end, new IdempotentProducer(producerId));
+                for (int name = 1; name <= 2; name++) {
+                    final IdempotentProducer producer = new IdempotentProducer(name);
+                    if (chosen.initProducerIds()) {
+                        initProducerId(c, idempotent, end, producer);
+                    } else {
+                        producer.producerId = 1000 + name;
+                    }
+                    scheduleIdempotent(c, idempotent, end, producer);
+                    if (chosen.initProducerIds()) {
+                        scheduleProducerRestart(c, idempotent, end, producer);
+                    }
                 }
             }
             scheduleNemesis(c, workload, end, faults, profile);
@@ -139,14 +148,20 @@ final class SimRun {
      * partition one batch in flight, retried with the same sequence after a retriable error (after
      * {@value #RETRY_BACKOFF_MS} ms) or after {@value #REQUEST_TIMEOUT_MS} ms without an answer (a crashed leader, a cut
      * link; the late answer of a timed-out attempt is ignored, as the client closes that connection), until it is
-     * acknowledged. Its producer id is fixed (InitProducerId is not in the workload) and its epoch is 0.
+     * acknowledged. It asks a broker for its producer id (InitProducerId: the broker hands one out of the block it
+     * reserved in ZooKeeper) before its first batch, and now and then restarts as a new instance: in-flight batches
+     * are abandoned and it starts over with a new id and sequence 0. Its epoch is 0.
      */
     private static final class IdempotentProducer {
-        final long producerId;
-        final Map<TopicPartition, Lane> lanes = new HashMap<>();
+        final int name;
+        /** Its producer id, or -1 while it waits for one. */
+        long producerId = -1;
+        /** Bumped at each InitProducerId attempt and restart: an older attempt's answer is ignored. */
+        int initAttempt;
+        Map<TopicPartition, Lane> lanes = new HashMap<>();
 
-        IdempotentProducer(final long producerId) {
-            this.producerId = producerId;
+        IdempotentProducer(final int name) {
+            this.name = name;
         }
     }
 
@@ -208,6 +223,56 @@ final class SimRun {
         });
     }
 
+    /** InitProducerId to a broker drawn at random, again after a back-off or a timeout until an id comes. */
+    private static void initProducerId(final SimCluster c, final SplittableRandom r, final long end,
+                                       final IdempotentProducer producer) {
+        final SimScheduler sim = c.sim();
+        final int attempt = ++producer.initAttempt;
+        final List<Integer> ids = c.brokerIds();
+        final Runnable again = () -> sim.schedule("init-producer-id retry " + producer.name, SimCluster.CLIENT,
+            RETRY_BACKOFF_MS, () -> {
+                if (producer.initAttempt == attempt && sim.nowMs() < end + 60_000) {
+                    initProducerId(c, r, end, producer);
+                }
+            });
+        c.initProducerId(ids.get(r.nextInt(ids.size())), id -> {
+            if (producer.initAttempt != attempt) {
+                return;
+            }
+            if (id >= 0) {
+                producer.producerId = id;
+                producer.initAttempt++;
+            } else {
+                again.run(); // no id at hand yet (the broker is reserving a block): the client retries
+            }
+        });
+        sim.schedule("init-producer-id timeout " + producer.name, SimCluster.CLIENT, REQUEST_TIMEOUT_MS, () -> {
+            if (producer.initAttempt == attempt) {
+                initProducerId(c, r, end, producer);
+            }
+        });
+    }
+
+    /** Now and then the producer's process restarts: in-flight batches are abandoned, a new id is asked for. */
+    private static void scheduleProducerRestart(final SimCluster c, final SplittableRandom r, final long end,
+                                                final IdempotentProducer producer) {
+        final SimScheduler sim = c.sim();
+        final long delay = 3_000 + r.nextInt(6_000);
+        if (sim.nowMs() + delay > end) {
+            return;
+        }
+        sim.schedule("idempotent producer restart " + producer.name, SimCluster.CLIENT, delay, () -> {
+            for (final Lane lane : producer.lanes.values()) {
+                lane.attempt++; // its pending retries and answers are the old instance's
+                lane.inFlight = false;
+            }
+            producer.lanes = new HashMap<>();
+            producer.producerId = -1;
+            initProducerId(c, r, end, producer);
+            scheduleProducerRestart(c, r, end, producer);
+        });
+    }
+
     private static void scheduleIdempotent(final SimCluster c, final SplittableRandom r, final long end,
                                            final IdempotentProducer producer) {
         final SimScheduler sim = c.sim();
@@ -215,11 +280,11 @@ final class SimRun {
         if (sim.nowMs() + delay > end) {
             return;
         }
-        sim.schedule("idempotent producer " + producer.producerId, SimCluster.CLIENT, delay, () -> {
+        sim.schedule("idempotent producer " + producer.name, SimCluster.CLIENT, delay, () -> {
             final List<TopicPartition> tps = c.partitions();
             final TopicPartition tp = tps.get(r.nextInt(tps.size()));
             final Lane lane = producer.lanes.computeIfAbsent(tp, k -> new Lane());
-            if (!lane.inFlight) {
+            if (producer.producerId >= 0 && !lane.inFlight) {
                 lane.inFlight = true;
                 attempt(c, producer, tp, lane);
             }
@@ -233,17 +298,18 @@ final class SimRun {
         final SimScheduler sim = c.sim();
         final int attempt = ++lane.attempt;
         final int sequence = lane.sequence;
+        final long producerId = producer.producerId;
         if (lane.retry) {
             c.countIdempotentRetry();
         }
         lane.retry = true;
-        final Runnable retry = () -> sim.schedule("idempotent retry " + producer.producerId, SimCluster.CLIENT,
+        final Runnable retry = () -> sim.schedule("idempotent retry " + producer.name, SimCluster.CLIENT,
             RETRY_BACKOFF_MS, () -> {
                 if (lane.attempt == attempt) {
                     attempt(c, producer, tp, lane);
                 }
             });
-        final boolean sent = c.produceIdempotent(tp, producer.producerId, sequence, result -> {
+        final boolean sent = c.produceIdempotent(tp, producerId, sequence, result -> {
             if (lane.attempt != attempt) {
                 return;
             }
@@ -256,10 +322,10 @@ final class SimRun {
                 || result.error() == ReplicaError.INVALID_PRODUCER_EPOCH)) {
                 // Only acknowledged sequences come before this one, and every acknowledged batch is on every ISR
                 // member: a leader that finds a gap has lost one of them, or the producer's state.
-                throw new ReplicationInvariants.Violation("produce " + tp, "producer " + producer.producerId
+                throw new ReplicationInvariants.Violation("produce " + tp, "producer " + producerId
                     + " retrying sequence " + sequence + " was refused: " + result.error() + " " + result.message()
                     + "; its batches from sequence " + Math.max(0, sequence - 3) + " on (sequence@offset/epoch):"
-                    + c.locateIdempotent(tp, producer.producerId, Math.max(0, sequence - 3)) + c.describe());
+                    + c.locateIdempotent(tp, producerId, Math.max(0, sequence - 3)) + c.describe());
             } else {
                 retry.run();
             }
@@ -268,7 +334,7 @@ final class SimRun {
             retry.run();
             return;
         }
-        sim.schedule("idempotent timeout " + producer.producerId, SimCluster.CLIENT, REQUEST_TIMEOUT_MS, () -> {
+        sim.schedule("idempotent timeout " + producer.name, SimCluster.CLIENT, REQUEST_TIMEOUT_MS, () -> {
             if (lane.attempt == attempt) {
                 attempt(c, producer, tp, lane);
             }
