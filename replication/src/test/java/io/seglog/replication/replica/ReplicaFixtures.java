@@ -177,8 +177,13 @@ public final class ReplicaFixtures {
         return copy.flip();
     }
 
-    /** The bytes of a slice, in a heap buffer (as a follower receives them). */
-    static ByteBuffer bytesOf(final LogSlice slice) {
+    /**
+     * The bytes of a slice, in a heap buffer (as a follower receives them).
+     *
+     * @param slice the slice, or null
+     * @return its bytes, or null when it is null or empty
+     */
+    public static ByteBuffer bytesOf(final LogSlice slice) {
         if (slice == null || slice.isEmpty()) {
             return null;
         }

@@ -16,6 +16,7 @@ import io.seglog.replication.replica.PartitionFetch;
 import io.seglog.replication.replica.Partition;
 import io.seglog.replication.replica.ReadResult;
 import io.seglog.replication.replica.ReplicaError;
+import io.seglog.replication.replica.ReplicaFixtures;
 import io.seglog.replication.replica.ReplicaManager;
 import io.seglog.replication.replica.ReplicaManagerConfig;
 import io.seglog.replication.replica.SafetyFixes;
@@ -811,16 +812,7 @@ final class SimCluster implements AutoCloseable {
     }
 
     private static ByteBuffer bytesOf(final LogSlice slice) {
-        if (slice == null || slice.isEmpty()) {
-            return null;
-        }
-        final ByteBuffer buf = ByteBuffer.allocate(slice.sizeInBytes());
-        try {
-            slice.readInto(buf);
-        } catch (final IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return buf.flip();
+        return ReplicaFixtures.bytesOf(slice);
     }
 
     /**
