@@ -3,6 +3,7 @@ package io.seglog.replication.wire;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -110,24 +111,8 @@ public final class KafkaWireServer implements AutoCloseable {
         if (ioThreads < 1) {
             throw new IllegalArgumentException("ioThreads=" + ioThreads + " must be at least 1");
         }
-        final Map<ApiKeys, KafkaApi> apis = new EnumMap<>(ApiKeys.class);
-        for (final KafkaApi api : served) {
-            if (api.key() == ApiKeys.API_VERSIONS) {
-                throw new IllegalArgumentException("ApiVersions is served by the server itself");
-            }
-            if (apis.put(api.key(), api) != null) {
-                throw new IllegalArgumentException(api.key() + " given twice");
-            }
-        }
-        final Map<ApiKeys, KafkaApi> view = Collections.unmodifiableMap(apis);
-        final Map<Short, SeglogApi> seglogApis = new HashMap<>();
-        for (final SeglogApi api : seglogServed) {
-            if (seglogApis.put(api.key(), api) != null) {
-                throw new IllegalArgumentException("Seglog API " + api.key() + " given twice");
-            }
-        }
-        apis.put(ApiKeys.API_VERSIONS, new KafkaApi(ApiKeys.API_VERSIONS, (short) 0, API_VERSIONS_MAX,
-            request -> CompletableFuture.completedFuture(Responses.apiVersions(view.values(), Errors.NONE))));
+        final Map<ApiKeys, KafkaApi> view = served(served);
+        final Map<Short, SeglogApi> seglogApis = seglogServed(seglogServed);
         EventLoopGroup boss = null;
         EventLoopGroup workers = null;
         try {
@@ -140,9 +125,9 @@ public final class KafkaWireServer implements AutoCloseable {
                     @Override
                     protected void initChannel(final SocketChannel channel) {
                         channel.pipeline().addLast(
-                            new IdleStateHandler(0, 0, config.connectionsMaxIdleMs(), TimeUnit.MILLISECONDS),
-                            new RequestDecoder(config.maxRequestBytes(), view, seglogApis),
-                            new ConnectionHandler(view, seglogApis, metrics));
+                            new IdleStateHandler(0, 0, config.connectionsMaxIdleMs(), TimeUnit.MILLISECONDS));
+                        channel.pipeline().addLast(connectionHandlers(config.maxRequestBytes(), view, seglogApis,
+                            metrics));
                     }
                 });
             final InetSocketAddress address = config.host().isEmpty() ? new InetSocketAddress(config.port())
@@ -158,6 +143,62 @@ public final class KafkaWireServer implements AutoCloseable {
             shutdown(boss, workers);
             throw e;
         }
+    }
+
+    /**
+     * The Kafka APIs a server answers: those given, and ApiVersions advertising them all.
+     *
+     * @param served the APIs given to the server
+     * @return an unmodifiable map
+     * @throws IllegalArgumentException if an API is given twice, or ApiVersions is given
+     */
+    static Map<ApiKeys, KafkaApi> served(final List<KafkaApi> served) {
+        final Map<ApiKeys, KafkaApi> apis = new EnumMap<>(ApiKeys.class);
+        for (final KafkaApi api : served) {
+            if (api.key() == ApiKeys.API_VERSIONS) {
+                throw new IllegalArgumentException("ApiVersions is served by the server itself");
+            }
+            if (apis.put(api.key(), api) != null) {
+                throw new IllegalArgumentException(api.key() + " given twice");
+            }
+        }
+        final Map<ApiKeys, KafkaApi> view = Collections.unmodifiableMap(apis);
+        apis.put(ApiKeys.API_VERSIONS, new KafkaApi(ApiKeys.API_VERSIONS, (short) 0, API_VERSIONS_MAX,
+            request -> CompletableFuture.completedFuture(Responses.apiVersions(view.values(), Errors.NONE))));
+        return view;
+    }
+
+    /**
+     * Seglog's own APIs by key.
+     *
+     * @param served the APIs
+     * @return the map
+     * @throws IllegalArgumentException if a key is given twice
+     */
+    static Map<Short, SeglogApi> seglogServed(final List<SeglogApi> served) {
+        final Map<Short, SeglogApi> seglogApis = new HashMap<>();
+        for (final SeglogApi api : served) {
+            if (seglogApis.put(api.key(), api) != null) {
+                throw new IllegalArgumentException("Seglog API " + api.key() + " given twice");
+            }
+        }
+        return seglogApis;
+    }
+
+    /**
+     * The handlers that serve one connection, after the socket's own: the request decoder and the connection's
+     * dispatcher (the cluster simulation installs the same ones on its in-memory connections).
+     *
+     * @param maxRequestBytes the largest request frame accepted
+     * @param apis            the Kafka APIs, from {@link #served}
+     * @param seglogApis      Seglog's own APIs, from {@link #seglogServed}
+     * @param metrics         where request rates and times go
+     * @return new handlers for one connection
+     */
+    static ChannelHandler[] connectionHandlers(final int maxRequestBytes, final Map<ApiKeys, KafkaApi> apis,
+                                              final Map<Short, SeglogApi> seglogApis, final RequestMetrics metrics) {
+        return new ChannelHandler[] {new RequestDecoder(maxRequestBytes, apis, seglogApis),
+            new ConnectionHandler(apis, seglogApis, metrics)};
     }
 
     /**

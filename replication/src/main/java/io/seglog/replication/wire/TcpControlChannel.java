@@ -17,6 +17,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.IntFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,7 +38,7 @@ public final class TcpControlChannel implements ControlChannel, AutoCloseable {
     static final long RETRY_BACKOFF_MS = 100;
 
     private final int localBrokerId;
-    private final EventLoopGroup loops;
+    private final Function<LiveBroker, WireClient> clients;
     private final ScheduledExecutorService retries;
     private final IntFunction<Optional<LiveBroker>> directory;
     private final int requestTimeoutMs;
@@ -54,8 +55,25 @@ public final class TcpControlChannel implements ControlChannel, AutoCloseable {
      */
     public TcpControlChannel(final int localBrokerId, final EventLoopGroup loops, final ScheduledExecutorService retries,
                              final IntFunction<Optional<LiveBroker>> directory, final int requestTimeoutMs) {
+        this(localBrokerId, broker -> new WireClient(loops, broker.host(), broker.port(),
+            "seglog-controller-" + localBrokerId, WireServerConfig.DEFAULT_MAX_REQUEST_BYTES, requestTimeoutMs),
+            retries, directory, requestTimeoutMs);
+    }
+
+    /**
+     * A channel whose connections the given function opens (the cluster simulation's network).
+     *
+     * @param localBrokerId    the sending broker
+     * @param clients          a client of a broker at its registered address
+     * @param retries          the channel's thread (see the public constructor)
+     * @param directory        a broker's current registration, or empty when it is not registered
+     * @param requestTimeoutMs how long one attempt may take
+     */
+    TcpControlChannel(final int localBrokerId, final Function<LiveBroker, WireClient> clients,
+                      final ScheduledExecutorService retries, final IntFunction<Optional<LiveBroker>> directory,
+                      final int requestTimeoutMs) {
         this.localBrokerId = localBrokerId;
-        this.loops = loops;
+        this.clients = clients;
         this.retries = retries;
         this.directory = directory;
         this.requestTimeoutMs = requestTimeoutMs;
@@ -185,8 +203,7 @@ public final class TcpControlChannel implements ControlChannel, AutoCloseable {
             if (target.client != null) {
                 target.client.close();
             }
-            target.client = new WireClient(loops, broker.host(), broker.port(), "seglog-controller-" + localBrokerId,
-                WireServerConfig.DEFAULT_MAX_REQUEST_BYTES, requestTimeoutMs);
+            target.client = clients.apply(broker);
             target.address = address;
         }
         return target.client;

@@ -4,12 +4,12 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import java.io.IOException;
@@ -41,12 +41,11 @@ import org.slf4j.LoggerFactory;
 public final class WireClient implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(WireClient.class);
 
-    private final EventLoopGroup group;
+    private final Connector connector;
     private final String host;
     private final int port;
     private final String clientId;
     private final int maxResponseBytes;
-    private final int connectTimeoutMs;
     private final AtomicInteger correlationIds = new AtomicInteger();
     private Channel channel;
     private ChannelFuture connecting;
@@ -63,6 +62,21 @@ public final class WireClient implements AutoCloseable {
     }
 
     /**
+     * Opens a client's connections: NIO sockets in a broker; in tests, channels whose bytes the test carries itself
+     * (the cluster simulation's network). The handler given is the client's pipeline, to install on the new channel.
+     */
+    @FunctionalInterface
+    interface Connector {
+        /**
+         * Starts a connection.
+         *
+         * @param pipeline installs the client's handlers on the channel
+         * @return completes when the connection is up, or fails
+         */
+        ChannelFuture connect(ChannelHandler pipeline);
+    }
+
+    /**
      * A client of one broker (it connects at the first request).
      *
      * @param group            the event loops the socket is served by (shared; owned by the caller)
@@ -74,12 +88,29 @@ public final class WireClient implements AutoCloseable {
      */
     public WireClient(final EventLoopGroup group, final String host, final int port, final String clientId,
                       final int maxResponseBytes, final int connectTimeoutMs) {
-        this.group = group;
+        this(pipeline -> new Bootstrap().group(group).channel(NioSocketChannel.class)
+            .option(ChannelOption.TCP_NODELAY, true)
+            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMs)
+            .handler(pipeline)
+            .connect(host, port), host, port, clientId, maxResponseBytes);
+    }
+
+    /**
+     * A client whose connections the connector opens (the cluster simulation carries their bytes).
+     *
+     * @param connector        opens each connection
+     * @param host             the broker's host (for messages)
+     * @param port             the broker's port (for messages)
+     * @param clientId         sent in every request header
+     * @param maxResponseBytes the largest response frame accepted
+     */
+    WireClient(final Connector connector, final String host, final int port, final String clientId,
+               final int maxResponseBytes) {
+        this.connector = connector;
         this.host = host;
         this.port = port;
         this.clientId = clientId;
         this.maxResponseBytes = maxResponseBytes;
-        this.connectTimeoutMs = connectTimeoutMs;
     }
 
     /**
@@ -243,17 +274,13 @@ public final class WireClient implements AutoCloseable {
         if (connecting != null && (!connecting.isDone() || connecting.isSuccess() && channel.isActive())) {
             return connecting;
         }
-        final Bootstrap bootstrap = new Bootstrap().group(group).channel(NioSocketChannel.class)
-            .option(ChannelOption.TCP_NODELAY, true)
-            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMs)
-            .handler(new ChannelInitializer<SocketChannel>() {
-                @Override
-                protected void initChannel(final SocketChannel ch) {
-                    ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(maxResponseBytes, 0, Integer.BYTES, 0,
-                        Integer.BYTES), new Handler());
-                }
-            });
-        connecting = bootstrap.connect(host, port);
+        connecting = connector.connect(new ChannelInitializer<Channel>() {
+            @Override
+            protected void initChannel(final Channel ch) {
+                ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(maxResponseBytes, 0, Integer.BYTES, 0,
+                    Integer.BYTES), new Handler());
+            }
+        });
         channel = connecting.channel();
         return connecting;
     }
