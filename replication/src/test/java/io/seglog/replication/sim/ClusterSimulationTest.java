@@ -33,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@value #DEFAULT_SEARCH}). A failing seed is reproduced with {@code -Dseglog.sim.first-seed=N -Dseglog.sim.seeds=1}.
  */
 class ClusterSimulationTest {
-    private static final int DEFAULT_SEEDS = 200;
+    private static final int DEFAULT_SEEDS = 100;
     private static final long DEFAULT_DURATION_MS = 20_000;
     private static final int DEFAULT_SEARCH = 400;
 
@@ -42,7 +42,8 @@ class ClusterSimulationTest {
     private static final long DURATION_MS = Long.getLong("seglog.sim.duration.ms", DEFAULT_DURATION_MS);
     private static final int SEARCH = Integer.getInteger("seglog.sim.search", DEFAULT_SEARCH);
 
-    private static final SimCluster.Settings EVERY_FIX = SimCluster.Settings.defaults();
+    private static final SimCluster.Settings EVERY_FIX = SimCluster.Settings.defaults()
+        .withWire(Boolean.parseBoolean(System.getProperty("seglog.sim.wire", "true")));
 
     @TempDir
     Path dir;
@@ -67,6 +68,7 @@ class ClusterSimulationTest {
         long reassignments = 0;
         long moved = 0;
         long consumed = 0;
+        long frames = 0;
         for (long seed = FIRST_SEED; seed < FIRST_SEED + seeds; seed++) {
             final SimRun.Result r = run(seed, settings);
             if (r.failed()) {
@@ -80,15 +82,19 @@ class ClusterSimulationTest {
             reassignments += r.faults().stream().filter(f -> f.contains(" reassign ")).count();
             moved += r.moved();
             consumed += r.consumed();
+            frames += r.wireFrames();
         }
         final double cpuSeconds = (threads.getCurrentThreadCpuTime() - cpu0) / 1e9;
         System.out.printf("cluster simulation %s: %d seeds, %d events, %d records acknowledged, %d read by consumers,"
-                + " %d idempotent retries, %d reassignments (%d partitions ended on other brokers), %.2f simulated hours"
-                + " in %.1f CPU seconds (%.1f simulated minutes per CPU second)%n", name, seeds, events, acked,
-            consumed, retries, reassignments, moved, simulatedMs / 3.6e6, cpuSeconds,
+                + " %d idempotent retries, %d reassignments (%d partitions ended on other brokers), %d frames on the"
+                + " wire, %.2f simulated hours in %.1f CPU seconds (%.1f simulated minutes per CPU second)%n", name,
+            seeds, events, acked, consumed, retries, reassignments, moved, frames, simulatedMs / 3.6e6, cpuSeconds,
             simulatedMs / 60_000.0 / cpuSeconds);
         assertTrue(acked > 0, "records were acknowledged");
         assertTrue(consumed > 0, "consumers read records");
+        if (settings.wire()) {
+            assertTrue(frames > 0, "requests and answers travelled as bytes");
+        }
         if (seeds >= 10) {
             assertTrue(retries > 0, "idempotent producers retried batches");
             assertTrue(moved > 0, "reassignments completed");
@@ -177,7 +183,7 @@ class ClusterSimulationTest {
      */
     @Test
     void seed1056AReassignmentCutShortByAFailoverCompletes() {
-        final SimRun.Result r = run(1056, EVERY_FIX);
+        final SimRun.Result r = run(1056, EVERY_FIX.withWire(false));
         assertFalse(r.failed(), () -> describe(r));
         assertTrue(r.faults().stream().anyMatch(f -> f.contains("reassign sim-0 to [3, 2]")), () -> "the seed still"
             + " reassigns sim-0 to [3, 2]: " + r.faults());
@@ -192,7 +198,7 @@ class ClusterSimulationTest {
      */
     @Test
     void seed2199ARestartedBrokerIgnoresADeposedController() {
-        final SimRun.Result r = run(2199, EVERY_FIX.withInitProducerIds(false));
+        final SimRun.Result r = run(2199, EVERY_FIX.withInitProducerIds(false).withWire(false));
         assertFalse(r.failed(), () -> describe(r));
         assertTrue(r.faults().contains("10979 restart 1"), () -> "the seed still restarts broker 1 at 10979 ms: "
             + r.faults());

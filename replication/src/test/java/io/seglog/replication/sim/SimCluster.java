@@ -25,7 +25,16 @@ import io.seglog.replication.transport.ControlChannel;
 import io.seglog.replication.transport.ControlRequest;
 import io.seglog.replication.transport.ControlRequestRefusedException;
 import io.seglog.replication.transport.ControlResponse;
+import io.seglog.replication.wire.ClusterView;
 import io.seglog.replication.wire.ControlCodec;
+import io.seglog.replication.wire.KafkaApi;
+import io.seglog.replication.wire.KafkaApis;
+import io.seglog.replication.wire.ProducerIdSource;
+import io.seglog.replication.wire.SimWireParts;
+import io.seglog.replication.wire.TcpControlChannel;
+import io.seglog.replication.wire.TcpControlRegistry;
+import io.seglog.replication.wire.WireClient;
+import io.seglog.replication.wire.WireLeaderEndpoint;
 import io.seglog.replication.zk.KafkaZkStore;
 import io.seglog.replication.zk.MalformedZnodeException;
 import io.seglog.replication.zk.PartitionStateZnode;
@@ -67,6 +76,14 @@ import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.zip.CRC32;
 import org.agrona.concurrent.UnsafeBuffer;
+import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.message.InitProducerIdRequestData;
+import org.apache.kafka.common.message.InitProducerIdResponseData;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.ProduceResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.record.internal.MemoryRecords;
 
 /**
  * A whole Seglog cluster on one {@link SimScheduler} (issue 15): per broker the production {@link Controller} (driven
@@ -110,12 +127,23 @@ final class SimCluster implements AutoCloseable {
      * @param fetchMaxBytes     {@code replica.fetch.max.bytes}, or 0 to let the run choose by its seed (a small
      *                          value makes followers catch up in many steps)
      * @param initProducerIds   whether idempotent producers get their ids through InitProducerId and restart
+     * @param wire              whether the followers', producers' and consumers' requests travel as Kafka's request
+     *                          and response bytes through each broker's server pipeline ({@link SimNet}); off, they
+     *                          are calls on the leader's replica layer carried as events, as when seeds 1056 and 2199
+     *                          were found (their regression tests)
      */
     record Settings(int brokers, int partitions, int replicationFactor, int minInsyncReplicas, boolean uncleanElection,
                     long replicaLagMs, int sessionTimeoutMs, long minLinkDelayMs, long maxLinkDelayMs,
-                    Fixes fixes, boolean durableAcks, int fetchMaxBytes, boolean initProducerIds) {
+                    Fixes fixes, boolean durableAcks, int fetchMaxBytes, boolean initProducerIds, boolean wire) {
         static Settings defaults() {
-            return new Settings(3, 2, 3, 2, false, 2_000, 4_000, 1, 10, Fixes.ALL, false, 0, true);
+            return new Settings(3, 2, 3, 2, false, 2_000, 4_000, 1, 10, Fixes.ALL, false, 0, true, true);
+        }
+
+        /** Whether the clients' and followers' requests travel as bytes (see {@link Settings}). */
+        Settings withWire(final boolean bytes) {
+            return new Settings(brokers, partitions, replicationFactor, minInsyncReplicas, uncleanElection,
+                replicaLagMs, sessionTimeoutMs, minLinkDelayMs, maxLinkDelayMs, fixes, durableAcks, fetchMaxBytes,
+                initProducerIds, bytes);
         }
 
         /**
@@ -124,30 +152,32 @@ final class SimCluster implements AutoCloseable {
          */
         Settings withInitProducerIds(final boolean init) {
             return new Settings(brokers, partitions, replicationFactor, minInsyncReplicas, uncleanElection,
-                replicaLagMs, sessionTimeoutMs, minLinkDelayMs, maxLinkDelayMs, fixes, durableAcks, fetchMaxBytes, init);
+                replicaLagMs, sessionTimeoutMs, minLinkDelayMs, maxLinkDelayMs, fixes, durableAcks, fetchMaxBytes, init,
+                wire);
         }
 
         Settings with(final Fixes f) {
             return new Settings(brokers, partitions, replicationFactor, minInsyncReplicas, uncleanElection,
                 replicaLagMs, sessionTimeoutMs, minLinkDelayMs, maxLinkDelayMs, f, durableAcks, fetchMaxBytes,
-                initProducerIds);
+                initProducerIds, wire);
         }
 
         Settings withUncleanElection(final boolean unclean) {
             return new Settings(brokers, partitions, replicationFactor, minInsyncReplicas, unclean, replicaLagMs,
-                sessionTimeoutMs, minLinkDelayMs, maxLinkDelayMs, fixes, durableAcks, fetchMaxBytes, initProducerIds);
+                sessionTimeoutMs, minLinkDelayMs, maxLinkDelayMs, fixes, durableAcks, fetchMaxBytes, initProducerIds,
+                wire);
         }
 
         Settings withFetchMaxBytes(final int bytes) {
             return new Settings(brokers, partitions, replicationFactor, minInsyncReplicas, uncleanElection,
                 replicaLagMs, sessionTimeoutMs, minLinkDelayMs, maxLinkDelayMs, fixes, durableAcks, bytes,
-                initProducerIds);
+                initProducerIds, wire);
         }
 
         Settings withDurableAcks(final boolean durable) {
             return new Settings(brokers, partitions, replicationFactor, minInsyncReplicas, uncleanElection,
                 replicaLagMs, sessionTimeoutMs, minLinkDelayMs, maxLinkDelayMs, fixes, durable, fetchMaxBytes,
-                initProducerIds);
+                initProducerIds, wire);
         }
     }
 
@@ -176,7 +206,9 @@ final class SimCluster implements AutoCloseable {
         SimZkConnection zk;
         KafkaZkStore store;
         SimScheduler.Timer wake;
-        SimControlChannel channel;
+        ControlChannel channel;
+        /** Seglog's own APIs its listener serves (the control messages, with {@link Settings#wire()}). */
+        List<io.seglog.replication.wire.SeglogApi> seglogApis = List.of();
         boolean stepQueued;
         /** Its disk is full (until a restart frees it). */
         boolean diskFull;
@@ -184,6 +216,8 @@ final class SimCluster implements AutoCloseable {
         long pauseOnWorkMs;
         /** Its producer ids (InitProducerId), reserved in blocks in ZooKeeper. */
         SimBrokerParts.ProducerIds producerIds;
+        /** The Kafka APIs its server answers (this incarnation's), for each connection {@link SimNet} opens to it. */
+        Map<ApiKeys, KafkaApi> served;
         /** Its disk is slow until then (simulated time; it stays slow across restarts, being the disk). */
         long slowDiskUntilMs;
         /** How long each fsync and each write takes while the disk is slow. */
@@ -218,6 +252,15 @@ final class SimCluster implements AutoCloseable {
     private String debugLast = "";
     /** Every producer id a broker handed out, with the broker. */
     private final Map<Long, Integer> producerIdsHandedOut = new HashMap<>();
+    /**
+     * A violation found inside a channel handler (where Netty would catch it and close the connection), thrown by the
+     * check after the event.
+     */
+    private ReplicationInvariants.Violation deferredViolation;
+    /** The network the clients' and followers' requests travel on as bytes (with {@link Settings#wire()}). */
+    private final SimNet net;
+    /** The clients' connections, by client and broker. */
+    private final Map<String, WireClient> clients = new TreeMap<>();
     /** What consumers read: per partition, offset to the record's digest. */
     private final Map<TopicPartition, Map<Long, Long>> consumed = new TreeMap<>(ReplicationInvariants.BY_TP);
     /** The consumers' link delays: a random of their own, so that they shift no other draw of the run. */
@@ -251,6 +294,120 @@ final class SimCluster implements AutoCloseable {
         }
         for (int id = 1; id <= settings.brokers(); id++) {
             nodes.put(id, new Node(id));
+        }
+        this.net = new SimNet(sim, new SimNet.Topology() {
+            @Override
+            public int incarnation(final int node) {
+                final Node n = nodes.get(node);
+                return node == CLIENT ? 0 : n != null && n.up ? n.incarnation : -1;
+            }
+
+            @Override
+            public boolean linkUp(final int from, final int to) {
+                return SimCluster.this.linkUp(from, to);
+            }
+
+            @Override
+            public io.netty.channel.ChannelHandler[] serverHandlers(final int node) {
+                final Node n = nodes.get(node);
+                return SimWireParts.serverHandlers(n.served, n.seglogApis, MAX_FRAME_BYTES);
+            }
+
+            @Override
+            public long delayMs(final java.util.random.RandomGenerator random) {
+                return random.nextLong(settings.minLinkDelayMs(), settings.maxLinkDelayMs() + 1);
+            }
+        });
+    }
+
+    /** The largest request and response frame on the simulated wire (a fetch answer is up to 10 MiB). */
+    private static final int MAX_FRAME_BYTES = 16 << 20;
+    /** Produce v12: the last version that names topics (v13 names them by id). */
+    private static final short PRODUCE_VERSION = 12;
+    /** Fetch v12, as a consumer (replica id -1) and as the followers' {@code WireLeaderEndpoint} send it. */
+    private static final short FETCH_VERSION = 12;
+    private static final short INIT_PRODUCER_ID_VERSION = 4;
+
+    /** A client of a broker whose connections {@link SimNet} carries. */
+    private WireClient wireClient(final int from, final int incarnation, final int to, final String clientId,
+                                  final java.util.random.RandomGenerator random) {
+        return SimWireParts.client(pipeline -> net.connect(from, incarnation, to, random, clientId, pipeline),
+            "broker" + to, clientId, MAX_FRAME_BYTES);
+    }
+
+    /** The client process's connection to a broker for one client (each producer and consumer has its own). */
+    private WireClient client(final String clientId, final int broker, final java.util.random.RandomGenerator random) {
+        return clients.computeIfAbsent(clientId + ">" + broker, k -> wireClient(CLIENT, 0, broker, clientId, random));
+    }
+
+    /**
+     * A client's process ended: its connections close (the brokers see them go a link delay later).
+     *
+     * @param clientId the client
+     */
+    void clientEnded(final String clientId) {
+        final java.util.Iterator<Map.Entry<String, WireClient>> it = clients.entrySet().iterator();
+        while (it.hasNext()) {
+            final Map.Entry<String, WireClient> e = it.next();
+            if (e.getKey().startsWith(clientId + ">")) {
+                e.getValue().close();
+                it.remove();
+            }
+        }
+    }
+
+    /** An idempotent producer's client id: one process per producer id. */
+    static String idempotentClientId(final long producerId) {
+        return "idempotent-" + producerId;
+    }
+
+    /** A broker's registration as a broker's control channel reads it (its own session), as in SeglogBroker. */
+    private static Optional<io.seglog.replication.transport.LiveBroker> registration(final Node n, final int brokerId) {
+        return n.store.broker(brokerId).map(info -> new io.seglog.replication.transport.LiveBroker(info.id(),
+            info.epoch(), info.registration().host(), info.registration().port(), info.registration().rack()));
+    }
+
+    /** What a broker's Kafka APIs read of the cluster: its control handler's metadata cache, as in SeglogBroker. */
+    private static ClusterView viewOf(final BrokerControlHandler handler) {
+        return new ClusterView() {
+            @Override
+            public String clusterId() {
+                return "sim";
+            }
+
+            @Override
+            public int controllerId() {
+                return handler.controllerId();
+            }
+
+            @Override
+            public Map<Integer, io.seglog.replication.transport.LiveBroker> liveBrokers() {
+                return handler.liveBrokerEndpoints();
+            }
+
+            @Override
+            public Map<TopicPartition, io.seglog.replication.transport.PartitionStateInfo> partitions() {
+                return handler.metadata();
+            }
+
+            @Override
+            public Map<String, io.seglog.storage.TopicId> topicIds() {
+                return handler.topicIds();
+            }
+
+            @Override
+            public Map<io.seglog.storage.TopicId, String> topicNames() {
+                return handler.topicNames();
+            }
+        };
+    }
+
+    /** Remembers a producer id handed out; one handed out twice, by any brokers, is a violation. */
+    private void handedOut(final long producerId, final int brokerId) {
+        final Integer before = producerIdsHandedOut.putIfAbsent(producerId, brokerId);
+        if (before != null && deferredViolation == null) {
+            deferredViolation = new ReplicationInvariants.Violation("init-producer-id", "producer id " + producerId
+                + " handed out by broker " + brokerId + " was handed out before by broker " + before + describe());
         }
     }
 
@@ -320,7 +477,10 @@ final class SimCluster implements AutoCloseable {
     /** Starts every broker, checks the invariants after every event from now on, and creates the topic. */
     void start() {
         nodes.values().forEach(this::startNode);
-        sim.afterEach(this::check);
+        sim.afterEach(event -> {
+            net.pump();
+            check(event);
+        });
         checking = true;
         if (!sim.runUntil(() -> nodes.values().stream().anyMatch(n -> n.up && n.controller.isActive())
             && registeredBrokers() == settings.brokers(), sim.nowMs() + 30_000)) {
@@ -390,7 +550,9 @@ final class SimCluster implements AutoCloseable {
         n.replicas = new ReplicaManager(id, n.logs, replicaConfig, sim::nowMs, () -> n.handler.brokerEpoch(),
             SimBrokerParts.zkIsrWriter(() -> n.store, sim.executor("isr-write " + id, id)),
             b -> n.handler.liveBrokerEndpoints().containsKey(b),
-            (leaderId, host, port) -> new SimEndpoint(n, incarnation, leaderId), r -> {
+            (leaderId, host, port) -> settings.wire()
+                ? new WireLeaderEndpoint(wireClient(id, incarnation, leaderId, "replica-" + id, sim.random()))
+                : new SimEndpoint(n, incarnation, leaderId), r -> {
                 throw new AssertionError("the simulated broker starts no thread: " + r);
             }, LeadershipListener.NONE, n.storage, settings.fixes().replica());
         n.handler = new BrokerControlHandler(id, n.replicas);
@@ -404,16 +566,43 @@ final class SimCluster implements AutoCloseable {
             .uncleanLeaderElectionEnable(settings.uncleanElection()).minInsyncReplicas(settings.minInsyncReplicas())
             .replicaLagTimeMaxMs(settings.replicaLagMs()).autoLeaderRebalanceEnable(true)
             .leaderImbalanceCheckIntervalSeconds(5).build();
-        n.channel = new SimControlChannel(n, incarnation);
+        TcpControlRegistry registry = null;
+        if (settings.wire()) {
+            // As SeglogBroker wires them: the controller's TcpControlChannel on a thread of its own, the control
+            // handlers behind the listener on another; here both are the process's events.
+            final java.util.function.BooleanSupplier alive = () -> n.up && n.incarnation == incarnation;
+            registry = new TcpControlRegistry(id, new SimScheduledExecutor(sim, "control-handler " + id, id, alive));
+            n.seglogApis = registry.apis();
+            n.channel = SimWireParts.controlChannel(id,
+                broker -> wireClient(id, incarnation, broker.id(), "seglog-controller-" + id, sim.random()),
+                new SimScheduledExecutor(sim, "control-sender " + id, id, alive), b -> registration(n, b),
+                config.zookeeperRequestTimeoutMs());
+        } else {
+            n.seglogApis = List.of();
+            n.channel = new SimControlChannel(n, incarnation);
+        }
         n.controller = new Controller(config, n.channel, () -> wakeup(n, incarnation),
             sim::nowMs, () -> sim.clock().wallMs(), n.handler::brokerEpoch,
             new SplittableRandom(sim.seed() * 31 + id * 7L + incarnation), 0);
+        if (registry != null) {
+            registry.register(id, n.handler, n.controller);
+        }
         n.zk = zk.connect(id, n.controller.sessionListener(), settings.sessionTimeoutMs(), 2_000);
         n.store = new KafkaZkStore(n.zk, settings.fixes().controllerEpochCheck());
         n.store.createPersistentPaths();
         n.store.controllerEpoch().ifPresent(epoch -> n.handler.controllerEpochAtLeast(epoch.value()));
         n.producerIds = SimBrokerParts.producerIds(id, () -> n.store, sim::nowMs,
             sim.executor("producer-id-reserve " + id, id));
+        final SimBrokerParts.ProducerIds ids = n.producerIds;
+        final ProducerIdSource handingOut = () -> {
+            final long producerId = ids.nextProducerId();
+            if (producerId >= 0) {
+                handedOut(producerId, id);
+            }
+            return producerId;
+        };
+        n.served = SimWireParts.served(new KafkaApis(id, n.replicas, viewOf(n.handler), KafkaApis.TopicCreator.NONE,
+            handingOut).apis());
         n.controller.start(n.store);
     }
 
@@ -481,6 +670,7 @@ final class SimCluster implements AutoCloseable {
         n.zk.disconnect();
         quietly(n.producerIds::close);
         quietly(n.replicas::close);
+        net.ended(id);
         quietly(n.logs::close);
         quietly(n.storage::close);
         if (powerLoss) {
@@ -512,7 +702,11 @@ final class SimCluster implements AutoCloseable {
         }
         quietly(n.zk::close);
         quietly(n.producerIds::close);
+        if (n.channel instanceof TcpControlChannel tcp) {
+            quietly(tcp::close);
+        }
         quietly(n.replicas::close);
+        net.ended(id);
         quietly(n.logs::close);
         quietly(n.storage::close);
     }
@@ -1028,6 +1222,24 @@ final class SimCluster implements AutoCloseable {
         final byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
         final long digest = digest(ByteBuffer.wrap(bytes));
         produced++;
+        if (settings.wire()) {
+            final UnsafeBuffer built = RecordBatchBuilder.batchOf(0, sim.clock().wallMs(), bytes);
+            final ByteBuffer batch = ByteBuffer.allocate(built.capacity());
+            built.getBytes(0, batch, built.capacity());
+            client(acks == -1 ? "producer-all" : "producer-one", leaderId, sim.random())
+                .send(ApiKeys.PRODUCE, PRODUCE_VERSION, produceRequest(tp, acks, batch.flip()))
+                .whenComplete((m, failure) -> sim.execute("produce-answer", CLIENT, () -> {
+                    final ProduceResponseData.PartitionProduceResponse r = failure == null
+                        ? partitionOf((ProduceResponseData) m) : null;
+                    if (r == null || r.errorCode() != 0) {
+                        producerErrors++;
+                    } else if (acks == -1) {
+                        acknowledgements++;
+                        acknowledge(tp, r.baseOffset(), digest, value);
+                    }
+                }));
+            return;
+        }
         send(CLIENT, leaderId, "produce", () -> {
             final Node leader = nodes.get(leaderId);
             final UnsafeBuffer built = RecordBatchBuilder.batchOf(0, sim.clock().wallMs(), bytes);
@@ -1069,6 +1281,28 @@ final class SimCluster implements AutoCloseable {
         }
         final int leaderId = state.get().leader();
         final int epoch = withLeaderEpoch ? state.get().leaderEpoch() : -1;
+        if (settings.wire()) {
+            final FetchRequestData data = new FetchRequestData().setReplicaId(FetchRequest.CONSUMER_REPLICA_ID)
+                .setMaxWaitMs(0).setMinBytes(1).setMaxBytes(64 << 10).setIsolationLevel((byte) 0).setSessionId(0)
+                .setSessionEpoch(-1);
+            data.topics().add(new FetchRequestData.FetchTopic().setTopic(tp.topic()).setPartitions(List.of(
+                new FetchRequestData.FetchPartition().setPartition(tp.partition()).setCurrentLeaderEpoch(epoch)
+                    .setFetchOffset(offset).setLastFetchedEpoch(-1).setLogStartOffset(-1)
+                    .setPartitionMaxBytes(64 << 10))));
+            client(withLeaderEpoch ? "consumer-epoch" : "consumer", leaderId, consumerLinks)
+                .send(ApiKeys.FETCH, FETCH_VERSION, data)
+                .whenComplete((m, failure) -> sim.execute("consume-answer", CLIENT, () -> {
+                    final FetchResponseData resp = (FetchResponseData) m;
+                    final FetchResponseData.PartitionData p = failure != null || resp.errorCode() != 0
+                        || resp.responses().size() != 1 || resp.responses().get(0).partitions().size() != 1 ? null
+                        : resp.responses().get(0).partitions().get(0);
+                    final ReplicaError error = p == null ? null : errorOf(p.errorCode());
+                    final ByteBuffer bytes = error == ReplicaError.NONE && p.records() instanceof MemoryRecords r
+                        ? r.buffer() : null;
+                    consumed(tp, offset, leaderId, error, p == null ? -1 : p.highWatermark(), bytes, answered);
+                }));
+            return true;
+        }
         send(CLIENT, leaderId, "consume", consumerLinks, () -> {
             final Node leader = nodes.get(leaderId);
             final FetchRequest request = new FetchRequest(FetchRequest.CONSUMER_REPLICA_ID, -1, 0, 1, 64 << 10,
@@ -1078,43 +1312,61 @@ final class SimCluster implements AutoCloseable {
                 final ReplicaError error = r == null ? null : r.error();
                 final ByteBuffer bytes = r == null || error != ReplicaError.NONE ? null : bytesOf(r.records());
                 final long highWatermark = r == null ? -1 : r.highWatermark();
-                send(leaderId, CLIENT, "consume-answer", consumerLinks, () -> {
-                    if (r == null || error != ReplicaError.NONE) {
-                        if (error == ReplicaError.OFFSET_OUT_OF_RANGE) {
-                            throw new ReplicationInvariants.Violation("consume " + tp, "a consumer at offset "
-                                + offset + ", below every high watermark it was shown, is out of range on leader "
-                                + leaderId + " (high watermark " + highWatermark + "): records it may have read"
-                                + " are gone" + describe());
-                        }
-                        answered.accept(-1);
-                        return;
-                    }
-                    long next = offset;
-                    if (bytes != null) {
-                        for (final LogBatch batch : Records.batches(bytes)) {
-                            for (final LogRecord record : batch.records()) {
-                                if (record.offset() < offset) {
-                                    continue; // the first batch starts before the offset asked for
-                                }
-                                final long digest = record.value() == null ? 0 : digest(record.value());
-                                final Long before = consumed.computeIfAbsent(tp, k -> new TreeMap<>())
-                                    .put(record.offset(), digest);
-                                if (before != null && before != digest) {
-                                    throw new ReplicationInvariants.Violation("consume " + tp, "a consumer read"
-                                        + " offset " + record.offset() + " twice and found another record the second"
-                                        + " time (from leader " + leaderId + "): a record below a high watermark"
-                                        + " was replaced" + describe());
-                                }
-                                consumedCount++;
-                                next = record.offset() + 1;
-                            }
-                        }
-                    }
-                    answered.accept(next);
-                });
+                send(leaderId, CLIENT, "consume-answer", consumerLinks,
+                    () -> consumed(tp, offset, leaderId, error, highWatermark, bytes, answered));
             });
         });
         return true;
+    }
+
+    /**
+     * A consumer's answer at the client: an out-of-range answer below every high watermark it was shown is a loss;
+     * every record read is remembered, and an offset read twice must hold the same record.
+     *
+     * @param error         the partition's error, or null when the request failed
+     * @param highWatermark the leader's, for reports
+     * @param bytes         the records read (null for none)
+     */
+    private void consumed(final TopicPartition tp, final long offset, final int leaderId, final ReplicaError error,
+                          final long highWatermark, final ByteBuffer bytes,
+                          final java.util.function.LongConsumer answered) {
+        if (error != ReplicaError.NONE) {
+            if (error == ReplicaError.OFFSET_OUT_OF_RANGE) {
+                throw new ReplicationInvariants.Violation("consume " + tp, "a consumer at offset "
+                    + offset + ", below every high watermark it was shown, is out of range on leader "
+                    + leaderId + " (high watermark " + highWatermark + "): records it may have read"
+                    + " are gone" + describe());
+            }
+            answered.accept(-1);
+            return;
+        }
+        long next = offset;
+        if (bytes != null) {
+            for (final LogBatch batch : Records.batches(bytes)) {
+                for (final LogRecord record : batch.records()) {
+                    if (record.offset() < offset) {
+                        continue; // the first batch starts before the offset asked for
+                    }
+                    final long digest = record.value() == null ? 0 : digest(record.value());
+                    final Long before = consumed.computeIfAbsent(tp, k -> new TreeMap<>())
+                        .put(record.offset(), digest);
+                    if (before != null && before != digest) {
+                        throw new ReplicationInvariants.Violation("consume " + tp, "a consumer read"
+                            + " offset " + record.offset() + " twice and found another record the second"
+                            + " time (from leader " + leaderId + "): a record below a high watermark"
+                            + " was replaced" + describe());
+                    }
+                    consumedCount++;
+                    next = record.offset() + 1;
+                }
+            }
+        }
+        answered.accept(next);
+    }
+
+    /** Frames the simulated network carried as bytes (0 without {@link Settings#wire()}). */
+    long wireFrames() {
+        return net.frames();
     }
 
     long consumedCount() {
@@ -1145,16 +1397,25 @@ final class SimCluster implements AutoCloseable {
      * @param answered the id, or {@code ProducerIdSource.NONE_AVAILABLE}; not called when the request or answer is lost
      */
     void initProducerId(final int brokerId, final java.util.function.LongConsumer answered) {
+        if (settings.wire()) {
+            final InitProducerIdRequestData data = new InitProducerIdRequestData().setTransactionalId(null)
+                .setTransactionTimeoutMs(-1).setProducerId(-1).setProducerEpoch((short) -1);
+            client("init-producer-id", brokerId, sim.random())
+                .send(ApiKeys.INIT_PRODUCER_ID, INIT_PRODUCER_ID_VERSION, data)
+                .whenComplete((m, failure) -> {
+                    if (failure == null) {
+                        final InitProducerIdResponseData r = (InitProducerIdResponseData) m;
+                        final long id = r.errorCode() == 0 ? r.producerId() : ProducerIdSource.NONE_AVAILABLE;
+                        sim.execute("init-producer-id-answer", CLIENT, () -> answered.accept(id));
+                    }
+                });
+            return;
+        }
         send(CLIENT, brokerId, "init-producer-id", () -> {
             final Node n = nodes.get(brokerId);
             final long id = n.producerIds.nextProducerId();
             if (id >= 0) {
-                final Integer before = producerIdsHandedOut.putIfAbsent(id, brokerId);
-                if (before != null) {
-                    throw new ReplicationInvariants.Violation("init-producer-id", "producer id " + id
-                        + " handed out by broker " + brokerId + " was handed out before by broker " + before
-                        + describe());
-                }
+                handedOut(id, brokerId);
             }
             send(brokerId, CLIENT, "init-producer-id-answer", () -> answered.accept(id));
         });
@@ -1190,6 +1451,25 @@ final class SimCluster implements AutoCloseable {
         final byte[] bytes = idempotentValue(producerId, sequence).getBytes(StandardCharsets.UTF_8);
         final long digest = digest(ByteBuffer.wrap(bytes));
         produced++;
+        if (settings.wire()) {
+            final UnsafeBuffer buffer = new UnsafeBuffer(new byte[256]);
+            final RecordBatchBuilder builder = new RecordBatchBuilder().wrap(buffer, 0, buffer.capacity())
+                .producer(producerId, (short) 0, sequence);
+            builder.appendRecord(sim.clock().wallMs(), null, bytes);
+            final ByteBuffer batch = ByteBuffer.wrap(buffer.byteArray(), 0, builder.build()).slice();
+            client(idempotentClientId(producerId), leaderId, sim.random())
+                .send(ApiKeys.PRODUCE, PRODUCE_VERSION, produceRequest(tp, (short) -1, batch))
+                .whenComplete((m, failure) -> sim.execute("produce-idempotent-answer", CLIENT, () -> {
+                    final ProduceResponseData.PartitionProduceResponse p = failure == null
+                        ? partitionOf((ProduceResponseData) m) : null;
+                    final AppendResult r = p == null ? null : p.errorCode() != 0
+                        ? AppendResult.error(errorOf(p.errorCode()), p.errorMessage())
+                        : new AppendResult(ReplicaError.NONE, p.baseOffset(), -1, p.logAppendTimeMs(),
+                            p.logStartOffset(), null, -1);
+                    idempotentAnswer(tp, producerId, sequence, leaderId, digest, r, failure, answered);
+                }));
+            return true;
+        }
         send(CLIENT, leaderId, "produce-idempotent", () -> {
             final Node leader = nodes.get(leaderId);
             final UnsafeBuffer buffer = new UnsafeBuffer(new byte[256]);
@@ -1198,21 +1478,54 @@ final class SimCluster implements AutoCloseable {
             builder.appendRecord(sim.clock().wallMs(), null, bytes);
             final ByteBuffer batch = ByteBuffer.wrap(buffer.byteArray(), 0, builder.build()).slice();
             leader.replicas.produce((short) -1, 5_000, Map.of(tp, batch)).whenComplete((results, failure) ->
-                send(leaderId, CLIENT, "produce-idempotent-answer", () -> {
-                    final AppendResult r = failure == null ? results.get(tp) : null;
-                    idempotentTrace.add(sim.nowMs() + " " + tp + " producer " + producerId + " seq " + sequence + " leader " + leaderId + " -> "
-                        + (r == null ? String.valueOf(failure) : r.error() + "@" + r.baseOffset() + " epoch "
-                        + r.leaderEpoch()));
-                    if (r == null || r.error() != ReplicaError.NONE) {
-                        producerErrors++;
-                    } else {
-                        acknowledgements++;
-                        acknowledge(tp, r.baseOffset(), digest, idempotentValue(producerId, sequence));
-                    }
-                    answered.accept(r);
-                }));
+                send(leaderId, CLIENT, "produce-idempotent-answer", () -> idempotentAnswer(tp, producerId,
+                    sequence, leaderId, digest, failure == null ? results.get(tp) : null, failure, answered)));
         });
         return true;
+    }
+
+    /** An idempotent producer's answer at the client: an acknowledgement, or an error the producer acts on. */
+    private void idempotentAnswer(final TopicPartition tp, final long producerId, final int sequence,
+                                  final int leaderId, final long digest, final AppendResult r, final Throwable failure,
+                                  final java.util.function.Consumer<AppendResult> answered) {
+        idempotentTrace.add(sim.nowMs() + " " + tp + " producer " + producerId + " seq " + sequence + " leader "
+            + leaderId + " -> " + (r == null ? String.valueOf(failure) : r.error() + "@" + r.baseOffset() + " epoch "
+            + r.leaderEpoch()));
+        if (r == null || r.error() != ReplicaError.NONE) {
+            producerErrors++;
+        } else {
+            acknowledgements++;
+            acknowledge(tp, r.baseOffset(), digest, idempotentValue(producerId, sequence));
+        }
+        answered.accept(r);
+    }
+
+    /** A Produce request of one batch to one partition. */
+    private static ProduceRequestData produceRequest(final TopicPartition tp, final short acks, final ByteBuffer batch) {
+        final ProduceRequestData data = new ProduceRequestData().setAcks(acks).setTimeoutMs(5_000);
+        data.topicData().add(new ProduceRequestData.TopicProduceData().setName(tp.topic()).setPartitionData(List.of(
+            new ProduceRequestData.PartitionProduceData().setIndex(tp.partition())
+                .setRecords(MemoryRecords.readableRecords(batch)))));
+        return data;
+    }
+
+    /** The one partition's answer of a Produce of one partition, or null when the answer names another shape. */
+    private static ProduceResponseData.PartitionProduceResponse partitionOf(final ProduceResponseData response) {
+        if (response.responses().size() != 1) {
+            return null;
+        }
+        final List<ProduceResponseData.PartitionProduceResponse> parts = response.responses().iterator().next()
+            .partitionResponses();
+        return parts.size() == 1 ? parts.get(0) : null;
+    }
+
+    private static ReplicaError errorOf(final short code) {
+        for (final ReplicaError e : ReplicaError.values()) {
+            if (e.code() == code) {
+                return e;
+            }
+        }
+        return ReplicaError.UNKNOWN_SERVER_ERROR;
     }
 
     /**
@@ -1393,6 +1706,9 @@ final class SimCluster implements AutoCloseable {
 
     /** After every event: truncations seen since the last one, then the snapshot. */
     private void check(final String event) {
+        if (deferredViolation != null) {
+            throw deferredViolation;
+        }
         if (!checking) {
             return;
         }

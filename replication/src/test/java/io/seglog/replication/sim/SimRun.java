@@ -37,9 +37,10 @@ final class SimRun {
      * @param retries     idempotent batches sent again with the same sequence
      * @param moved       partitions whose replicas at the end differ from those the topic was created with
      * @param consumed    records the consumers read
+     * @param wireFrames  request and response frames the simulated network carried as bytes
      */
     record Result(long seed, Throwable failure, long digest, long events, long simulatedMs, long acked,
-                  List<String> faults, long retries, int moved, long consumed) {
+                  List<String> faults, long retries, int moved, long consumed, long wireFrames) {
         boolean failed() {
             return failure != null;
         }
@@ -116,12 +117,13 @@ final class SimRun {
             final int moved = (int) created.keySet().stream()
                 .filter(p -> !new TreeSet<>(created.get(p)).equals(new TreeSet<>(ended.get(p)))).count();
             return new Result(seed, null, sim.digest(), sim.eventCount(), sim.nowMs() - start, c.acknowledgedCount(),
-                faults, c.idempotentRetries(), moved, c.consumedCount());
+                faults, c.idempotentRetries(), moved, c.consumedCount(), c.wireFrames());
         } catch (final RuntimeException | AssertionError e) {
             final SimScheduler sim = cluster == null ? null : cluster.sim();
             return new Result(seed, e, sim == null ? 0 : sim.digest(), sim == null ? 0 : sim.eventCount(),
                 0, cluster == null ? 0 : cluster.acknowledgedCount(), faults,
-                cluster == null ? 0 : cluster.idempotentRetries(), 0, cluster == null ? 0 : cluster.consumedCount());
+                cluster == null ? 0 : cluster.idempotentRetries(), 0, cluster == null ? 0 : cluster.consumedCount(),
+                cluster == null ? 0 : cluster.wireFrames());
         } finally {
             if (cluster != null) {
                 cluster.close();
@@ -267,6 +269,9 @@ final class SimRun {
                 lane.inFlight = false;
             }
             producer.lanes = new HashMap<>();
+            if (producer.producerId >= 0) {
+                c.clientEnded(SimCluster.idempotentClientId(producer.producerId)); // the old process's connections
+            }
             producer.producerId = -1;
             initProducerId(c, r, end, producer);
             scheduleProducerRestart(c, r, end, producer);
