@@ -31,12 +31,13 @@ public final class SimBrokerParts {
      * @param brokerId the broker
      * @param store    the broker's current store
      * @param clockMs  the simulated clock
-     * @param executor runs each reservation as an event
+     * @param executor runs each reservation as an event, nothing after it is shut down
      * @return the manager; {@link AutoCloseable#close()} stops it (a crash)
      */
     public static ProducerIds producerIds(final int brokerId, final Supplier<KafkaZkStore> store,
-                                          final java.util.function.LongSupplier clockMs, final Executor executor) {
-        final ZkProducerIdManager manager = new ZkProducerIdManager(brokerId, store, clockMs, new OnExecutor(executor));
+                                          final java.util.function.LongSupplier clockMs,
+                                          final java.util.concurrent.ExecutorService executor) {
+        final ZkProducerIdManager manager = new ZkProducerIdManager(brokerId, store, clockMs, executor);
         return new ProducerIds() {
             @Override
             public long nextProducerId() {
@@ -54,53 +55,5 @@ public final class SimBrokerParts {
     public interface ProducerIds extends io.seglog.replication.wire.ProducerIdSource, AutoCloseable {
         @Override
         void close();
-    }
-
-    /** An executor service over a plain executor: nothing runs after a shutdown (a crashed process). */
-    private static final class OnExecutor extends java.util.concurrent.AbstractExecutorService {
-        private final Executor executor;
-        private boolean shutdown;
-
-        OnExecutor(final Executor executor) {
-            this.executor = executor;
-        }
-
-        @Override
-        public void execute(final Runnable task) {
-            if (shutdown) {
-                throw new java.util.concurrent.RejectedExecutionException("stopped");
-            }
-            executor.execute(() -> {
-                if (!shutdown) {
-                    task.run();
-                }
-            });
-        }
-
-        @Override
-        public void shutdown() {
-            shutdown = true;
-        }
-
-        @Override
-        public java.util.List<Runnable> shutdownNow() {
-            shutdown = true;
-            return java.util.List.of();
-        }
-
-        @Override
-        public boolean isShutdown() {
-            return shutdown;
-        }
-
-        @Override
-        public boolean isTerminated() {
-            return shutdown;
-        }
-
-        @Override
-        public boolean awaitTermination(final long timeout, final java.util.concurrent.TimeUnit unit) {
-            return shutdown;
-        }
     }
 }

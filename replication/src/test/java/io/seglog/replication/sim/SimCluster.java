@@ -566,11 +566,11 @@ final class SimCluster implements AutoCloseable {
             .uncleanLeaderElectionEnable(settings.uncleanElection()).minInsyncReplicas(settings.minInsyncReplicas())
             .replicaLagTimeMaxMs(settings.replicaLagMs()).autoLeaderRebalanceEnable(true)
             .leaderImbalanceCheckIntervalSeconds(5).build();
+        final java.util.function.BooleanSupplier alive = () -> n.up && n.incarnation == incarnation;
         TcpControlRegistry registry = null;
         if (settings.wire()) {
             // As SeglogBroker wires them: the controller's TcpControlChannel on a thread of its own, the control
             // handlers behind the listener on another; here both are the process's events.
-            final java.util.function.BooleanSupplier alive = () -> n.up && n.incarnation == incarnation;
             registry = new TcpControlRegistry(id, new SimScheduledExecutor(sim, "control-handler " + id, id, alive));
             n.seglogApis = registry.apis();
             n.channel = SimWireParts.controlChannel(id,
@@ -592,7 +592,7 @@ final class SimCluster implements AutoCloseable {
         n.store.createPersistentPaths();
         n.store.controllerEpoch().ifPresent(epoch -> n.handler.controllerEpochAtLeast(epoch.value()));
         n.producerIds = SimBrokerParts.producerIds(id, () -> n.store, sim::nowMs,
-            sim.executor("producer-id-reserve " + id, id));
+            new SimScheduledExecutor(sim, "producer-id-reserve " + id, id, alive));
         final SimBrokerParts.ProducerIds ids = n.producerIds;
         final ProducerIdSource handingOut = () -> {
             final long producerId = ids.nextProducerId();
