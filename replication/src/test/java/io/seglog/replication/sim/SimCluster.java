@@ -90,13 +90,14 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
  * in steps), {@link BrokerControlHandler}, {@link ReplicaManager} with its fetchers, the ZooKeeper ISR writer and a
  * {@link LogManager} on a {@link FaultInjectingFileIO} disk, all wired as {@code ReplicationBroker} and
  * {@code SeglogBroker} wire them; one {@link SimZooKeeper}; and a network of directed links with a delay each way,
- * cuts, and crashed nodes that answer nothing. Producers are clients at node 0 that send to the leader ZooKeeper
- * names.
+ * cuts, and crashed nodes that answer nothing. Clients (producers, consumers) are node 0 and send to the leader
+ * ZooKeeper names.
  *
- * <p>The controller's messages and their answers travel as {@code ControlCodec}'s bytes, as over TCP. The
- * follower-to-leader requests (Fetch, OffsetsForLeaderEpoch, ListOffsets) travel as the objects the wire codecs carry,
- * not as bytes (the byte-level transport seam under {@code WireClient}, plan step 6, is not built yet); a fetch
- * answer's records are copied out of the leader's log when the answer is sent, as the wire sends them.
+ * <p>With {@link Settings#wire()} (the default) every request between processes travels as bytes over {@link SimNet}
+ * through the production code at both ends: the controller's control requests through {@code TcpControlChannel} into
+ * each broker's {@code TcpControlRegistry}, the followers' Fetch, OffsetsForLeaderEpoch and ListOffsets through
+ * {@code WireLeaderEndpoint}, the clients' Produce, Fetch and InitProducerId into each broker's {@code KafkaApis}.
+ * Without it they are calls carried as events, as when seeds 1056 and 2199 were found.
  *
  * <p>After every event the {@link ReplicationInvariants} see a snapshot of every running broker's replicas and
  * ZooKeeper's partition states; {@link #checkEnd} checks acknowledged records and replica agreement.
@@ -884,6 +885,16 @@ final class SimCluster implements AutoCloseable {
         if (!healing) {
             cutLinks.add(from + ">" + to);
         }
+    }
+
+    /**
+     * Resets every connection of a broker's process, with what is in flight on them ({@link SimNet#reset}).
+     *
+     * @param id the broker
+     * @return the connections reset; 0 without {@link Settings#wire()}, which has no connections
+     */
+    int resetConnections(final int id) {
+        return settings.wire() ? net.reset(id) : 0;
     }
 
     /** Restores every link. */

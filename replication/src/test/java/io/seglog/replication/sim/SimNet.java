@@ -28,7 +28,8 @@ import java.util.random.RandomGenerator;
  * {@value #CONNECT_TIMEOUT_MS} ms when a link is cut. Its frames arrive in order after the link's delay; while a link
  * is cut they wait and are sent again until it heals (TCP retransmits), so a request a client gave up on can still
  * arrive, late, after the cut. A process that ends (a crash, a stop) closes its ends at once and its peers' ends a link
- * delay later (a reset); a frame that arrives at a process that has ended since breaks the connection. Nothing is
+ * delay later (a reset); a frame that arrives at a process that has ended since breaks the connection, and {@link #reset} breaks a node's
+ * connections with what they carry (the network's drop). Nothing is
  * duplicated or reordered inside a connection (TCP does not); delay and reordering across connections come from the
  * links.
  *
@@ -126,6 +127,11 @@ final class SimNet {
         protected void doClose() throws Exception {
             super.doClose();
             if (connection != null) {
+                if (this == connection.client && connection.connecting != null) {
+                    // As Netty fails a connect the channel's close overtakes.
+                    connection.connecting.tryFailure(new ConnectException("connection closed while connecting ("
+                        + connection.name + ")"));
+                }
                 connection.closedBy(this);
             }
         }
@@ -141,6 +147,8 @@ final class SimNet {
         final String name;
         End client;
         End server;
+        /** The client's connect, until it completes. */
+        ChannelPromise connecting;
         boolean over;
 
         Connection(final RandomGenerator random, final String name) {
@@ -256,6 +264,7 @@ final class SimNet {
         c.client = client;
         connections++;
         final ChannelPromise connected = client.newPromise();
+        c.connecting = connected;
         if (!topology.linkUp(from, to)) {
             refuse(client, connected, "timed out", CONNECT_TIMEOUT_MS);
             return connected;
@@ -273,7 +282,9 @@ final class SimNet {
             c.server = new End(c, to, serverIncarnation, topology.serverHandlers(to));
             sim.schedule("wire-syn-ack " + name + " " + to + ">" + from, from, topology.delayMs(random), () -> {
                 if (topology.incarnation(from) != incarnation || !client.isOpen() || c.over) {
+                    // The client ended, or the server did while the handshake was on its way: the connect fails.
                     c.breakNow();
+                    client.close();
                     return;
                 }
                 connected.setSuccess();
@@ -302,6 +313,26 @@ final class SimNet {
                 end.close();
             }
         }
+    }
+
+    /**
+     * Every connection of a node's process resets at once (a network interface that flaps, a middlebox that drops its
+     * state): both ends close now and what was in flight either way is lost, so a request may have been served with
+     * its answer lost; the clients find out and connect again.
+     *
+     * @param node the node
+     * @return the connections reset
+     */
+    int reset(final int node) {
+        int reset = 0;
+        for (final End end : new ArrayList<>(ends)) {
+            final Connection c = end.connection;
+            if (end == c.client && !c.over && (end.node == node || c.server != null && c.server.node == node)) {
+                c.breakNow();
+                reset++;
+            }
+        }
+        return reset;
     }
 
     /** Runs the channels' queued tasks, over the ends in the order they were opened; forgets closed ends. */

@@ -201,4 +201,41 @@ class SimNetTest {
         assertInstanceOf(IOException.class, why);
         assertTrue(why.getMessage().contains("refused"), why.getMessage());
     }
+
+    @Test
+    void aResetLosesWhatIsInFlightEitherWayAndTheClientConnectsAgain() {
+        final CompletableFuture<ApiMessage> served = metadata();
+        sim.run(15);
+        assertEquals(1, metadataAnswers.size(), "the request reached the server at 15 ms");
+        sim.schedule("answer", SERVER, 5, () -> metadataAnswers.get(0).complete(new MetadataResponseData()));
+        sim.run(22);
+        assertFalse(served.isDone(), "the answer is on its way, due at 25 ms");
+        final long before = net.frames();
+        assertEquals(1, net.reset(SERVER));
+        net.pump();
+        assertInstanceOf(IOException.class, failureOf(served), "the client learns its request's fate is unknown");
+        sim.run(100);
+        assertEquals(before, net.frames(), "the lost answer was not sent again");
+        final CompletableFuture<ApiMessage> again = apiVersions();
+        sim.run(119);
+        assertFalse(again.isDone());
+        sim.run(120);
+        assertEquals(0, ((ApiVersionsResponseData) again.join()).errorCode(), "a new connection, a round trip later");
+        assertEquals(0, net.reset(CLIENT + 5), "a node without connections has none to reset");
+    }
+
+    @Test
+    void aServerThatEndsWhileItsHandshakeIsOnTheWayFailsTheConnect() {
+        final CompletableFuture<ApiMessage> answer = apiVersions();
+        sim.run(7);
+        incarnation[SERVER] = -1;
+        net.ended(SERVER); // its end opened at 5 ms; the handshake's answer reaches the client at 10 ms
+        sim.run(10);
+        final Throwable why = failureOf(answer);
+        assertInstanceOf(IOException.class, why, "a connect that never completes would stall the client for good");
+        incarnation[SERVER] = 2;
+        final CompletableFuture<ApiMessage> again = apiVersions();
+        sim.run(40);
+        assertEquals(0, ((ApiVersionsResponseData) again.join()).errorCode(), "the next request connects again");
+    }
 }

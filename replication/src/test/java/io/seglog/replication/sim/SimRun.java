@@ -20,7 +20,7 @@ import java.util.TreeSet;
 /**
  * One seeded run of a {@link SimCluster}: producers with acks=all, and a nemesis that crashes brokers (a process
  * crash, or a power loss that keeps only what was fsynced) and restarts them, expires ZooKeeper sessions (a
- * controller's too) and cuts links one way or both, for a simulated duration; then it heals everything, waits for the
+ * controller's too), cuts links one way or both and resets connections, for a simulated duration; then it heals everything, waits for the
  * replicas to agree, and checks the end invariants. The invariants after every event are checked throughout.
  */
 final class SimRun {
@@ -492,6 +492,12 @@ final class SimRun {
                             faults.add(sim.nowMs() + " heal links");
                             c.healLinks();
                         });
+                } else if (c.node(target).up) {
+                    // No draw of its own, so that the object transport (seeds 1056, 2199) keeps its runs.
+                    final int reset = c.resetConnections(target);
+                    if (reset > 0) {
+                        faults.add(sim.nowMs() + " reset " + target + "'s " + reset + " connections");
+                    }
                 }
             }
             scheduleFaults(c, r, end, faults, profile);

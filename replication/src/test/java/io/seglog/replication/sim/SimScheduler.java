@@ -45,6 +45,9 @@ public final class SimScheduler {
     public static final int NO_NODE = -1;
     /** How many of the last events a failure report lists. */
     private static final int RECENT_EVENTS = 32;
+    /** {@code -Dseglog.sim.trace=REGEX} prints every event whose name matches, as it runs (for a seed's post-mortem). */
+    private static final java.util.regex.Pattern TRACE = System.getProperty("seglog.sim.trace") == null ? null
+        : java.util.regex.Pattern.compile(System.getProperty("seglog.sim.trace"));
 
     private final long seed;
     private final SplittableRandom random;
@@ -360,6 +363,9 @@ public final class SimScheduler {
             recent.removeFirst();
         }
         recent.addLast(event.atMs + " " + event.node + " " + event.name);
+        if (TRACE != null && TRACE.matcher(event.name).find()) {
+            System.out.println("sim " + event.atMs + " " + event.node + " " + event.name);
+        }
         try {
             event.task.run();
             if (afterEach != null) {
