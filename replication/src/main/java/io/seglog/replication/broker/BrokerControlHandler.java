@@ -110,6 +110,22 @@ public final class BrokerControlHandler implements ControlRequestHandler {
     }
 
     /**
+     * Refuses control requests for every broker registration made up to a zxid, read from ZooKeeper
+     * ({@code KafkaZkStore.registrationsUpTo}) before this broker's handler becomes reachable. A restarted broker
+     * otherwise knows no broker epoch until it has registered, and accepts what its controller had queued for its
+     * previous registration: LeaderAndIsr for a partition its previous process led, whose ISR has since grown with a
+     * follower the new process never heard from. Found by the cluster simulation (seed 5840): the restarted broker led
+     * again in the old leader epoch and moved its high watermark past that ISR member's log end. Kafka avoids it by
+     * serving no request before it has registered; a request for the new registration (a larger czxid) is accepted
+     * here even before the registering thread has set the epoch.
+     *
+     * @param zxid the zxid every earlier registration's czxid is at most
+     */
+    public synchronized void registrationsUpTo(final long zxid) {
+        highestBrokerEpoch = Math.max(highestBrokerEpoch, zxid);
+    }
+
+    /**
      * This broker's current epoch.
      *
      * @return the epoch, or {@link #NO_BROKER_EPOCH}

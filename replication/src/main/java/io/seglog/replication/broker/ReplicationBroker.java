@@ -74,6 +74,7 @@ public final class ReplicationBroker implements AutoCloseable {
             this.store = new KafkaZkStore(client);
             store.createPersistentPaths();
             store.controllerEpoch().ifPresent(epoch -> handler.controllerEpochAtLeast(epoch.value()));
+            handler.registrationsUpTo(store.registrationsUpTo());
             registry.register(config.brokerId(), handler, controller);
             controller.start(store);
         } catch (final RuntimeException e) {

@@ -313,6 +313,17 @@ public final class KafkaZkStore {
     }
 
     /**
+     * The zxid at or below which every broker registration made so far was created: {@code /brokers/ids}'s pzxid.
+     * A registration made after this read has a larger czxid (a larger broker epoch).
+     *
+     * @return the zxid, 0 when {@code /brokers/ids} does not exist
+     * @throws ZkException on failure
+     */
+    public long registrationsUpTo() {
+        return zk.exists(ZkPaths.BROKER_IDS, null).map(ZkStat::pzxid).orElse(0L);
+    }
+
+    /**
      * Reads the controller epoch.
      *
      * @return the epoch and the znode's version, or empty when absent or malformed

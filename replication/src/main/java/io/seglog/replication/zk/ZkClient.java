@@ -482,7 +482,7 @@ public final class ZkClient implements ZkConnection {
     }
 
     private static ZkStat stat(final Stat s) {
-        return new ZkStat(s.getCzxid(), s.getVersion(), s.getEphemeralOwner());
+        return new ZkStat(s.getCzxid(), s.getVersion(), s.getEphemeralOwner(), s.getPzxid());
     }
 
     /**

@@ -101,6 +101,32 @@ class BrokerControlHandlerTest {
         assertTrue(restarted.handle(lai(6, EPOCH + 1, 4)).partitionErrors().isEmpty(), "the current controller is");
     }
 
+    /**
+     * A restarted broker knows no registration yet, so what the current controller had queued for its previous
+     * registration (LeaderAndIsr for a partition the previous process led) looks newer than any epoch it has seen;
+     * the registrations' zxid read from ZooKeeper before it serves refuses it, and the new registration is accepted
+     * even before the broker has set its epoch (seed 5840).
+     */
+    @Test
+    void aRestartedBrokerRefusesWhatWasMeantForItsPreviousRegistration() {
+        final BrokerControlHandler restarted = new BrokerControlHandler(1);
+        restarted.registrationsUpTo(EPOCH + 3);
+        for (final long previous : new long[] {EPOCH, EPOCH + 3}) {
+            final StaleBrokerEpochException e = assertThrows(StaleBrokerEpochException.class,
+                () -> restarted.handle(lai(1, previous, 1)));
+            assertEquals(previous, e.requestEpoch());
+        }
+        assertTrue(restarted.replica(TP).isEmpty(), "nothing applied");
+        assertEquals(-1, restarted.controllerEpoch());
+        assertTrue(restarted.handle(lai(1, EPOCH + 7, 2)).partitionErrors().isEmpty(),
+            "the new registration's czxid is larger: accepted before the broker has set it");
+        restarted.brokerEpoch(EPOCH + 7);
+        restarted.registrationsUpTo(EPOCH);
+        assertThrows(StaleBrokerEpochException.class, () -> restarted.handle(lai(1, EPOCH + 5, 3)),
+            "never lowered");
+        assertEquals(2, restarted.replica(TP).orElseThrow().leaderAndIsr().leaderEpoch());
+    }
+
     @Test
     void refusesAnOlderOrEndedBrokerEpoch() {
         final StaleBrokerEpochException older = assertThrows(StaleBrokerEpochException.class,

@@ -198,10 +198,28 @@ class ClusterSimulationTest {
      */
     @Test
     void seed2199ARestartedBrokerIgnoresADeposedController() {
-        final SimRun.Result r = run(2199, EVERY_FIX.withInitProducerIds(false).withWire(false));
+        final SimRun.Result r = run(2199, EVERY_FIX.withInitProducerIds(false).withWire(false)
+            .with(new SimCluster.Fixes(SafetyFixes.ALL, true, false))); // its history before seed 5840's fix
         assertFalse(r.failed(), () -> describe(r));
         assertTrue(r.faults().contains("10979 restart 1"), () -> "the seed still restarts broker 1 at 10979 ms: "
             + r.faults());
+    }
+
+    /**
+     * Regression seed (found over the simulated TCP): a leader crashed just after it had widened its ISR and came back
+     * before its old session expired; the controller's connection to it then delivered what had been queued for the
+     * previous process, a LeaderAndIsr in the old leader epoch with the narrower ISR. Knowing no registration yet, the
+     * new process accepted it, led again, and moved its high watermark past the log end of the follower ZooKeeper's
+     * ISR still named. A broker now reads the registrations' zxid from ZooKeeper before it serves and refuses what
+     * was meant for an earlier registration.
+     */
+    @Test
+    void seed5840ARestartedBrokerRefusesWhatWasMeantForItsPreviousProcess() {
+        final SimRun.Result r = run(5840, EVERY_FIX.withWire(true));
+        assertFalse(r.failed(), () -> describe(r));
+        assertTrue(r.faults().contains("2908 crash 2 (just expanded the ISR of sim-1)")
+            && r.faults().contains("4341 restart 2"), () -> "the seed still crashes broker 2 after it widened an ISR"
+            + " and restarts it before its session expires: " + r.faults());
     }
 
     @Test

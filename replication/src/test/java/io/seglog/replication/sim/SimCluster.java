@@ -188,9 +188,15 @@ final class SimCluster implements AutoCloseable {
      *
      * @param replica              the replica layer's fixes
      * @param controllerEpochCheck whether controller writes are fenced by the controller epoch
+     * @param registrationsRead    whether a starting broker reads the registrations' zxid before it serves (seed
+     *                             5840's fix; off only to replay seed 2199 as it was found)
      */
-    record Fixes(SafetyFixes replica, boolean controllerEpochCheck) {
+    record Fixes(SafetyFixes replica, boolean controllerEpochCheck, boolean registrationsRead) {
         static final Fixes ALL = new Fixes(SafetyFixes.ALL, true);
+
+        Fixes(final SafetyFixes replica, final boolean controllerEpochCheck) {
+            this(replica, controllerEpochCheck, true);
+        }
     }
 
     /** One broker, across its incarnations (a restart is a new incarnation on the same disk). */
@@ -592,6 +598,9 @@ final class SimCluster implements AutoCloseable {
         n.store = new KafkaZkStore(n.zk, settings.fixes().controllerEpochCheck());
         n.store.createPersistentPaths();
         n.store.controllerEpoch().ifPresent(epoch -> n.handler.controllerEpochAtLeast(epoch.value()));
+        if (settings.fixes().registrationsRead()) {
+            n.handler.registrationsUpTo(n.store.registrationsUpTo());
+        }
         n.producerIds = SimBrokerParts.producerIds(id, () -> n.store, sim::nowMs,
             new SimScheduledExecutor(sim, "producer-id-reserve " + id, id, alive));
         final SimBrokerParts.ProducerIds ids = n.producerIds;

@@ -336,10 +336,13 @@ public final class SimZooKeeper {
             nodes.put(path, n);
             parent.children.add(nameOf(path));
             parent.cversion++;
+            final long parentPzxid = parent.pzxid;
+            parent.pzxid = txZxid;
             undo.add(() -> {
                 nodes.remove(path);
                 parent.children.remove(nameOf(path));
                 parent.cversion--;
+                parent.pzxid = parentPzxid;
             });
             notifications.add(new Notification(path, Change.CREATED));
             notifications.add(new Notification(parentPath, Change.CHILDREN_CHANGED));
@@ -351,9 +354,12 @@ public final class SimZooKeeper {
             final Znode parent = nodes.get(parentPath);
             // No cversion change: ZooKeeper's server moves the sequential counter on creates only.
             parent.children.remove(nameOf(path));
+            final long parentPzxid = parent.pzxid;
+            parent.pzxid = txZxid;
             undo.add(() -> {
                 nodes.put(path, n);
                 parent.children.add(nameOf(path));
+                parent.pzxid = parentPzxid;
             });
             notifications.add(new Notification(path, Change.DELETED));
             notifications.add(new Notification(parentPath, Change.CHILDREN_CHANGED));
@@ -420,16 +426,19 @@ public final class SimZooKeeper {
         private final long czxid;
         private final long ephemeralOwner;
         private int cversion;
+        /** The zxid of the last child created or deleted; the create's until then. */
+        private long pzxid;
         private final TreeSet<String> children = new TreeSet<>();
 
         Znode(final byte[] data, final long czxid, final long ephemeralOwner) {
             this.data = data;
             this.czxid = czxid;
             this.ephemeralOwner = ephemeralOwner;
+            this.pzxid = czxid;
         }
 
         ZkStat stat() {
-            return new ZkStat(czxid, version, ephemeralOwner);
+            return new ZkStat(czxid, version, ephemeralOwner, pzxid);
         }
     }
 

@@ -188,6 +188,29 @@ abstract class ZkConnectionContract {
         assertEquals(cz, c.exists(path("d"), null).orElseThrow().czxid());
     }
 
+    /** What a restarted broker relies on to refuse what was meant for its previous registration. */
+    @Test
+    void pzxidIsTheLastChildCreateOrDeleteAnExpiryIncluded() {
+        final ZkConnection c = withRoot();
+        final String ids = path("ids");
+        c.create(ids, NONE, false);
+        assertEquals(c.exists(ids, null).orElseThrow().czxid(), c.exists(ids, null).orElseThrow().pzxid(),
+            "the create's zxid until a child changes");
+        final ZkConnection owner = open();
+        owner.create(ids + "/1", NONE, true);
+        final long registered = c.exists(ids + "/1", null).orElseThrow().czxid();
+        final long afterCreate = c.exists(ids, null).orElseThrow().pzxid();
+        assertEquals(registered, afterCreate);
+        c.setData(ids + "/1", bytes("changed"), -1);
+        assertEquals(afterCreate, c.exists(ids, null).orElseThrow().pzxid(), "a child's data is not a child change");
+        expire(owner);
+        await(() -> c.exists(ids + "/1", null).isEmpty(), () -> "the expired session's ephemeral deleted");
+        final long afterExpiry = c.exists(ids, null).orElseThrow().pzxid();
+        assertTrue(afterExpiry > afterCreate, "the expiry's delete moves it: " + afterExpiry + " > " + afterCreate);
+        c.create(ids + "/1", NONE, true);
+        assertTrue(c.exists(ids + "/1", null).orElseThrow().czxid() > afterExpiry, "a later child's czxid is larger");
+    }
+
     @Test
     void multiIsAllOrNothingAndNamesTheFirstFailingOperation() throws Exception {
         final ZkConnection c = withRoot();
