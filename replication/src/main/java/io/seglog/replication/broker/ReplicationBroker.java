@@ -73,8 +73,7 @@ public final class ReplicationBroker implements AutoCloseable {
             this.zk = client;
             this.store = new KafkaZkStore(client);
             store.createPersistentPaths();
-            store.controllerEpoch().ifPresent(epoch -> handler.controllerEpochAtLeast(epoch.value()));
-            handler.registrationsUpTo(store.registrationsUpTo());
+            fenceBeforeServing(store, handler);
             registry.register(config.brokerId(), handler, controller);
             controller.start(store);
         } catch (final RuntimeException e) {
@@ -85,6 +84,19 @@ public final class ReplicationBroker implements AutoCloseable {
             registry.unregister(config.brokerId());
             throw e;
         }
+    }
+
+    /**
+     * What a starting broker reads from ZooKeeper before its control handler is reachable, so that it refuses what was
+     * meant for an earlier process: the controller epoch (a deposed controller's messages, seed 2199) and the
+     * registrations made so far (what the controller had queued for this broker's previous registration, seed 5840).
+     *
+     * @param store   the broker's store
+     * @param handler its control handler
+     */
+    static void fenceBeforeServing(final KafkaZkStore store, final BrokerControlHandler handler) {
+        store.controllerEpoch().ifPresent(epoch -> handler.controllerEpochAtLeast(epoch.value()));
+        handler.registrationsUpTo(store.registrationsUpTo());
     }
 
     /**

@@ -413,7 +413,8 @@ public final class SeglogBroker implements AutoCloseable {
     private List<KafkaApi> servedApis(final SeglogBrokerConfig config, final ReplicaManager rm,
                                       final ThreadFactory threadFactory, final LongSupplier clockMs) {
         final int id = config.replication().brokerId();
-        final View view = new View();
+        final ClusterView view = new HandlerClusterView(() -> controlRef == null ? null
+            : controlRef.controlHandler(), () -> clusterId);
         final java.util.concurrent.ScheduledThreadPoolExecutor admin1 = new java.util.concurrent
             .ScheduledThreadPoolExecutor(1, named(threadFactory, "admin-" + id));
         // A request still waiting at close is dropped, not waited for (its connection is closing too).
@@ -547,10 +548,18 @@ public final class SeglogBroker implements AutoCloseable {
     /** A broker's current registration, for the TCP control channel (read from ZooKeeper: authoritative). */
     private Optional<LiveBroker> registration(final int brokerId) {
         final ReplicationBroker c = controlRef;
-        if (c == null) {
-            return Optional.empty();
-        }
-        return c.store().broker(brokerId).map(info -> new LiveBroker(info.id(), info.epoch(),
+        return c == null ? Optional.empty() : registration(c.store(), brokerId);
+    }
+
+    /**
+     * A broker's registration as the control channel addresses it.
+     *
+     * @param store    the reading broker's store
+     * @param brokerId the broker
+     * @return its address and broker epoch, or empty when it is not registered
+     */
+    static Optional<LiveBroker> registration(final KafkaZkStore store, final int brokerId) {
+        return store.broker(brokerId).map(info -> new LiveBroker(info.id(), info.epoch(),
             info.registration().host(), info.registration().port(), info.registration().rack()));
     }
 
@@ -619,44 +628,6 @@ public final class SeglogBroker implements AutoCloseable {
     private static LongSupplier monotonicMs() {
         final long origin = System.nanoTime();
         return () -> TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - origin);
-    }
-
-    /** The metadata cache as the Kafka APIs see it. */
-    private final class View implements ClusterView {
-        @Override
-        public String clusterId() {
-            return clusterId == null ? "" : clusterId;
-        }
-
-        @Override
-        public int controllerId() {
-            final ReplicationBroker c = controlRef;
-            return c == null ? -1 : c.controlHandler().controllerId();
-        }
-
-        @Override
-        public Map<Integer, LiveBroker> liveBrokers() {
-            final ReplicationBroker c = controlRef;
-            return c == null ? Map.of() : c.controlHandler().liveBrokerEndpoints();
-        }
-
-        @Override
-        public Map<TopicPartition, PartitionStateInfo> partitions() {
-            final ReplicationBroker c = controlRef;
-            return c == null ? Map.of() : c.controlHandler().metadata();
-        }
-
-        @Override
-        public Map<String, io.seglog.storage.TopicId> topicIds() {
-            final ReplicationBroker c = controlRef;
-            return c == null ? Map.of() : c.controlHandler().topicIds();
-        }
-
-        @Override
-        public Map<io.seglog.storage.TopicId, String> topicNames() {
-            final ReplicationBroker c = controlRef;
-            return c == null ? Map.of() : c.controlHandler().topicNames();
-        }
     }
 
     // ------------------------------------------------------------------------------------------ for embedders

@@ -74,6 +74,21 @@ public enum ReplicaError {
     }
 
     /**
+     * The outcome for one of Kafka's error codes, as a response on the wire carries it.
+     *
+     * @param code Kafka's error code
+     * @return the outcome, {@link #UNKNOWN_SERVER_ERROR} for a code without one
+     */
+    public static ReplicaError ofCode(final short code) {
+        for (final ReplicaError e : values()) {
+            if (e.code == code) {
+                return e;
+            }
+        }
+        return UNKNOWN_SERVER_ERROR;
+    }
+
+    /**
      * The answer to a batch the log refused, by the field it names: a CRC, magic or length below the minimum is
      * corruption, a batch above {@code max.message.bytes} too large, a batch list above a segment too large, a
      * timestamp out of bounds invalid, anything else an invalid record.

@@ -82,8 +82,8 @@ public final class WireLeaderEndpoint implements LeaderEndpoint {
             if (resp.errorCode() != 0) {
                 // A top-level error (no partitions): every partition gets it.
                 for (final PartitionFetch p : request.partitions()) {
-                    out.add(new FetchedPartition(p.tp(), error(resp.errorCode()), -1, -1, EpochEndOffset.UNDEFINED,
-                        null));
+                    out.add(new FetchedPartition(p.tp(), ReplicaError.ofCode(resp.errorCode()), -1, -1,
+                        EpochEndOffset.UNDEFINED, null));
                 }
                 return new FetchResponse(out, release);
             }
@@ -94,7 +94,7 @@ public final class WireLeaderEndpoint implements LeaderEndpoint {
                     final ByteBuffer records = p.records() instanceof MemoryRecords m && m.sizeInBytes() > 0
                         ? m.buffer() : null;
                     out.add(new FetchedPartition(new TopicPartition(topic.topic(), p.partitionIndex()),
-                        error(p.errorCode()), p.highWatermark(), p.logStartOffset(), diverging, records));
+                        ReplicaError.ofCode(p.errorCode()), p.highWatermark(), p.logStartOffset(), diverging, records));
                 }
             }
             return new FetchResponse(out, release);
@@ -116,7 +116,7 @@ public final class WireLeaderEndpoint implements LeaderEndpoint {
             for (final OffsetForLeaderEpochResponseData.OffsetForLeaderTopicResult t
                 : ((OffsetForLeaderEpochResponseData) m).topics()) {
                 for (final OffsetForLeaderEpochResponseData.EpochEndOffset p : t.partitions()) {
-                    final ReplicaError error = error(p.errorCode());
+                    final ReplicaError error = ReplicaError.ofCode(p.errorCode());
                     out.put(new TopicPartition(t.topic(), p.partition()), error != ReplicaError.NONE
                         ? EpochResult.error(error)
                         : new EpochResult(error, p.endOffset() < 0 ? EpochEndOffset.UNDEFINED
@@ -142,21 +142,13 @@ public final class WireLeaderEndpoint implements LeaderEndpoint {
             final Map<TopicPartition, OffsetResult> out = new HashMap<>();
             for (final ListOffsetsResponseData.ListOffsetsTopicResponse t : ((ListOffsetsResponseData) m).topics()) {
                 for (final ListOffsetsResponseData.ListOffsetsPartitionResponse p : t.partitions()) {
-                    out.put(new TopicPartition(t.name(), p.partitionIndex()), new OffsetResult(error(p.errorCode()),
-                        p.offset(), p.timestamp(), p.leaderEpoch()));
+                    out.put(new TopicPartition(t.name(), p.partitionIndex()),
+                        new OffsetResult(ReplicaError.ofCode(p.errorCode()), p.offset(), p.timestamp(),
+                            p.leaderEpoch()));
                 }
             }
             return out;
         });
-    }
-
-    private static ReplicaError error(final short code) {
-        for (final ReplicaError e : ReplicaError.values()) {
-            if (e.code() == code) {
-                return e;
-            }
-        }
-        return ReplicaError.UNKNOWN_SERVER_ERROR;
     }
 
     @Override

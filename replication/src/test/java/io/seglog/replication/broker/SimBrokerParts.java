@@ -51,6 +51,38 @@ public final class SimBrokerParts {
         };
     }
 
+    /**
+     * What a broker's Kafka APIs read of the cluster, as {@link SeglogBroker} builds it.
+     *
+     * @param handler the broker's control handler
+     * @return its metadata cache as a cluster view (cluster id "sim")
+     */
+    public static io.seglog.replication.wire.ClusterView clusterView(final BrokerControlHandler handler) {
+        return new HandlerClusterView(() -> handler, () -> "sim");
+    }
+
+    /**
+     * A broker's registration as the controller's channel addresses it, as {@link SeglogBroker} reads it.
+     *
+     * @param store    the reading broker's store
+     * @param brokerId the broker
+     * @return its address and epoch, or empty
+     */
+    public static java.util.Optional<io.seglog.replication.transport.LiveBroker> registration(
+        final KafkaZkStore store, final int brokerId) {
+        return SeglogBroker.registration(store, brokerId);
+    }
+
+    /**
+     * What a starting broker reads before it serves, as {@link ReplicationBroker} does.
+     *
+     * @param store   the broker's store
+     * @param handler its control handler
+     */
+    public static void fenceBeforeServing(final KafkaZkStore store, final BrokerControlHandler handler) {
+        ReplicationBroker.fenceBeforeServing(store, handler);
+    }
+
     /** A producer-id source that can be stopped. */
     public interface ProducerIds extends io.seglog.replication.wire.ProducerIdSource, AutoCloseable {
         @Override

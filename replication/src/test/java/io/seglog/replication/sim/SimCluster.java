@@ -25,7 +25,6 @@ import io.seglog.replication.transport.ControlChannel;
 import io.seglog.replication.transport.ControlRequest;
 import io.seglog.replication.transport.ControlRequestRefusedException;
 import io.seglog.replication.transport.ControlResponse;
-import io.seglog.replication.wire.ClusterView;
 import io.seglog.replication.wire.ControlCodec;
 import io.seglog.replication.wire.KafkaApi;
 import io.seglog.replication.wire.KafkaApis;
@@ -368,47 +367,6 @@ final class SimCluster implements AutoCloseable {
         return "idempotent-" + producerId;
     }
 
-    /** A broker's registration as a broker's control channel reads it (its own session), as in SeglogBroker. */
-    private static Optional<io.seglog.replication.transport.LiveBroker> registration(final Node n, final int brokerId) {
-        return n.store.broker(brokerId).map(info -> new io.seglog.replication.transport.LiveBroker(info.id(),
-            info.epoch(), info.registration().host(), info.registration().port(), info.registration().rack()));
-    }
-
-    /** What a broker's Kafka APIs read of the cluster: its control handler's metadata cache, as in SeglogBroker. */
-    private static ClusterView viewOf(final BrokerControlHandler handler) {
-        return new ClusterView() {
-            @Override
-            public String clusterId() {
-                return "sim";
-            }
-
-            @Override
-            public int controllerId() {
-                return handler.controllerId();
-            }
-
-            @Override
-            public Map<Integer, io.seglog.replication.transport.LiveBroker> liveBrokers() {
-                return handler.liveBrokerEndpoints();
-            }
-
-            @Override
-            public Map<TopicPartition, io.seglog.replication.transport.PartitionStateInfo> partitions() {
-                return handler.metadata();
-            }
-
-            @Override
-            public Map<String, io.seglog.storage.TopicId> topicIds() {
-                return handler.topicIds();
-            }
-
-            @Override
-            public Map<io.seglog.storage.TopicId, String> topicNames() {
-                return handler.topicNames();
-            }
-        };
-    }
-
     /** Remembers a producer id handed out; one handed out twice, by any brokers, is a violation. */
     private void handedOut(final long producerId, final int brokerId) {
         final Integer before = producerIdsHandedOut.putIfAbsent(producerId, brokerId);
@@ -582,7 +540,7 @@ final class SimCluster implements AutoCloseable {
             n.seglogApis = registry.apis();
             n.channel = SimWireParts.controlChannel(id,
                 broker -> wireClient(id, incarnation, broker.id(), "seglog-controller-" + id, sim.random()),
-                new SimScheduledExecutor(sim, "control-sender " + id, id, alive), b -> registration(n, b),
+                new SimScheduledExecutor(sim, "control-sender " + id, id, alive), b -> SimBrokerParts.registration(n.store, b),
                 config.zookeeperRequestTimeoutMs());
         } else {
             n.seglogApis = List.of();
@@ -597,9 +555,10 @@ final class SimCluster implements AutoCloseable {
         n.zk = zk.connect(id, n.controller.sessionListener(), settings.sessionTimeoutMs(), 2_000);
         n.store = new KafkaZkStore(n.zk, settings.fixes().controllerEpochCheck());
         n.store.createPersistentPaths();
-        n.store.controllerEpoch().ifPresent(epoch -> n.handler.controllerEpochAtLeast(epoch.value()));
         if (settings.fixes().registrationsRead()) {
-            n.handler.registrationsUpTo(n.store.registrationsUpTo());
+            SimBrokerParts.fenceBeforeServing(n.store, n.handler);
+        } else { // seed 2199's replay: the controller epoch only, as brokers read it when it was found
+            n.store.controllerEpoch().ifPresent(epoch -> n.handler.controllerEpochAtLeast(epoch.value()));
         }
         n.producerIds = SimBrokerParts.producerIds(id, () -> n.store, sim::nowMs,
             new SimScheduledExecutor(sim, "producer-id-reserve " + id, id, alive));
@@ -611,7 +570,7 @@ final class SimCluster implements AutoCloseable {
             }
             return producerId;
         };
-        n.served = SimWireParts.served(new KafkaApis(id, n.replicas, viewOf(n.handler), KafkaApis.TopicCreator.NONE,
+        n.served = SimWireParts.served(new KafkaApis(id, n.replicas, SimBrokerParts.clusterView(n.handler), KafkaApis.TopicCreator.NONE,
             handingOut).apis());
         n.controller.start(n.store);
     }
@@ -1316,7 +1275,7 @@ final class SimCluster implements AutoCloseable {
                     final FetchResponseData.PartitionData p = failure != null || resp.errorCode() != 0
                         || resp.responses().size() != 1 || resp.responses().get(0).partitions().size() != 1 ? null
                         : resp.responses().get(0).partitions().get(0);
-                    final ReplicaError error = p == null ? null : errorOf(p.errorCode());
+                    final ReplicaError error = p == null ? null : ReplicaError.ofCode(p.errorCode());
                     final ByteBuffer bytes = error == ReplicaError.NONE && p.records() instanceof MemoryRecords r
                         ? r.buffer() : null;
                     consumed(tp, offset, leaderId, error, p == null ? -1 : p.highWatermark(), bytes, answered);
@@ -1483,7 +1442,7 @@ final class SimCluster implements AutoCloseable {
                     final ProduceResponseData.PartitionProduceResponse p = failure == null
                         ? partitionOf((ProduceResponseData) m) : null;
                     final AppendResult r = p == null ? null : p.errorCode() != 0
-                        ? AppendResult.error(errorOf(p.errorCode()), p.errorMessage())
+                        ? AppendResult.error(ReplicaError.ofCode(p.errorCode()), p.errorMessage())
                         : new AppendResult(ReplicaError.NONE, p.baseOffset(), -1, p.logAppendTimeMs(),
                             p.logStartOffset(), null, -1);
                     idempotentAnswer(tp, producerId, sequence, leaderId, digest, r, failure, answered);
@@ -1537,15 +1496,6 @@ final class SimCluster implements AutoCloseable {
         final List<ProduceResponseData.PartitionProduceResponse> parts = response.responses().iterator().next()
             .partitionResponses();
         return parts.size() == 1 ? parts.get(0) : null;
-    }
-
-    private static ReplicaError errorOf(final short code) {
-        for (final ReplicaError e : ReplicaError.values()) {
-            if (e.code() == code) {
-                return e;
-            }
-        }
-        return ReplicaError.UNKNOWN_SERVER_ERROR;
     }
 
     /**

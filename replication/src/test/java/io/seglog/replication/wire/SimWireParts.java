@@ -38,7 +38,7 @@ public final class SimWireParts {
      * @return new handlers, for one connection
      */
     public static ChannelHandler[] serverHandlers(final Map<ApiKeys, KafkaApi> served, final int maxRequestBytes) {
-        return KafkaWireServer.connectionHandlers(maxRequestBytes, served, Map.of(), RequestMetrics.NONE);
+        return serverHandlers(served, List.of(), maxRequestBytes);
     }
 
     /**
