@@ -28,7 +28,7 @@ public final class TopicAdmin {
     private final KafkaZkStore store;
     private final RandomGenerator random;
     /** Topic ids come from a secure source, whatever the (possibly seeded) assignment source is. */
-    private final RandomGenerator idRandom = new SecureRandom();
+    private final RandomGenerator idRandom;
 
     /**
      * Creates an admin client.
@@ -37,8 +37,22 @@ public final class TopicAdmin {
      * @param random picks the start broker of round-robin assignments, as Kafka does
      */
     public TopicAdmin(final KafkaZkStore store, final RandomGenerator random) {
-        this.store = store;
-        this.random = random;
+        this(store, random, new SecureRandom());
+    }
+
+    /**
+     * Creates an admin client whose topic ids come from a given source: a seeded one makes a run reproducible (a
+     * simulation replays a seed byte for byte); anything else should use {@link #TopicAdmin(KafkaZkStore,
+     * RandomGenerator)}, whose ids come from a secure source.
+     *
+     * @param store    the ZooKeeper store
+     * @param random   picks the start broker of round-robin assignments, as Kafka does
+     * @param idRandom draws the topic ids
+     */
+    public TopicAdmin(final KafkaZkStore store, final RandomGenerator random, final RandomGenerator idRandom) {
+        this.store = java.util.Objects.requireNonNull(store, "store");
+        this.random = java.util.Objects.requireNonNull(random, "random");
+        this.idRandom = java.util.Objects.requireNonNull(idRandom, "idRandom");
     }
 
     /**

@@ -72,7 +72,7 @@ public final class AdminApis {
     private final ScheduledExecutorService executor;
     private final LongSupplier clockMs;
     /** Draws the start broker of automatic assignments, as Kafka does; used on the (single) admin thread only. */
-    private final SplittableRandom random = new SplittableRandom();
+    private final SplittableRandom random;
     private final DescribeApis describe;
     private final AlterConfigsApis alter;
 
@@ -92,6 +92,15 @@ public final class AdminApis {
                      final int replicationFactor, final LogConfig topicDefaults,
                      final BrokerConfigView brokerConfig, final ScheduledExecutorService executor,
                      final LongSupplier clockMs) {
+        this(brokerId, cluster, store, numPartitions, replicationFactor, topicDefaults, brokerConfig, executor, clockMs,
+            new SplittableRandom());
+    }
+
+    /** As the public constructor, with the random that draws the start brokers (seeded in the simulation). */
+    AdminApis(final int brokerId, final ClusterView cluster, final AdminStore store, final int numPartitions,
+              final int replicationFactor, final LogConfig topicDefaults, final BrokerConfigView brokerConfig,
+              final ScheduledExecutorService executor, final LongSupplier clockMs, final SplittableRandom random) {
+        this.random = random;
         this.cluster = cluster;
         this.store = store;
         this.configs = new TopicConfigs(topicDefaults);

@@ -83,6 +83,21 @@ public final class SimBrokerParts {
         ReplicationBroker.fenceBeforeServing(store, handler);
     }
 
+    /**
+     * The admin APIs' view of ZooKeeper, as {@link SeglogBroker} builds it: topics created through a
+     * {@link io.seglog.replication.controller.TopicAdmin} over the broker's current store, with seeded randoms for the
+     * start brokers and the topic ids (so that a seed replays the same bytes).
+     *
+     * @param store  the broker's current store
+     * @param random draws the start brokers and the topic ids
+     * @return the admin store
+     */
+    public static io.seglog.replication.wire.AdminStore adminStore(final Supplier<KafkaZkStore> store,
+                                                                    final java.util.SplittableRandom random) {
+        return new ZkAdminStore(store, () -> new io.seglog.replication.controller.TopicAdmin(store.get(),
+            random.split(), random.split()));
+    }
+
     /** A producer-id source that can be stopped. */
     public interface ProducerIds extends io.seglog.replication.wire.ProducerIdSource, AutoCloseable {
         @Override

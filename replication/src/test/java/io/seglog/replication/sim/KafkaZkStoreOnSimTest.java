@@ -122,4 +122,26 @@ class KafkaZkStoreOnSimTest {
         assertTrue(zk.isAlive(ghost), "the ghost session lives on, without its registration");
         assertEquals(a.sessionId(), zk.peek(ZkPaths.brokerPath(1)).orElseThrow().stat().ephemeralOwner());
     }
+
+    @Test
+    void aSeededTopicAdminWritesTheSameTopicIdsAndTheDefaultOneDrawsFreshOnes() {
+        final SimZkConnection a = connect(1);
+        final KafkaZkStore store = new KafkaZkStore(a);
+        store.createPersistentPaths();
+        store.registerBroker(registration(1), 0, 0, sim.clock().nsSupplier());
+        new io.seglog.replication.controller.TopicAdmin(store, new java.util.SplittableRandom(7),
+            new java.util.SplittableRandom(42)).createTopic("seeded-a", 1, 1);
+        new io.seglog.replication.controller.TopicAdmin(store, new java.util.SplittableRandom(8),
+            new java.util.SplittableRandom(42)).createTopic("seeded-b", 1, 1);
+        new io.seglog.replication.controller.TopicAdmin(store, new java.util.SplittableRandom(7))
+            .createTopic("secure-a", 1, 1);
+        new io.seglog.replication.controller.TopicAdmin(store, new java.util.SplittableRandom(7))
+            .createTopic("secure-b", 1, 1);
+        final java.util.function.Function<String, String> id = topic -> store.topicAssignment(topic, null)
+            .orElseThrow().value().topicId().orElseThrow();
+        assertEquals(id.apply("seeded-a"), id.apply("seeded-b"), "the same id source, the same id (a replayed seed)");
+        assertTrue(!id.apply("secure-a").equals(id.apply("secure-b")) && !id.apply("secure-a").equals(
+            id.apply("seeded-a")), "ids from the secure source differ: " + id.apply("secure-a") + " "
+            + id.apply("secure-b"));
+    }
 }

@@ -75,6 +75,8 @@ import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.zip.CRC32;
 import org.agrona.concurrent.UnsafeBuffer;
+import org.apache.kafka.common.message.CreateTopicsRequestData;
+import org.apache.kafka.common.message.CreateTopicsResponseData;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
@@ -277,6 +279,23 @@ final class SimCluster implements AutoCloseable {
     /** The acknowledged records' values, for reports. */
     private final Map<TopicPartition, Map<Long, String>> acknowledgedValues = new HashMap<>();
     private final List<TopicPartition> partitions = new ArrayList<>();
+    /**
+     * Topics an operator asked to create and whose assignment has not appeared in ZooKeeper yet; their partitions
+     * join {@link #partitions} (and every check) in the event that creates the znode.
+     */
+    private final Set<String> topicsAwaited = new TreeSet<>();
+    /** Topics being created whose operator has no answer yet (the cluster has not settled while one is). */
+    private final Set<String> creationsUnanswered = new TreeSet<>();
+    /** Each topic's id as first seen in its assignment znode: a topic is created once. */
+    private final Map<String, String> topicIds = new TreeMap<>();
+    /** Each topic's assignment znode (creation zxid and version) as the last check saw it. */
+    private final Map<String, String> topicZnodesSeen = new TreeMap<>();
+    /** The operator's link delays: a random of its own, so that it shifts no other draw of the run. */
+    private final SplittableRandom adminLinks;
+    private long topicsCreated;
+    private long createdTopicAcks;
+    /** Partitions the operator asked to reassign. */
+    private final Set<TopicPartition> reassigned = new TreeSet<>(ReplicationInvariants.BY_TP);
     private long produced;
     private long acknowledgements;
     private long producerErrors;
@@ -292,6 +311,7 @@ final class SimCluster implements AutoCloseable {
     SimCluster(final long seed, final Path root, final Settings settings) {
         this.sim = new SimScheduler(seed);
         this.consumerLinks = new SplittableRandom(seed ^ 0xc0_45e5L);
+        this.adminLinks = new SplittableRandom(seed ^ 0xad_3147L);
         this.zk = new SimZooKeeper(sim);
         this.root = root;
         this.settings = settings;
@@ -333,6 +353,8 @@ final class SimCluster implements AutoCloseable {
     /** Fetch v12, as a consumer (replica id -1) and as the followers' {@code WireLeaderEndpoint} send it. */
     private static final short FETCH_VERSION = 12;
     private static final short INIT_PRODUCER_ID_VERSION = 4;
+    /** CreateTopics v7: the last this broker serves (it answers topic ids). */
+    private static final short CREATE_TOPICS_VERSION = 7;
 
     /** A client of a broker whose connections {@link SimNet} carries. */
     private WireClient wireClient(final int from, final int incarnation, final int to, final String clientId,
@@ -570,8 +592,17 @@ final class SimCluster implements AutoCloseable {
             }
             return producerId;
         };
-        n.served = SimWireParts.served(new KafkaApis(id, n.replicas, SimBrokerParts.clusterView(n.handler), KafkaApis.TopicCreator.NONE,
-            handingOut).apis());
+        final List<KafkaApi> apis = new ArrayList<>(new KafkaApis(id, n.replicas, SimBrokerParts.clusterView(n.handler),
+            KafkaApis.TopicCreator.NONE, handingOut).apis());
+        if (settings.wire()) {
+            // As SeglogBroker serves them: ZooKeeper work and waits on an admin thread of the broker's own; seeded
+            // randoms (the start broker, the topic id) of their own, so that they shift no other draw.
+            final SplittableRandom adminRandom = new SplittableRandom(sim.seed() * 131 + id * 17L + incarnation);
+            apis.addAll(SimWireParts.adminApis(id, SimBrokerParts.clusterView(n.handler),
+                SimBrokerParts.adminStore(() -> n.store, adminRandom.split()), logConfig,
+                new SimScheduledExecutor(sim, "admin " + id, id, alive), sim::nowMs, adminRandom.split()));
+        }
+        n.served = SimWireParts.served(apis);
         n.controller.start(n.store);
     }
 
@@ -1133,13 +1164,148 @@ final class SimCluster implements AutoCloseable {
      * @return the assignment, or empty before the topic exists
      */
     Optional<TopicAssignmentZnode> assignment() {
-        return zk.peek(ZkPaths.topicPath(TOPIC)).map(node -> {
+        return assignment(TOPIC);
+    }
+
+    /**
+     * A topic's assignment znode as it stands.
+     *
+     * @param topic the topic
+     * @return the assignment, or empty before the topic exists
+     */
+    Optional<TopicAssignmentZnode> assignment(final String topic) {
+        return zk.peek(ZkPaths.topicPath(topic)).map(node -> {
             try {
-                return TopicAssignmentZnode.fromJson(TOPIC, node.data());
+                return TopicAssignmentZnode.fromJson(topic, node.data());
             } catch (final MalformedZnodeException e) {
-                throw new AssertionError("the topic's assignment znode does not parse", e);
+                throw new AssertionError("seed=" + sim.seed() + ": " + topic + "'s assignment znode does not parse", e);
             }
         });
+    }
+
+    /**
+     * An operator's CreateTopics (v7, as kafka-topics and the AdminClient send it) to a broker; the topic's partitions
+     * join the workload and every check once its assignment is in ZooKeeper, and the cluster does not count as settled
+     * until the operator has an answer ({@link #topicCreationAnswered}).
+     *
+     * @param brokerId the broker asked
+     * @param topic    the topic
+     * @param request  the topic's entry (a count and a replication factor, or an assignment)
+     * @param timeoutMs how long the broker waits for the partitions' leaders
+     * @param answered the topic's result at the client; not called when the request or its answer is lost
+     */
+    void createTopic(final int brokerId, final String topic, final CreateTopicsRequestData.CreatableTopic request,
+                     final int timeoutMs,
+                     final java.util.function.Consumer<CreateTopicsResponseData.CreatableTopicResult> answered) {
+        if (!settings.wire()) {
+            throw new IllegalStateException("topics are created over the wire (Settings.wire)");
+        }
+        if (!topic.equals(request.name())) {
+            throw new IllegalArgumentException(topic + " != " + request.name());
+        }
+        topicsAwaited.add(topic);
+        creationsUnanswered.add(topic);
+        final CreateTopicsRequestData data = new CreateTopicsRequestData().setTimeoutMs(timeoutMs);
+        data.topics().add(request.duplicate());
+        client("admin", brokerId, adminLinks).send(ApiKeys.CREATE_TOPICS, CREATE_TOPICS_VERSION, data)
+            .whenComplete((m, failure) -> {
+                if (failure == null) {
+                    final CreateTopicsResponseData.CreatableTopicResult result =
+                        ((CreateTopicsResponseData) m).topics().find(topic);
+                    if (result == null) {
+                        deferredViolation = new ReplicationInvariants.Violation("create-topics", "broker " + brokerId
+                            + " answered a CreateTopics for " + topic + " without a result for it: " + m);
+                        return;
+                    }
+                    sim.execute("create-topics-answer", CLIENT, () -> answered.accept(result));
+                }
+            });
+    }
+
+    /**
+     * The operator has its answer for a topic (created, or created by an earlier attempt).
+     *
+     * @param topic the topic
+     */
+    void topicCreationAnswered(final String topic) {
+        creationsUnanswered.remove(topic);
+    }
+
+    /**
+     * A topic a broker reported created is in ZooKeeper as the operator asked for it: its partitions, and each
+     * partition's replicas (as assigned, or as many as the factor) unless the operator has reassigned it since.
+     *
+     * @param topic   the topic
+     * @param request what the operator asked for
+     * @throws ReplicationInvariants.Violation when it is not
+     */
+    void checkCreatedTopic(final String topic, final CreateTopicsRequestData.CreatableTopic request) {
+        final Optional<TopicAssignmentZnode> a = assignment(topic);
+        final String what = "broker answered the creation of " + topic + " (" + request + ") without error but ";
+        if (a.isEmpty()) {
+            throw new ReplicationInvariants.Violation("create-topics-answer", what + "it is not in ZooKeeper"
+                + describe());
+        }
+        final Map<Integer, List<Integer>> expected = new TreeMap<>();
+        request.assignments().forEach(r -> expected.put(r.partitionIndex(), r.brokerIds()));
+        final int count = expected.isEmpty() ? request.numPartitions() : expected.size();
+        if (a.get().partitions().size() != count) {
+            throw new ReplicationInvariants.Violation("create-topics-answer", what + "it has the partitions "
+                + a.get().partitions() + describe());
+        }
+        a.get().partitions().forEach((p, replicas) -> {
+            if (reassigned.contains(new TopicPartition(topic, p))) {
+                return;
+            }
+            final boolean ok = expected.isEmpty() ? replicas.size() == request.replicationFactor()
+                && new TreeSet<>(replicas).size() == replicas.size() : replicas.equals(expected.get(p));
+            if (!ok) {
+                throw new ReplicationInvariants.Violation("create-topics-answer", what + "partition " + p
+                    + " has the replicas " + replicas + describe());
+            }
+        });
+    }
+
+    /** Acknowledgements of records in topics created during the run. */
+    long createdTopicAcks() {
+        return createdTopicAcks;
+    }
+
+    /** Topics whose assignment appeared in ZooKeeper during the run. */
+    long topicsCreated() {
+        return topicsCreated;
+    }
+
+    /**
+     * Topics the operator asked for join the checks in the event that writes their assignment; every topic's id is
+     * the one it was created with.
+     */
+    private void watchTopics(final String event) {
+        for (final java.util.Iterator<String> it = topicsAwaited.iterator(); it.hasNext(); ) {
+            final String topic = it.next();
+            final Optional<TopicAssignmentZnode> a = assignment(topic);
+            if (a.isPresent()) {
+                it.remove();
+                topicsCreated++;
+                new TreeSet<>(a.get().partitions().keySet()).forEach(p -> partitions.add(new TopicPartition(topic, p)));
+            }
+        }
+        if (topicsCreated == 0) {
+            return;
+        }
+        for (final String topic : new TreeSet<>(partitions.stream().map(TopicPartition::topic).toList())) {
+            final Optional<ZkNode> node = zk.peek(ZkPaths.topicPath(topic));
+            final String seen = node.map(z -> z.stat().czxid() + "/" + z.stat().version()).orElse("none");
+            if (seen.equals(topicZnodesSeen.put(topic, seen))) {
+                continue; // unchanged since the last event
+            }
+            final String id = assignment(topic).flatMap(TopicAssignmentZnode::topicId).orElse("none");
+            final String first = topicIds.putIfAbsent(topic, id);
+            if (first != null && !first.equals(id)) {
+                throw new ReplicationInvariants.Violation(event, topic + "'s id changed from " + first + " to " + id
+                    + " (the topic was deleted, or created again over itself)");
+            }
+        }
     }
 
     /**
@@ -1152,6 +1318,7 @@ final class SimCluster implements AutoCloseable {
      * @return whether the request was written (not when one is pending, no broker is up or the session is lost)
      */
     boolean reassign(final TopicPartition tp, final List<Integer> target) {
+        reassigned.add(tp);
         return adminWrite(n -> n.store.admin().requestReassignment(new ReassignPartitionsZnode(Map.of(tp, target))));
     }
 
@@ -1360,6 +1527,9 @@ final class SimCluster implements AutoCloseable {
         final Map<Long, String> values = acknowledgedValues.computeIfAbsent(tp, k -> new HashMap<>());
         final Long before = acknowledged.computeIfAbsent(tp, k -> new TreeMap<>()).put(offset, digest);
         final String earlier = values.put(offset, value);
+        if (!TOPIC.equals(tp.topic())) {
+            createdTopicAcks++;
+        }
         if (before != null && before != digest) {
             throw new ReplicationInvariants.Violation("acknowledgement " + tp, "offset " + offset + " was acknowledged"
                 + " for " + earlier + " and now for " + value + ": the first acknowledged record was lost"
@@ -1682,6 +1852,9 @@ final class SimCluster implements AutoCloseable {
         if (!checking) {
             return;
         }
+        if (!topicsAwaited.isEmpty() || topicsCreated > 0) {
+            watchTopics(event);
+        }
         final Map<TopicPartition, List<ReplicationInvariants.Replica>> replicas = new TreeMap<>(
             ReplicationInvariants.BY_TP);
         final Map<Integer, Integer> controllerEpochs = new TreeMap<>();
@@ -1772,8 +1945,14 @@ final class SimCluster implements AutoCloseable {
                     .append(" epochs=").append(p.log().leaderEpochs()));
             }
         }
-        assignment().ifPresent(a -> out.append("\nassignment ").append(a.partitions()).append(" adding ")
-            .append(a.addingReplicas()).append(" removing ").append(a.removingReplicas()));
+        for (final String topic : new TreeSet<>(partitions.stream().map(TopicPartition::topic).toList())) {
+            assignment(topic).ifPresent(a -> out.append("\nassignment ").append(topic).append(' ').append(a.partitions())
+                .append(" adding ").append(a.addingReplicas()).append(" removing ").append(a.removingReplicas()));
+        }
+        if (!creationsUnanswered.isEmpty()) {
+            out.append("\ntopic creations unanswered ").append(creationsUnanswered).append(" not in ZooKeeper yet ")
+                .append(topicsAwaited);
+        }
         zk.peek(ZkPaths.REASSIGN).ifPresent(r -> out.append("\npending reassignment ")
             .append(new String(r.data(), StandardCharsets.UTF_8)));
         return out.toString();
@@ -1783,14 +1962,15 @@ final class SimCluster implements AutoCloseable {
         if (nodes.values().stream().anyMatch(n -> !n.up)) {
             return false;
         }
-        if (zk.peek(ZkPaths.REASSIGN).isPresent()) {
+        if (zk.peek(ZkPaths.REASSIGN).isPresent() || !creationsUnanswered.isEmpty()) {
             return false;
         }
-        final Optional<TopicAssignmentZnode> assignment = assignment();
-        if (assignment.isEmpty()) {
-            return false;
-        }
+        final Map<String, Optional<TopicAssignmentZnode>> assignments = new TreeMap<>();
         for (final TopicPartition tp : partitions) {
+            final Optional<TopicAssignmentZnode> assignment = assignments.computeIfAbsent(tp.topic(), this::assignment);
+            if (assignment.isEmpty()) {
+                return false;
+            }
             final Optional<ReplicationInvariants.ZkPartition> z = zkState(tp);
             final List<Integer> replicas = assignment.get().partitions().get(tp.partition());
             if (z.isEmpty() || z.get().leader() < 0 || replicas == null

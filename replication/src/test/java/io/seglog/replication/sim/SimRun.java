@@ -16,12 +16,16 @@ import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeSet;
+import org.apache.kafka.common.message.CreateTopicsRequestData;
+import org.apache.kafka.common.protocol.Errors;
 
 /**
  * One seeded run of a {@link SimCluster}: producers with acks=all, and a nemesis that crashes brokers (a process
  * crash, or a power loss that keeps only what was fsynced) and restarts them, expires ZooKeeper sessions (a
- * controller's too), cuts links one way or both and resets connections, for a simulated duration; then it heals everything, waits for the
- * replicas to agree, and checks the end invariants. The invariants after every event are checked throughout.
+ * controller's too), cuts links one way or both and resets connections, for a simulated duration, while in half the
+ * runs an operator creates a second topic through CreateTopics, which the clients then write and read too; then it
+ * heals everything, waits for the replicas to agree, and checks the end invariants. The invariants after every event
+ * are checked throughout.
  */
 final class SimRun {
     /**
@@ -38,9 +42,12 @@ final class SimRun {
      * @param moved       partitions whose replicas at the end differ from those the topic was created with
      * @param consumed    records the consumers read
      * @param wireFrames  request and response frames the simulated network carried as bytes
+     * @param topicsCreated topics an operator created during the run
+     * @param createdTopicAcks acknowledgements of records in those topics
      */
     record Result(long seed, Throwable failure, long digest, long events, long simulatedMs, long acked,
-                  List<String> faults, long retries, int moved, long consumed, long wireFrames) {
+                  List<String> faults, long retries, int moved, long consumed, long wireFrames, long topicsCreated,
+                  long createdTopicAcks) {
         boolean failed() {
             return failure != null;
         }
@@ -106,6 +113,12 @@ final class SimRun {
                 }
             }
             scheduleNemesis(c, workload, end, faults, profile);
+            // An operator creates a second topic in half the runs over the wire, at a time of its own random's
+            // choosing (before it, the run is the same as without it); producers and consumers take it up at once.
+            final SplittableRandom topics = new SplittableRandom(seed ^ 0x70_91c5L);
+            if (chosen.wire() && topics.nextBoolean()) {
+                scheduleTopicCreation(c, topics, end, faults, topics.nextLong(durationMs / 2));
+            }
             sim.run(end);
             if (!c.healAndSettle(120_000)) {
                 c.checkNoDivergence();
@@ -117,13 +130,15 @@ final class SimRun {
             final int moved = (int) created.keySet().stream()
                 .filter(p -> !new TreeSet<>(created.get(p)).equals(new TreeSet<>(ended.get(p)))).count();
             return new Result(seed, null, sim.digest(), sim.eventCount(), sim.nowMs() - start, c.acknowledgedCount(),
-                faults, c.idempotentRetries(), moved, c.consumedCount(), c.wireFrames());
+                faults, c.idempotentRetries(), moved, c.consumedCount(), c.wireFrames(), c.topicsCreated(),
+                c.createdTopicAcks());
         } catch (final RuntimeException | AssertionError e) {
             final SimScheduler sim = cluster == null ? null : cluster.sim();
             return new Result(seed, e, sim == null ? 0 : sim.digest(), sim == null ? 0 : sim.eventCount(),
                 0, cluster == null ? 0 : cluster.acknowledgedCount(), faults,
                 cluster == null ? 0 : cluster.idempotentRetries(), 0, cluster == null ? 0 : cluster.consumedCount(),
-                cluster == null ? 0 : cluster.wireFrames());
+                cluster == null ? 0 : cluster.wireFrames(), cluster == null ? 0 : cluster.topicsCreated(),
+                cluster == null ? 0 : cluster.createdTopicAcks());
         } finally {
             if (cluster != null) {
                 cluster.close();
@@ -208,7 +223,7 @@ final class SimRun {
         sim.schedule("consumer", SimCluster.CLIENT, delay, () -> {
             final List<TopicPartition> tps = c.partitions();
             final TopicPartition tp = tps.get(r.nextInt(tps.size()));
-            final long[] position = positions.get(tp);
+            final long[] position = positions.computeIfAbsent(tp, k -> new long[] {0, 0});
             if (position[1] == 0 || sim.nowMs() - position[1] > REQUEST_TIMEOUT_MS) {
                 final long sentAt = sim.nowMs();
                 position[1] = sentAt;
@@ -345,6 +360,87 @@ final class SimRun {
             }
         });
     }
+
+    /** The second topic's name. */
+    static final String CREATED_TOPIC = "created";
+
+    /**
+     * The operator creates {@value #CREATED_TOPIC} (one to three partitions, two or three replicas, by count or by an
+     * explicit assignment) through a broker drawn at random, and asks again, of another broker drawn, after a retriable
+     * error or {@value #ADMIN_TIMEOUT_MS} ms without an answer (the AdminClient's retries), until it has an answer:
+     * created, or already there (an earlier attempt's). A topic the broker reports created must be in ZooKeeper as it
+     * was asked for.
+     */
+    private static void scheduleTopicCreation(final SimCluster c, final SplittableRandom r, final long end,
+                                              final List<String> faults, final long atMs) {
+        final List<Integer> ids = c.brokerIds();
+        final int partitions = 1 + r.nextInt(3);
+        final int replicationFactor = 2 + r.nextInt(ids.size() - 1);
+        final CreateTopicsRequestData.CreatableTopic request = new CreateTopicsRequestData.CreatableTopic()
+            .setName(CREATED_TOPIC);
+        if (r.nextBoolean()) {
+            request.setNumPartitions(partitions).setReplicationFactor((short) replicationFactor);
+        } else {
+            request.setNumPartitions(-1).setReplicationFactor((short) -1);
+            for (int p = 0; p < partitions; p++) {
+                final List<Integer> shuffled = new ArrayList<>(ids);
+                for (int i = shuffled.size() - 1; i > 0; i--) {
+                    final int j = r.nextInt(i + 1);
+                    shuffled.set(i, shuffled.set(j, shuffled.get(i)));
+                }
+                request.assignments().add(new CreateTopicsRequestData.CreatableReplicaAssignment().setPartitionIndex(p)
+                    .setBrokerIds(List.copyOf(shuffled.subList(0, replicationFactor))));
+            }
+        }
+        final int[] attempt = {0};
+        final boolean[] done = {false};
+        final Runnable[] ask = new Runnable[1];
+        ask[0] = () -> {
+            if (done[0] || c.sim().nowMs() > end + 120_000) {
+                return;
+            }
+            final int mine = ++attempt[0];
+            final int broker = ids.get(r.nextInt(ids.size()));
+            faults.add(c.sim().nowMs() + " create topic " + CREATED_TOPIC + " at " + broker + " (" + (request
+                .assignments().isEmpty() ? partitions + "x" + replicationFactor : "assigned") + ")");
+            c.createTopic(broker, CREATED_TOPIC, request, 5_000, result -> {
+                if (done[0] || attempt[0] != mine) {
+                    return;
+                }
+                final Errors error = Errors.forCode(result.errorCode());
+                if (error == Errors.NONE) {
+                    c.checkCreatedTopic(CREATED_TOPIC, request);
+                }
+                if (error == Errors.NONE || error == Errors.TOPIC_ALREADY_EXISTS
+                    || (error == Errors.REQUEST_TIMED_OUT && c.assignment(CREATED_TOPIC).isPresent())) {
+                    done[0] = true;
+                    faults.add(c.sim().nowMs() + " topic " + CREATED_TOPIC + " answered " + error);
+                    c.topicCreationAnswered(CREATED_TOPIC);
+                } else if (RETRIABLE_CREATE.contains(error)) {
+                    // Too few brokers registered for the factor or the assignment, ZooKeeper lost under the broker,
+                    // or no leaders in time: the operator asks again after a back-off.
+                    attempt[0]++;
+                    c.sim().schedule("create-topics retry", SimCluster.CLIENT, 1_000, ask[0]);
+                } else {
+                    throw new ReplicationInvariants.Violation("create-topics", "broker " + broker + " refused the "
+                        + "operator's topic " + request + ": " + error + " " + result.errorMessage());
+                }
+            });
+            c.sim().schedule("create-topics timeout", SimCluster.CLIENT, ADMIN_TIMEOUT_MS, () -> {
+                if (!done[0] && attempt[0] == mine) {
+                    ask[0].run();
+                }
+            });
+        };
+        c.sim().schedule("create topic", SimCluster.CLIENT, atMs, ask[0]);
+    }
+
+    /** The errors after which the operator asks again (any other answer to a valid request is a violation). */
+    private static final Set<Errors> RETRIABLE_CREATE = Set.of(Errors.INVALID_REPLICATION_FACTOR,
+        Errors.INVALID_REPLICA_ASSIGNMENT, Errors.UNKNOWN_SERVER_ERROR, Errors.REQUEST_TIMED_OUT, Errors.NOT_CONTROLLER);
+
+    /** How long the operator's client waits for a CreateTopics answer before it asks again. */
+    private static final long ADMIN_TIMEOUT_MS = 10_000;
 
     /** Crashes a broker now (a process crash, or a power loss when the run allows it) and restarts it later. */
     private static void crashAndRestart(final SimCluster c, final SplittableRandom r, final int target,
