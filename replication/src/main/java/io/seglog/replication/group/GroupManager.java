@@ -128,9 +128,21 @@ public final class GroupManager {
 
     /** A task on the coordinator's thread (a write's completion); it does nothing once the manager is unloaded. */
     private void execute(final Runnable task) {
+        execute(task, () -> { });
+    }
+
+    /**
+     * A write's completion on the coordinator's thread; once the manager is unloaded only {@code afterUnload} runs,
+     * which answers the request with the write's outcome and touches no state. As Kafka's coordinator, a request whose
+     * write ends after its partition moved away is still answered (with NONE when the write was committed): left
+     * unanswered it would hold its connection, whose later requests wait behind it, until the client gives up.
+     */
+    private void execute(final Runnable task, final Runnable afterUnload) {
         scheduler.execute(() -> {
             if (!unloaded) {
                 task.run();
+            } else {
+                afterUnload.run();
             }
         });
     }
@@ -787,15 +799,14 @@ public final class GroupManager {
         final String groupId = group.groupId();
         final long sequence = ++writeSequence;
         offsetWriteStarted(groupId, written.keySet());
-        append(entries, "offsets of " + group).whenComplete((ok, failure) -> execute(() -> {
-            offsetWriteCompleted(groupId, sequence, written, failure == null);
-            if (failure != null) {
-                final GroupError error = errorOf(failure);
-                answer.complete(out.stream().map(e -> e == GroupError.NONE ? error : e).toList());
-                return;
-            }
-            answer.complete(out);
-        }));
+        append(entries, "offsets of " + group).whenComplete((ok, failure) -> {
+            final List<GroupError> outcome = failure == null ? out
+                : out.stream().map(e -> e == GroupError.NONE ? errorOf(failure) : e).toList();
+            execute(() -> {
+                offsetWriteCompleted(groupId, sequence, written, failure == null);
+                answer.complete(outcome);
+            }, () -> answer.complete(outcome));
+        });
     }
 
     private static List<GroupError> all(final OffsetCommit request, final GroupError error) {
@@ -953,19 +964,22 @@ public final class GroupManager {
         }
         final long sequence = ++writeSequence;
         deletedOffsets.forEach((groupId, gone) -> offsetWriteStarted(groupId, gone.keySet()));
-        append(entries, "the deletion of groups " + deleted.keySet()).whenComplete((ok, failure) -> execute(() -> {
-            deletedOffsets.forEach((groupId, gone) -> offsetWriteCompleted(groupId, sequence, gone, failure == null));
-            if (failure != null) {
-                deleted.forEach(groups::putIfAbsent);
-                final GroupError error = errorOf(failure);
-                answer.complete(out.stream().map(e -> e == GroupError.NONE ? error : e).toList());
-                return;
-            }
-            final long now = wallClockMs.getAsLong();
-            deleted.values().forEach(g -> g.transitionTo(GroupState.DEAD, now));
-            LOG.info("groups {} deleted", deleted.keySet());
-            answer.complete(out);
-        }));
+        append(entries, "the deletion of groups " + deleted.keySet()).whenComplete((ok, failure) -> {
+            final List<GroupError> outcome = failure == null ? out
+                : out.stream().map(e -> e == GroupError.NONE ? errorOf(failure) : e).toList();
+            execute(() -> {
+                deletedOffsets.forEach((groupId, gone) -> offsetWriteCompleted(groupId, sequence, gone,
+                    failure == null));
+                if (failure != null) {
+                    deleted.forEach(groups::putIfAbsent);
+                } else {
+                    final long now = wallClockMs.getAsLong();
+                    deleted.values().forEach(g -> g.transitionTo(GroupState.DEAD, now));
+                    LOG.info("groups {} deleted", deleted.keySet());
+                }
+                answer.complete(outcome);
+            }, () -> answer.complete(outcome));
+        });
     }
 
     /**
@@ -1010,14 +1024,14 @@ public final class GroupManager {
         final Map<TopicPartition, OffsetValue> gone = tombstones(groupId, deleting, entries);
         final long sequence = ++writeSequence;
         offsetWriteStarted(groupId, gone.keySet());
-        append(entries, "the deletion of offsets of " + group).whenComplete((ok, failure) -> execute(() -> {
-            offsetWriteCompleted(groupId, sequence, gone, failure == null);
-            if (failure != null) {
-                answer.complete(new OffsetDeleteResult(errorOf(failure), List.of()));
-                return;
-            }
-            answer.complete(new OffsetDeleteResult(GroupError.NONE, out));
-        }));
+        append(entries, "the deletion of offsets of " + group).whenComplete((ok, failure) -> {
+            final OffsetDeleteResult outcome = failure == null ? new OffsetDeleteResult(GroupError.NONE, out)
+                : new OffsetDeleteResult(errorOf(failure), List.of());
+            execute(() -> {
+                offsetWriteCompleted(groupId, sequence, gone, failure == null);
+                answer.complete(outcome);
+            }, () -> answer.complete(outcome));
+        });
     }
 
     /**

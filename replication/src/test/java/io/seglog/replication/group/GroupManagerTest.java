@@ -580,6 +580,32 @@ class GroupManagerTest {
     }
 
     @Test
+    void aCommitWhoseWriteEndsAfterTheUnloadIsStillAnsweredWithTheWritesOutcome() {
+        // Found by the cluster simulation: the answer was dropped with the unloaded manager, and the connection it
+        // came on (whose requests are served in order) waited behind it until the client gave up.
+        assertEquals(List.of(GroupError.NONE), commit(-1, "", false, at(2, 30)).getNow(null));
+        log.auto = false;
+        final CompletableFuture<List<GroupError>> committed = commit(-1, "", false, at(0, 10));
+        final CompletableFuture<Void> committedWrite = log.lastWrite();
+        final CompletableFuture<List<GroupError>> failed = commit(-1, "", false, at(1, 20));
+        final CompletableFuture<Void> failedWrite = log.lastWrite();
+        final CompletableFuture<GroupRequests.OffsetDeleteResult> deleted = new CompletableFuture<>();
+        groups.deleteOffsets(GROUP, List.of(new TopicPartition("orders", 2)), deleted);
+        scheduler.runPending();
+        final CompletableFuture<Void> deleteWrite = log.lastWrite();
+        groups.unload();
+        assertFalse(committed.isDone() || failed.isDone() || deleted.isDone(), "writes in flight wait for their end");
+        committedWrite.complete(null);
+        failedWrite.completeExceptionally(new GroupWriteException(GroupError.NOT_COORDINATOR, "moved"));
+        deleteWrite.complete(null);
+        scheduler.runPending();
+        assertEquals(List.of(GroupError.NONE), committed.getNow(null), "the write was committed: the offset is");
+        assertEquals(List.of(GroupError.NOT_COORDINATOR), failed.getNow(null), "the write's error");
+        assertEquals(GroupError.NONE, deleted.getNow(null).error(), "the tombstone was committed");
+        assertEquals(null, groups.state(GROUP), "the unloaded manager keeps nothing");
+    }
+
+    @Test
     void aStaticMemberRestartingTwiceWhileItsFirstWriteIsPendingGetsTheIdItNowHas() {
         final String first = stableStaticMember();
         log.auto = false;
