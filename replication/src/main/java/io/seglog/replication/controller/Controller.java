@@ -652,6 +652,19 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
                 + request.brokerId(), request.brokerEpoch(), info == null ? -1 : info.epoch()));
             return;
         }
+        try {
+            shutDown(request);
+        } catch (final RuntimeException e) {
+            // Answered whatever happens (Kafka answers its callback with the failure too): a ControlledShutdown left
+            // unanswered holds the connection it came on, whose later answers wait behind it, for good. The broker
+            // asks again; this controller resigns or re-reads its state (guarded).
+            request.result().completeExceptionally(new NotControllerException(brokerId));
+            throw e;
+        }
+    }
+
+    /** The controlled shutdown of a live broker in its current epoch: its leaderships move, its replicas stop. */
+    private void shutDown(final ControllerEvent.ControlledShutdown request) {
         final int id = request.brokerId();
         ctx.shuttingDown.add(id);
         final ControlBatch batch = new ControlBatch();

@@ -194,4 +194,37 @@ class ControllerOnSimTest {
         assertEquals(digests[0], digests[1], "same seed, same events, same order");
         assertFalse(digests[0] == digests[2], "another seed, another run");
     }
+
+    @Test
+    void aControlledShutdownWhoseElectionIsFencedIsStillAnswered() {
+        // Found by the cluster simulation (seed 20 with groups): the controller's writes for a controlled shutdown
+        // were fenced, the request was never answered, and the connection it came on (answers go in order) held
+        // every later control message to that broker behind it.
+        start(7);
+        assertTrue(sim.runUntil(() -> active().size() == 1, sim.nowMs() + 10_000));
+        final Node controller = node(active().get(0));
+        assertTrue(sim.runUntil(() -> controller.channel.sent.stream().filter(s -> s.endsWith(":UpdateMetadataRequest"))
+            .map(s -> s.substring(0, 1)).distinct().count() == BROKERS, sim.nowMs() + 10_000), "every broker known");
+        controller.store.createTopic("orders", Map.of(0, List.of(1, 2, 3), 1, List.of(2, 3, 1), 2, List.of(3, 1, 2)));
+        final List<TopicPartition> tps = List.of(new TopicPartition("orders", 0), new TopicPartition("orders", 1),
+            new TopicPartition("orders", 2));
+        assertTrue(sim.runUntil(() -> controller.store.partitionStates(tps).values().stream()
+            .allMatch(Optional::isPresent), sim.nowMs() + 10_000), "partition states written");
+        assertEquals(List.of(2, 3, 1), controller.store.partitionStates(tps).get(tps.get(1)).orElseThrow()
+            .leaderAndIsr().isr(), "every broker in the ISR");
+        final int leaving = controller.id == 1 ? 2 : 1;
+        final long brokerEpoch = controller.store.brokers(null).get(leaving).epoch();
+        // Another controller's election lands first: this one's next write is fenced.
+        final int epoch = controller.controller.epoch();
+        node(leaving).zk.multi(List.of(new io.seglog.replication.zk.ZkOp.SetData(
+            io.seglog.replication.zk.ZkPaths.CONTROLLER_EPOCH,
+            io.seglog.replication.zk.ControllerEpochZnode.toBytes(epoch + 1), -1)));
+        final CompletableFuture<Set<TopicPartition>> answer = controller.controller.controlledShutdown(leaving,
+            brokerEpoch);
+        assertTrue(sim.runUntil(answer::isDone, sim.nowMs() + 10_000), "the controlled shutdown is answered");
+        final java.util.concurrent.ExecutionException failed = org.junit.jupiter.api.Assertions.assertThrows(
+            java.util.concurrent.ExecutionException.class, answer::get);
+        assertTrue(failed.getCause() instanceof io.seglog.replication.transport.NotControllerException,
+            "refused as not the controller (the broker asks again): " + failed.getCause());
+    }
 }
