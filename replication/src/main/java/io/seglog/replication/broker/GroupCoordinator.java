@@ -17,6 +17,7 @@ import io.seglog.replication.group.GroupRequests.OffsetCommit;
 import io.seglog.replication.group.GroupRequests.OffsetDeleteResult;
 import io.seglog.replication.group.GroupRequests.Sync;
 import io.seglog.replication.group.GroupRequests.SyncResult;
+import io.seglog.replication.group.GroupScheduler;
 import io.seglog.replication.group.GroupState;
 import io.seglog.replication.group.GroupWriteException;
 import io.seglog.replication.replica.AppendResult;
@@ -107,7 +108,9 @@ public final class GroupCoordinator implements LeadershipListener, GroupApis.Coo
     private final Replicas replicas;
     private final RandomGenerator ids;
     private final LongSupplier wallClockMs;
-    private final GroupCoordinatorThread thread;
+    /** Where everything runs: the coordinator's thread ({@link GroupCoordinatorThread}), or a simulation's events. */
+    private final GroupScheduler thread;
+    private final Runnable stop;
     private final Map<Integer, Shard> shards = new HashMap<>();
 
     /**
@@ -127,16 +130,38 @@ public final class GroupCoordinator implements LeadershipListener, GroupApis.Coo
     public GroupCoordinator(final GroupConfig config, final int partitions, final long appendTimeoutMs,
                             final Replicas replicas, final ThreadFactory threadFactory, final LongSupplier clockMs,
                             final LongSupplier wallClockMs, final RandomGenerator ids, final String threadName) {
+        this(config, partitions, appendTimeoutMs, replicas, new GroupCoordinatorThread(threadName, threadFactory, clockMs),
+            wallClockMs, ids);
+    }
+
+    private GroupCoordinator(final GroupConfig config, final int partitions, final long appendTimeoutMs,
+                             final Replicas replicas, final GroupCoordinatorThread thread,
+                             final LongSupplier wallClockMs, final RandomGenerator ids) {
+        this(config, partitions, appendTimeoutMs, replicas, (GroupScheduler) thread, thread::close, wallClockMs, ids);
+    }
+
+    /**
+     * A coordinator whose work runs on a given scheduler instead of a thread of its own (the cluster simulation runs
+     * it as events): the scheduler must run one task at a time, in the order given.
+     *
+     * @param scheduler runs the requests, timers, write completions and loads
+     * @param stop      stops the scheduler (at {@link #close()})
+     */
+    GroupCoordinator(final GroupConfig config, final int partitions, final long appendTimeoutMs,
+                     final Replicas replicas, final GroupScheduler scheduler, final Runnable stop,
+                     final LongSupplier wallClockMs, final RandomGenerator ids) {
         if (partitions < 1) {
+            stop.run();
             throw new IllegalArgumentException("offsets.topic.num.partitions=" + partitions + ": must be >= 1");
         }
+        this.thread = scheduler;
+        this.stop = stop;
         this.config = config;
         this.partitions = partitions;
         this.appendTimeoutMs = appendTimeoutMs;
         this.replicas = replicas;
         this.ids = ids;
         this.wallClockMs = wallClockMs;
-        this.thread = new GroupCoordinatorThread(threadName, threadFactory, clockMs);
     }
 
     /**
@@ -468,6 +493,6 @@ public final class GroupCoordinator implements LeadershipListener, GroupApis.Coo
     /** Stops the thread; requests waiting are dropped. Idempotent. */
     @Override
     public void close() {
-        thread.close();
+        stop.run();
     }
 }

@@ -441,45 +441,77 @@ public final class SeglogBroker implements AutoCloseable {
                                                               final ThreadFactory threadFactory) {
         offsetsTopicCreation = Executors.newSingleThreadExecutor(named(threadFactory, "offsets-topic-creation-"
             + config.replication().brokerId()));
+        return offsetsTopicCreator(config.replication().brokerId(), config.groups(), offsetsTopicCreation,
+            () -> controlRef == null ? null : controlRef.controlHandler(), () -> controlRef.store(),
+            new java.util.SplittableRandom(), store -> new io.seglog.replication.controller.TopicAdmin(store,
+                new java.util.SplittableRandom()));
+    }
+
+    /**
+     * The creation of {@code __consumer_offsets} on an executor (one at a time; a request while one is under way
+     * does nothing), as {@link #offsetsTopicCreator(SeglogBrokerConfig, ThreadFactory)} wires it; the simulation
+     * wires it on its own executor.
+     *
+     * @param brokerId the broker
+     * @param groups   the offsets topic's settings
+     * @param executor runs the creation (ZooKeeper calls block)
+     * @param handler  the broker's control handler (its live brokers), or null before it is registered
+     * @param store    the broker's current store
+     * @param random   draws the assignment's start broker (seeded only in the simulation)
+     * @param admins   topic administration over a store (topic ids from a secure source, but in the simulation)
+     * @return the creator
+     */
+    static GroupApis.OffsetsTopicCreator offsetsTopicCreator(final int brokerId, final GroupCoordinatorConfig groups,
+                                                             final java.util.concurrent.Executor executor,
+                                                             final java.util.function.Supplier<BrokerControlHandler>
+                                                                 handler,
+                                                             final java.util.function.Supplier<KafkaZkStore> store,
+                                                             final java.util.SplittableRandom random,
+                                                             final java.util.function.Function<KafkaZkStore,
+                                                                 io.seglog.replication.controller.TopicAdmin> admins) {
         final java.util.concurrent.atomic.AtomicBoolean pending = new java.util.concurrent.atomic.AtomicBoolean();
-        final GroupCoordinatorConfig groups = config.groups();
         return () -> {
             if (!pending.compareAndSet(false, true)) {
                 return;
             }
-            offsetsTopicCreation.execute(() -> {
-                try {
-                    final ReplicationBroker c = controlRef;
-                    if (c == null) {
-                        return;
+            try {
+                executor.execute(() -> {
+                    try {
+                        final BrokerControlHandler h = handler.get();
+                        if (h == null) {
+                            return;
+                        }
+                        final Map<Integer, Optional<String>> brokers = new java.util.TreeMap<>();
+                        h.liveBrokerEndpoints().forEach((bid, b) -> brokers.put(bid, b.rack()));
+                        if (brokers.size() < groups.offsetsReplication()) {
+                            LOG.warn("{} is not created: {}={} but {} brokers are alive", GroupCoordinator.OFFSETS_TOPIC,
+                                GroupCoordinatorConfig.OFFSETS_TOPIC_REPLICATION_FACTOR, groups.offsetsReplication(),
+                                brokers.size());
+                            return;
+                        }
+                        final java.util.SplittableRandom draws;
+                        synchronized (random) {
+                            draws = random.split();
+                        }
+                        final Map<Integer, List<Integer>> assignment = io.seglog.replication.election.ReplicaAssignment
+                            .assign(brokers, groups.offsetsPartitions(), groups.offsetsReplication(), -1, 0, draws);
+                        new ZkAdminStore(store, () -> admins.apply(store.get())).createTopic(GroupCoordinator.OFFSETS_TOPIC, assignment,
+                            Map.of("cleanup.policy", "compact",
+                                "segment.bytes", String.valueOf(groups.offsetsSegmentBytes()),
+                                "compression.type", "producer"));
+                        LOG.info("broker.id={} created {} ({} partitions, replication factor {})", brokerId,
+                            GroupCoordinator.OFFSETS_TOPIC, groups.offsetsPartitions(), groups.offsetsReplication());
+                    } catch (final io.seglog.replication.controller.TopicExistsException exists) {
+                        LOG.debug("{} exists", GroupCoordinator.OFFSETS_TOPIC);
+                    } catch (final RuntimeException e) {
+                        LOG.warn("creating {} failed: {}", GroupCoordinator.OFFSETS_TOPIC, e.toString());
+                    } finally {
+                        pending.set(false);
                     }
-                    final Map<Integer, Optional<String>> brokers = new java.util.TreeMap<>();
-                    c.controlHandler().liveBrokerEndpoints().forEach((bid, b) -> brokers.put(bid, b.rack()));
-                    if (brokers.size() < groups.offsetsReplication()) {
-                        LOG.warn("{} is not created: {}={} but {} brokers are alive", GroupCoordinator.OFFSETS_TOPIC,
-                            GroupCoordinatorConfig.OFFSETS_TOPIC_REPLICATION_FACTOR, groups.offsetsReplication(),
-                            brokers.size());
-                        return;
-                    }
-                    final Map<Integer, List<Integer>> assignment = io.seglog.replication.election.ReplicaAssignment
-                        .assign(brokers, groups.offsetsPartitions(), groups.offsetsReplication(), -1, 0,
-                            new java.util.SplittableRandom());
-                    new ZkAdminStore(() -> c.store(), () -> c.admin(new java.util.SplittableRandom()))
-                        .createTopic(GroupCoordinator.OFFSETS_TOPIC, assignment, Map.of(
-                            "cleanup.policy", "compact",
-                            "segment.bytes", String.valueOf(groups.offsetsSegmentBytes()),
-                            "compression.type", "producer"));
-                    LOG.info("broker.id={} created {} ({} partitions, replication factor {})",
-                        config.replication().brokerId(), GroupCoordinator.OFFSETS_TOPIC, groups.offsetsPartitions(),
-                        groups.offsetsReplication());
-                } catch (final io.seglog.replication.controller.TopicExistsException exists) {
-                    LOG.debug("{} exists", GroupCoordinator.OFFSETS_TOPIC);
-                } catch (final RuntimeException e) {
-                    LOG.warn("creating {} failed: {}", GroupCoordinator.OFFSETS_TOPIC, e.toString());
-                } finally {
-                    pending.set(false);
-                }
-            });
+                });
+            } catch (final java.util.concurrent.RejectedExecutionException e) {
+                pending.set(false); // the broker is closing
+            }
         };
     }
 

@@ -98,6 +98,46 @@ public final class SimBrokerParts {
             random.split(), random.split()));
     }
 
+    /**
+     * The broker's group coordinator, its work run by a scheduler of the simulation instead of a thread of its own.
+     *
+     * @param config          the coordinator's settings
+     * @param replicas        the broker's replica layer (acks=all appends, local logs)
+     * @param scheduler       runs its requests, timers, write completions and loads as events
+     * @param wallClockMs     the simulated wall clock (record timestamps)
+     * @param ids             draws member ids (seeded)
+     * @return the coordinator; {@link GroupCoordinator#close()} stops nothing (a crash stops the process's events)
+     */
+    public static GroupCoordinator groupCoordinator(final GroupCoordinatorConfig config,
+                                                    final GroupCoordinator.Replicas replicas,
+                                                    final io.seglog.replication.group.GroupScheduler scheduler,
+                                                    final java.util.function.LongSupplier wallClockMs,
+                                                    final java.util.random.RandomGenerator ids) {
+        return new GroupCoordinator(config.groups(), config.offsetsPartitions(), config.offsetsCommitTimeoutMs(),
+            replicas, scheduler, () -> { }, wallClockMs, ids);
+    }
+
+    /**
+     * The broker's creation of {@code __consumer_offsets} at a FindCoordinator, as {@link SeglogBroker} wires it, on an
+     * executor of the simulation with seeded randoms.
+     *
+     * @param brokerId the broker
+     * @param config   the offsets topic's settings
+     * @param executor runs the creation as an event
+     * @param handler  the broker's control handler
+     * @param store    the broker's current store
+     * @param random   draws the assignment and the topic id
+     * @return the creator
+     */
+    public static io.seglog.replication.wire.GroupApis.OffsetsTopicCreator offsetsTopicCreator(
+        final int brokerId, final GroupCoordinatorConfig config, final Executor executor,
+        final Supplier<BrokerControlHandler> handler, final Supplier<KafkaZkStore> store,
+        final java.util.SplittableRandom random) {
+        final java.util.SplittableRandom ids = random.split();
+        return SeglogBroker.offsetsTopicCreator(brokerId, config, executor, handler, store, random.split(),
+            s -> new io.seglog.replication.controller.TopicAdmin(s, ids.split(), ids.split()));
+    }
+
     /** A producer-id source that can be stopped. */
     public interface ProducerIds extends io.seglog.replication.wire.ProducerIdSource, AutoCloseable {
         @Override

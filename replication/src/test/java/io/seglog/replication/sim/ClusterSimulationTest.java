@@ -71,6 +71,7 @@ class ClusterSimulationTest {
         long frames = 0;
         long topics = 0;
         long createdTopicAcks = 0;
+        long offsetCommits = 0;
         for (long seed = FIRST_SEED; seed < FIRST_SEED + seeds; seed++) {
             final SimRun.Result r = run(seed, settings);
             if (r.failed()) {
@@ -87,12 +88,13 @@ class ClusterSimulationTest {
             frames += r.wireFrames();
             topics += r.topicsCreated();
             createdTopicAcks += r.createdTopicAcks();
+            offsetCommits += r.offsetCommits();
         }
         final double cpuSeconds = (threads.getCurrentThreadCpuTime() - cpu0) / 1e9;
         System.out.printf("cluster simulation %s: %d seeds, %d events, %d records acknowledged, %d read by consumers,"
                 + " %d idempotent retries, %d reassignments (%d partitions ended on other brokers), %d topics created"
-                + " mid-run (%d records acknowledged in them), %d frames on the wire, %.2f simulated hours in %.1f CPU seconds (%.1f simulated minutes per CPU second)%n", name,
-            seeds, events, acked, consumed, retries, reassignments, moved, topics, createdTopicAcks, frames, simulatedMs / 3.6e6, cpuSeconds,
+                + " mid-run (%d records acknowledged in them), %d offset commits acknowledged, %d frames on the wire, %.2f simulated hours in %.1f CPU seconds (%.1f simulated minutes per CPU second)%n", name,
+            seeds, events, acked, consumed, retries, reassignments, moved, topics, createdTopicAcks, offsetCommits, frames, simulatedMs / 3.6e6, cpuSeconds,
             simulatedMs / 60_000.0 / cpuSeconds);
         assertTrue(acked > 0, "records were acknowledged");
         assertTrue(consumed > 0, "consumers read records");
@@ -105,6 +107,7 @@ class ClusterSimulationTest {
             if (settings.wire()) {
                 assertTrue(topics > 0, "operators created topics mid-run");
                 assertTrue(createdTopicAcks > 0, "producers wrote to the topics created mid-run");
+                assertTrue(offsetCommits > 0, "consumers committed offsets to their groups' coordinators");
             }
         }
     }

@@ -78,6 +78,13 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
 import org.apache.kafka.common.message.CreateTopicsResponseData;
 import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.FindCoordinatorRequestData;
+import org.apache.kafka.common.message.FindCoordinatorResponseData;
+import org.apache.kafka.common.message.OffsetCommitRequestData;
+import org.apache.kafka.common.message.OffsetCommitResponseData;
+import org.apache.kafka.common.message.OffsetFetchRequestData;
+import org.apache.kafka.common.message.OffsetFetchResponseData;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
 import org.apache.kafka.common.message.InitProducerIdResponseData;
@@ -222,6 +229,8 @@ final class SimCluster implements AutoCloseable {
         boolean diskFull;
         /** A pause that begins as soon as the controller has work queued (0: none). */
         long pauseOnWorkMs;
+        /** Its group coordinator (this incarnation's). */
+        io.seglog.replication.broker.GroupCoordinator groups;
         /** Its producer ids (InitProducerId), reserved in blocks in ZooKeeper. */
         SimBrokerParts.ProducerIds producerIds;
         /** The Kafka APIs its server answers (this incarnation's), for each connection {@link SimNet} opens to it. */
@@ -278,7 +287,10 @@ final class SimCluster implements AutoCloseable {
     private final List<String> idempotentTrace = new ArrayList<>();
     /** The acknowledged records' values, for reports. */
     private final Map<TopicPartition, Map<Long, String>> acknowledgedValues = new HashMap<>();
+    /** Every partition the checks cover (internal topics' too). */
     private final List<TopicPartition> partitions = new ArrayList<>();
+    /** The partitions clients write and read and the operator moves (no internal topic). */
+    private final List<TopicPartition> clientPartitions = new ArrayList<>();
     /**
      * Topics an operator asked to create and whose assignment has not appeared in ZooKeeper yet; their partitions
      * join {@link #partitions} (and every check) in the event that creates the znode.
@@ -317,6 +329,7 @@ final class SimCluster implements AutoCloseable {
         this.settings = settings;
         for (int p = 0; p < settings.partitions(); p++) {
             partitions.add(new TopicPartition(TOPIC, p));
+            clientPartitions.add(new TopicPartition(TOPIC, p));
         }
         for (int id = 1; id <= settings.brokers(); id++) {
             nodes.put(id, new Node(id));
@@ -344,6 +357,47 @@ final class SimCluster implements AutoCloseable {
                 return random.nextLong(settings.minLinkDelayMs(), settings.maxLinkDelayMs() + 1);
             }
         });
+    }
+
+    /**
+     * The group coordinators' settings: Kafka's, but for three offsets partitions (of three replicas) instead of 50.
+     */
+    static final io.seglog.replication.broker.GroupCoordinatorConfig GROUPS =
+        new io.seglog.replication.broker.GroupCoordinatorConfig(io.seglog.replication.group.GroupConfig.defaults(), 3,
+            3, 100 << 20, 5_000);
+
+    /** A process's group scheduler whose tasks and timers do nothing once the process has crashed or restarted. */
+    private static io.seglog.replication.group.GroupScheduler aliveOnly(
+        final io.seglog.replication.group.GroupScheduler scheduler, final java.util.function.BooleanSupplier alive) {
+        return new io.seglog.replication.group.GroupScheduler() {
+            @Override
+            public long nowMs() {
+                return scheduler.nowMs();
+            }
+
+            @Override
+            public void schedule(final String key, final long delayMs, final Runnable task) {
+                scheduler.schedule(key, delayMs, () -> {
+                    if (alive.getAsBoolean()) {
+                        task.run();
+                    }
+                });
+            }
+
+            @Override
+            public void cancel(final String key) {
+                scheduler.cancel(key);
+            }
+
+            @Override
+            public void execute(final Runnable task) {
+                scheduler.execute(() -> {
+                    if (alive.getAsBoolean()) {
+                        task.run();
+                    }
+                });
+            }
+        };
     }
 
     /** The largest request and response frame on the simulated wire (a fetch answer is up to 10 MiB). */
@@ -406,8 +460,9 @@ final class SimCluster implements AutoCloseable {
         return zk;
     }
 
+    /** The partitions clients write and read (internal topics' are checked but not among them). */
     List<TopicPartition> partitions() {
-        return partitions;
+        return clientPartitions;
     }
 
     Node node(final int id) {
@@ -534,6 +589,23 @@ final class SimCluster implements AutoCloseable {
             settings.fetchMaxBytes() > 0 ? settings.fetchMaxBytes() : 1 << 20,
             10 << 20, 200, 1, 3_000, settings.durableAcks());
         final int incarnation = n.incarnation;
+        final java.util.function.BooleanSupplier alive = () -> n.up && n.incarnation == incarnation;
+        // The group coordinator, as SeglogBroker wires it: the leader of a __consumer_offsets partition loads its
+        // groups; its writes are acks=all appends of this broker's replica layer. Its work runs as this process's
+        // events (nothing once it has crashed), its member ids from a seeded random of its own.
+        n.groups = SimBrokerParts.groupCoordinator(GROUPS, new io.seglog.replication.broker.GroupCoordinator.Replicas() {
+            @Override
+            public CompletableFuture<AppendResult> appendAll(final TopicPartition tp, final ByteBuffer batch,
+                                                             final long timeoutMs) {
+                return n.replicas.produce((short) -1, timeoutMs, Map.of(tp, batch)).thenApply(r -> r.get(tp));
+            }
+
+            @Override
+            public Optional<PartitionLog> log(final TopicPartition tp) {
+                return n.replicas.partition(tp).map(Partition::log);
+            }
+        }, aliveOnly(sim.groupScheduler(id), alive), () -> sim.clock().wallMs(),
+            new SplittableRandom(sim.seed() * 137 + id * 19L + incarnation));
         n.replicas = new ReplicaManager(id, n.logs, replicaConfig, sim::nowMs, () -> n.handler.brokerEpoch(),
             SimBrokerParts.zkIsrWriter(() -> n.store, sim.executor("isr-write " + id, id)),
             b -> n.handler.liveBrokerEndpoints().containsKey(b),
@@ -541,7 +613,7 @@ final class SimCluster implements AutoCloseable {
                 ? new WireLeaderEndpoint(wireClient(id, incarnation, leaderId, "replica-" + id, sim.random()))
                 : new SimEndpoint(n, incarnation, leaderId), r -> {
                 throw new AssertionError("the simulated broker starts no thread: " + r);
-            }, LeadershipListener.NONE, n.storage, settings.fixes().replica());
+            }, settings.wire() ? n.groups : LeadershipListener.NONE, n.storage, settings.fixes().replica());
         n.handler = new BrokerControlHandler(id, n.replicas);
         n.replicas.isrChangeListener((tp, before, after) -> {
             if (after.size() > before.size()) {
@@ -553,7 +625,6 @@ final class SimCluster implements AutoCloseable {
             .uncleanLeaderElectionEnable(settings.uncleanElection()).minInsyncReplicas(settings.minInsyncReplicas())
             .replicaLagTimeMaxMs(settings.replicaLagMs()).autoLeaderRebalanceEnable(true)
             .leaderImbalanceCheckIntervalSeconds(5).build();
-        final java.util.function.BooleanSupplier alive = () -> n.up && n.incarnation == incarnation;
         TcpControlRegistry registry = null;
         if (settings.wire()) {
             // As SeglogBroker wires them: the controller's TcpControlChannel on a thread of its own, the control
@@ -595,6 +666,10 @@ final class SimCluster implements AutoCloseable {
         final List<KafkaApi> apis = new ArrayList<>(new KafkaApis(id, n.replicas, SimBrokerParts.clusterView(n.handler),
             KafkaApis.TopicCreator.NONE, handingOut).apis());
         if (settings.wire()) {
+            apis.addAll(new io.seglog.replication.wire.GroupApis(io.seglog.replication.broker.GroupCoordinator
+                .OFFSETS_TOPIC, n.groups, SimBrokerParts.clusterView(n.handler), SimBrokerParts.offsetsTopicCreator(id,
+                GROUPS, new SimScheduledExecutor(sim, "offsets-topic-creation " + id, id, alive), () -> n.handler,
+                () -> n.store, new SplittableRandom(sim.seed() * 139 + id * 23L + incarnation))).apis());
             // As SeglogBroker serves them: ZooKeeper work and waits on an admin thread of the broker's own; seeded
             // randoms (the start broker, the topic id) of their own, so that they shift no other draw.
             final SplittableRandom adminRandom = new SplittableRandom(sim.seed() * 131 + id * 17L + incarnation);
@@ -669,6 +744,7 @@ final class SimCluster implements AutoCloseable {
         }
         n.zk.disconnect();
         quietly(n.producerIds::close);
+        quietly(n.groups::close);
         quietly(n.replicas::close);
         net.ended(id);
         quietly(n.logs::close);
@@ -702,6 +778,7 @@ final class SimCluster implements AutoCloseable {
         }
         quietly(n.zk::close);
         quietly(n.producerIds::close);
+        quietly(n.groups::close);
         if (n.channel instanceof TcpControlChannel tcp) {
             quietly(tcp::close);
         }
@@ -1271,6 +1348,17 @@ final class SimCluster implements AutoCloseable {
         return createdTopicAcks;
     }
 
+    /**
+     * A topic a broker creates (the offsets topic at the first FindCoordinator) joins the checks once it exists.
+     *
+     * @param topic the topic
+     */
+    void awaitTopic(final String topic) {
+        if (assignment(topic).isEmpty() && !partitions.stream().anyMatch(tp -> tp.topic().equals(topic))) {
+            topicsAwaited.add(topic);
+        }
+    }
+
     /** Topics whose assignment appeared in ZooKeeper during the run. */
     long topicsCreated() {
         return topicsCreated;
@@ -1287,7 +1375,12 @@ final class SimCluster implements AutoCloseable {
             if (a.isPresent()) {
                 it.remove();
                 topicsCreated++;
-                new TreeSet<>(a.get().partitions().keySet()).forEach(p -> partitions.add(new TopicPartition(topic, p)));
+                for (final int p : new TreeSet<>(a.get().partitions().keySet())) {
+                    partitions.add(new TopicPartition(topic, p));
+                    if (!topic.startsWith("__")) {
+                        clientPartitions.add(new TopicPartition(topic, p));
+                    }
+                }
             }
         }
         if (topicsCreated == 0) {
@@ -1568,6 +1661,109 @@ final class SimCluster implements AutoCloseable {
             }
             send(brokerId, CLIENT, "init-producer-id-answer", () -> answered.accept(id));
         });
+    }
+
+    /** FindCoordinator v4 (batched keys), OffsetCommit v8 and OffsetFetch v7, as kafka-clients 3.x sends them. */
+    private static final short FIND_COORDINATOR_VERSION = 4;
+    private static final short OFFSET_COMMIT_VERSION = 8;
+    private static final short OFFSET_FETCH_VERSION = 7;
+
+    /**
+     * A client asks a broker for a group's coordinator (the broker creates the offsets topic if it is missing).
+     *
+     * @param clientId the client (its own connection)
+     * @param brokerId the broker asked
+     * @param group    the group
+     * @param answered the error and the coordinator's id (-1 with an error); not called when the answer is lost
+     */
+    void findCoordinator(final String clientId, final int brokerId, final String group,
+                         final java.util.function.BiConsumer<Errors, Integer> answered) {
+        final FindCoordinatorRequestData data = new FindCoordinatorRequestData().setKeyType((byte) 0)
+            .setCoordinatorKeys(List.of(group));
+        client(clientId, brokerId, adminLinks).send(ApiKeys.FIND_COORDINATOR, FIND_COORDINATOR_VERSION, data)
+            .whenComplete((m, failure) -> {
+                if (failure == null) {
+                    final FindCoordinatorResponseData.Coordinator c = ((FindCoordinatorResponseData) m).coordinators()
+                        .stream().filter(x -> x.key().equals(group)).findFirst().orElse(null);
+                    if (c == null) {
+                        deferredViolation = new ReplicationInvariants.Violation("find-coordinator", "broker "
+                            + brokerId + " answered a FindCoordinator for " + group + " without it: " + m);
+                        return;
+                    }
+                    sim.execute("find-coordinator-answer", CLIENT, () -> answered.accept(
+                        Errors.forCode(c.errorCode()), c.nodeId()));
+                }
+            });
+    }
+
+    /**
+     * A standalone consumer's OffsetCommit (generation -1, no member id, as {@code KafkaConsumer.assign} users commit)
+     * of one partition's offset.
+     *
+     * @param clientId    the client
+     * @param coordinator the broker it takes for the coordinator
+     * @param group       the group
+     * @param tp          the partition
+     * @param offset      the offset committed
+     * @param answered    the partition's error; not called when the answer is lost
+     */
+    void commitOffset(final String clientId, final int coordinator, final String group, final TopicPartition tp,
+                      final long offset, final java.util.function.Consumer<Errors> answered) {
+        final OffsetCommitRequestData data = new OffsetCommitRequestData().setGroupId(group).setGenerationIdOrMemberEpoch(-1)
+            .setMemberId("").setGroupInstanceId(null).setTopics(List.of(new OffsetCommitRequestData.OffsetCommitRequestTopic()
+                .setName(tp.topic()).setPartitions(List.of(new OffsetCommitRequestData.OffsetCommitRequestPartition()
+                    .setPartitionIndex(tp.partition()).setCommittedOffset(offset).setCommittedLeaderEpoch(-1)
+                    .setCommittedMetadata("")))));
+        client(clientId, coordinator, adminLinks).send(ApiKeys.OFFSET_COMMIT, OFFSET_COMMIT_VERSION, data)
+            .whenComplete((m, failure) -> {
+                if (failure == null) {
+                    final Errors error = ((OffsetCommitResponseData) m).topics().stream()
+                        .filter(t -> t.name().equals(tp.topic())).flatMap(t -> t.partitions().stream())
+                        .filter(p -> p.partitionIndex() == tp.partition()).findFirst()
+                        .map(p -> Errors.forCode(p.errorCode())).orElse(null);
+                    if (error == null) {
+                        deferredViolation = new ReplicationInvariants.Violation("offset-commit", "broker " + coordinator
+                            + " answered an OffsetCommit of " + group + " " + tp + " without it: " + m);
+                        return;
+                    }
+                    sim.execute("offset-commit-answer", CLIENT, () -> answered.accept(error));
+                }
+            });
+    }
+
+    /**
+     * A consumer's OffsetFetch of one partition's committed offset.
+     *
+     * @param clientId    the client
+     * @param coordinator the broker it takes for the coordinator
+     * @param group       the group
+     * @param tp          the partition
+     * @param answered    the error (the group's, else the partition's) and the offset (-1: none committed); not
+     *                    called when the answer is lost
+     */
+    void fetchOffset(final String clientId, final int coordinator, final String group, final TopicPartition tp,
+                     final java.util.function.BiConsumer<Errors, Long> answered) {
+        final OffsetFetchRequestData data = new OffsetFetchRequestData().setGroupId(group).setRequireStable(false)
+            .setTopics(List.of(new OffsetFetchRequestData.OffsetFetchRequestTopic().setName(tp.topic())
+                .setPartitionIndexes(List.of(tp.partition()))));
+        client(clientId, coordinator, adminLinks).send(ApiKeys.OFFSET_FETCH, OFFSET_FETCH_VERSION, data)
+            .whenComplete((m, failure) -> {
+                if (failure == null) {
+                    final OffsetFetchResponseData r = (OffsetFetchResponseData) m;
+                    final OffsetFetchResponseData.OffsetFetchResponsePartition p = r.topics().stream()
+                        .filter(t -> t.name().equals(tp.topic())).flatMap(t -> t.partitions().stream())
+                        .filter(x -> x.partitionIndex() == tp.partition()).findFirst().orElse(null);
+                    final Errors error = r.errorCode() != 0 ? Errors.forCode(r.errorCode())
+                        : p == null ? null : Errors.forCode(p.errorCode());
+                    if (error == null) {
+                        deferredViolation = new ReplicationInvariants.Violation("offset-fetch", "broker " + coordinator
+                            + " answered an OffsetFetch of " + group + " " + tp + " without it: " + m);
+                        return;
+                    }
+                    final long offset = error == Errors.NONE ? p.committedOffset() : -1;
+                    sim.execute("offset-fetch-answer", CLIENT, () -> answered.accept(error, offset));
+                }
+            });
     }
 
     long producerIdsHandedOut() {

@@ -44,10 +44,11 @@ final class SimRun {
      * @param wireFrames  request and response frames the simulated network carried as bytes
      * @param topicsCreated topics an operator created during the run
      * @param createdTopicAcks acknowledgements of records in those topics
+     * @param offsetCommits offset commits acknowledged to the standalone consumers
      */
     record Result(long seed, Throwable failure, long digest, long events, long simulatedMs, long acked,
                   List<String> faults, long retries, int moved, long consumed, long wireFrames, long topicsCreated,
-                  long createdTopicAcks) {
+                  long createdTopicAcks, long offsetCommits) {
         boolean failed() {
             return failure != null;
         }
@@ -119,6 +120,23 @@ final class SimRun {
             if (chosen.wire() && topics.nextBoolean()) {
                 scheduleTopicCreation(c, topics, end, faults, topics.nextLong(durationMs / 2));
             }
+            // In half the runs two standalone consumers commit offsets to their groups from a time of their own
+            // random's choosing: the first FindCoordinator has a broker create __consumer_offsets, whose leaders'
+            // coordinators then take the commits as acks=all writes.
+            final SplittableRandom groups = new SplittableRandom(seed ^ 0x6_4007_c0L);
+            final List<Committer> committers = new ArrayList<>();
+            if (chosen.wire() && groups.nextBoolean()) {
+                final long startAt = groups.nextLong(durationMs / 2);
+                for (final String group : List.of("group-a", "group-b")) {
+                    final Committer committer = new Committer(group, c.partitions().get(committers.size()
+                        % c.partitions().size()));
+                    committers.add(committer);
+                    sim.schedule("committer start " + group, SimCluster.CLIENT, startAt, () -> {
+                        c.awaitTopic(io.seglog.replication.broker.GroupCoordinator.OFFSETS_TOPIC);
+                        scheduleCommitter(c, groups, end, committer);
+                    });
+                }
+            }
             sim.run(end);
             if (!c.healAndSettle(120_000)) {
                 c.checkNoDivergence();
@@ -126,19 +144,22 @@ final class SimRun {
                     + c.describe());
             }
             c.checkEnd();
+            for (final Committer committer : committers) {
+                checkCommitted(c, committer);
+            }
             final Map<Integer, List<Integer>> ended = c.assignment().orElseThrow().partitions();
             final int moved = (int) created.keySet().stream()
                 .filter(p -> !new TreeSet<>(created.get(p)).equals(new TreeSet<>(ended.get(p)))).count();
             return new Result(seed, null, sim.digest(), sim.eventCount(), sim.nowMs() - start, c.acknowledgedCount(),
                 faults, c.idempotentRetries(), moved, c.consumedCount(), c.wireFrames(), c.topicsCreated(),
-                c.createdTopicAcks());
+                c.createdTopicAcks(), committers.stream().mapToLong(x -> x.acked).sum());
         } catch (final RuntimeException | AssertionError e) {
             final SimScheduler sim = cluster == null ? null : cluster.sim();
             return new Result(seed, e, sim == null ? 0 : sim.digest(), sim == null ? 0 : sim.eventCount(),
                 0, cluster == null ? 0 : cluster.acknowledgedCount(), faults,
                 cluster == null ? 0 : cluster.idempotentRetries(), 0, cluster == null ? 0 : cluster.consumedCount(),
                 cluster == null ? 0 : cluster.wireFrames(), cluster == null ? 0 : cluster.topicsCreated(),
-                cluster == null ? 0 : cluster.createdTopicAcks());
+                cluster == null ? 0 : cluster.createdTopicAcks(), 0);
         } finally {
             if (cluster != null) {
                 cluster.close();
@@ -359,6 +380,156 @@ final class SimRun {
                 attempt(c, producer, tp, lane);
             }
         });
+    }
+
+    /**
+     * A consumer that commits one partition's offsets to its group without joining it (generation -1, as
+     * {@code KafkaConsumer.assign} users commit), one request at a time, each offset above the last one sent; now and
+     * then it reads its committed offset back. It finds its coordinator with FindCoordinator, and again after
+     * NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE or {@value #REQUEST_TIMEOUT_MS} ms without an answer.
+     */
+    private static final class Committer {
+        final String group;
+        final TopicPartition tp;
+        final String clientId;
+        int coordinator = -1;
+        boolean busy;
+        int attempt;
+        long maxSent = -1;
+        /** The highest offset whose commit was answered without error (-1: none). */
+        long lastAcked = -1;
+        /** Offsets sent whose commit was not answered without error: each may have landed, now or later. */
+        final Set<Long> uncertain = new TreeSet<>();
+        final Set<Long> sent = new TreeSet<>();
+        long commits;
+        long acked;
+        long reads;
+
+        Committer(final String group, final TopicPartition tp) {
+            this.group = group;
+            this.tp = tp;
+            this.clientId = "committer-" + group;
+        }
+
+        /** An answer read back: an offset this consumer committed, or none before any commit. */
+        void checkRead(final long offset, final String where) {
+            if (offset != -1 && !sent.contains(offset)) {
+                throw new ReplicationInvariants.Violation("offset-fetch", group + " " + tp + ": " + where
+                    + " answered committed offset " + offset + ", which was never committed (sent: " + sent + ")");
+            }
+        }
+    }
+
+    private static void scheduleCommitter(final SimCluster c, final SplittableRandom r, final long end,
+                                          final Committer committer) {
+        final SimScheduler sim = c.sim();
+        final long delay = 50 + r.nextInt(200);
+        if (sim.nowMs() + delay > end) {
+            return;
+        }
+        sim.schedule("committer " + committer.group, SimCluster.CLIENT, delay, () -> {
+            if (!committer.busy) {
+                committerStep(c, r, committer, r.nextInt(4) == 0, null);
+            }
+            scheduleCommitter(c, r, end, committer);
+        });
+    }
+
+    /**
+     * One request of a committer: a FindCoordinator when it knows none, else a commit or (with {@code read}) a read of
+     * its committed offset; {@code readBack} (for the end check) receives a read's offset.
+     */
+    private static void committerStep(final SimCluster c, final SplittableRandom r, final Committer committer,
+                                      final boolean read, final java.util.function.LongConsumer readBack) {
+        final SimScheduler sim = c.sim();
+        final int mine = ++committer.attempt;
+        committer.busy = true;
+        final Runnable done = () -> committer.busy = false;
+        final int coordinator = committer.coordinator;
+        if (coordinator < 0) {
+            final List<Integer> ids = c.brokerIds();
+            c.findCoordinator(committer.clientId, ids.get(r.nextInt(ids.size())), committer.group, (error, id) -> {
+                if (committer.attempt == mine) {
+                    if (error == Errors.NONE) {
+                        committer.coordinator = id;
+                    }
+                    done.run();
+                }
+            });
+        } else if (read) {
+            committer.reads++;
+            c.fetchOffset(committer.clientId, coordinator, committer.group, committer.tp, (error, offset) -> {
+                if (committer.attempt != mine) {
+                    return;
+                }
+                if (error == Errors.NONE) {
+                    committer.checkRead(offset, "broker " + coordinator);
+                    if (readBack != null) {
+                        readBack.accept(offset);
+                    }
+                } else if (error == Errors.NOT_COORDINATOR || error == Errors.COORDINATOR_NOT_AVAILABLE) {
+                    committer.coordinator = -1;
+                }
+                done.run();
+            });
+        } else {
+            final long offset = committer.maxSent + 1 + r.nextInt(5);
+            committer.maxSent = offset;
+            committer.sent.add(offset);
+            committer.uncertain.add(offset);
+            committer.commits++;
+            c.commitOffset(committer.clientId, coordinator, committer.group, committer.tp, offset, error -> {
+                if (error == Errors.NONE) {
+                    // A late answer counts too: the offset was committed.
+                    committer.uncertain.remove(offset);
+                    committer.acked++;
+                    committer.lastAcked = Math.max(committer.lastAcked, offset);
+                }
+                if (committer.attempt != mine) {
+                    return;
+                }
+                if (error == Errors.NOT_COORDINATOR || error == Errors.COORDINATOR_NOT_AVAILABLE) {
+                    committer.coordinator = -1;
+                }
+                done.run();
+            });
+        }
+        sim.schedule("committer timeout " + committer.group, SimCluster.CLIENT, REQUEST_TIMEOUT_MS, () -> {
+            if (committer.attempt == mine && committer.busy) {
+                committer.coordinator = -1;
+                done.run();
+            }
+        });
+    }
+
+    /**
+     * After the cluster settled: the committed offset read back is the last one acknowledged, or a later one sent, or
+     * an earlier one whose commit was never acknowledged (a request that reached a coordinator late lands over a newer
+     * commit in Kafka too); anything else is an acknowledged commit lost.
+     */
+    private static void checkCommitted(final SimCluster c, final Committer committer) {
+        if (committer.commits == 0) {
+            return;
+        }
+        final SimScheduler sim = c.sim();
+        final long[] read = {Long.MIN_VALUE};
+        final SplittableRandom r = new SplittableRandom(committer.group.hashCode());
+        final boolean answered = sim.runUntil(() -> {
+            if (read[0] == Long.MIN_VALUE && !committer.busy) {
+                committerStep(c, r, committer, true, offset -> read[0] = offset);
+            }
+            return read[0] != Long.MIN_VALUE;
+        }, sim.nowMs() + 60_000);
+        if (!answered) {
+            throw new AssertionError(committer.group + ": no committed offset could be read within 60 s after the "
+                + "cluster settled" + c.describe());
+        }
+        if (read[0] < committer.lastAcked && !committer.uncertain.contains(read[0])) {
+            throw new ReplicationInvariants.Violation("the end", committer.group + " " + committer.tp
+                + ": the committed offset read back is " + read[0] + " but " + committer.lastAcked
+                + " was acknowledged (and " + read[0] + " was " + (read[0] == -1 ? "none" : "acknowledged before it")
+                + "): an acknowledged commit was lost" + c.describe());
+        }
     }
 
     /** The second topic's name. */
