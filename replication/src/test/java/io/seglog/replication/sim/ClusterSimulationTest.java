@@ -233,6 +233,36 @@ class ClusterSimulationTest {
             + " and restarts it before its session expires: " + r.faults());
     }
 
+    /**
+     * Regression seed (offset committers): a coordinator lost its offsets partition while a commit's write was in
+     * flight; the write's completion was dropped with the unloaded groups, the OffsetCommit was never answered, and
+     * the committer's connection, answered in order, held every later request behind it. A write that ends after the
+     * unload is now answered with its outcome.
+     */
+    @Test
+    void seed9ACommitWhoseCoordinatorMovedIsStillAnswered() {
+        final SimRun.Result r = run(9, EVERY_FIX.withWire(true));
+        assertFalse(r.failed(), () -> describe(r));
+        assertTrue(r.faults().contains("13124 crash 3 (just expanded the ISR of __consumer_offsets-0)"),
+            () -> "the seed still crashes an offsets partition's leader: " + r.faults());
+        assertTrue(r.offsetCommits() > 0, "commits were acknowledged");
+    }
+
+    /**
+     * Regression seed (offset committers): the controller, itself shutting down, was fenced while it moved its own
+     * leaderships away; the ControlledShutdown was never answered and the controller's connection to itself, answered
+     * in order, held every later LeaderAndIsr for that broker, which never rejoined an ISR. A controlled shutdown that
+     * fails is now answered NOT_CONTROLLER.
+     */
+    @Test
+    void seed20AControlledShutdownThatFailsIsAnswered() {
+        final SimRun.Result r = run(20, EVERY_FIX.withWire(true));
+        assertFalse(r.failed(), () -> describe(r));
+        assertTrue(r.faults().contains("14376 pause 3 for 7664 ms at its next work")
+            && r.faults().contains("15411 controlled shutdown 3"), () -> "the seed still pauses the controller and"
+            + " shuts it down: " + r.faults());
+    }
+
     @Test
     void findsTheLossOfTruncatingToTheHighWatermarkWithoutKip101() {
         search("KIP-101 (truncation by leader epoch)",
