@@ -172,10 +172,15 @@ public final class TcpControlChannel implements ControlChannel, AutoCloseable {
         final WireClient client = clientFor(target, where.get());
         final CompletableFuture<ByteBuffer> attempt = client.sendSeglog(message.key(), ControlCodec.latestVersion(message.key()),
             message.body().duplicate());
-        // The timeout runs on the channel's own thread (CompletableFuture.orTimeout would start a JDK thread).
-        final java.util.concurrent.ScheduledFuture<?> timeout = retries.schedule(() -> attempt.completeExceptionally(
-            new java.util.concurrent.TimeoutException("no answer from broker.id=" + target.brokerId + " within "
-                + requestTimeoutMs + " ms")), requestTimeoutMs, TimeUnit.MILLISECONDS);
+        // The timeout runs on the channel's own thread (CompletableFuture.orTimeout would start a JDK thread). As
+        // Kafka's NetworkClient, a request that timed out closes its connection: a broker answers a connection's
+        // requests in order, so the next attempt on it would wait behind the unanswered one, maybe for good.
+        final java.util.concurrent.ScheduledFuture<?> timeout = retries.schedule(() -> {
+            if (attempt.completeExceptionally(new java.util.concurrent.TimeoutException("no answer from broker.id="
+                + target.brokerId + " within " + requestTimeoutMs + " ms"))) {
+                dropConnection(target, client);
+            }
+        }, requestTimeoutMs, TimeUnit.MILLISECONDS);
         attempt.whenComplete((ignored, failure) -> timeout.cancel(false));
         attempt
             .whenComplete((body, failure) -> {
@@ -207,6 +212,19 @@ public final class TcpControlChannel implements ControlChannel, AutoCloseable {
             target.address = address;
         }
         return target.client;
+    }
+
+    /** Closes a target's connection if it is still the given one (the next attempt opens another). */
+    private void dropConnection(final Target target, final WireClient client) {
+        synchronized (this) {
+            if (target.client != client) {
+                return;
+            }
+            target.client = null;
+            target.address = null;
+        }
+        LOG.info("closing the control connection to broker.id={}: a request timed out", target.brokerId);
+        client.close();
     }
 
     private void retryLater(final Target target, final Message message, final Throwable cause) {
