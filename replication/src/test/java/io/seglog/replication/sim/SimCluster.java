@@ -300,6 +300,8 @@ final class SimCluster implements AutoCloseable {
     private final Set<String> creationsUnanswered = new TreeSet<>();
     /** Each topic's id as first seen in its assignment znode: a topic is created once. */
     private final Map<String, String> topicIds = new TreeMap<>();
+    /** Every topic whose partitions the checks cover. */
+    private final Set<String> knownTopics = new TreeSet<>(Set.of(TOPIC));
     /** Each topic's assignment znode (creation zxid and version) as the last check saw it. */
     private final Map<String, String> topicZnodesSeen = new TreeMap<>();
     /** The operator's link delays: a random of its own, so that it shifts no other draw of the run. */
@@ -1359,7 +1361,7 @@ final class SimCluster implements AutoCloseable {
         }
     }
 
-    /** Topics whose assignment appeared in ZooKeeper during the run. */
+    /** Topics an operator created whose assignment appeared in ZooKeeper during the run. */
     long topicsCreated() {
         return topicsCreated;
     }
@@ -1374,7 +1376,10 @@ final class SimCluster implements AutoCloseable {
             final Optional<TopicAssignmentZnode> a = assignment(topic);
             if (a.isPresent()) {
                 it.remove();
-                topicsCreated++;
+                if (!topic.startsWith("__")) {
+                    topicsCreated++; // the operator's (the offsets topic is created by a broker)
+                }
+                knownTopics.add(topic);
                 for (final int p : new TreeSet<>(a.get().partitions().keySet())) {
                     partitions.add(new TopicPartition(topic, p));
                     if (!topic.startsWith("__")) {
@@ -1383,10 +1388,7 @@ final class SimCluster implements AutoCloseable {
                 }
             }
         }
-        if (topicsCreated == 0) {
-            return;
-        }
-        for (final String topic : new TreeSet<>(partitions.stream().map(TopicPartition::topic).toList())) {
+        for (final String topic : knownTopics) {
             final Optional<ZkNode> node = zk.peek(ZkPaths.topicPath(topic));
             final String seen = node.map(z -> z.stat().czxid() + "/" + z.stat().version()).orElse("none");
             if (seen.equals(topicZnodesSeen.put(topic, seen))) {
@@ -2048,7 +2050,7 @@ final class SimCluster implements AutoCloseable {
         if (!checking) {
             return;
         }
-        if (!topicsAwaited.isEmpty() || topicsCreated > 0) {
+        if (!topicsAwaited.isEmpty() || knownTopics.size() > 1) {
             watchTopics(event);
         }
         final Map<TopicPartition, List<ReplicationInvariants.Replica>> replicas = new TreeMap<>(
