@@ -72,6 +72,7 @@ class ClusterSimulationTest {
         long topics = 0;
         long createdTopicAcks = 0;
         long offsetCommits = 0;
+        long groupSyncs = 0;
         for (long seed = FIRST_SEED; seed < FIRST_SEED + seeds; seed++) {
             final SimRun.Result r = run(seed, settings);
             if (r.failed()) {
@@ -89,12 +90,13 @@ class ClusterSimulationTest {
             topics += r.topicsCreated();
             createdTopicAcks += r.createdTopicAcks();
             offsetCommits += r.offsetCommits();
+            groupSyncs += r.groupSyncs();
         }
         final double cpuSeconds = (threads.getCurrentThreadCpuTime() - cpu0) / 1e9;
         System.out.printf("cluster simulation %s: %d seeds, %d events, %d records acknowledged, %d read by consumers,"
                 + " %d idempotent retries, %d reassignments (%d partitions ended on other brokers), %d topics created"
-                + " mid-run (%d records acknowledged in them), %d offset commits acknowledged, %d frames on the wire, %.2f simulated hours in %.1f CPU seconds (%.1f simulated minutes per CPU second)%n", name,
-            seeds, events, acked, consumed, retries, reassignments, moved, topics, createdTopicAcks, offsetCommits, frames, simulatedMs / 3.6e6, cpuSeconds,
+                + " mid-run (%d records acknowledged in them), %d offset commits acknowledged, %d assignments delivered to group members, %d frames on the wire, %.2f simulated hours in %.1f CPU seconds (%.1f simulated minutes per CPU second)%n", name,
+            seeds, events, acked, consumed, retries, reassignments, moved, topics, createdTopicAcks, offsetCommits, groupSyncs, frames, simulatedMs / 3.6e6, cpuSeconds,
             simulatedMs / 60_000.0 / cpuSeconds);
         assertTrue(acked > 0, "records were acknowledged");
         assertTrue(consumed > 0, "consumers read records");
@@ -108,6 +110,7 @@ class ClusterSimulationTest {
                 assertTrue(topics > 0, "operators created topics mid-run");
                 assertTrue(createdTopicAcks > 0, "producers wrote to the topics created mid-run");
                 assertTrue(offsetCommits > 0, "consumers committed offsets to their groups' coordinators");
+                assertTrue(groupSyncs > 0, "group members got assignments");
             }
         }
     }
@@ -241,7 +244,7 @@ class ClusterSimulationTest {
      */
     @Test
     void seed9ACommitWhoseCoordinatorMovedIsStillAnswered() {
-        final SimRun.Result r = run(9, EVERY_FIX.withWire(true));
+        final SimRun.Result r = run(9, EVERY_FIX.withWire(true).withGroupMembers(false)); // as found
         assertFalse(r.failed(), () -> describe(r));
         assertTrue(r.faults().contains("13124 crash 3 (just expanded the ISR of __consumer_offsets-0)"),
             () -> "the seed still crashes an offsets partition's leader: " + r.faults());
@@ -256,7 +259,7 @@ class ClusterSimulationTest {
      */
     @Test
     void seed20AControlledShutdownThatFailsIsAnswered() {
-        final SimRun.Result r = run(20, EVERY_FIX.withWire(true));
+        final SimRun.Result r = run(20, EVERY_FIX.withWire(true).withGroupMembers(false)); // as found
         assertFalse(r.failed(), () -> describe(r));
         assertTrue(r.faults().contains("14376 pause 3 for 7664 ms at its next work")
             && r.faults().contains("15411 controlled shutdown 3"), () -> "the seed still pauses the controller and"

@@ -140,19 +140,21 @@ final class SimCluster implements AutoCloseable {
      *                          and response bytes through each broker's server pipeline ({@link SimNet}); off, they
      *                          are calls on the leader's replica layer carried as events, as when seeds 1056 and 2199
      *                          were found (their regression tests)
+     * @param groupMembers      whether a consumer group's members may run (in the runs their seed chooses)
      */
     record Settings(int brokers, int partitions, int replicationFactor, int minInsyncReplicas, boolean uncleanElection,
                     long replicaLagMs, int sessionTimeoutMs, long minLinkDelayMs, long maxLinkDelayMs,
-                    Fixes fixes, boolean durableAcks, int fetchMaxBytes, boolean initProducerIds, boolean wire) {
+                    Fixes fixes, boolean durableAcks, int fetchMaxBytes, boolean initProducerIds, boolean wire,
+                    boolean groupMembers) {
         static Settings defaults() {
-            return new Settings(3, 2, 3, 2, false, 2_000, 4_000, 1, 10, Fixes.ALL, false, 0, true, true);
+            return new Settings(3, 2, 3, 2, false, 2_000, 4_000, 1, 10, Fixes.ALL, false, 0, true, true, true);
         }
 
         /** Whether the clients' and followers' requests travel as bytes (see {@link Settings}). */
         Settings withWire(final boolean bytes) {
             return new Settings(brokers, partitions, replicationFactor, minInsyncReplicas, uncleanElection,
                 replicaLagMs, sessionTimeoutMs, minLinkDelayMs, maxLinkDelayMs, fixes, durableAcks, fetchMaxBytes,
-                initProducerIds, bytes);
+                initProducerIds, bytes, groupMembers);
         }
 
         /**
@@ -162,31 +164,41 @@ final class SimCluster implements AutoCloseable {
         Settings withInitProducerIds(final boolean init) {
             return new Settings(brokers, partitions, replicationFactor, minInsyncReplicas, uncleanElection,
                 replicaLagMs, sessionTimeoutMs, minLinkDelayMs, maxLinkDelayMs, fixes, durableAcks, fetchMaxBytes, init,
-                wire);
+                wire, groupMembers);
         }
 
         Settings with(final Fixes f) {
             return new Settings(brokers, partitions, replicationFactor, minInsyncReplicas, uncleanElection,
                 replicaLagMs, sessionTimeoutMs, minLinkDelayMs, maxLinkDelayMs, f, durableAcks, fetchMaxBytes,
-                initProducerIds, wire);
+                initProducerIds, wire, groupMembers);
         }
 
         Settings withUncleanElection(final boolean unclean) {
             return new Settings(brokers, partitions, replicationFactor, minInsyncReplicas, unclean, replicaLagMs,
                 sessionTimeoutMs, minLinkDelayMs, maxLinkDelayMs, fixes, durableAcks, fetchMaxBytes, initProducerIds,
-                wire);
+                wire, groupMembers);
         }
 
         Settings withFetchMaxBytes(final int bytes) {
             return new Settings(brokers, partitions, replicationFactor, minInsyncReplicas, uncleanElection,
                 replicaLagMs, sessionTimeoutMs, minLinkDelayMs, maxLinkDelayMs, fixes, durableAcks, bytes,
-                initProducerIds, wire);
+                initProducerIds, wire, groupMembers);
+        }
+
+        /**
+         * Whether a consumer group's members may join, sync and heartbeat in a run (its seed decides); off, the runs
+         * are as when seeds 9 and 20 were found (their regression tests).
+         */
+        Settings withGroupMembers(final boolean members) {
+            return new Settings(brokers, partitions, replicationFactor, minInsyncReplicas, uncleanElection,
+                replicaLagMs, sessionTimeoutMs, minLinkDelayMs, maxLinkDelayMs, fixes, durableAcks, fetchMaxBytes,
+                initProducerIds, wire, members);
         }
 
         Settings withDurableAcks(final boolean durable) {
             return new Settings(brokers, partitions, replicationFactor, minInsyncReplicas, uncleanElection,
                 replicaLagMs, sessionTimeoutMs, minLinkDelayMs, maxLinkDelayMs, fixes, durable, fetchMaxBytes,
-                initProducerIds, wire);
+                initProducerIds, wire, groupMembers);
         }
     }
 
@@ -460,6 +472,16 @@ final class SimCluster implements AutoCloseable {
 
     SimZooKeeper zooKeeper() {
         return zk;
+    }
+
+    /**
+     * How many partitions of a topic the checks cover.
+     *
+     * @param topic the topic
+     * @return its partitions known so far
+     */
+    int partitionCount(final String topic) {
+        return (int) partitions.stream().filter(tp -> tp.topic().equals(topic)).count();
     }
 
     /** The partitions clients write and read (internal topics' are checked but not among them). */
@@ -1766,6 +1788,27 @@ final class SimCluster implements AutoCloseable {
                     sim.execute("offset-fetch-answer", CLIENT, () -> answered.accept(error, offset));
                 }
             });
+    }
+
+    /**
+     * A client's request to a broker over the simulated TCP, answered at the client as an event (a group member's
+     * JoinGroup, SyncGroup and Heartbeat).
+     *
+     * @param clientId the client (its own connection to each broker)
+     * @param brokerId the broker
+     * @param api      the API
+     * @param version  its version
+     * @param data     the request
+     * @param answered the response; not called when the request or its answer is lost
+     */
+    void request(final String clientId, final int brokerId, final ApiKeys api, final short version,
+                 final org.apache.kafka.common.protocol.ApiMessage data,
+                 final java.util.function.Consumer<org.apache.kafka.common.protocol.ApiMessage> answered) {
+        client(clientId, brokerId, adminLinks).send(api, version, data).whenComplete((m, failure) -> {
+            if (failure == null) {
+                sim.execute(api.name + "-answer", CLIENT, () -> answered.accept(m));
+            }
+        });
     }
 
     long producerIdsHandedOut() {

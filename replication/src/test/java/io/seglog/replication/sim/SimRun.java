@@ -45,10 +45,11 @@ final class SimRun {
      * @param topicsCreated topics an operator created during the run
      * @param createdTopicAcks acknowledgements of records in those topics
      * @param offsetCommits offset commits acknowledged to the standalone consumers
+     * @param groupSyncs    assignments group members received (SyncGroup answered without error)
      */
     record Result(long seed, Throwable failure, long digest, long events, long simulatedMs, long acked,
                   List<String> faults, long retries, int moved, long consumed, long wireFrames, long topicsCreated,
-                  long createdTopicAcks, long offsetCommits) {
+                  long createdTopicAcks, long offsetCommits, long groupSyncs) {
         boolean failed() {
             return failure != null;
         }
@@ -123,6 +124,14 @@ final class SimRun {
             // In half the runs two standalone consumers commit offsets to their groups from a time of their own
             // random's choosing: the first FindCoordinator has a broker create __consumer_offsets, whose leaders'
             // coordinators then take the commits as acks=all writes.
+            // In half the runs a group of three consumers joins, syncs and heartbeats (the classic protocol) and
+            // commits in its generations, each member now and then restarting as a new one.
+            final SplittableRandom membership = new SplittableRandom(seed ^ 0x3e3b_e45L);
+            final Members members = chosen.wire() && membership.nextBoolean() && chosen.groupMembers()
+                ? new Members(c, membership, end) : null;
+            if (members != null) {
+                members.start(membership.nextLong(durationMs / 2));
+            }
             final SplittableRandom groups = new SplittableRandom(seed ^ 0x6_4007_c0L);
             final List<Committer> committers = new ArrayList<>();
             if (chosen.wire() && groups.nextBoolean()) {
@@ -144,6 +153,10 @@ final class SimRun {
                     + c.describe());
             }
             c.checkEnd();
+            if (members != null) {
+                members.checkConverged();
+                members.checkDelivered();
+            }
             for (final Committer committer : committers) {
                 checkCommitted(c, committer);
             }
@@ -152,14 +165,15 @@ final class SimRun {
                 .filter(p -> !new TreeSet<>(created.get(p)).equals(new TreeSet<>(ended.get(p)))).count();
             return new Result(seed, null, sim.digest(), sim.eventCount(), sim.nowMs() - start, c.acknowledgedCount(),
                 faults, c.idempotentRetries(), moved, c.consumedCount(), c.wireFrames(), c.topicsCreated(),
-                c.createdTopicAcks(), committers.stream().mapToLong(x -> x.acked).sum());
+                c.createdTopicAcks(), committers.stream().mapToLong(x -> x.acked).sum(),
+                members == null ? 0 : members.syncs);
         } catch (final RuntimeException | AssertionError e) {
             final SimScheduler sim = cluster == null ? null : cluster.sim();
             return new Result(seed, e, sim == null ? 0 : sim.digest(), sim == null ? 0 : sim.eventCount(),
                 0, cluster == null ? 0 : cluster.acknowledgedCount(), faults,
                 cluster == null ? 0 : cluster.idempotentRetries(), 0, cluster == null ? 0 : cluster.consumedCount(),
                 cluster == null ? 0 : cluster.wireFrames(), cluster == null ? 0 : cluster.topicsCreated(),
-                cluster == null ? 0 : cluster.createdTopicAcks(), 0);
+                cluster == null ? 0 : cluster.createdTopicAcks(), 0, 0);
         } finally {
             if (cluster != null) {
                 cluster.close();
@@ -529,6 +543,362 @@ final class SimRun {
                 + ": the committed offset read back is " + read[0] + " but " + committer.lastAcked
                 + " was acknowledged (and " + read[0] + " was " + (read[0] == -1 ? "none" : "acknowledged before it")
                 + "): an acknowledged commit was lost" + c.describe());
+        }
+    }
+
+    /**
+     * A consumer group of three members running the classic protocol as kafka-clients' ConsumerCoordinator does:
+     * FindCoordinator, JoinGroup v9 (the first without a member id, answered MEMBER_ID_REQUIRED), SyncGroup v5 (the
+     * leader assigns {@link SimCluster#TOPIC}'s partitions round-robin over the members in id order), Heartbeat v4
+     * every second, and OffsetCommit v8 of its partitions in its generation; it joins again after
+     * REBALANCE_IN_PROGRESS, ILLEGAL_GENERATION or UNKNOWN_MEMBER_ID (the last with a new id), finds the coordinator
+     * again after NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE or {@value #REQUEST_TIMEOUT_MS} ms without an answer,
+     * and now and then restarts as a new member (the old one expires after its session). Checked: the assignments
+     * delivered in one generation (SyncGroup answered without error, so the generation was written) give no
+     * partition to two members and each member what that generation's leader assigned it.
+     */
+    private static final class Members {
+        private static final String GROUP = "members";
+        private static final int SESSION_MS = 10_000;
+        private final SimCluster c;
+        private final SplittableRandom r;
+        private final long end;
+        /** Members step until then: the end of the faults, or the end check's deadline. */
+        private long until;
+        private final List<Member> all = new ArrayList<>();
+        /** Per generation, what its leader assigned (member id to partitions), as the leader sent it. */
+        private final Map<Integer, Map<String, List<Integer>>> assigned = new HashMap<>();
+        /** Per generation, partition to the member it was delivered to. */
+        private final Map<Integer, Map<Integer, String>> delivered = new HashMap<>();
+        long syncs;
+
+        Members(final SimCluster c, final SplittableRandom r, final long end) {
+            this.c = c;
+            this.r = r;
+            this.end = end;
+            this.until = end;
+        }
+
+        void start(final long atMs) {
+            for (int i = 0; i < 3; i++) {
+                final Member m = new Member(i);
+                all.add(m);
+                m.ticking = true;
+                c.sim().schedule("member start " + i, SimCluster.CLIENT, atMs, () -> {
+                    c.awaitTopic(io.seglog.replication.broker.GroupCoordinator.OFFSETS_TOPIC);
+                    tick(m);
+                });
+            }
+        }
+
+        /** One member as a client process. */
+        private final class Member {
+            final int index;
+            int incarnation;
+            String memberId = "";
+            int generation = -1;
+            int coordinator = -1;
+            boolean joined;
+            boolean stable;
+            Map<String, List<Integer>> toAssign = Map.of();
+            List<Integer> owned = List.of();
+            boolean busy;
+            boolean ticking;
+            int attempt;
+            long lastHeartbeatMs;
+            long commitOffset;
+
+            Member(final int index) {
+                this.index = index;
+            }
+
+            String clientId() {
+                return "member-" + index + "-" + incarnation;
+            }
+        }
+
+        private void tick(final Member m) {
+            final SimScheduler sim = c.sim();
+            final long delay = 100 + r.nextInt(200);
+            if (sim.nowMs() + delay > until) {
+                m.ticking = false;
+                return;
+            }
+            sim.schedule("member " + m.index, SimCluster.CLIENT, delay, () -> {
+                if (r.nextInt(150) == 0 && sim.nowMs() < end) {
+                    // The process restarts: a new member; the old one expires after its session.
+                    c.clientEnded(m.clientId());
+                    m.incarnation++;
+                    m.attempt++;
+                    m.busy = false;
+                    m.memberId = "";
+                    m.joined = false;
+                    m.stable = false;
+                    m.coordinator = -1;
+                } else if (!m.busy) {
+                    step(m);
+                }
+                tick(m);
+            });
+        }
+
+        private void rejoin(final Member m, final boolean newId) {
+            m.joined = false;
+            m.stable = false;
+            if (newId) {
+                m.memberId = "";
+            }
+        }
+
+        /** Reacts to an error every request may answer; true when it was one of those. */
+        private boolean common(final Member m, final Errors error) {
+            if (error == Errors.NOT_COORDINATOR || error == Errors.COORDINATOR_NOT_AVAILABLE) {
+                m.coordinator = -1;
+                return true;
+            }
+            if (error == Errors.REBALANCE_IN_PROGRESS || error == Errors.ILLEGAL_GENERATION) {
+                rejoin(m, false);
+                return true;
+            }
+            if (error == Errors.UNKNOWN_MEMBER_ID || error == Errors.FENCED_INSTANCE_ID) {
+                rejoin(m, true);
+                return true;
+            }
+            return error == Errors.COORDINATOR_LOAD_IN_PROGRESS;
+        }
+
+        private void step(final Member m) {
+            final SimScheduler sim = c.sim();
+            final int mine = ++m.attempt;
+            m.busy = true;
+            final Runnable done = () -> {
+                if (m.attempt == mine) {
+                    m.busy = false;
+                }
+            };
+            final int coordinator = m.coordinator;
+            final String clientId = m.clientId();
+            if (coordinator < 0) {
+                final List<Integer> ids = c.brokerIds();
+                c.findCoordinator(clientId, ids.get(r.nextInt(ids.size())), GROUP, (error, id) -> {
+                    if (m.attempt == mine && error == Errors.NONE) {
+                        m.coordinator = id;
+                    }
+                    done.run();
+                });
+            } else if (!m.joined) {
+                final org.apache.kafka.common.message.JoinGroupRequestData.JoinGroupRequestProtocolCollection protocols =
+                    new org.apache.kafka.common.message.JoinGroupRequestData.JoinGroupRequestProtocolCollection();
+                protocols.add(new org.apache.kafka.common.message.JoinGroupRequestData.JoinGroupRequestProtocol()
+                    .setName("range").setMetadata(new byte[] {1}));
+                c.request(clientId, coordinator, org.apache.kafka.common.protocol.ApiKeys.JOIN_GROUP, (short) 9,
+                    new org.apache.kafka.common.message.JoinGroupRequestData().setGroupId(GROUP)
+                        .setSessionTimeoutMs(SESSION_MS).setRebalanceTimeoutMs(SESSION_MS).setMemberId(m.memberId)
+                        .setGroupInstanceId(null).setProtocolType("consumer").setProtocols(protocols).setReason("sim"),
+                    answer -> {
+                        if (m.attempt != mine) {
+                            return;
+                        }
+                        final org.apache.kafka.common.message.JoinGroupResponseData resp =
+                            (org.apache.kafka.common.message.JoinGroupResponseData) answer;
+                        final Errors error = Errors.forCode(resp.errorCode());
+                        if (error == Errors.MEMBER_ID_REQUIRED) {
+                            m.memberId = resp.memberId();
+                        } else if (error == Errors.NONE) {
+                            m.memberId = resp.memberId();
+                            m.generation = resp.generationId();
+                            m.joined = true;
+                            m.toAssign = Map.of();
+                            if (resp.leader().equals(resp.memberId())) {
+                                final List<String> ids = resp.members().stream()
+                                    .map(org.apache.kafka.common.message.JoinGroupResponseData
+                                        .JoinGroupResponseMember::memberId).sorted().toList();
+                                final Map<String, List<Integer>> plan = new java.util.TreeMap<>();
+                                ids.forEach(id -> plan.put(id, new ArrayList<>()));
+                                for (int p = 0; p < c.partitionCount(SimCluster.TOPIC); p++) {
+                                    plan.get(ids.get(p % ids.size())).add(p);
+                                }
+                                m.toAssign = plan;
+                            }
+                        } else if (!common(m, error)) {
+                            rejoin(m, false);
+                        }
+                        done.run();
+                    });
+            } else if (!m.stable) {
+                final org.apache.kafka.common.message.SyncGroupRequestData data =
+                    new org.apache.kafka.common.message.SyncGroupRequestData().setGroupId(GROUP)
+                        .setGenerationId(m.generation).setMemberId(m.memberId).setGroupInstanceId(null)
+                        .setProtocolType("consumer").setProtocolName("range");
+                final Map<String, List<Integer>> plan = m.toAssign;
+                plan.forEach((id, ps) -> data.assignments().add(
+                    new org.apache.kafka.common.message.SyncGroupRequestData.SyncGroupRequestAssignment()
+                        .setMemberId(id).setAssignment(encode(ps))));
+                final int generation = m.generation;
+                final String memberId = m.memberId;
+                c.request(clientId, coordinator, org.apache.kafka.common.protocol.ApiKeys.SYNC_GROUP, (short) 5, data,
+                    answer -> {
+                        final org.apache.kafka.common.message.SyncGroupResponseData resp =
+                            (org.apache.kafka.common.message.SyncGroupResponseData) answer;
+                        final Errors error = Errors.forCode(resp.errorCode());
+                        if (error == Errors.NONE) {
+                            if (!plan.isEmpty()) {
+                                assigned.putIfAbsent(generation, plan);
+                            }
+                            delivered(generation, memberId, decode(resp.assignment()));
+                        }
+                        if (m.attempt != mine) {
+                            return;
+                        }
+                        if (error == Errors.NONE) {
+                            m.owned = decode(resp.assignment());
+                            m.stable = true;
+                            m.lastHeartbeatMs = sim.nowMs();
+                        } else if (!common(m, error)) {
+                            rejoin(m, false);
+                        }
+                        done.run();
+                    });
+            } else if (sim.nowMs() - m.lastHeartbeatMs >= 1_000 || m.owned.isEmpty()) {
+                m.lastHeartbeatMs = sim.nowMs();
+                c.request(clientId, coordinator, org.apache.kafka.common.protocol.ApiKeys.HEARTBEAT, (short) 4,
+                    new org.apache.kafka.common.message.HeartbeatRequestData().setGroupId(GROUP)
+                        .setGenerationId(m.generation).setMemberId(m.memberId).setGroupInstanceId(null),
+                    answer -> {
+                        if (m.attempt != mine) {
+                            return;
+                        }
+                        common(m, Errors.forCode(((org.apache.kafka.common.message.HeartbeatResponseData) answer)
+                            .errorCode()));
+                        done.run();
+                    });
+            } else {
+                m.commitOffset += 1 + r.nextInt(5);
+                final org.apache.kafka.common.message.OffsetCommitRequestData.OffsetCommitRequestTopic topic =
+                    new org.apache.kafka.common.message.OffsetCommitRequestData.OffsetCommitRequestTopic()
+                        .setName(SimCluster.TOPIC);
+                for (final int p : m.owned) {
+                    topic.partitions().add(new org.apache.kafka.common.message.OffsetCommitRequestData
+                        .OffsetCommitRequestPartition().setPartitionIndex(p).setCommittedOffset(m.commitOffset)
+                        .setCommittedLeaderEpoch(-1).setCommittedMetadata(""));
+                }
+                c.request(clientId, coordinator, org.apache.kafka.common.protocol.ApiKeys.OFFSET_COMMIT, (short) 8,
+                    new org.apache.kafka.common.message.OffsetCommitRequestData().setGroupId(GROUP)
+                        .setGenerationIdOrMemberEpoch(m.generation).setMemberId(m.memberId).setGroupInstanceId(null)
+                        .setTopics(List.of(topic)),
+                    answer -> {
+                        if (m.attempt != mine) {
+                            return;
+                        }
+                        for (final var t : ((org.apache.kafka.common.message.OffsetCommitResponseData) answer)
+                            .topics()) {
+                            for (final var p : t.partitions()) {
+                                common(m, Errors.forCode(p.errorCode()));
+                            }
+                        }
+                        done.run();
+                    });
+            }
+            // A JoinGroup may wait for the rebalance: kafka-clients gives it the rebalance timeout and 5 s more.
+            final long timeoutMs = coordinator >= 0 && !m.joined ? SESSION_MS + 5_000 : REQUEST_TIMEOUT_MS;
+            sim.schedule("member timeout " + m.index, SimCluster.CLIENT, timeoutMs, () -> {
+                if (m.attempt == mine && m.busy) {
+                    m.coordinator = -1;
+                    m.busy = false;
+                }
+            });
+        }
+
+        /** A member got its assignment in a generation: no partition to two members, what the leader assigned. */
+        private void delivered(final int generation, final String memberId, final List<Integer> partitions) {
+            syncs++;
+            final Map<String, List<Integer>> plan = assigned.get(generation);
+            if (plan != null && plan.containsKey(memberId) && !plan.get(memberId).equals(partitions)) {
+                throw new ReplicationInvariants.Violation("sync-group", GROUP + " generation " + generation + ": "
+                    + memberId + " was given " + partitions + " but its leader assigned it " + plan.get(memberId)
+                    + c.describe());
+            }
+            final Map<Integer, String> owners = delivered.computeIfAbsent(generation, g -> new HashMap<>());
+            for (final int p : partitions) {
+                final String other = owners.putIfAbsent(p, memberId);
+                if (other != null && !other.equals(memberId)) {
+                    throw new ReplicationInvariants.Violation("sync-group", GROUP + " generation " + generation
+                        + ": partition " + p + " was given to " + memberId + " and to " + other + c.describe());
+                }
+            }
+        }
+
+        /**
+         * After the cluster settled (and the members stopped restarting): within 60 s every member is Stable in one
+         * generation, owning {@link SimCluster#TOPIC}'s partitions between them, each once.
+         */
+        void checkConverged() {
+            if (all.stream().allMatch(m -> m.memberId.isEmpty() && !m.joined)) {
+                return; // the group never started (the run ended first)
+            }
+            final SimScheduler sim = c.sim();
+            until = sim.nowMs() + 60_000;
+            for (final Member m : all) {
+                if (!m.ticking) {
+                    m.ticking = true;
+                    tick(m);
+                }
+            }
+            if (!sim.runUntil(this::converged, until)) {
+                final StringBuilder state = new StringBuilder();
+                all.forEach(m -> state.append("\nmember ").append(m.index).append(" id=").append(m.memberId)
+                    .append(" generation=").append(m.generation).append(" coordinator=").append(m.coordinator)
+                    .append(" joined=").append(m.joined).append(" stable=").append(m.stable).append(" owns=")
+                    .append(m.owned));
+                throw new AssertionError(GROUP + " did not converge within 60 s after the cluster settled:" + state
+                    + c.describe());
+            }
+            until = sim.nowMs(); // the members stop
+        }
+
+        private boolean converged() {
+            final int generation = all.get(0).generation;
+            final java.util.Set<Integer> owned = new java.util.TreeSet<>();
+            int count = 0;
+            for (final Member m : all) {
+                if (!m.stable || m.generation != generation) {
+                    return false;
+                }
+                owned.addAll(m.owned);
+                count += m.owned.size();
+            }
+            return count == owned.size() && owned.size() == c.partitionCount(SimCluster.TOPIC);
+        }
+
+        /** After the run: every delivered assignment matches the plan its generation's leader sent. */
+        void checkDelivered() {
+            delivered.forEach((generation, owners) -> {
+                final Map<String, List<Integer>> plan = assigned.get(generation);
+                if (plan == null) {
+                    return;
+                }
+                owners.forEach((p, memberId) -> {
+                    if (!plan.getOrDefault(memberId, List.of()).contains(p)) {
+                        throw new ReplicationInvariants.Violation("the end", GROUP + " generation " + generation
+                            + ": partition " + p + " was given to " + memberId + " but its leader assigned " + plan);
+                    }
+                });
+            });
+        }
+
+        private static byte[] encode(final List<Integer> partitions) {
+            final java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(4 * partitions.size());
+            partitions.forEach(b::putInt);
+            return b.array();
+        }
+
+        private static List<Integer> decode(final byte[] bytes) {
+            final List<Integer> out = new ArrayList<>();
+            final java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(bytes == null ? new byte[0] : bytes);
+            while (b.remaining() >= 4) {
+                out.add(b.getInt());
+            }
+            return out;
         }
     }
 

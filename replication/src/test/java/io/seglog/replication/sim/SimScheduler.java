@@ -595,7 +595,10 @@ public final class SimScheduler {
         public void schedule(final String key, final long delayMs, final Runnable task) {
             cancel(key);
             final Timer[] self = new Timer[1];
-            self[0] = SimScheduler.this.schedule("group-timer " + key, node, delayMs, () -> {
+            // The event is named without the manager's instance number (a counter of the JVM, which a second run in
+            // the same JVM would see higher), so that a seed's events and digest are the same in any JVM.
+            final String name = "group-timer " + key.replaceFirst("^groups-\\d+-", "");
+            self[0] = SimScheduler.this.schedule(name, node, delayMs, () -> {
                 timers.remove(key, self[0]);
                 task.run();
             });
