@@ -137,7 +137,7 @@ public final class GroupCoordinator implements LeadershipListener, GroupApis.Coo
     private GroupCoordinator(final GroupConfig config, final int partitions, final long appendTimeoutMs,
                              final Replicas replicas, final GroupCoordinatorThread thread,
                              final LongSupplier wallClockMs, final RandomGenerator ids) {
-        this(config, partitions, appendTimeoutMs, replicas, (GroupScheduler) thread, thread::close, wallClockMs, ids);
+        this(config, partitions, appendTimeoutMs, replicas, thread, thread::close, wallClockMs, ids);
     }
 
     /**

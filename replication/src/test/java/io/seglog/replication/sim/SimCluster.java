@@ -1704,20 +1704,13 @@ final class SimCluster implements AutoCloseable {
                          final java.util.function.BiConsumer<Errors, Integer> answered) {
         final FindCoordinatorRequestData data = new FindCoordinatorRequestData().setKeyType((byte) 0)
             .setCoordinatorKeys(List.of(group));
-        client(clientId, brokerId, adminLinks).send(ApiKeys.FIND_COORDINATOR, FIND_COORDINATOR_VERSION, data)
-            .whenComplete((m, failure) -> {
-                if (failure == null) {
-                    final FindCoordinatorResponseData.Coordinator c = ((FindCoordinatorResponseData) m).coordinators()
-                        .stream().filter(x -> x.key().equals(group)).findFirst().orElse(null);
-                    if (c == null) {
-                        deferredViolation = new ReplicationInvariants.Violation("find-coordinator", "broker "
-                            + brokerId + " answered a FindCoordinator for " + group + " without it: " + m);
-                        return;
-                    }
-                    sim.execute("find-coordinator-answer", CLIENT, () -> answered.accept(
-                        Errors.forCode(c.errorCode()), c.nodeId()));
-                }
-            });
+        request(clientId, brokerId, ApiKeys.FIND_COORDINATOR, FIND_COORDINATOR_VERSION, data, "find-coordinator", m -> {
+            final FindCoordinatorResponseData.Coordinator c = ((FindCoordinatorResponseData) m).coordinators()
+                .stream().filter(x -> x.key().equals(group)).findFirst().orElseThrow(() -> new ReplicationInvariants
+                    .Violation("find-coordinator", "broker " + brokerId + " answered a FindCoordinator for " + group
+                        + " without it: " + m));
+            answered.accept(Errors.forCode(c.errorCode()), c.nodeId());
+        });
     }
 
     /**
@@ -1738,21 +1731,13 @@ final class SimCluster implements AutoCloseable {
                 .setName(tp.topic()).setPartitions(List.of(new OffsetCommitRequestData.OffsetCommitRequestPartition()
                     .setPartitionIndex(tp.partition()).setCommittedOffset(offset).setCommittedLeaderEpoch(-1)
                     .setCommittedMetadata("")))));
-        client(clientId, coordinator, adminLinks).send(ApiKeys.OFFSET_COMMIT, OFFSET_COMMIT_VERSION, data)
-            .whenComplete((m, failure) -> {
-                if (failure == null) {
-                    final Errors error = ((OffsetCommitResponseData) m).topics().stream()
-                        .filter(t -> t.name().equals(tp.topic())).flatMap(t -> t.partitions().stream())
-                        .filter(p -> p.partitionIndex() == tp.partition()).findFirst()
-                        .map(p -> Errors.forCode(p.errorCode())).orElse(null);
-                    if (error == null) {
-                        deferredViolation = new ReplicationInvariants.Violation("offset-commit", "broker " + coordinator
-                            + " answered an OffsetCommit of " + group + " " + tp + " without it: " + m);
-                        return;
-                    }
-                    sim.execute("offset-commit-answer", CLIENT, () -> answered.accept(error));
-                }
-            });
+        request(clientId, coordinator, ApiKeys.OFFSET_COMMIT, OFFSET_COMMIT_VERSION, data, "offset-commit", m ->
+            answered.accept(((OffsetCommitResponseData) m).topics().stream()
+                .filter(t -> t.name().equals(tp.topic())).flatMap(t -> t.partitions().stream())
+                .filter(p -> p.partitionIndex() == tp.partition()).findFirst()
+                .map(p -> Errors.forCode(p.errorCode())).orElseThrow(() -> new ReplicationInvariants.Violation(
+                    "offset-commit", "broker " + coordinator + " answered an OffsetCommit of " + group + " " + tp
+                        + " without it: " + m))));
     }
 
     /**
@@ -1770,43 +1755,38 @@ final class SimCluster implements AutoCloseable {
         final OffsetFetchRequestData data = new OffsetFetchRequestData().setGroupId(group).setRequireStable(false)
             .setTopics(List.of(new OffsetFetchRequestData.OffsetFetchRequestTopic().setName(tp.topic())
                 .setPartitionIndexes(List.of(tp.partition()))));
-        client(clientId, coordinator, adminLinks).send(ApiKeys.OFFSET_FETCH, OFFSET_FETCH_VERSION, data)
-            .whenComplete((m, failure) -> {
-                if (failure == null) {
-                    final OffsetFetchResponseData r = (OffsetFetchResponseData) m;
-                    final OffsetFetchResponseData.OffsetFetchResponsePartition p = r.topics().stream()
-                        .filter(t -> t.name().equals(tp.topic())).flatMap(t -> t.partitions().stream())
-                        .filter(x -> x.partitionIndex() == tp.partition()).findFirst().orElse(null);
-                    final Errors error = r.errorCode() != 0 ? Errors.forCode(r.errorCode())
-                        : p == null ? null : Errors.forCode(p.errorCode());
-                    if (error == null) {
-                        deferredViolation = new ReplicationInvariants.Violation("offset-fetch", "broker " + coordinator
-                            + " answered an OffsetFetch of " + group + " " + tp + " without it: " + m);
-                        return;
-                    }
-                    final long offset = error == Errors.NONE ? p.committedOffset() : -1;
-                    sim.execute("offset-fetch-answer", CLIENT, () -> answered.accept(error, offset));
-                }
-            });
+        request(clientId, coordinator, ApiKeys.OFFSET_FETCH, OFFSET_FETCH_VERSION, data, "offset-fetch", m -> {
+            final OffsetFetchResponseData r = (OffsetFetchResponseData) m;
+            final OffsetFetchResponseData.OffsetFetchResponsePartition p = r.topics().stream()
+                .filter(t -> t.name().equals(tp.topic())).flatMap(t -> t.partitions().stream())
+                .filter(x -> x.partitionIndex() == tp.partition()).findFirst().orElse(null);
+            if (r.errorCode() == 0 && p == null) {
+                throw new ReplicationInvariants.Violation("offset-fetch", "broker " + coordinator
+                    + " answered an OffsetFetch of " + group + " " + tp + " without it: " + m);
+            }
+            final Errors error = r.errorCode() != 0 ? Errors.forCode(r.errorCode()) : Errors.forCode(p.errorCode());
+            answered.accept(error, error == Errors.NONE ? p.committedOffset() : -1);
+        });
     }
 
     /**
-     * A client's request to a broker over the simulated TCP, answered at the client as an event (a group member's
-     * JoinGroup, SyncGroup and Heartbeat).
+     * A client's request to a broker over the simulated TCP, answered at the client as an event (a violation thrown
+     * by {@code answered} fails the run there).
      *
      * @param clientId the client (its own connection to each broker)
      * @param brokerId the broker
      * @param api      the API
      * @param version  its version
      * @param data     the request
+     * @param what     names the answer's event ({@code <what>-answer})
      * @param answered the response; not called when the request or its answer is lost
      */
     void request(final String clientId, final int brokerId, final ApiKeys api, final short version,
-                 final org.apache.kafka.common.protocol.ApiMessage data,
+                 final org.apache.kafka.common.protocol.ApiMessage data, final String what,
                  final java.util.function.Consumer<org.apache.kafka.common.protocol.ApiMessage> answered) {
         client(clientId, brokerId, adminLinks).send(api, version, data).whenComplete((m, failure) -> {
             if (failure == null) {
-                sim.execute(api.name + "-answer", CLIENT, () -> answered.accept(m));
+                sim.execute(what + "-answer", CLIENT, () -> answered.accept(m));
             }
         });
     }

@@ -695,6 +695,7 @@ final class SimRun {
                     new org.apache.kafka.common.message.JoinGroupRequestData().setGroupId(GROUP)
                         .setSessionTimeoutMs(SESSION_MS).setRebalanceTimeoutMs(SESSION_MS).setMemberId(m.memberId)
                         .setGroupInstanceId(null).setProtocolType("consumer").setProtocols(protocols).setReason("sim"),
+                    "JoinGroup",
                     answer -> {
                         if (m.attempt != mine) {
                             return;
@@ -737,6 +738,7 @@ final class SimRun {
                 final int generation = m.generation;
                 final String memberId = m.memberId;
                 c.request(clientId, coordinator, org.apache.kafka.common.protocol.ApiKeys.SYNC_GROUP, (short) 5, data,
+                    "SyncGroup",
                     answer -> {
                         final org.apache.kafka.common.message.SyncGroupResponseData resp =
                             (org.apache.kafka.common.message.SyncGroupResponseData) answer;
@@ -763,7 +765,7 @@ final class SimRun {
                 m.lastHeartbeatMs = sim.nowMs();
                 c.request(clientId, coordinator, org.apache.kafka.common.protocol.ApiKeys.HEARTBEAT, (short) 4,
                     new org.apache.kafka.common.message.HeartbeatRequestData().setGroupId(GROUP)
-                        .setGenerationId(m.generation).setMemberId(m.memberId).setGroupInstanceId(null),
+                        .setGenerationId(m.generation).setMemberId(m.memberId).setGroupInstanceId(null), "Heartbeat",
                     answer -> {
                         if (m.attempt != mine) {
                             return;
@@ -785,7 +787,7 @@ final class SimRun {
                 c.request(clientId, coordinator, org.apache.kafka.common.protocol.ApiKeys.OFFSET_COMMIT, (short) 8,
                     new org.apache.kafka.common.message.OffsetCommitRequestData().setGroupId(GROUP)
                         .setGenerationIdOrMemberEpoch(m.generation).setMemberId(m.memberId).setGroupInstanceId(null)
-                        .setTopics(List.of(topic)),
+                        .setTopics(List.of(topic)), "OffsetCommit",
                     answer -> {
                         if (m.attempt != mine) {
                             return;
