@@ -382,8 +382,10 @@ public final class LogManager implements AutoCloseable {
                     throw new StorageException("partition " + tp + " exists in two log directories: " + previous
                         + " and " + child, child, null);
                 }
+                // No log-start entry: -1, so that the open knows the checkpoint says nothing of this log (Kafka writes
+                // entries only for logs whose start is above their first segment).
                 toOpen.add(new OpenTask(tp, child, recoveryPoints.getOrDefault(tp, 0L),
-                    logStarts.getOrDefault(tp, 0L), highWatermarks.getOrDefault(tp, 0L), dir.hadCleanShutdown,
+                    logStarts.getOrDefault(tp, -1L), highWatermarks.getOrDefault(tp, 0L), dir.hadCleanShutdown,
                     dirs.indexOf(dir)));
             }
         }
@@ -467,7 +469,8 @@ public final class LogManager implements AutoCloseable {
     private LogEnvironment environment(final Dir dir, final long logStartOffset, final long highWatermark,
                                                  final long unflushedFrom) {
         return new LogEnvironment(dir.failure, scheduler,
-            () -> writeCheckpoint(dir, dir.recoveryPoints, PartitionLog::flushedOffset), logStartOffset, highWatermark,
+            () -> writeCheckpoint(dir, dir.recoveryPoints, PartitionLog::flushedOffset),
+            () -> writeCheckpoint(dir, dir.logStarts, PartitionLog::logStartOffset), logStartOffset, highWatermark,
             unflushedFrom);
     }
 
@@ -563,7 +566,7 @@ public final class LogManager implements AutoCloseable {
             final PartitionLog log;
             try {
                 log = PartitionLog.open(partitionDir, logConfig, io, time, new SplittableRandom(),
-                    RecoveryOptions.afterCrash(0), environment(dir, 0, 0, -1));
+                    RecoveryOptions.afterCrash(0), environment(dir, -1, 0, -1));
             } catch (final LogInUseException e) {
                 throw e; // another writer holds it: the caller's problem, not the directory's
             } catch (final StorageException e) {

@@ -117,7 +117,8 @@ public final class LogReader {
                 break;
             }
             final int maxPosition = candidate == boundSegment ? boundPosition : candidate.sizeInBytes();
-            if (!candidate.reader().findBatch(startOffset, maxPosition, cursor)) {
+            // Every batch served lies below the next segment's base (or the log end): checked on the way.
+            if (!candidate.reader().findBatch(startOffset, maxPosition, upperOffset(segs, i, endSegment), cursor)) {
                 continue; // startOffset is past this segment's last batch (a gap): try the next one
             }
             final int at = cursor.position();
@@ -181,7 +182,8 @@ public final class LogReader {
             if (timestampMs == PartitionLog.MAX_TIMESTAMP) {
                 return offsetOfLargestTimestamp(segsAtStart, endSegment, startOff, bound);
             }
-            for (final LogSegment candidate : segsAtStart) {
+            for (int i = 0; i < segsAtStart.length; i++) {
+                final LogSegment candidate = segsAtStart[i];
                 if (candidate.baseOffset() > endSegment.baseOffset() || candidate.baseOffset() >= bound) {
                     break;
                 }
@@ -189,7 +191,8 @@ public final class LogReader {
                     continue; // Kafka's rule: skip segments whose largest timestamp is below the target
                 }
                 final int maxPosition = candidate == endSegment ? snapshot.position() : candidate.sizeInBytes();
-                final long found = candidate.reader().findOffsetByTimestamp(timestampMs, startOff, maxPosition, cursor);
+                final long found = candidate.reader().findOffsetByTimestamp(timestampMs, startOff, maxPosition,
+                    upperOffset(segsAtStart, i, endSegment), cursor);
                 if (found >= 0) {
                     // The earliest qualifying offset: if it lies at or above the bound, nothing below it qualifies.
                     return found < bound ? found : -1;
@@ -211,22 +214,33 @@ public final class LogReader {
      */
     private long offsetOfLargestTimestamp(final LogSegment[] segs, final LogSegment endSegment, final long startOff,
                                           final long bound) throws IOException {
-        LogSegment best = null;
-        for (final LogSegment candidate : segs) {
+        int best = -1;
+        for (int i = 0; i < segs.length; i++) {
+            final LogSegment candidate = segs[i];
             if (candidate.baseOffset() > endSegment.baseOffset() || candidate.baseOffset() >= bound) {
                 break;
             }
             if (candidate.maxTimestampSoFar() >= 0
-                && (best == null || candidate.maxTimestampSoFar() > best.maxTimestampSoFar())) {
-                best = candidate;
+                && (best < 0 || candidate.maxTimestampSoFar() > segs[best].maxTimestampSoFar())) {
+                best = i;
             }
         }
-        if (best == null) {
+        if (best < 0) {
             return -1;
         }
-        final int maxPosition = best == endSegment ? snapshot.position() : best.sizeInBytes();
-        final long found = best.reader().findOffsetByTimestamp(best.maxTimestampSoFar(), startOff, maxPosition, cursor);
+        final LogSegment segment = segs[best];
+        final int maxPosition = segment == endSegment ? snapshot.position() : segment.sizeInBytes();
+        final long found = segment.reader().findOffsetByTimestamp(segment.maxTimestampSoFar(), startOff, maxPosition,
+            upperOffset(segs, best, endSegment), cursor);
         return found >= 0 && found < bound ? found : -1;
+    }
+
+    /**
+     * Every offset of {@code segs[i]} lies below this: the next segment's base offset, or for the segment the read's
+     * snapshot ends in, that snapshot's log end.
+     */
+    private long upperOffset(final LogSegment[] segs, final int i, final LogSegment endSegment) {
+        return segs[i] == endSegment || i + 1 >= segs.length ? snapshot.offset() : segs[i + 1].baseOffset();
     }
 
     private boolean answerEmpty(final long requested) {

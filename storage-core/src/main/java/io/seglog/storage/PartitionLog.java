@@ -129,6 +129,8 @@ public final class PartitionLog implements AutoCloseable {
     private final LogDirFailure dirFailure;
     private final Consumer<StorageException> onDirOffline;
     private final Scheduler scheduler;
+    /** Persists a raised log start (a log manager's checkpoint) before the segment files below it go. */
+    private final Runnable logStartRaised;
     /** {@code flush.messages}, read on every append: a field, not a lookup in the configuration's table. */
     private volatile long flushMessages;
 
@@ -182,7 +184,8 @@ public final class PartitionLog implements AutoCloseable {
         this.appender = new Appender(segments, end, epochs, config.segmentConfig(), appendRules(config),
             compression(config), time, producers);
         this.truncation = new Truncation(dir, io, time, config.segmentIndexBytes(), segments, end, durability,
-            watermarks, epochs, appender, env.recoveryPointLowered(), producers);
+            watermarks, epochs, appender, env.recoveryPointLowered(), env.logStartRaised(), producers);
+        this.logStartRaised = env.logStartRaised();
         this.retention = new Retention(segments, end, watermarks, retired, retentionRules(config),
             flushes == null ? null
                 : (name, unlink) -> flushes.schedule(name, unlink, this.config.fileDeleteDelayMs(), 0),
@@ -385,7 +388,7 @@ public final class PartitionLog implements AutoCloseable {
         final LogOpening opened = load(partitionDir, " read-only", () -> LogOpening.load(reading, partitionDir,
             unmapped, time.millis(), () -> 0L, new LogLoader.Options(recovery.hadCleanShutdown(),
                 recovery.recoveryPoint(), recovery.scanFromOffset(), null, recovery.verifyExecutor(),
-                recovery.verifyThreads(), true), 0));
+                recovery.verifyThreads(), true), -1));
         return new PartitionLog(partitionDir, config, reading, time, new SplittableRandom(0), opened,
             LogEnvironment.STANDALONE, null, -1, metadataFile);
     }
@@ -864,6 +867,11 @@ public final class PartitionLog implements AutoCloseable {
             throw goOffline(e.what(), e.getCause());
         } finally {
             appendLock.unlock();
+        }
+        if (removed.length > 0) {
+            // The checkpointed log start must pass the segments before their files go: an open then knows that a
+            // first segment above the checkpointed start is a lost one, not retention's work (docs/recovery.md).
+            logStartRaised.run();
         }
         try {
             retention.retire(removed, nowMs);
@@ -1395,7 +1403,9 @@ public final class PartitionLog implements AutoCloseable {
             return new StorageException("the log was closed during a read", dir, e);
         }
         if (e instanceof CorruptSegmentException) {
-            return new StorageException(e.getMessage(), ((CorruptSegmentException) e).file(), e);
+            // A batch out of its place names its file, position, offset and field (a CorruptLogException); other
+            // damage found by a read names the file. Neither takes the log offline: the data is wrong, not the disk.
+            return CorruptLogException.of((CorruptSegmentException) e);
         }
         return new StorageException("read failed: " + e.getMessage(), dir, e);
     }

@@ -26,10 +26,15 @@ import java.util.Objects;
  *                          incomplete {@code .swap})
  * @param epochsRebuilt     whether the leader-epoch cache was rebuilt from the batches (checkpoint missing or
  *                          corrupt)
+ * @param losses            offsets that a witness (a checkpoint, an index file, a producer snapshot, the leader-epoch
+ *                          checkpoint) says the log held and its files no longer hold, found under
+ *                          {@link CorruptionPolicy#TRUNCATE}, which opens the log as the files are; under
+ *                          {@link CorruptionPolicy#FAIL} such an open is refused instead (docs/recovery.md lists the
+ *                          witnesses)
  */
 public record RecoveryReport(boolean recovered, int segmentsScanned, long bytesScanned, List<Truncation> truncations,
                              List<Path> deletedSegments, List<Path> rebuiltIndexes, List<Path> removedFiles,
-                             boolean epochsRebuilt) {
+                             boolean epochsRebuilt, List<Loss> losses) {
     /**
      * Copies the lists.
      *
@@ -41,8 +46,10 @@ public record RecoveryReport(boolean recovered, int segmentsScanned, long bytesS
      * @param rebuiltIndexes  data files whose indexes were rebuilt
      * @param removedFiles    stray files removed
      * @param epochsRebuilt   whether the epoch cache was rebuilt
+     * @param losses          offsets found missing by a witness, opened under the truncate policy
      */
     public RecoveryReport {
+        losses = List.copyOf(losses);
         truncations = List.copyOf(truncations);
         deletedSegments = List.copyOf(deletedSegments);
         rebuiltIndexes = List.copyOf(rebuiltIndexes);
@@ -50,12 +57,40 @@ public record RecoveryReport(boolean recovered, int segmentsScanned, long bytesS
     }
 
     /**
-     * Whether any data was dropped (a truncation or a deleted segment).
+     * Whether any data was dropped or found missing (a truncation, a deleted segment, a loss a witness reported).
      *
-     * @return true when records or bytes past a torn tail were removed
+     * @return true when the log holds less than it held before the crash or the damage
      */
     public boolean droppedData() {
-        return !truncations.isEmpty() || !deletedSegments.isEmpty();
+        return !truncations.isEmpty() || !deletedSegments.isEmpty() || !losses.isEmpty();
+    }
+
+    /**
+     * Offsets a log held, by the word of a witness, that its files no longer hold: the open found them missing and,
+     * as {@link CorruptionPolicy#TRUNCATE} says, opened the log as it is.
+     *
+     * @param fromOffset the first offset missing
+     * @param toOffset   the offset after the last one missing, as far as the witness can tell
+     * @param witness    the file that says the offsets existed
+     * @param field      what the witness vouches for: {@code logEndOffset}, {@code logStartOffset} or
+     *                   {@code segmentFile}
+     * @param detail     what the witness says and what the files hold
+     */
+    public record Loss(long fromOffset, long toOffset, Path witness, String field, String detail) {
+        /**
+         * Checks the arguments.
+         *
+         * @param fromOffset the first offset missing
+         * @param toOffset   the offset after the last one missing
+         * @param witness    the witness file
+         * @param field      what it vouches for
+         * @param detail     what it says
+         */
+        public Loss {
+            Objects.requireNonNull(witness, "witness");
+            Objects.requireNonNull(field, "field");
+            Objects.requireNonNull(detail, "detail");
+        }
     }
 
     /**
@@ -109,7 +144,13 @@ public record RecoveryReport(boolean recovered, int segmentsScanned, long bytesS
             truncations.add(new RecoveryReport.Truncation(cut.file(), cut.position(), cut.offset(), cut.bytesDropped(),
                 cut.tornTail() ? RecoveryReport.Reason.TORN_TAIL : RecoveryReport.Reason.CORRUPTION, cut.detail()));
         }
+        final List<RecoveryReport.Loss> losses = new ArrayList<>(repairs.losses().size());
+        for (final LogLoader.Loss loss : repairs.losses()) {
+            losses.add(new RecoveryReport.Loss(loss.fromOffset(), loss.toOffset(), loss.witness(), loss.field(),
+                loss.detail()));
+        }
         return new RecoveryReport(repairs.recovered(), repairs.segmentsScanned(), repairs.bytesScanned(), truncations,
-            repairs.deletedSegments(), repairs.rebuiltIndexes(), repairs.removedFiles(), repairs.epochsRebuilt());
+            repairs.deletedSegments(), repairs.rebuiltIndexes(), repairs.removedFiles(), repairs.epochsRebuilt(),
+            losses);
     }
 }

@@ -3,6 +3,7 @@ package io.seglog.storage;
 import static io.seglog.storage.KafkaBatches.batch;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -149,6 +150,94 @@ class LogDirCheckpointSweepTest {
         System.out.printf("LogDirCheckpointSweepTest: %d images of 3 offset checkpoints (stride %d): %d partition"
             + " opens refused naming a file, %d with a moved log start, the rest as closed; 0 lost or changed"
             + " records, 0 unclear exceptions%n", images, STRIDE, refused, startMoved);
+    }
+
+    @Test
+    @Timeout(300)
+    void everyDeletedSegmentFileKeepsEveryRecordOrIsRefusedAfterACleanShutdownOrACrash() throws IOException {
+        // The witnesses a log manager keeps (recovery point, log start) beside those of the partition directory: a
+        // deleted data file (the first, a middle, the active one) is refused, after a clean shutdown as after a crash;
+        // a deleted index file or snapshot changes no answer.
+        // Two log directories, one partition each: a refused partition takes its directory offline (Kafka's rule),
+        // and the other one is checked as served.
+        final Path original = root.resolve("original");
+        final Map<TopicPartition, Expected> expected = new TreeMap<>((a, b) -> a.toString().compareTo(b.toString()));
+        try (LogManager m = openTwo(original)) {
+            for (int p = 0; p < 2; p++) {
+                final TopicPartition tp = new TopicPartition("orders", p);
+                final PartitionLog log = m.getOrCreate(tp);
+                for (int i = 0; i < 60 + 25 * p; i++) {
+                    log.appendAsLeader(batch(0, T0 + i), 1 + i / 30);
+                }
+                log.updateHighWatermark(log.logEndOffset());
+                if (p == 1) {
+                    log.deleteRecordsBefore(31);
+                }
+                expected.put(tp, new Expected(log.logStartOffset(), log.logEndOffset(), log.highWatermark(),
+                    records(log, log.logStartOffset())));
+            }
+        }
+        final Map<String, byte[]> files = capture(original);
+        int images = 0;
+        int refused = 0;
+        for (final String name : files.keySet()) {
+            if (!name.matches("[ab]/orders-\\d/\\d{20}\\..*")) {
+                continue;
+            }
+            final boolean data = name.endsWith(".log");
+            for (final boolean crash : new boolean[] {false, true}) {
+                final Map<String, byte[]> image = new TreeMap<>(files);
+                image.remove(name);
+                if (crash) {
+                    image.remove("a/.kafka_cleanshutdown");
+                    image.remove("b/.kafka_cleanshutdown");
+                }
+                final Path logs = root.resolve("deleted-" + images++);
+                write(image, logs);
+                final String context = name + " deleted" + (crash ? ", then a crash" : "");
+                final TopicPartition damaged = new TopicPartition("orders", name.charAt("a/orders-".length()) - '0');
+                try (LogManager m = openTwo(logs)) {
+                    for (final Map.Entry<TopicPartition, Expected> e : expected.entrySet()) {
+                        final Optional<PartitionLog> opened = m.log(e.getKey());
+                        if (opened.isEmpty()) {
+                            assertTrue(data && e.getKey().equals(damaged), context + ": " + e.getKey()
+                                + " refused without reason: " + m.openFailure(e.getKey()).orElse(null));
+                            final StorageException why = m.openFailure(e.getKey()).orElseThrow();
+                            assertTrue(why instanceof CorruptLogException, context + ": " + why);
+                            assertNotNull(why.path(), context + ": the error names no file: " + why);
+                            refused++;
+                            continue;
+                        }
+                        // Opened: nothing was lost, so every record reads as it was written.
+                        final PartitionLog log = opened.get();
+                        final Expected want = e.getValue();
+                        final String where = context + ", " + e.getKey();
+                        assertFalse(data && e.getKey().equals(damaged), where + ": a lost data file was served");
+                        assertEquals(want.logStart(), log.logStartOffset(), where + ": log start");
+                        assertEquals(want.end(), log.logEndOffset(), where + ": log end");
+                        final Map<Long, byte[]> read = records(log, log.logStartOffset());
+                        assertEquals(want.records().keySet(), read.keySet(), where + ": offsets");
+                        for (final Map.Entry<Long, byte[]> r : read.entrySet()) {
+                            assertArrayEquals(want.records().get(r.getKey()), r.getValue(), where + ": record "
+                                + r.getKey());
+                        }
+                    }
+                } catch (final RuntimeException e) {
+                    fail(context + ": an unclear exception: " + e, e);
+                }
+                deleteTree(logs);
+            }
+        }
+        assertTrue(refused > 0, "data files deleted");
+        System.out.printf("LogDirCheckpointSweepTest: %d images with one segment file deleted (after a clean shutdown"
+            + " and after a crash): %d partition opens refused naming a file (every deleted data file), the rest with"
+            + " every record; 0 lost or changed records%n", images, refused);
+    }
+
+    /** A log manager over {@code root/a} and {@code root/b}. */
+    private LogManager openTwo(final Path root) {
+        return LogManager.open(LogManagerConfig.builder().logDirs(root.resolve("a"), root.resolve("b"))
+            .logConfig(CONFIG).build(), FileIO.system(), new ManualScheduler(clock), clock);
     }
 
     private static Map<String, byte[]> capture(final Path dir) throws IOException {

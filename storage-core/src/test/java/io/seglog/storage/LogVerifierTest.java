@@ -284,6 +284,97 @@ class LogVerifierTest {
             && p.message().contains("below the segment's base offset")), "problems: " + report.problems());
     }
 
+    // --------------------------------------------------------------------------- the losses an open refuses
+
+    @Test
+    void aLogCutExactlyAtItsLastIndexEntryIsReportedAtThatEntry() throws Exception {
+        final Path dir = copy(seglogDir(), "cut").resolve("orders-0");
+        final Path segment = files(dir, ".log").get(0);
+        final Path index = files(dir, ".index").get(0);
+        final byte[] entries = Files.readAllBytes(index);
+        final int lastPosition = ByteBuffer.wrap(entries).getInt(entries.length - 4);
+        try (RandomAccessFile f = new RandomAccessFile(segment.toFile(), "rw")) {
+            f.setLength(lastPosition);
+        }
+        final VerifyReport report = verify(dir);
+        assertTrue(report.problems().stream().anyMatch(p -> p.file().equals(index)
+            && p.position() == entries.length - 8 && p.message().contains("is not the start of a batch")),
+            "problems: " + report.problems());
+    }
+
+    @Test
+    void aDataFileDeletedWithItsIndexFilesLeftIsReportedOnTheIndexFiles() throws Exception {
+        final Path source = seglogDir();
+        for (final int which : new int[] {0, -1}) { // the first segment, the active one
+            final Path logDir = copy(source, "deleted" + which);
+            final Path dir = logDir.resolve("orders-0");
+            final List<Path> logs = files(dir, ".log");
+            final Path gone = logs.get(which < 0 ? logs.size() - 1 : which);
+            Files.delete(gone);
+            final String stem = gone.getFileName().toString().replace(".log", "");
+            final VerifyReport report = verify(dir);
+            for (final String suffix : new String[] {".index", ".timeindex"}) {
+                assertTrue(report.problems().stream().anyMatch(p -> p.file().equals(dir.resolve(stem + suffix))
+                    && p.message().contains("without its data file")), which + ": problems: " + report.problems());
+            }
+        }
+    }
+
+    @Test
+    void aCheckpointedLogStartBelowTheFirstSegmentIsReported() throws Exception {
+        final Path logDir = copy(seglogDir(), "start");
+        final Path dir = logDir.resolve("orders-0");
+        final List<Path> logs = files(dir, ".log");
+        final long second = Long.parseLong(logs.get(1).getFileName().toString().substring(0, 20));
+        Files.writeString(logDir.resolve("log-start-offset-checkpoint"), "0\n1\norders 0 7\n", StandardCharsets.UTF_8);
+        // Every file of the first segment gone: only the checkpoint can tell.
+        for (final Path f : files(dir, "")) {
+            if (f.getFileName().toString().startsWith(logs.get(0).getFileName().toString().substring(0, 20))) {
+                Files.delete(f);
+            }
+        }
+        final Problem p = only(verify(logDir));
+        assertEquals(logDir.resolve("log-start-offset-checkpoint"), p.file());
+        assertEquals(7, p.offset());
+        assertTrue(p.message().contains("below the first segment, at " + second), p.message());
+    }
+
+    @Test
+    void aFlippedBaseOffsetInTheMiddleOfASegmentIsReported() throws Exception {
+        final Path dir = copy(seglogDir(), "flip").resolve("orders-0");
+        for (final Path segment : List.of(files(dir, ".log").get(1), files(dir, ".log").get(
+            files(dir, ".log").size() - 1))) {
+            final List<long[]> batches = batches(segment);
+            final long[] middle = batches.get(batches.size() / 2);
+            final byte[] base = new byte[1];
+            try (RandomAccessFile f = new RandomAccessFile(segment.toFile(), "rw")) {
+                f.seek(middle[0] + 1);
+                f.readFully(base);
+                f.seek(middle[0] + 1);
+                f.write(base[0] ^ 0x22); // the flip: far above its place
+            }
+            final VerifyReport report = verify(dir);
+            assertTrue(report.problems().stream().anyMatch(p -> p.file().equals(segment)
+                && p.position() >= middle[0]), segment + ": problems: " + report.problems());
+            try (RandomAccessFile f = new RandomAccessFile(segment.toFile(), "rw")) {
+                f.seek(middle[0] + 1);
+                f.write(base[0]);
+            }
+        }
+    }
+
+    @Test
+    void aSegmentsLastBatchMovedIntoTheNextSegmentIsReportedOnItself() throws Exception {
+        final Path dir = copy(seglogDir(), "moved").resolve("orders-0");
+        final Path segment = files(dir, ".log").get(0);
+        final List<long[]> batches = batches(segment);
+        final long[] last = batches.get(batches.size() - 1);
+        write(segment, last[0] + 7, new byte[] {(byte) (last[1] + 2)}); // up by 2: into the next segment
+        final VerifyReport report = verify(dir);
+        assertTrue(report.problems().stream().anyMatch(p -> p.file().equals(segment) && p.position() == last[0]
+            && p.message().contains("reaches the next segment's base offset")), "problems: " + report.problems());
+    }
+
     @Test
     void zeroBytesAfterTheLastBatchArePreallocatedSpaceButAnythingElseThereIsReported() throws Exception {
         final Path dir = copy(seglogDir(), "preallocated").resolve("orders-0");

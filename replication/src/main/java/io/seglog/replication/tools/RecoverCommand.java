@@ -62,6 +62,10 @@ final class RecoverCommand implements Callable<Integer> {
         }
         report.deletedSegments().forEach(p -> out.println((dryRun ? "would delete " : "deleted ") + p
             + " (after a truncated segment)"));
+        for (final RecoveryReport.Loss loss : report.losses()) {
+            out.println("lost offsets " + loss.fromOffset() + " to " + (loss.toOffset() - 1) + " (" + loss.field()
+                + ", witness " + loss.witness() + "): " + loss.detail());
+        }
         report.rebuiltIndexes().forEach(p -> out.println((dryRun ? "would rebuild the indexes of "
             : "rebuilt the indexes of ") + p));
         report.removedFiles().forEach(p -> out.println("removed " + p));

@@ -48,7 +48,9 @@ import org.agrona.collections.LongArrayList;
  *       producer snapshot (its CRC, and no snapshot past the log end).</li>
  * </ul>
  * In a log directory, it also checks the recovery-point, log-start-offset and replication-offset checkpoints against
- * each partition's log end. A preallocated index (the active segment of a running or crashed broker) ends at its
+ * each partition's log end, and each checkpointed log start against the partition's first segment. Index files left
+ * without their data file, and a batch whose offsets reach the next segment's base offset, are reported too
+ * (docs/recovery.md lists these witnesses). A preallocated index (the active segment of a running or crashed broker) ends at its
  * first all-zero entry after the first, as Kafka's tools read it, and its data file's zero bytes after the last batch are
  * preallocated space, not damage.
  *
@@ -65,6 +67,10 @@ public final class LogVerifier {
     private final List<Problem> problems = new ArrayList<>();
     private final ByteBuffer header = ByteBuffer.allocate(RecordBatchDescriptor.BATCH_HEADER_LENGTH);
     private final FileBytes fileBytes = new FileBytes();
+    /** Each partition directory's first segment base offset, by directory name. */
+    private final Map<String, Long> firstBases = new HashMap<>();
+    private static final List<String> INDEX_SUFFIXES = List.of(SegmentFiles.INDEX_SUFFIX,
+        SegmentFiles.TIME_INDEX_SUFFIX, ".txnindex");
     private int partitions;
     private int segments;
     private long batches;
@@ -112,6 +118,31 @@ public final class LogVerifier {
         checkOffsetCheckpoint(dir.resolve(OffsetCheckpointFile.RECOVERY_POINT_FILE), logEnds, "recovery point");
         checkOffsetCheckpoint(dir.resolve(OffsetCheckpointFile.REPLICATION_FILE), logEnds, "high watermark");
         checkOffsetCheckpoint(dir.resolve(OffsetCheckpointFile.LOG_START_FILE), logEnds, "log start offset");
+        checkLogStartsHeld(dir.resolve(OffsetCheckpointFile.LOG_START_FILE));
+    }
+
+    /**
+     * Each checkpointed log start lies in or above the first segment: a segment is deleted only after the checkpoint
+     * has moved past it, so a first segment above the checkpointed start says the segments below it were lost.
+     */
+    private void checkLogStartsHeld(final Path file) {
+        if (!Files.exists(file)) {
+            return;
+        }
+        final Map<PartitionKey, Long> offsets;
+        try {
+            offsets = new OffsetCheckpointFile(io, file).read();
+        } catch (final CorruptCheckpointException | IOException e) {
+            return; // reported by checkOffsetCheckpoint
+        }
+        for (final Map.Entry<PartitionKey, Long> e : offsets.entrySet()) {
+            final Long first = firstBases.get(e.getKey().topic() + "-" + e.getKey().partition());
+            if (first != null && e.getValue() < first) {
+                problem(file, -1, e.getValue(), e.getKey() + ": the log start offset " + e.getValue() + " lies below"
+                    + " the first segment, at " + first + ": the segments holding offsets " + e.getValue() + " to "
+                    + (first - 1) + " are gone");
+            }
+        }
     }
 
     private static boolean isPartitionDir(final Path dir) throws IOException {
@@ -131,6 +162,7 @@ public final class LogVerifier {
         partitions++;
         final TreeMap<Long, Path> logs = new TreeMap<>();
         final TreeMap<Long, Path> snapshots = new TreeMap<>();
+        final List<Path> indexes = new ArrayList<>();
         try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
             for (final Path file : files) {
                 final String name = file.getFileName().toString();
@@ -142,9 +174,12 @@ public final class LogVerifier {
                     } else {
                         (log ? logs : snapshots).put(base, file);
                     }
+                } else if (INDEX_SUFFIXES.stream().anyMatch(name::endsWith)) {
+                    indexes.add(file);
                 }
             }
         }
+        checkOrphanIndexes(indexes, logs);
         final List<EpochEntry> epochs = readEpochs(dir);
         long previousLast = -1;
         long logEnd = logs.isEmpty() ? -1 : logs.firstKey();
@@ -156,7 +191,9 @@ public final class LogVerifier {
                 problem(e.getValue(), -1, base, "the segment's base offset is not past the previous segment's last"
                     + " offset " + previousLast);
             }
-            final SegmentScan scan = scanSegment(e.getValue(), base, Math.max(previousLast, base - 1), epochs);
+            final Long nextBase = logs.higherKey(base);
+            final SegmentScan scan = scanSegment(e.getValue(), base, Math.max(previousLast, base - 1), epochs,
+                nextBase == null ? Long.MAX_VALUE : nextBase);
             progress.accept("partition " + index + "/" + count + " " + dir.getFileName() + ", segment " + segment
                 + "/" + logs.size() + ": " + scan.positions.size() + " batches, " + scan.validBytes + " bytes"
                 + (scan.preallocated > 0 ? " (then " + scan.preallocated + " preallocated zero bytes)" : ""));
@@ -170,7 +207,25 @@ public final class LogVerifier {
         checkEpochs(dir, epochs, logEnd);
         checkSnapshots(snapshots, logEnd);
         checkPartitionMetadata(dir);
+        if (!logs.isEmpty()) {
+            firstBases.put(dir.getFileName().toString(), logs.firstKey());
+        }
         return logEnd;
+    }
+
+    /**
+     * Index files whose data file is missing: Seglog deletes and renames a segment's index files before its data
+     * file, so one left alone says the data file was lost (a live Kafka broker renames the data file first, so one
+     * may be seen for an instant while it deletes a segment).
+     */
+    private void checkOrphanIndexes(final List<Path> indexes, final TreeMap<Long, Path> logs) {
+        for (final Path index : indexes) {
+            final long base = FileBytes.offsetOf(index.getFileName().toString());
+            if (base >= 0 && !logs.containsKey(base)) {
+                problem(index, -1, base, "an index file without its data file "
+                    + SegmentFiles.fileName(base, SegmentFiles.LOG_SUFFIX) + ": the segment's records are gone");
+            }
+        }
     }
 
     // ------------------------------------------------------------------------------------------------ segment
@@ -189,7 +244,7 @@ public final class LogVerifier {
     }
 
     private SegmentScan scanSegment(final Path file, final long base, final long previousLast,
-                                    final List<EpochEntry> epochs) {
+                                    final List<EpochEntry> epochs, final long nextBase) {
         segments++;
         final SegmentScan scan = new SegmentScan();
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
@@ -197,7 +252,7 @@ public final class LogVerifier {
             long position = 0;
             long last = previousLast;
             while (position < size) {
-                final String bad = checkBatch(file, channel, position, size, base, last, epochs);
+                final String bad = checkBatch(file, channel, position, size, base, last, epochs, nextBase);
                 if (bad != null && fileBytes.allZero(channel, position, size)) {
                     scan.preallocated = size - position;
                     break;
@@ -238,8 +293,8 @@ public final class LogVerifier {
      * @return null when it is sound, else what is wrong
      */
     private String checkBatch(final Path file, final FileChannel channel, final long position, final long size,
-                              final long base, final long previousLast, final List<EpochEntry> epochs)
-        throws IOException {
+                              final long base, final long previousLast, final List<EpochEntry> epochs,
+                              final long nextBase) throws IOException {
         header.clear();
         if (size - position < RecordBatchDescriptor.LOG_OVERHEAD) {
             header.limit(0);
@@ -276,6 +331,10 @@ public final class LogVerifier {
         }
         if (batchBase <= previousLast) {
             return "base offset " + batchBase + " does not follow the previous last offset " + previousLast;
+        }
+        if (batchBase + lastDelta >= nextBase) {
+            return "last offset " + (batchBase + lastDelta) + " reaches the next segment's base offset " + nextBase
+                + " (the base offset is not covered by the CRC)";
         }
         if (batchBase + lastDelta - base > Integer.MAX_VALUE) {
             return "last offset " + (batchBase + lastDelta) + " is too far past the segment's base offset " + base

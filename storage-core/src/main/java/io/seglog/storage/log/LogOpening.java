@@ -45,7 +45,8 @@ public record LogOpening(List<LogSegment> segments, LeaderEpochCache epochs, lon
      * @param rollJitterMs each segment's roll jitter
      * @param options      clean shutdown or crash, recovery point, scan start, verification threads (the known
      *                     epochs are filled in here)
-     * @param logStartOffset the log start the log will restore (its checkpoint's; 0 when none)
+     * @param logStartOffset the log-start checkpoint's entry for this log (the log start it will restore), -1 when it
+     *                     has none
      * @return what the log is built from
      * @throws IOException if a file cannot be opened, read or written, or the log holds corruption that the policy
      *                     does not truncate ({@code CorruptSegmentException})
@@ -89,9 +90,6 @@ public record LogOpening(List<LogSegment> segments, LeaderEpochCache epochs, lon
                 }
             }
             final LogSegment active = loaded.get(loaded.size() - 1);
-            if (!readOnly) {
-                active.resizeIndexes(config.segmentIndexBytes());
-            }
             final long endOffset = active.reader().readNextOffset(active.sizeInBytes(), scratch);
             // A read-only pass changed nothing, so the second pass finds (and reports) again what the first hid.
             LogLoader.Repairs repairs = earlier == null || readOnly ? result.report() : merge(earlier, result.report());
@@ -112,7 +110,7 @@ public record LogOpening(List<LogSegment> segments, LeaderEpochCache epochs, lon
                     epochs.assign(LogLoader.epochsOf(loaded).entries());
                     repairs = new LogLoader.Repairs(repairs.recovered(), repairs.segmentsScanned(),
                         repairs.bytesScanned(), repairs.truncations(), repairs.deletedSegments(),
-                        repairs.rebuiltIndexes(), repairs.removedFiles(), true);
+                        repairs.rebuiltIndexes(), repairs.removedFiles(), true, repairs.losses());
                 } else if (disagreement != null) {
                     if (!config.truncateOnCorruption()) {
                         throw disagreement;
@@ -130,17 +128,16 @@ public record LogOpening(List<LogSegment> segments, LeaderEpochCache epochs, lon
                         options.verifyThreads(), readOnly), logStartOffset, repairs);
                 }
             }
-            if (options.hadCleanShutdown() && options.recoveryPoint() > endOffset && !config.truncateOnCorruption()) {
-                // After a clean shutdown the recovery point is the log end at close (a log manager's checkpoint); a
-                // log that now ends below it lost flushed data (its last segment files deleted or cut short), and
-                // appending would reuse those offsets. (After a crash a caller may pass any bound it knows to be
-                // flushed, e.g. Long.MAX_VALUE, so the rule applies to clean shutdowns only.)
-                throw new CorruptSegmentException(active.logFile(), new CorruptSegmentException.Finding(
-                    active.sizeInBytes(), endOffset, "logEndOffset", "at least " + options.recoveryPoint(),
-                    Long.toString(endOffset), "the log ends below its recovery point, so flushed data is missing (a"
-                        + " segment file was deleted or cut short), or the recovery point is wrong (a log manager's"
-                        + " recovery-point-offset-checkpoint altered); set " + SegmentConfig.CORRUPTION_POLICY_KEY
-                        + "=truncate to open it as it is, or re-fetch the partition from a replica"));
+            // Every file that says where the log began or ended is heard before the log is trusted (and before
+            // the orphan index files, some of them witnesses, are deleted).
+            final List<LogLoader.Loss> losses = LossWitnesses.hear(dir, config, loaded, endOffset,
+                new LossWitnesses.Evidence(options.hadCleanShutdown(), options.recoveryPoint(), logStartOffset,
+                    result.orphanIndexBases(), result.snapshotOffsets(), rebuildEpochs ? LeaderEpochCache.inMemory()
+                    : epochs));
+            repairs = repairs.with(readOnly ? List.of() : LogLoader.deleteOrphanIndexes(io, dir), losses);
+            if (!readOnly) {
+                // Grown for appends only once the log is trusted: a refused open leaves every file as it found it.
+                active.resizeIndexes(config.segmentIndexBytes());
             }
             if (rebuildEpochs) {
                 epochs.clear();
@@ -176,7 +173,7 @@ public record LogOpening(List<LogSegment> segments, LeaderEpochCache epochs, lon
             first.segmentsScanned() + second.segmentsScanned(), first.bytesScanned() + second.bytesScanned(),
             concat(first.truncations(), second.truncations()), concat(first.deletedSegments(), second.deletedSegments()),
             concat(first.rebuiltIndexes(), second.rebuiltIndexes()), concat(first.removedFiles(), second.removedFiles()),
-            first.epochsRebuilt() || second.epochsRebuilt());
+            first.epochsRebuilt() || second.epochsRebuilt(), concat(first.losses(), second.losses()));
     }
 
     private static <T> List<T> concat(final List<T> a, final List<T> b) {

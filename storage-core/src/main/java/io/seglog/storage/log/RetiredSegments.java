@@ -58,11 +58,13 @@ public final class RetiredSegments {
         synchronized (this) {
             pending.add(new Retired(segment, deletedLog, unlinkAtMs));
         }
-        io.atomicMove(log, deletedLog);
+        // Index files before the data file: a crash in between leaves a segment without indexes (rebuilt at open),
+        // never index files without their data file, which an open after a clean shutdown takes for a lost segment.
         final Path index = segment.offsetIndex().file();
         segment.offsetIndex().renameTo(index.resolveSibling(index.getFileName() + DELETED_SUFFIX));
         final Path timeIndex = segment.timeIndex().file();
         segment.timeIndex().renameTo(timeIndex.resolveSibling(timeIndex.getFileName() + DELETED_SUFFIX));
+        io.atomicMove(log, deletedLog);
         return deletedLog;
     }
 

@@ -17,7 +17,10 @@ import org.slf4j.LoggerFactory;
  * range). The order is what keeps readers safe: the new end is published before any file shrinks (with the
  * truncation count raised before and after, so a read in flight that runs into the shrink retries), then segments
  * go, then the cut; last, {@link #lowerEverythingTo} moves every offset the log keeps down to the new end in one
- * place. The whole truncation runs while no flush runs, so a flush never forces a file that is being closed.
+ * place. The recovery point is lowered (and a log manager's checkpoint written) before any file shrinks, and a full
+ * truncation moves the checkpointed log start before the old segments go, so no crash in between leaves a log the
+ * next open takes for one that lost data. The whole truncation runs while no flush runs, so a flush never forces a
+ * file that is being closed.
  *
  * <p>Threads: the log's writer only (the caller holds the append lock).
  */
@@ -36,6 +39,7 @@ public final class Truncation {
     private final LeaderEpochCache epochs;
     private final Appender appender;
     private final Runnable recoveryPointLowered;
+    private final Runnable logStartRaised;
     private final ProducerStateManager producers;
     private final BatchCursor cursor = new BatchCursor();
 
@@ -53,13 +57,16 @@ public final class Truncation {
      * @param epochs               the log's leader-epoch cache
      * @param appender             the log's append path (it caches the latest epoch)
      * @param recoveryPointLowered persists a lowered recovery point (a log manager's checkpoint write); runs before
-     *                             anything is appended again
+     *                             any file shrinks
+     * @param logStartRaised       persists a raised log start (a log manager's checkpoint write); runs before a full
+     *                             truncation deletes the old segments
      * @param producers            the producer state: its snapshots above the new end go, and it is reloaded
      */
     public Truncation(final Path dir, final FileIO io, final InstantSource time, final int segmentIndexBytes,
                       final Segments segments, final LogEnd end, final Durability durability,
                       final Watermarks watermarks, final LeaderEpochCache epochs, final Appender appender,
-                      final Runnable recoveryPointLowered, final ProducerStateManager producers) {
+                      final Runnable recoveryPointLowered, final Runnable logStartRaised,
+                      final ProducerStateManager producers) {
         this.dir = dir;
         this.io = io;
         this.time = time;
@@ -71,6 +78,7 @@ public final class Truncation {
         this.epochs = epochs;
         this.appender = appender;
         this.recoveryPointLowered = recoveryPointLowered;
+        this.logStartRaised = logStartRaised;
         this.producers = producers;
     }
 
@@ -101,6 +109,9 @@ public final class Truncation {
                 final boolean found = segment.reader().findBatchForTruncation(offset, segment.sizeInBytes(), cursor);
                 final int position = found ? cursor.position() : segment.sizeInBytes();
                 final long newEnd = found ? Math.min(offset, cursor.baseOffset()) : offset;
+                // The recovery point drops to the new end on disk before any file shrinks: a crash in between must
+                // not find a log that ends below its recovery point, which an open refuses as lost flushed data.
+                lowerRecoveryPointTo(newEnd, segment.baseOffset());
                 end.beginTruncation();
                 end.publishTruncated(newEnd, segment, position);
                 final LogSegment[] removed = segments.keepFirst(keep + 1);
@@ -160,11 +171,15 @@ public final class Truncation {
     public void truncateFullyAndStartAt(final long offset) throws LogWriteException {
         try {
             durability.whileNoFlush(() -> {
+                lowerRecoveryPointTo(offset, offset);
                 end.beginTruncation();
                 final LogSegment[] old = segments.replaceAllWith(offset, time.millis());
                 final LogSegment created = segments.active();
                 watermarks.restartAt(offset);
                 end.publishTruncated(offset, created, 0);
+                // The checkpointed log start follows the new first segment before the old ones go, so an open never
+                // finds a first segment above the checkpointed start (which it refuses as lost segments).
+                logStartRaised.run();
                 for (int i = old.length - 1; i >= 0; i--) {
                     old[i].closeAndDelete(io);
                 }
@@ -191,6 +206,11 @@ public final class Truncation {
         appender.forgetConfirmedEpoch();
         epochs.flush();
         watermarks.lowerTo(newEnd);
+        lowerRecoveryPointTo(newEnd, segmentBase); // done before the cut already; a no-op here unless a flush raced
+    }
+
+    /** Lowers the flushed offset to {@code newEnd} and, when it dropped, persists the recovery point at once. */
+    private void lowerRecoveryPointTo(final long newEnd, final long segmentBase) {
         if (durability.lowerTo(newEnd, segmentBase)) {
             recoveryPointLowered.run();
         }

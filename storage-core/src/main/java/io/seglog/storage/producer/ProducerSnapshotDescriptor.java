@@ -62,8 +62,8 @@ package io.seglog.storage.producer;
 public final class ProducerSnapshotDescriptor {
     /** The snapshot format version Kafka 4.4 and Seglog read and write. */
     public static final short VERSION = 1;
-    /** File name suffix. */
-    public static final String SUFFIX = ".snapshot";
+    /** File name suffix (the segment layer lists snapshots too, by the same name). */
+    public static final String SUFFIX = io.seglog.storage.segment.SegmentFiles.SNAPSHOT_SUFFIX;
 
     /** Offset of the format version. */
     public static final int VERSION_OFFSET = 0;

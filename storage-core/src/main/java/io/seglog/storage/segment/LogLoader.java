@@ -7,11 +7,9 @@ import io.seglog.storage.epoch.LeaderEpochCache;
 import io.seglog.storage.io.FileIO;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.function.LongSupplier;
@@ -22,14 +20,17 @@ import org.slf4j.LoggerFactory;
  * Finds the segments of a partition directory and opens them in offset order, recovering them after a crash.
  *
  * <p>Every load first tidies the directory as Kafka's {@code LogLoader} does ({@link StrayFiles}): it
- * deletes {@code .deleted}, {@code .cleaned} and {@code .tmp} files and index files without a data file,
- * completes or discards {@code .swap} files, and leaves unknown files alone with a WARN.
+ * deletes {@code .deleted}, {@code .cleaned} and {@code .tmp} files, completes or discards {@code .swap} files, and
+ * leaves unknown files alone with a WARN. Index files without a data file are left until the open has heard them as
+ * witnesses ({@link #deleteOrphanIndexes}): one between two segments refuses the load here, others the open judges.
  *
  * <p>After a clean shutdown no batch is read: each segment is opened as it is, and only index files that are
  * missing or fail their sanity check are rebuilt. After a crash, every segment from the one holding
  * {@code min(recoveryPoint, scanFrom)} on is scanned by {@link SegmentRecovery}: CRC-checked batch by batch,
  * its indexes rebuilt. A torn tail is truncated (WARN naming file, position and bytes dropped) and every
- * later segment deleted, as Kafka does. Corruption that a crash cannot explain fails the load with a
+ * later segment deleted, as Kafka does. A gap between segments above the recovery point is kept unless a witness
+ * (the earlier segment's index files, a producer snapshot inside the gap) says the earlier segment lost its tail,
+ * which is then handled as a torn tail: an open never deletes valid segments on a guess. Corruption that a crash cannot explain fails the load with a
  * {@link CorruptSegmentException} carrying its {@link CorruptSegmentException.Finding finding}, unless
  * {@link SegmentConfig#truncateOnCorruption()}, which truncates there instead and reports it. The scanned segments
  * are fsynced at the end, so everything the loaded log holds is durable. The answer carries the {@link Repairs}.
@@ -118,8 +119,12 @@ public final class LogLoader {
      * @param report   what was repaired
      * @param epochs   the leader epochs of the batches read: every batch when {@code knownEpochs} was null,
      *                 otherwise those of the scanned segments
+     * @param orphanIndexBases the base offsets of index files left without their data file, ascending: still on disk
+     *                 (the open deletes them with {@link #deleteOrphanIndexes} once its witnesses have judged them)
+     * @param snapshotOffsets the offsets of the producer snapshots in the directory, ascending
      */
-    public record Loaded(List<LogSegment> segments, Repairs report, LeaderEpochCache epochs) {
+    public record Loaded(List<LogSegment> segments, Repairs report, LeaderEpochCache epochs, long[] orphanIndexBases,
+                         long[] snapshotOffsets) {
     }
 
     /**
@@ -133,10 +138,42 @@ public final class LogLoader {
      * @param rebuiltIndexes  data files whose indexes were rebuilt
      * @param removedFiles    stray files removed
      * @param epochsRebuilt   whether the leader epochs were rebuilt from the batches
+     * @param losses          offsets a witness says the log held and the files no longer hold, opened as they are
+     *                        because the policy is {@code truncate} (under {@code fail} the open is refused instead)
      */
     public record Repairs(boolean recovered, int segmentsScanned, long bytesScanned, List<Cut> truncations,
                           List<Path> deletedSegments, List<Path> rebuiltIndexes, List<Path> removedFiles,
-                          boolean epochsRebuilt) {
+                          boolean epochsRebuilt, List<Loss> losses) {
+        /**
+         * The same repairs with more files removed and more losses.
+         *
+         * @param removed files removed since
+         * @param found   losses found since
+         * @return new repairs
+         */
+        public Repairs with(final List<Path> removed, final List<Loss> found) {
+            if (removed.isEmpty() && found.isEmpty()) {
+                return this;
+            }
+            final List<Path> allRemoved = new ArrayList<>(removedFiles);
+            allRemoved.addAll(removed);
+            final List<Loss> allLosses = new ArrayList<>(losses);
+            allLosses.addAll(found);
+            return new Repairs(recovered, segmentsScanned, bytesScanned, truncations, deletedSegments, rebuiltIndexes,
+                List.copyOf(allRemoved), epochsRebuilt, List.copyOf(allLosses));
+        }
+    }
+
+    /**
+     * Offsets a log held, by the word of a witness, that its files no longer hold, found at open.
+     *
+     * @param fromOffset the first offset missing
+     * @param toOffset   the offset after the last one missing (as far as the witness can tell)
+     * @param witness    the file that says the offsets existed (a checkpoint, an index, a snapshot)
+     * @param field      what the witness holds: {@code logEndOffset}, {@code logStartOffset}, {@code segmentFile}...
+     * @param detail     what the witness says and what the files hold
+     */
+    public record Loss(long fromOffset, long toOffset, Path witness, String field, String detail) {
     }
 
     /**
@@ -178,9 +215,10 @@ public final class LogLoader {
             StrayFiles.tidy(io, dir, scratch, removed);
         }
         final long[] bases = listBaseOffsets(dir);
+        final long[] snapshots = SegmentFiles.listOffsets(dir, SegmentFiles.SNAPSHOT_SUFFIX);
         final List<LogSegment> segments = new ArrayList<>(bases.length);
         final LeaderEpochCache epochs = LeaderEpochCache.inMemory();
-        final Recovery recovery = new Recovery(io, dir, config, options, epochs);
+        final Recovery recovery = new Recovery(io, dir, config, options, epochs, snapshots);
         try {
             final long scanFloor = Math.min(options.recoveryPoint(), options.scanFrom());
             int firstScanned = bases.length;
@@ -231,19 +269,39 @@ public final class LogLoader {
                     collectEpochs(segment, epochs, scratch);
                 }
                 expectedNext = segment.reader().readNextOffset(segment.sizeInBytes(), scratch);
+                if (segment.lostTailOnOpen() != null) {
+                    // The truncate policy: the segment's index files proved batches lost from its end. What is left is
+                    // kept; the later segments go, as after a lost middle segment.
+                    recovery.dropAfterCutSegment(segment, expectedNext, bases, i + 1);
+                    firstScanned = bases.length;
+                    break;
+                }
             }
             recovery.recoverFrom(bases, firstScanned, segments, nowMs, jitter, expectedNext, orphans);
-            if (!options.readOnly()) {
-                StrayFiles.deleteOrphanIndexes(io, dir, removed);
-            }
         } catch (final IOException | RuntimeException e) {
             closeAll(segments, e, options.readOnly());
             throw e;
         }
         final Repairs report = new Repairs(!options.hadCleanShutdown(), recovery.segmentsScanned,
             recovery.bytesScanned, recovery.truncations, recovery.deletedSegments, recovery.rebuiltIndexes, removed,
-            options.knownEpochs() == null);
-        return new Loaded(segments, report, epochs);
+            options.knownEpochs() == null, List.of());
+        // Orphans are witnesses the open still has to hear (a lost first or last segment): left on disk till then.
+        return new Loaded(segments, report, epochs, StrayFiles.orphanIndexBases(dir), snapshots);
+    }
+
+    /**
+     * Deletes the index files whose data file is missing (Kafka's {@code loadSegmentFiles} does), once the open has
+     * found none of them to be a lost segment's.
+     *
+     * @param io  the file layer
+     * @param dir the partition directory
+     * @return the files deleted
+     * @throws IOException if a file cannot be deleted
+     */
+    public static List<Path> deleteOrphanIndexes(final FileIO io, final Path dir) throws IOException {
+        final List<Path> removed = new ArrayList<>();
+        StrayFiles.deleteOrphanIndexes(io, dir, removed);
+        return removed;
     }
 
     /**
@@ -306,6 +364,8 @@ public final class LogLoader {
         private final Options options;
         private final LeaderEpochCache epochs;
         private final SegmentRecovery scanner;
+        /** The producer snapshots' offsets: each was a log end the log had (at a roll or a close). */
+        private final long[] snapshots;
         private final List<Cut> truncations = new ArrayList<>();
         private final List<Path> deletedSegments = new ArrayList<>();
         private final List<Path> rebuiltIndexes = new ArrayList<>();
@@ -313,8 +373,9 @@ public final class LogLoader {
         private long bytesScanned;
 
         Recovery(final FileIO io, final Path dir, final SegmentConfig config, final Options options,
-                 final LeaderEpochCache epochs) {
+                 final LeaderEpochCache epochs, final long[] snapshots) {
             this.io = io;
+            this.snapshots = snapshots;
             this.dir = dir;
             this.config = config;
             this.options = options;
@@ -349,6 +410,24 @@ public final class LogLoader {
             }
         }
 
+        /**
+         * A segment whose index files proved batches lost from the end of its data file, under the truncate policy:
+         * the cut is reported (no byte is removed: the bytes are gone already) and the later segments go.
+         */
+        void dropAfterCutSegment(final LogSegment segment, final long end, final long[] bases, final int next)
+            throws IOException {
+            final CorruptSegmentException lost = segment.lostTailOnOpen();
+            LOG.error("Opening {}: {}; keeping what is left and dropping every later segment, as {}=truncate says{}",
+                segment.logFile(), lost.getMessage(), SegmentConfig.CORRUPTION_POLICY_KEY,
+                options.readOnly() ? " (read-only: left on disk)" : "");
+            truncations.add(new Cut(segment.logFile(), segment.sizeInBytes(), end, 0, false,
+                "lastOffset: " + lost.finding().detail()));
+            deleteFrom(bases, next);
+            if (!options.readOnly() && next < bases.length) {
+                io.fsyncDirectory(dir);
+            }
+        }
+
         void recoverFrom(final long[] bases, final int first, final List<LogSegment> segments, final long nowMs,
                          final LongSupplier jitter, final long expectedFirst, final long[] orphans)
             throws IOException {
@@ -359,22 +438,35 @@ public final class LogLoader {
             long expected = expectedFirst;
             int lastEpoch = epochs.latestEpoch();
             boolean changedDirectory = false;
+            LogSegment previous = null;
+            IndexClaims previousClaims = IndexClaims.NONE;
             for (int i = first; i < bases.length; i++) {
                 if (expected >= 0 && lostSegmentBetween(orphans, expected, bases[i]) >= 0) {
                     refuseOrDropLostSegment(bases, i, lostSegmentBetween(orphans, expected, bases[i]));
                     changedDirectory = true;
                     break;
                 }
-                final boolean legalGap = bases[i] > expected && expected < options.recoveryPoint();
-                if (expected >= 0 && bases[i] != expected && !legalGap) {
-                    // A segment that does not start where the previous one ended. Later is a legal gap (Kafka's
-                    // cleaner, a replicated gap; under any policy) when the previous segment ended below the
-                    // recovery point: the offsets from its end up to the recovery point were durable, so they are a
-                    // gap, not a tail the crash cut. A segment ending exactly at the recovery point may have lost a
-                    // tail above it, so the later segments (not durable either) go, as a torn tail's do. Otherwise
-                    // the files contradict each other.
+                if (expected >= 0 && bases[i] > expected && expected >= options.recoveryPoint()) {
+                    // A gap above the recovery point: legal (Kafka's cleaner, a replicated gap, a follower's batch far
+                    // above its log end) or the previous segment's tail, lost in the crash. Only a witness decides
+                    // for the loss; without one the segment is kept, since its batches are valid (they are scanned
+                    // next) and an open never deletes valid data on a guess.
+                    final String witness = lostTailWitness(previous, previousClaims, expected, bases[i]);
+                    if (witness != null) {
+                        dropAfterLostTail(previous, expected, bases, i, witness);
+                        changedDirectory = true;
+                        break;
+                    }
+                    LOG.info("Recovery of {}: segment {} starts at offset {}, after the previous segment's end {}"
+                        + " above the recovery point {}: a gap, kept (no index entry or producer snapshot says the"
+                        + " previous segment held more)", dir, SegmentFiles.fileName(bases[i], SegmentFiles.LOG_SUFFIX),
+                        bases[i], expected, options.recoveryPoint());
+                } else if (expected >= 0 && bases[i] < expected) {
+                    // A segment named inside the previous one's offsets: the files contradict each other (a crash
+                    // cannot make this). Below the recovery point it is corruption; above it, the later segments were
+                    // not durable either and go, as after a torn tail.
                     final Path file = dir.resolve(SegmentFiles.fileName(bases[i], SegmentFiles.LOG_SUFFIX));
-                    final String detail = "the segment does not start at the end offset of the previous segment";
+                    final String detail = "the segment starts inside the previous segment's offsets";
                     if (expected < options.recoveryPoint() && !config.truncateOnCorruption()) {
                         throw new CorruptSegmentException(file, new CorruptSegmentException.Finding(0, expected,
                             "segmentBaseOffset", Long.toString(expected), Long.toString(bases[i]), detail
@@ -386,6 +478,9 @@ public final class LogLoader {
                     changedDirectory = true;
                     break;
                 }
+                // The index files' claims are read before the scan replaces them: a witness of a tail this segment
+                // lost, should the next segment start after a gap.
+                final IndexClaims claims = i + 1 < bases.length ? claimsOf(bases[i]) : IndexClaims.NONE;
                 final LogSegment segment = options.readOnly()
                     ? LogSegment.openReadOnly(io, dir, bases[i], config, nowMs, null, true, false)
                     : LogSegment.openForRecovery(io, dir, bases[i], config, nowMs, jitter.getAsLong());
@@ -394,7 +489,7 @@ public final class LogLoader {
                 rebuiltIndexes.add(segment.logFile()); // read-only: read without index files
                 final int size = segment.sizeInBytes();
                 final SegmentRecovery.Outcome outcome = scanner.scan(segment, options.recoveryPoint(), lastEpoch,
-                    options.knownEpochs(), epochs);
+                    options.knownEpochs(), epochs, i + 1 < bases.length ? bases[i + 1] : Long.MAX_VALUE);
                 segmentsScanned++;
                 bytesScanned += outcome.validBytes();
                 final SegmentRecovery.Problem problem = outcome.problem();
@@ -410,6 +505,8 @@ public final class LogLoader {
                 finish(segment);
                 expected = outcome.nextOffset();
                 lastEpoch = outcome.lastEpoch();
+                previous = segment;
+                previousClaims = claims;
             }
             if (options.readOnly()) {
                 return; // nothing was written, so nothing is synced
@@ -421,6 +518,58 @@ public final class LogLoader {
             if (changedDirectory) {
                 io.fsyncDirectory(dir);
             }
+        }
+
+        /** What a segment's index files claim, read before a scan replaces them; nothing when they are missing. */
+        private IndexClaims claimsOf(final long base) throws IOException {
+            final Path log = dir.resolve(SegmentFiles.fileName(base, SegmentFiles.LOG_SUFFIX));
+            final Path index = dir.resolve(SegmentFiles.fileName(base, SegmentFiles.INDEX_SUFFIX));
+            final Path timeIndex = dir.resolve(SegmentFiles.fileName(base, SegmentFiles.TIME_INDEX_SUFFIX));
+            // Existence and size are metadata, not file access; FileIO has no call for them.
+            if (!Files.exists(index) || !Files.exists(timeIndex)) {
+                return IndexClaims.NONE;
+            }
+            return IndexClaims.read(io, index, timeIndex, base, (int) Math.min(Files.size(log), Integer.MAX_VALUE));
+        }
+
+        /**
+         * What says that the scanned segment before a gap held offsets from {@code end} on, or null: its index files'
+         * claims past its data, or a producer snapshot in {@code (end, nextBase]} (a snapshot is written at a roll
+         * at the log end then, and fsynced, so one there says the log once ended past what the segment now holds).
+         */
+        private String lostTailWitness(final LogSegment previous, final IndexClaims claims, final long end,
+                                       final long nextBase) {
+            if (previous != null) {
+                final IndexClaims.DataEnd data = new IndexClaims.DataEnd(
+                    end > previous.baseOffset() ? end - 1 : -1, previous.maxTimestampSoFar());
+                if (claims.proveLossPast(data)) {
+                    return "the index files of " + previous.logFile().getFileName() + " say so: " + claims.describe(data);
+                }
+            }
+            for (final long snapshot : snapshots) {
+                if (snapshot > end && snapshot <= nextBase) {
+                    return "the producer snapshot " + SegmentFiles.fileName(snapshot, SegmentFiles.SNAPSHOT_SUFFIX)
+                        + " was taken when the log ended at offset " + snapshot;
+                }
+            }
+            return null;
+        }
+
+        /**
+         * The segment before a gap lost its tail in the crash: as after a torn tail, the later segments (above the
+         * recovery point, so never durable) are deleted, and the loss is reported as a cut of no bytes.
+         */
+        private void dropAfterLostTail(final LogSegment previous, final long end, final long[] bases, final int next,
+                                       final String witness) throws IOException {
+            final Path file = previous != null ? previous.logFile()
+                : dir.resolve(SegmentFiles.fileName(bases[next - 1], SegmentFiles.LOG_SUFFIX));
+            final String what = "lastOffset expected at least " + end + ", found " + (end - 1) + " (the segment's tail"
+                + " was lost in the crash: " + witness + ")";
+            LOG.warn("Recovery of {}: the segment ends at offset {} but lost its tail ({}); dropping every later"
+                + " segment, as after a torn tail{}", file, end, witness,
+                options.readOnly() ? " (read-only: left on disk)" : "");
+            truncations.add(new Cut(file, previous != null ? previous.sizeInBytes() : 0, end, 0, true, what));
+            deleteFrom(bases, next);
         }
 
         /** After a segment's scan: its final index entries and trimmed indexes; nothing in a read-only load. */
@@ -505,22 +654,7 @@ public final class LogLoader {
      * @throws IOException if the directory cannot be listed
      */
     public static long[] listBaseOffsets(final Path dir) throws IOException {
-        final List<Long> found = new ArrayList<>();
-        // Listing is metadata, not file access; FileIO has no call for it.
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*" + SegmentFiles.LOG_SUFFIX)) {
-            for (final Path file : files) {
-                final long base = SegmentFiles.parseBaseOffset(file.getFileName().toString());
-                if (base >= 0) {
-                    found.add(base);
-                }
-            }
-        }
-        final long[] bases = new long[found.size()];
-        for (int i = 0; i < bases.length; i++) {
-            bases[i] = found.get(i);
-        }
-        Arrays.sort(bases);
-        return bases;
+        return SegmentFiles.listOffsets(dir, SegmentFiles.LOG_SUFFIX);
     }
 
     /**

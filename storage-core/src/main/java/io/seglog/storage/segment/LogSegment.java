@@ -87,6 +87,11 @@ public final class LogSegment implements AutoCloseable {
     private boolean closed;
     /** Whether {@link #open} had to rebuild the indexes (missing or failing their sanity check). */
     boolean indexesRebuiltOnOpen;
+    /**
+     * Set by {@link #open} under the truncate policy when the index files proved that the data file lost batches from
+     * its end (the fail policy refuses instead): what they said. Null otherwise.
+     */
+    CorruptSegmentException lostTail;
 
     LogSegment(final Path logFile, final long baseOffset, final FileChannel channel,
                final OffsetIndex offsetIndex, final TimeIndex timeIndex, final int sizeInBytes,
@@ -373,9 +378,10 @@ public final class LogSegment implements AutoCloseable {
     public void closeAndDelete(final FileIO io) throws IOException {
         close();
         final Path dir = logFile.getParent();
-        io.deleteIfExists(logFile);
+        // Index files before the data file, so a crash in between never leaves index files without their data file.
         io.deleteIfExists(dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.INDEX_SUFFIX)));
         io.deleteIfExists(dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.TIME_INDEX_SUFFIX)));
+        io.deleteIfExists(logFile);
     }
 
     /**
@@ -385,6 +391,16 @@ public final class LogSegment implements AutoCloseable {
      */
     public boolean indexesRebuiltOnOpen() {
         return indexesRebuiltOnOpen;
+    }
+
+    /**
+     * What the index files said when an open under the truncate policy found that they prove batches lost from the
+     * end of the data file (under the fail policy the open is refused instead); the loader drops the later segments.
+     *
+     * @return the finding, or null when nothing was lost
+     */
+    public CorruptSegmentException lostTailOnOpen() {
+        return lostTail;
     }
 
     /**
@@ -619,14 +635,26 @@ public final class LogSegment implements AutoCloseable {
         offsetOfMaxTimestampSoFar = baseOffset;
         bytesSinceLastIndexEntry = 0;
         final int size = sizeInBytes;
+        long previousLast = baseOffset - 1;
         for (int position = 0; position < size; ) {
             final int batchSize = readHeader(scratch, position, size, TIMESTAMP_HEADER_BYTES);
-            final long lastOffset = scratch.getLong(BASE_OFFSET_OFFSET) + scratch.getInt(LAST_OFFSET_DELTA_OFFSET);
+            final long base = scratch.getLong(BASE_OFFSET_OFFSET);
+            final long lastOffset = base + scratch.getInt(LAST_OFFSET_DELTA_OFFSET);
+            // The base offset is not covered by the CRC: the entries built from it must still ascend and fit.
+            if (base <= previousLast) {
+                throw new CorruptSegmentException(logFile, new CorruptSegmentException.Finding(position, base,
+                    "baseOffset", "above " + previousLast, Long.toString(base), "the batch's base offset goes back"
+                        + " into the offsets before it (the base offset is not covered by the CRC), found while"
+                        + " rebuilding the indexes; re-fetch the partition from a replica"));
+            }
             if (!canConvertToRelativeOffset(lastOffset)) {
-                throw new CorruptSegmentException("batch lastOffset=" + lastOffset + " at position=" + position
-                    + " does not fit the indexes of the segment with baseOffset=" + baseOffset, logFile);
+                throw new CorruptSegmentException(logFile, new CorruptSegmentException.Finding(position, base,
+                    "lastOffset", "at most " + (baseOffset + Integer.MAX_VALUE), Long.toString(lastOffset), "the batch"
+                        + " does not fit the segment's 32-bit relative offsets (the base offset is not covered by the"
+                        + " CRC), found while rebuilding the indexes; re-fetch the partition from a replica"));
             }
             accountBatch(lastOffset, scratch.getLong(MAX_TIMESTAMP_OFFSET), position, batchSize);
+            previousLast = lastOffset;
             position += batchSize;
         }
         // Kafka rebuilds with a fresh counter too; a reopened segment starts counting again from 0.

@@ -100,15 +100,19 @@ final class SegmentFactory {
                     // the checks above read them without writing.
                     if (hadIndexes) {
                         IndexClaims.ofOrNone(segment.offsetIndex(), segment.timeIndex(), length)
-                            .checkNotCutShort(logFile, lastOffsetOf(segment, scratch, length));
+                            .checkNotCutShort(logFile, dataEndOf(segment, scratch, length));
                     }
                 } catch (final CorruptSegmentException lost) {
-                    try {
-                        segment.abandon();
-                    } catch (final IOException suppressed) {
-                        lost.addSuppressed(suppressed);
+                    if (config.truncateOnCorruption()) {
+                        segment.lostTail = lost; // the loader keeps what is left and drops the later segments
+                    } else {
+                        try {
+                            segment.abandon();
+                        } catch (final IOException suppressed) {
+                            lost.addSuppressed(suppressed);
+                        }
+                        throw lost;
                     }
-                    throw lost;
                 }
                 segment.rebuildIndexes(scratch);
                 // Rebuilt as a closed segment would be; the log grows the active one back to full size.
@@ -122,17 +126,22 @@ final class SegmentFactory {
         return segment;
     }
 
-    /** The last offset of the data file's last batch (a walk of the batch headers), -1 when it holds none. */
-    private static long lastOffsetOf(final LogSegment segment, final ByteBuffer scratch, final int length)
+    /**
+     * Where the data file's batches end (a walk of the batch headers): the last batch's last offset and the largest
+     * batch timestamp, -1 each when the file holds no batch.
+     */
+    static IndexClaims.DataEnd dataEndOf(final LogSegment segment, final ByteBuffer scratch, final int length)
         throws IOException {
         long last = -1;
+        long maxTimestamp = -1;
         for (int position = 0; position < length; ) {
             final int batchSize = segment.readHeader(scratch, position, length, LogSegment.TIMESTAMP_HEADER_BYTES);
             last = scratch.getLong(RecordBatchDescriptor.BASE_OFFSET_OFFSET)
                 + scratch.getInt(RecordBatchDescriptor.LAST_OFFSET_DELTA_OFFSET);
+            maxTimestamp = Math.max(maxTimestamp, scratch.getLong(MAX_TIMESTAMP_OFFSET));
             position += batchSize;
         }
-        return last;
+        return new IndexClaims.DataEnd(last, maxTimestamp);
     }
 
     /** {@link LogSegment#openReadOnly}. */
@@ -162,8 +171,15 @@ final class SegmentFactory {
             }
             if (indexesRejected) {
                 // The index files failed their checks: the same witnesses as a writable open's.
-                IndexClaims.read(io, indexFile, timeIndexFile, baseOffset, length)
-                    .checkNotCutShort(logFile, lastOffsetOf(segment, scratch, length));
+                try {
+                    IndexClaims.read(io, indexFile, timeIndexFile, baseOffset, length)
+                        .checkNotCutShort(logFile, dataEndOf(segment, scratch, length));
+                } catch (final CorruptSegmentException lost) {
+                    if (!config.truncateOnCorruption()) {
+                        throw lost;
+                    }
+                    segment.lostTail = lost;
+                }
             }
             if (length > 0 && !toBeScanned) {
                 segment.readHeader(scratch, 0, length, LogSegment.TIMESTAMP_HEADER_BYTES);

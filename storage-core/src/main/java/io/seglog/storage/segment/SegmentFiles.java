@@ -1,6 +1,12 @@
 package io.seglog.storage.segment;
 
 import io.seglog.storage.index.IndexDescriptor;
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import org.agrona.collections.LongArrayList;
 
 /**
  * Names of a segment's files, as Kafka names them ({@code LogFileUtils}): the base offset in 20 decimal
@@ -15,6 +21,11 @@ public final class SegmentFiles {
     public static final String INDEX_SUFFIX = IndexDescriptor.OFFSET_INDEX_SUFFIX;
     /** Suffix of the time index; the index format's descriptor owns it. */
     public static final String TIME_INDEX_SUFFIX = IndexDescriptor.TIME_INDEX_SUFFIX;
+    /**
+     * Suffix of a producer-state snapshot, {@code <offset>.snapshot} (the producer package owns its format; the
+     * segment layer lists them, since a snapshot's offset is a log end the log once had).
+     */
+    public static final String SNAPSHOT_SUFFIX = ".snapshot";
     /** Digits of the base offset in file names: Kafka pads to 20, enough for any non-negative long. */
     public static final int FILE_NAME_DIGITS = 20;
 
@@ -58,5 +69,34 @@ public final class SegmentFiles {
         } catch (final NumberFormatException tooLarge) {
             return -1;
         }
+    }
+
+    /**
+     * The offsets named by the files of a directory that end in {@code suffix} ({@code <20 digits><suffix>}),
+     * ascending; other names are ignored.
+     *
+     * @param dir    the directory
+     * @param suffix e.g. {@link #LOG_SUFFIX} or {@link #SNAPSHOT_SUFFIX}
+     * @return the offsets
+     * @throws IOException if the directory cannot be listed
+     */
+    public static long[] listOffsets(final Path dir, final String suffix) throws IOException {
+        final LongArrayList found = new LongArrayList();
+        // Listing is metadata, not file access; FileIO has no call for it.
+        try (DirectoryStream<Path> files =
+                 Files.newDirectoryStream(dir, "*" + suffix)) {
+            for (final Path file : files) {
+                final String name = file.getFileName().toString();
+                if (name.length() == FILE_NAME_DIGITS + suffix.length()) {
+                    final long offset = parseBaseOffset(name.substring(0, FILE_NAME_DIGITS) + LOG_SUFFIX);
+                    if (offset >= 0) {
+                        found.addLong(offset);
+                    }
+                }
+            }
+        }
+        final long[] offsets = found.toLongArray();
+        Arrays.sort(offsets);
+        return offsets;
     }
 }

@@ -53,6 +53,8 @@ public final class SegmentReader {
     private static final Logger LOG = LoggerFactory.getLogger(SegmentReader.class);
     /** A remap happens only after at least this much growth, so small appends never cost a remap each. */
     static final int MIN_REMAP_GROWTH_BYTES = 1 << 20;
+    /** No bound on a segment's offsets: lookups that are not served (the writer's, the checks' own) skip the checks. */
+    static final long NO_UPPER_BOUND = Long.MAX_VALUE;
     private static final ByteOrder ORDER = ByteOrder.BIG_ENDIAN;
 
     private final Path logFile;
@@ -392,7 +394,28 @@ public final class SegmentReader {
      * @throws IOException if a read fails, or a batch length does not fit ({@link CorruptSegmentException})
      */
     public boolean findBatch(final long offset, final int maxPosition, final BatchCursor cursor) throws IOException {
-        return findBatch(offset, maxPosition, cursor, true);
+        return findBatch(offset, maxPosition, NO_UPPER_BOUND, cursor, true);
+    }
+
+    /**
+     * {@link #findBatch(long, int, BatchCursor)} for an answer that is served: every batch the scan steps over or
+     * answers must lie where its segment says, since a base offset is not covered by the batch CRC and a flipped bit
+     * there would otherwise serve a batch under offsets it does not hold. Each batch must start above the previous
+     * one's last offset (and at or above the segment's base offset) and end below {@code upperOffset}, the next
+     * segment's base offset (or the log end); and the batch found must end below the next batch's base offset (one
+     * 8-byte read more). Thread-safe, allocation-free.
+     *
+     * @param offset      the offset sought
+     * @param maxPosition a published size or a batch boundary below it
+     * @param upperOffset every offset of this segment lies below it: the next segment's base offset, or the log end
+     * @param cursor      the reader's cursor
+     * @return true when found; false when no such batch starts below {@code maxPosition}
+     * @throws IOException if a read fails; a {@link CorruptSegmentException} with its finding (file, position, offset)
+     *     when a batch lies outside its place
+     */
+    public boolean findBatch(final long offset, final int maxPosition, final long upperOffset,
+                             final BatchCursor cursor) throws IOException {
+        return findBatch(offset, maxPosition, upperOffset, cursor, true);
     }
 
     /**
@@ -407,11 +430,11 @@ public final class SegmentReader {
      */
     public boolean findBatchForTruncation(final long offset, final int maxPosition, final BatchCursor cursor)
         throws IOException {
-        return findBatch(offset, maxPosition, cursor, false);
+        return findBatch(offset, maxPosition, NO_UPPER_BOUND, cursor, false);
     }
 
-    private boolean findBatch(final long offset, final int maxPosition, final BatchCursor cursor, final boolean mayMap)
-        throws IOException {
+    private boolean findBatch(final long offset, final int maxPosition, final long upperOffset,
+                              final BatchCursor cursor, final boolean mayMap) throws IOException {
         final IndexEntry entry = cursor.entry;
         if (offset >= baseOffset && !offsetIndexSuspect) {
             offsetIndex.lookup(offset, entry);
@@ -432,13 +455,25 @@ public final class SegmentReader {
                     }
                 }
             }
+            final boolean checked = upperOffset != NO_UPPER_BOUND;
+            // The last offset before the scan's first batch: the segment's base - 1 from its start; from an index
+            // entry the previous batch is not read, so only the segment's base bounds the first one.
+            long previousLast = baseOffset - 1;
             while (position < maxPosition) {
                 final int size = readHeader(mapped, scratch, position, maxPosition, LogSegment.OFFSET_HEADER_BYTES);
-                final long lastOffset = scratch.getLong(BASE_OFFSET_OFFSET) + scratch.getInt(LAST_OFFSET_DELTA_OFFSET);
+                final long base = scratch.getLong(BASE_OFFSET_OFFSET);
+                final long lastOffset = base + scratch.getInt(LAST_OFFSET_DELTA_OFFSET);
+                if (checked && (base <= previousLast || lastOffset >= upperOffset)) {
+                    throw misplaced(position, base, lastOffset, previousLast, upperOffset);
+                }
                 if (lastOffset >= offset) {
                     cursor.found(position, size);
+                    if (checked) {
+                        checkNextStartsAfter(mapped, scratch, position + size, lastOffset);
+                    }
                     return true;
                 }
+                previousLast = lastOffset;
                 position += size;
             }
             return false;
@@ -447,6 +482,48 @@ public final class SegmentReader {
                 mapped.release();
             }
         }
+    }
+
+    /**
+     * The batch found must end below the next batch's base offset; otherwise its base offset moved up (or the next
+     * one's moved down) and serving it would answer offsets it does not hold, or skip records the file holds. One
+     * 8-byte read, through the mapping when the next header lies in it (the same page, mostly).
+     */
+    private void checkNextStartsAfter(final SharedMapping mapped, final ByteBuffer scratch, final int nextPosition,
+                                      final long lastOffset) throws IOException {
+        final int size = publishedSize.getAsInt();
+        if (size - nextPosition < BATCH_HEADER_LENGTH) {
+            return;
+        }
+        final long nextBase;
+        if (mapped != null && mapped.covers(nextPosition, Long.BYTES)) {
+            nextBase = mapped.view().getLong(nextPosition + BASE_OFFSET_OFFSET, ORDER);
+        } else {
+            readFully(null, scratch, nextPosition, Long.BYTES, size);
+            nextBase = scratch.getLong(BASE_OFFSET_OFFSET);
+        }
+        if (nextBase <= lastOffset) {
+            throw new CorruptSegmentException(logFile, new CorruptSegmentException.Finding(nextPosition, nextBase,
+                "baseOffset", "above " + lastOffset, Long.toString(nextBase), "the batch at position " + nextPosition
+                    + " starts inside the offsets of the batch before it, which ends at offset " + lastOffset + " (base"
+                    + " offsets are not covered by the CRC: one of the two is damaged); the read is refused rather"
+                    + " than skip records; re-fetch the partition from a replica"));
+        }
+    }
+
+    /** A batch whose offsets lie outside its place in the segment: damage, named by file, position and offset. */
+    private CorruptSegmentException misplaced(final int position, final long base, final long lastOffset,
+                                              final long previousLast, final long upperOffset) {
+        final boolean below = base <= previousLast;
+        return new CorruptSegmentException(logFile, new CorruptSegmentException.Finding(position, base,
+            below ? "baseOffset" : "lastOffset", below ? "above " + previousLast : "below " + upperOffset,
+            Long.toString(below ? base : lastOffset), below
+                ? "the batch's base offset " + base + " does not follow the previous offset " + previousLast + " of"
+                    + " the segment (base offsets are not covered by the CRC)"
+                : "the batch's offsets " + base + " to " + lastOffset + " reach " + upperOffset + ", where the next"
+                    + " segment (or the log end) begins (base offsets are not covered by the CRC)"
+                + "; the read is refused rather than serve the batch under offsets it does not hold; re-fetch the"
+                + " partition from a replica"));
     }
 
     /**
@@ -461,7 +538,7 @@ public final class SegmentReader {
      */
     public int batchStartAtOrAfter(final long offset, final int maxPosition, final BatchCursor cursor)
         throws IOException {
-        return findBatch(offset, maxPosition, cursor, true) ? cursor.position : maxPosition;
+        return findBatch(offset, maxPosition, NO_UPPER_BOUND, cursor, true) ? cursor.position : maxPosition;
     }
 
     /**
@@ -543,6 +620,8 @@ public final class SegmentReader {
      * @param timestampMs    the target timestamp
      * @param startingOffset the first offset that may be returned (the log start)
      * @param maxPosition    a published size
+     * @param upperOffset    every offset of this segment lies below it (the next segment's base, or the log end):
+     *                       the batches the search reads are checked to lie in their place, as a served read's are
      * @param cursor         the reader's cursor
      * @return the offset, or -1 when no record below {@code maxPosition} qualifies
      * @throws IOException if a read fails, or a batch or record does not fit where it lies
@@ -550,7 +629,7 @@ public final class SegmentReader {
      *         is not on the class path
      */
     public long findOffsetByTimestamp(final long timestampMs, final long startingOffset, final int maxPosition,
-                                      final BatchCursor cursor) throws IOException {
+                                      final long upperOffset, final BatchCursor cursor) throws IOException {
         long from = startingOffset;
         final IndexEntry entry = cursor.entry;
         if (!timeIndexSuspect) {
@@ -568,10 +647,27 @@ public final class SegmentReader {
                 }
             }
         }
-        if (!findBatch(from, maxPosition, cursor, true)) {
+        if (!findBatch(from, maxPosition, upperOffset, cursor, true)) {
             return -1;
         }
-        return scanTimestamps(timestampMs, startingOffset, cursor.position, maxPosition, cursor.searchChunk());
+        return scanTimestamps(timestampMs, startingOffset, cursor.position, maxPosition, upperOffset,
+            cursor.searchChunk());
+    }
+
+    /**
+     * {@link #findOffsetByTimestamp(long, long, int, long, BatchCursor)} without the placement checks (tests and
+     * tools that compare the search alone).
+     *
+     * @param timestampMs    the target timestamp
+     * @param startingOffset the first offset that may be returned
+     * @param maxPosition    a published size
+     * @param cursor         the reader's cursor
+     * @return the offset, or -1
+     * @throws IOException if a read fails
+     */
+    public long findOffsetByTimestamp(final long timestampMs, final long startingOffset, final int maxPosition,
+                                      final BatchCursor cursor) throws IOException {
+        return findOffsetByTimestamp(timestampMs, startingOffset, maxPosition, NO_UPPER_BOUND, cursor);
     }
 
     /**
@@ -582,7 +678,7 @@ public final class SegmentReader {
     private boolean timeEntryHolds(final long entryOffset, final long entryTimestamp, final BatchCursor cursor)
         throws IOException {
         final int size = publishedSize.getAsInt();
-        if (!findBatch(entryOffset, size, cursor, true) || cursor.baseOffset > entryOffset) {
+        if (!findBatch(entryOffset, size, NO_UPPER_BOUND, cursor, true) || cursor.baseOffset > entryOffset) {
             timeIndexWrong(entryOffset, entryTimestamp, "no batch holds the offset");
             return false;
         }
@@ -606,17 +702,28 @@ public final class SegmentReader {
 
     /** The scan of a timestamp search from a batch start. */
     private long scanTimestamps(final long timestampMs, final long startingOffset, final int startPosition,
-                                final int maxPosition, final ByteBuffer scratch) throws IOException {
+                                final int maxPosition, final long upperOffset, final ByteBuffer scratch)
+        throws IOException {
         int position = startPosition;
+        long previousLast = baseOffset - 1;
         final SharedMapping mapped = acquireMap(maxPosition);
         try {
             while (position < maxPosition) {
                 final int size = readHeader(mapped, scratch, position, maxPosition, LogSegment.TIMESTAMP_HEADER_BYTES);
-                final long lastOffset = scratch.getLong(BASE_OFFSET_OFFSET) + scratch.getInt(LAST_OFFSET_DELTA_OFFSET);
+                final long base = scratch.getLong(BASE_OFFSET_OFFSET);
+                final long lastOffset = base + scratch.getInt(LAST_OFFSET_DELTA_OFFSET);
+                if (upperOffset != NO_UPPER_BOUND && (base <= previousLast || lastOffset >= upperOffset)) {
+                    throw misplaced(position, base, lastOffset, previousLast, upperOffset);
+                }
+                previousLast = lastOffset;
                 if (lastOffset >= startingOffset && scratch.getLong(MAX_TIMESTAMP_OFFSET) >= timestampMs) {
                     final long found = TimestampScan.firstRecordAtOrAfter(channel, mapped, logFile, scratch, position,
                         size, timestampMs, startingOffset);
                     if (found >= 0) {
+                        if (upperOffset != NO_UPPER_BOUND) {
+                            // The answer comes from this batch's base offset: it must end below the next one's.
+                            checkNextStartsAfter(mapped, scratch, position + size, lastOffset);
+                        }
                         return found;
                     }
                 }

@@ -58,6 +58,8 @@ final class SegmentRecovery {
     /** The two walks of the parallel scan (one verified, one walked), kept for the next segment of the load. */
     private Walk walkA;
     private Walk walkB;
+    /** The base offset of the segment after the one being scanned ({@link Long#MAX_VALUE} for the last): set per scan. */
+    private long nextSegmentBase = Long.MAX_VALUE;
 
     /** A scan on the calling thread only. */
     SegmentRecovery() {
@@ -116,11 +118,15 @@ final class SegmentRecovery {
      * @param previousEpoch the leader epoch of the last batch before this segment, or -1
      * @param knownEpochs   the leader-epoch checkpoint to check batches against, or null when it is being rebuilt
      * @param epochs        receives every batch's (epoch, base offset)
+     * @param nextSegmentBase the base offset of the next segment, {@link Long#MAX_VALUE} for the last: every batch
+     *                      must end below it (its base offset is not covered by the CRC)
      * @return the outcome
      * @throws IOException if the file cannot be mapped
      */
     Outcome scan(final LogSegment segment, final long recoveryPoint, final int previousEpoch,
-                 final LeaderEpochCache knownEpochs, final LeaderEpochCache epochs) throws IOException {
+                 final LeaderEpochCache knownEpochs, final LeaderEpochCache epochs, final long nextSegmentBase)
+        throws IOException {
+        this.nextSegmentBase = nextSegmentBase;
         final int size = segment.sizeInBytes();
         if (size == 0) {
             return new Outcome(0, segment.baseOffset(), previousEpoch, null);
@@ -336,6 +342,13 @@ final class SegmentRecovery {
         if (!segment.canConvertToRelativeOffset(last)) {
             return new Problem(position, expected, "lastOffset", "at most " + (segment.baseOffset() + Integer.MAX_VALUE),
                 Long.toString(last), "the batch does not fit the segment's 32-bit relative offsets", false);
+        }
+        if (last >= nextSegmentBase) {
+            // A segment holds the offsets below the next one's base: a batch reaching past it would be answered
+            // twice (here and there), so its base offset, which the CRC does not cover, is damaged.
+            return new Problem(position, expected, "lastOffset", "below " + nextSegmentBase, Long.toString(last),
+                "the batch's offsets reach the next segment's base offset " + nextSegmentBase + " (the base offset"
+                    + " is not covered by the CRC)", false);
         }
         if (epoch < -1) {
             return new Problem(position, expected, "partitionLeaderEpoch", "-1 or more", Integer.toString(epoch),

@@ -49,7 +49,7 @@ final class StrayFiles {
     static final String TXN_INDEX_SUFFIX = ".txnindex";
     /** Files a partition directory may hold besides segments (Kafka's and ours). */
     private static final Set<String> KNOWN_NAMES = Set.of("leader-epoch-checkpoint", "partition.metadata", ".lock");
-    private static final Set<String> KNOWN_SUFFIXES = Set.of(".snapshot", TXN_INDEX_SUFFIX);
+    private static final Set<String> KNOWN_SUFFIXES = Set.of(SegmentFiles.SNAPSHOT_SUFFIX, TXN_INDEX_SUFFIX);
 
     private StrayFiles() {
     }

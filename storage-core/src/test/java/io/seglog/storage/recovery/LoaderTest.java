@@ -153,8 +153,11 @@ class LoaderTest extends ScratchDirTest {
         final String first = String.format("%020d", original.segmentBases.get(0));
         final byte[] junk = "junk".getBytes(StandardCharsets.UTF_8);
         files.put(first + ".log.deleted", junk);
-        files.put("00000000000000000500.index", junk);          // an index without its log
-        files.put("00000000000000000500.timeindex", junk);
+        // An index without its log inside the first segment's offsets (a replaced segment's leftover, not a witness
+        // of lost data: those are LossWitnessTest's).
+        final String inside = String.format("%020d", original.segmentBases.get(0) + 1);
+        files.put(inside + ".index", junk);
+        files.put(inside + ".timeindex", junk);
         files.put(first + ".index.swap", junk);                   // an index swap: indexes are rebuilt
         files.put("00000000000000000900.log.cleaned", junk);
         files.put("00000000000000000950.log.swap", junk);         // at or above a .cleaned offset: an unfinished split
@@ -168,8 +171,8 @@ class LoaderTest extends ScratchDirTest {
             assertTrue(log.recoveryReport().rebuiltIndexes().contains(dir.resolve(first + ".log")));
             assertEquals(7, log.recoveryReport().removedFiles().size(), log.recoveryReport().toString());
         }
-        for (final String gone : new String[] {first + ".log.deleted", "00000000000000000500.index",
-            "00000000000000000500.timeindex", first + ".index.swap", "00000000000000000900.log.cleaned",
+        for (final String gone : new String[] {first + ".log.deleted", inside + ".index",
+            inside + ".timeindex", first + ".index.swap", "00000000000000000900.log.cleaned",
             "00000000000000000950.log.swap", "leader-epoch-checkpoint.tmp"}) {
             assertFalse(Files.exists(dir.resolve(gone)), gone);
         }

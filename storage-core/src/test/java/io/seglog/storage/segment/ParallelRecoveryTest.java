@@ -113,7 +113,7 @@ class ParallelRecoveryTest {
         final LeaderEpochCache epochs = LeaderEpochCache.inMemory();
         final SegmentRecovery.Outcome outcome;
         try (LogSegment segment = LogSegment.openForRecovery(FileIO.system(), dir, 0, SegmentConfigs.of(CONFIG), 0, 0)) {
-            outcome = recovery.scan(segment, recoveryPoint, -1, null, epochs);
+            outcome = recovery.scan(segment, recoveryPoint, -1, null, epochs, Long.MAX_VALUE);
             segment.finishRecovery();
         }
         return new Scanned(outcome, Files.readAllBytes(dir.resolve(SegmentFiles.fileName(0, SegmentFiles.INDEX_SUFFIX))),
