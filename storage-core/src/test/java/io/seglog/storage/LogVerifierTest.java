@@ -183,6 +183,56 @@ class LogVerifierTest {
         assertTrue(p.message().contains("entryCount expected 0"), p.message());
     }
 
+    @Test
+    void aLogHeldOpenWithItsPreallocatedIndexesPassesAndAClosedCopyOfItsActiveFilesToo() throws Exception {
+        // A running broker's partition: the active segment's index files are preallocated (zero entries after the
+        // written ones), an empty partition's hold no entry at all, and the data file may end in zeros.
+        final Path logDir = root.resolve("live");
+        try (PartitionLog empty = PartitionLog.open(logDir.resolve("empty-0"), CONFIG, FileIO.system(),
+                 new ManualClock(T0));
+             PartitionLog log = PartitionLog.open(logDir.resolve("orders-0"), CONFIG, FileIO.system(),
+                 new ManualClock(T0))) {
+            for (int i = 0; i < RECORDS; i++) {
+                log.appendAsLeader(batch(0, T0 + i), 1);
+            }
+            final Path active = files(logDir.resolve("orders-0"), ".index").get(files(logDir.resolve("orders-0"),
+                ".index").size() - 1);
+            assertTrue(Files.size(active) > 8L * 100, "the active index is preallocated: " + Files.size(active));
+            final VerifyReport report = verify(logDir);
+            assertTrue(report.healthy(), "problems: " + report.problems());
+            assertEquals(2, report.partitions());
+            assertEquals(RECORDS, report.batches());
+            // The same files copied away (no writer holds them: an image of a crashed broker) pass too: a
+            // preallocated index is not damage, live or not.
+            final Path copy = copy(logDir, "crashed");
+            Files.deleteIfExists(copy.resolve("orders-0/.lock"));
+            Files.deleteIfExists(copy.resolve("empty-0/.lock"));
+            final VerifyReport crashed = verify(copy);
+            assertTrue(crashed.healthy(), "problems: " + crashed.problems());
+        }
+    }
+
+    @Test
+    void aBatchBeingWrittenAtTheEndOfALiveLogIsNotDamageButTheSameBytesInAClosedLogAre() throws Exception {
+        final Path logDir = root.resolve("writing");
+        try (PartitionLog log = PartitionLog.open(logDir.resolve("orders-0"), CONFIG, FileIO.system(),
+            new ManualClock(T0))) {
+            for (int i = 0; i < 10; i++) {
+                log.appendAsLeader(batch(0, T0 + i), 1);
+            }
+            final Path active = files(logDir.resolve("orders-0"), ".log").get(0);
+            // Half a batch after the last one, as a reader may see a write in progress.
+            final ByteBuffer half = batch(0, T0 + 99);
+            final byte[] bytes = new byte[half.remaining() / 2];
+            half.get(bytes);
+            write(active, Files.size(active), bytes);
+            assertTrue(verify(logDir).healthy(), "a live log's tail being written");
+            final Path copy = copy(logDir, "torn");
+            Files.deleteIfExists(copy.resolve("orders-0/.lock"));
+            assertEquals(1, verify(copy).problems().size(), "the same tail with no writer is a torn tail");
+        }
+    }
+
     // ------------------------------------------------------------------------------------------------ damage
 
     @Test

@@ -101,4 +101,57 @@ class SeglogToolsIT {
             assertTrue(dump.out().contains(" key: k0 payload: v0"), dump.out());
         }
     }
+
+    @Test
+    void verifyPassesOnEveryBrokerOfALiveClusterUnderLoad() throws Exception {
+        // Small segments (rolls, and retention deleting segments while verify reads), an empty topic (preallocated
+        // index files that no entry was written to), and a producer writing all along: verify must find nothing.
+        try (TestingServer zk = new TestingServer();
+             DataCluster cluster = new DataCluster(zk.getConnectString(), dir, props -> {
+                 props.put("internal.segment.bytes", "8192");
+                 props.put("log.retention.bytes", "32768");
+                 props.put("log.retention.check.interval.ms", "200");
+                 props.put("log.segment.delete.delay.ms", "0");
+             })) {
+            cluster.startAll(1, 2, 3);
+            cluster.createSpreadTopic(TOPIC, 3);
+            cluster.createSpreadTopic("empty", 3);
+            final Properties props = new Properties();
+            props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.allBootstrapServers());
+            props.put(ProducerConfig.ACKS_CONFIG, "1");
+            props.put(ProducerConfig.LINGER_MS_CONFIG, "1");
+            final java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+            final java.util.concurrent.atomic.AtomicLong acked = new java.util.concurrent.atomic.AtomicLong();
+            final Thread load = new Thread(() -> {
+                try (KafkaProducer<String, String> producer = new KafkaProducer<>(props, new StringSerializer(),
+                    new StringSerializer())) {
+                    for (long i = 0; !stop.get(); i++) {
+                        producer.send(new ProducerRecord<>(TOPIC, (int) (i % 3), "k" + i, "v".repeat(100) + i),
+                            (m, e) -> {
+                                if (e == null) {
+                                    acked.incrementAndGet();
+                                }
+                            });
+                    }
+                }
+            }, "verify-load");
+            load.start();
+            try {
+                Await.until(DataCluster.WAIT, () -> acked.get() > 2_000, () -> "records acknowledged: " + acked);
+                for (int round = 0; round < 6; round++) {
+                    for (int broker = 1; broker <= 3; broker++) {
+                        final Run verify = seglog("verify", "-q", dir.resolve("broker-" + broker).toString());
+                        assertEquals(0, verify.code(), "round " + round + ", broker " + broker + ": " + verify.out()
+                            + verify.err());
+                        assertTrue(verify.out().startsWith("OK: "), verify.out());
+                    }
+                }
+                final long before = acked.get();
+                Await.until(DataCluster.WAIT, () -> acked.get() > before + 1_000, () -> "the load went on");
+            } finally {
+                stop.set(true);
+                load.join(60_000);
+            }
+        }
+    }
 }

@@ -91,6 +91,45 @@ public final class LogDirLock implements AutoCloseable {
     }
 
     /**
+     * Whether a writer holds the directory: an owner in this JVM, or another process (probed with a shared lock on a
+     * read-only channel of the lock file, so nothing is created or written). While it probes, the directory counts as
+     * held in this JVM, so no {@link #acquire} here opens the file meanwhile (closing the probe's channel would
+     * release that owner's OS lock).
+     *
+     * @param directory the log or partition directory
+     * @return true when held; false when free, or when there is no lock file
+     */
+    public static boolean isHeld(final Path directory) {
+        final Path lockFile = directory.resolve(LOCK_FILE_NAME);
+        if (!java.nio.file.Files.exists(lockFile)) {
+            return false;
+        }
+        final Path key;
+        try {
+            key = directory.toAbsolutePath().toRealPath();
+        } catch (final IOException gone) {
+            return false;
+        }
+        if (!HELD.add(key)) {
+            return true;
+        }
+        try (FileChannel channel = FileChannel.open(lockFile, StandardOpenOption.READ)) {
+            final FileLock probe = channel.tryLock(0, Long.MAX_VALUE, true);
+            if (probe == null) {
+                return true;
+            }
+            probe.release();
+            return false;
+        } catch (final OverlappingFileLockException heldHere) {
+            return true;
+        } catch (final IOException unknown) {
+            return false;
+        } finally {
+            HELD.remove(key);
+        }
+    }
+
+    /**
      * The locked directory.
      *
      * @return its absolute path

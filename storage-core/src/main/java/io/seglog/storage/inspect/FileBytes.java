@@ -1,5 +1,6 @@
 package io.seglog.storage.inspect;
 
+import io.seglog.storage.format.RecordBatchDescriptor;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -42,7 +43,7 @@ final class FileBytes {
         while (into.hasRemaining()) {
             final int n = channel.read(into, at);
             if (n < 0) {
-                throw new IOException("end of file at position " + at);
+                throw new java.io.EOFException("end of file at position " + at);
             }
             at += n;
         }
@@ -79,5 +80,41 @@ final class FileBytes {
             at += chunk.limit();
         }
         return crc.getValue();
+    }
+
+    /**
+     * Whether a whole v2 batch with a matching CRC starts anywhere in [from, to): what tells corruption (valid data
+     * after the bad bytes) from a tail still being written or torn (nothing valid after it). Magic byte and length
+     * filter first; only candidates are CRC-checked.
+     */
+    boolean validBatchAfter(final FileChannel channel, final long from, final long to) throws IOException {
+        final int header = RecordBatchDescriptor.BATCH_HEADER_LENGTH;
+        final ByteBuffer window = ByteBuffer.allocate(CHUNK);
+        final ByteBuffer head = ByteBuffer.allocate(header);
+        // Windows overlap by a header, so a batch start near a window's end is seen whole in the next one.
+        for (long windowStart = from; windowStart + header <= to; windowStart += CHUNK - header) {
+            window.clear();
+            window.limit((int) Math.min(CHUNK, to - windowStart));
+            readFully(channel, window, windowStart);
+            for (int i = 0; i + header <= window.limit(); i++) {
+                if (window.get(i + RecordBatchDescriptor.MAGIC_OFFSET) != RecordBatchDescriptor.MAGIC_V2) {
+                    continue;
+                }
+                final long at = windowStart + i;
+                final int length = window.getInt(i + RecordBatchDescriptor.LENGTH_OFFSET);
+                if (length < header - RecordBatchDescriptor.LOG_OVERHEAD
+                    || length > to - at - RecordBatchDescriptor.LOG_OVERHEAD) {
+                    continue;
+                }
+                head.clear();
+                readFully(channel, head, at);
+                final long stored = Integer.toUnsignedLong(head.getInt(RecordBatchDescriptor.CRC_OFFSET));
+                if (stored == crc32c(channel, at + RecordBatchDescriptor.ATTRIBUTES_OFFSET,
+                    at + RecordBatchDescriptor.LOG_OVERHEAD + length)) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 }

@@ -6,6 +6,7 @@ import io.seglog.storage.checkpoint.LeaderEpochCheckpointFile;
 import io.seglog.storage.checkpoint.OffsetCheckpointFile;
 import io.seglog.storage.checkpoint.PartitionKey;
 import io.seglog.storage.checkpoint.PartitionMetadataFile;
+import io.seglog.storage.dir.LogDirLock;
 import io.seglog.storage.format.RecordBatchDescriptor;
 import io.seglog.storage.io.FileIO;
 import io.seglog.storage.producer.ProducerSnapshotDescriptor;
@@ -17,6 +18,7 @@ import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -111,33 +113,41 @@ public final class LogVerifier {
             children.forEach(dirs::add);
         }
         dirs.sort(null);
+        // The checkpoints are read before the partitions: a live broker writes them after the data they describe, so
+        // what they say was on disk before the scans began (read after, a high watermark could pass a log end read
+        // earlier).
+        final Map<PartitionKey, Long> recoveryPoints = readOffsetCheckpoint(dir.resolve(
+            OffsetCheckpointFile.RECOVERY_POINT_FILE));
+        final Map<PartitionKey, Long> highWatermarks = readOffsetCheckpoint(dir.resolve(
+            OffsetCheckpointFile.REPLICATION_FILE));
+        final Path logStartFile = dir.resolve(OffsetCheckpointFile.LOG_START_FILE);
+        final Map<PartitionKey, Long> logStarts = readOffsetCheckpoint(logStartFile);
         final Map<String, Long> logEnds = new HashMap<>();
         for (int i = 0; i < dirs.size(); i++) {
             logEnds.put(dirs.get(i).getFileName().toString(), verifyPartition(dirs.get(i), i + 1, dirs.size()));
         }
-        checkOffsetCheckpoint(dir.resolve(OffsetCheckpointFile.RECOVERY_POINT_FILE), logEnds, "recovery point");
-        checkOffsetCheckpoint(dir.resolve(OffsetCheckpointFile.REPLICATION_FILE), logEnds, "high watermark");
-        checkOffsetCheckpoint(dir.resolve(OffsetCheckpointFile.LOG_START_FILE), logEnds, "log start offset");
-        checkLogStartsHeld(dir.resolve(OffsetCheckpointFile.LOG_START_FILE));
+        checkOffsetCheckpoint(dir.resolve(OffsetCheckpointFile.RECOVERY_POINT_FILE), recoveryPoints, logEnds,
+            "recovery point");
+        checkOffsetCheckpoint(dir.resolve(OffsetCheckpointFile.REPLICATION_FILE), highWatermarks, logEnds,
+            "high watermark");
+        checkOffsetCheckpoint(logStartFile, logStarts, logEnds, "log start offset");
+        // Read again: retention may have moved a log start (checkpoint first, then the files) during the scans.
+        checkLogStartsHeld(logStartFile, logStarts, readOffsetCheckpoint(logStartFile));
     }
 
     /**
      * Each checkpointed log start lies in or above the first segment: a segment is deleted only after the checkpoint
      * has moved past it, so a first segment above the checkpointed start says the segments below it were lost.
      */
-    private void checkLogStartsHeld(final Path file) {
-        if (!Files.exists(file)) {
+    private void checkLogStartsHeld(final Path file, final Map<PartitionKey, Long> before,
+                                    final Map<PartitionKey, Long> after) {
+        if (before == null || after == null) {
             return;
         }
-        final Map<PartitionKey, Long> offsets;
-        try {
-            offsets = new OffsetCheckpointFile(io, file).read();
-        } catch (final CorruptCheckpointException | IOException e) {
-            return; // reported by checkOffsetCheckpoint
-        }
-        for (final Map.Entry<PartitionKey, Long> e : offsets.entrySet()) {
+        for (final Map.Entry<PartitionKey, Long> e : before.entrySet()) {
             final Long first = firstBases.get(e.getKey().topic() + "-" + e.getKey().partition());
-            if (first != null && e.getValue() < first) {
+            final Long now = after.get(e.getKey());
+            if (first != null && e.getValue() < first && (now == null || now < first)) {
                 problem(file, -1, e.getValue(), e.getKey() + ": the log start offset " + e.getValue() + " lies below"
                     + " the first segment, at " + first + ": the segments holding offsets " + e.getValue() + " to "
                     + (first - 1) + " are gone");
@@ -181,6 +191,9 @@ public final class LogVerifier {
         }
         checkOrphanIndexes(indexes, logs);
         final List<EpochEntry> epochs = readEpochs(dir);
+        // A partition a running broker holds (its .lock) is read as it is being written: its active segment may end
+        // in a batch still being written, and files may go (retention, truncation) while this runs.
+        final boolean live = LogDirLock.isHeld(dir);
         long previousLast = -1;
         long logEnd = logs.isEmpty() ? -1 : logs.firstKey();
         int segment = 0;
@@ -192,13 +205,23 @@ public final class LogVerifier {
                     + " offset " + previousLast);
             }
             final Long nextBase = logs.higherKey(base);
+            // The indexes first: they are written after the data, so every entry read now names bytes the scan
+            // below will find, even while a writer appends.
+            final Path offsetIndexFile = dir.resolve(SegmentFiles.fileName(base, ".index"));
+            final Path timeIndexFile = dir.resolve(SegmentFiles.fileName(base, ".timeindex"));
+            final ByteBuffer offsetIndex = readSmallFile(offsetIndexFile, "offset index", OFFSET_ENTRY);
+            final ByteBuffer timeIndex = readSmallFile(timeIndexFile, "time index", TIME_ENTRY);
             final SegmentScan scan = scanSegment(e.getValue(), base, Math.max(previousLast, base - 1), epochs,
-                nextBase == null ? Long.MAX_VALUE : nextBase);
+                nextBase == null ? Long.MAX_VALUE : nextBase, live && nextBase == null);
             progress.accept("partition " + index + "/" + count + " " + dir.getFileName() + ", segment " + segment
                 + "/" + logs.size() + ": " + scan.positions.size() + " batches, " + scan.validBytes + " bytes"
-                + (scan.preallocated > 0 ? " (then " + scan.preallocated + " preallocated zero bytes)" : ""));
-            checkOffsetIndex(dir.resolve(SegmentFiles.fileName(base, ".index")), base, scan);
-            checkTimeIndex(dir.resolve(SegmentFiles.fileName(base, ".timeindex")), base, scan);
+                + (scan.preallocated > 0 ? " (then " + scan.preallocated + " preallocated zero bytes)" : "")
+                + (scan.inProgress > 0 ? " (then " + scan.inProgress + " bytes a running broker is writing)" : "")
+                + (scan.gone ? " (deleted by the running broker while verifying)" : ""));
+            if (!scan.gone) {
+                checkOffsetIndex(offsetIndexFile, offsetIndex, base, scan);
+                checkTimeIndex(timeIndexFile, timeIndex, base, scan);
+            }
             if (scan.lastOffset >= 0) {
                 previousLast = Math.max(previousLast, scan.lastOffset);
             }
@@ -241,10 +264,14 @@ public final class LogVerifier {
         boolean damaged;
         /** Zero bytes after the last batch: an active segment's preallocated space, not checked further. */
         long preallocated;
+        /** The data file went while being verified (retention or truncation of a live log): nothing to check. */
+        boolean gone;
+        /** Bytes at the end of a live log's active segment that a writer is still writing: not checked. */
+        long inProgress;
     }
 
     private SegmentScan scanSegment(final Path file, final long base, final long previousLast,
-                                    final List<EpochEntry> epochs, final long nextBase) {
+                                    final List<EpochEntry> epochs, final long nextBase, final boolean beingWritten) {
         segments++;
         final SegmentScan scan = new SegmentScan();
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
@@ -255,6 +282,11 @@ public final class LogVerifier {
                 final String bad = checkBatch(file, channel, position, size, base, last, epochs, nextBase);
                 if (bad != null && fileBytes.allZero(channel, position, size)) {
                     scan.preallocated = size - position;
+                    break;
+                }
+                if (bad != null && beingWritten && !fileBytes.validBatchAfter(channel, position + 1, size)) {
+                    // The active segment of a live log: the last bytes are a batch the writer is still writing.
+                    scan.inProgress = size - position;
                     break;
                 }
                 if (bad != null) {
@@ -281,6 +313,13 @@ public final class LogVerifier {
                 bytes += RecordBatchDescriptor.LOG_OVERHEAD + length;
             }
             scan.validBytes = position;
+        } catch (final NoSuchFileException e) {
+            scan.gone = true; // listed, then retention or a truncation of a live log took it: nothing to check
+        } catch (final java.io.EOFException e) {
+            if (!beingWritten) {
+                problem(file, -1, -1, "cannot be read: " + e);
+            }
+            // else: a live follower truncated its active segment while it was read; what was read up to there held
         } catch (final IOException e) {
             problem(file, -1, -1, "cannot be read: " + e);
         }
@@ -354,8 +393,7 @@ public final class LogVerifier {
 
     // ------------------------------------------------------------------------------------------------ indexes
 
-    private void checkOffsetIndex(final Path file, final long base, final SegmentScan scan) {
-        final ByteBuffer index = readSmallFile(file, "offset index");
+    private void checkOffsetIndex(final Path file, final ByteBuffer index, final long base, final SegmentScan scan) {
         if (index == null) {
             return;
         }
@@ -368,8 +406,10 @@ public final class LogVerifier {
         for (int i = 0; i + OFFSET_ENTRY <= index.limit(); i += OFFSET_ENTRY) {
             final int relative = index.getInt(i);
             final int position = index.getInt(i + 4);
-            if (i > 0 && relative == 0 && position == 0) {
-                break; // preallocated and never written
+            if (relative == 0 && position == 0) {
+                // Preallocated and never written (an active segment's index): no entry is ever (0, 0), since the
+                // first batch of a segment is never indexed (an entry follows index.interval.bytes of data).
+                break;
             }
             final long offset = base + Integer.toUnsignedLong(relative);
             if (scan.damaged && (position >= scan.validBytes || offset > scan.lastOffset)) {
@@ -394,8 +434,7 @@ public final class LogVerifier {
         }
     }
 
-    private void checkTimeIndex(final Path file, final long base, final SegmentScan scan) {
-        final ByteBuffer index = readSmallFile(file, "time index");
+    private void checkTimeIndex(final Path file, final ByteBuffer index, final long base, final SegmentScan scan) {
         if (index == null) {
             return;
         }
@@ -408,8 +447,8 @@ public final class LogVerifier {
         for (int i = 0; i + TIME_ENTRY <= index.limit(); i += TIME_ENTRY) {
             final long timestamp = index.getLong(i);
             final int relative = index.getInt(i + 8);
-            if (i > 0 && timestamp == 0 && relative == 0) {
-                break; // preallocated and never written
+            if (timestamp == 0 && relative == 0) {
+                break; // preallocated and never written (an active segment's time index)
             }
             final long offset = base + Integer.toUnsignedLong(relative);
             if (scan.damaged && offset > scan.lastOffset) {
@@ -452,7 +491,7 @@ public final class LogVerifier {
      *
      * @return null when the file is missing (the engine rebuilds it) or unreadable (reported)
      */
-    private ByteBuffer readSmallFile(final Path file, final String what) {
+    private ByteBuffer readSmallFile(final Path file, final String what, final int entrySize) {
         if (!Files.exists(file)) {
             return null;
         }
@@ -463,8 +502,18 @@ public final class LogVerifier {
                 return null;
             }
             final ByteBuffer content = ByteBuffer.allocate((int) size).order(ByteOrder.BIG_ENDIAN);
-            FileBytes.readFully(channel, content, 0);
+            // A live broker trims an index when its segment rolls (only never-written zero slots go): what was read
+            // up to the new end is the index.
+            while (content.hasRemaining() && channel.read(content, content.position()) >= 0) {
+                // keep reading
+            }
+            if (content.hasRemaining()) {
+                content.limit(content.position() - content.position() % entrySize); // whole entries of what is left
+                return content.position(0);
+            }
             return content.flip();
+        } catch (final NoSuchFileException e) {
+            return null; // gone while verifying a live log (retention, truncation, a roll's trim): nothing to check
         } catch (final IOException e) {
             problem(file, -1, -1, "the " + what + " cannot be read: " + e);
             return null;
@@ -517,6 +566,8 @@ public final class LogVerifier {
             }
             try {
                 ProducerSnapshots.describe(io, e.getValue());
+            } catch (final NoSuchFileException gone) {
+                // retention of a live log deleted it after the listing: nothing to check
             } catch (final IOException ex) {
                 problem(e.getValue(), -1, -1, ex.getMessage());
             }
@@ -531,15 +582,22 @@ public final class LogVerifier {
         }
     }
 
-    private void checkOffsetCheckpoint(final Path file, final Map<String, Long> logEnds, final String what) {
+    /** An offset checkpoint's entries; null when it is missing, or unreadable (then reported). */
+    private Map<PartitionKey, Long> readOffsetCheckpoint(final Path file) {
         if (!Files.exists(file)) {
-            return;
+            return null;
         }
-        final Map<PartitionKey, Long> offsets;
         try {
-            offsets = new OffsetCheckpointFile(io, file).read();
+            return new OffsetCheckpointFile(io, file).read();
         } catch (final CorruptCheckpointException | IOException e) {
             problem(file, -1, -1, e.getMessage());
+            return null;
+        }
+    }
+
+    private void checkOffsetCheckpoint(final Path file, final Map<PartitionKey, Long> offsets,
+                                       final Map<String, Long> logEnds, final String what) {
+        if (offsets == null) {
             return;
         }
         for (final Map.Entry<PartitionKey, Long> e : offsets.entrySet()) {
