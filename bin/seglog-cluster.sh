@@ -1,17 +1,7 @@
 #!/usr/bin/env bash
 # Starts or stops a local Seglog cluster: broker processes (three by default) on an embedded ZooKeeper, or on the
-# ensemble given with --zookeeper. Build first: mvn -B -q package -DskipTests
-#
-#   bin/seglog-cluster.sh start [--dir DIR] [--brokers N] [--zookeeper HOST:PORT[/chroot]] [--base-port 9092]
-#                               [--jmx-base-port 9999]
-#   bin/seglog-cluster.sh create-topic TOPIC [PARTITIONS] [REPLICATION_FACTOR]   (default 3 and min(3, brokers))
-#   bin/seglog-cluster.sh status
-#   bin/seglog-cluster.sh stop
-#
-# Brokers listen on 127.0.0.1:9092, :9093, :9094 (bootstrap.servers for Kafka's clients), keep their logs under DIR
-# (default /tmp/seglog-cluster) and log to DIR/broker-N.log. Each exports Kafka's broker metrics over JMX on
-# 127.0.0.1:9999, :10000, :10001 (Kafka's JMX_PORT; jconsole 127.0.0.1:9999, or the Prometheus JMX exporter). stop sends SIGTERM: each broker asks the controller to
-# move its leaderships away, then closes and writes its checkpoints.
+# ensemble given with --zookeeper. Build first: mvn -B -q package -DskipTests. bin/seglog-cluster.sh --help lists
+# the commands and options.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,24 +15,72 @@ zk_port=2181
 base_port=9092
 jmx_base_port=9999
 
+usage() {
+  cat <<USAGE
+Usage: bin/seglog-cluster.sh COMMAND [OPTIONS]
+
+A local Seglog cluster: broker processes on an embedded ZooKeeper (or an existing ensemble), each a
+SeglogBrokerMain with its broker-N.properties, log directory and log file under DIR.
+
+Commands:
+  start                                   start ZooKeeper (unless --zookeeper) and the brokers; waits until each
+                                          prints READY, then prints bootstrap.servers
+  create-topic TOPIC [PARTITIONS] [RF]    create a topic (default 3 partitions, replication factor min(3, brokers))
+  status                                  say what runs in DIR: ZooKeeper and each broker, with its pid and address
+  stop                                    SIGTERM every broker (a controlled shutdown: leaderships move away first),
+                                          then ZooKeeper; waits for each to exit
+Options:
+  --dir DIR              where the cluster lives (default \$SEGLOG_CLUSTER_DIR or /tmp/seglog-cluster)
+  --brokers N            how many brokers start (default 3)
+  --zookeeper CONNECT    use this ensemble, host:port[,host:port...][/chroot], instead of an embedded ZooKeeper
+  --zookeeper-port PORT  the embedded ZooKeeper's port (default 2181)
+  --base-port PORT       broker N listens on PORT + N - 1 (default 9092: 9092, 9093, 9094)
+  --jmx-base-port PORT   broker N exports its metrics over JMX on PORT + N - 1 (default 9999)
+  -h, --help             this text
+
+Exit codes: 0 done (status: every process runs), 1 a failure (status: a process has stopped), 2 a usage error,
+3 (status) no cluster in DIR.
+
+Brokers keep their logs under DIR/broker-N/logs and log to DIR/broker-N.log. Kafka's clients and tools use
+bootstrap.servers=127.0.0.1:9092 (with the default ports).
+USAGE
+}
+
 die() { echo "seglog-cluster: $*" >&2; exit 1; }
-[ $# -ge 1 ] || die "usage: $0 start|create-topic|status|stop [options]"
+usage_error() { echo "seglog-cluster: $*" >&2; echo "Try: bin/seglog-cluster.sh --help" >&2; exit 2; }
+[ $# -ge 1 ] || usage_error "missing command (start, create-topic, status, stop)"
+case "$1" in -h|--help|help) usage; exit 0 ;; esac
 command=$1; shift
+case "$command" in start|create-topic|status|stop) ;; *) usage_error "unknown command '$command' (start, create-topic, status, stop)" ;; esac
+number() { [[ "$2" =~ ^[0-9]+$ ]] || usage_error "$1 needs a number, got '$2'"; }
 args=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    --dir) dir=$2; shift 2 ;;
-    --brokers) brokers=$2; shift 2 ;;
-    --zookeeper) zookeeper=$2; shift 2 ;;
-    --zookeeper-port) zk_port=$2; shift 2 ;;
-    --base-port) base_port=$2; shift 2 ;;
-    --jmx-base-port) jmx_base_port=$2; shift 2 ;;
+    -h|--help) usage; exit 0 ;;
+    --dir|--brokers|--zookeeper|--zookeeper-port|--base-port|--jmx-base-port)
+      [ $# -ge 2 ] || usage_error "$1 needs a value"
+      case "$1" in
+        --dir) dir=$2 ;;
+        --brokers) number "$1" "$2"; brokers=$2 ;;
+        --zookeeper) zookeeper=$2 ;;
+        --zookeeper-port) number "$1" "$2"; zk_port=$2 ;;
+        --base-port) number "$1" "$2"; base_port=$2 ;;
+        --jmx-base-port) number "$1" "$2"; jmx_base_port=$2 ;;
+      esac
+      shift 2 ;;
+    -*) usage_error "unknown option '$1'" ;;
     *) args+=("$1"); shift ;;
   esac
 done
+case "$command" in
+  start|status|stop) [ ${#args[@]} -eq 0 ] || usage_error "$command takes no argument, got '${args[*]}'" ;;
+  create-topic) [ ${#args[@]} -ge 1 ] && [ ${#args[@]} -le 3 ] || usage_error "usage: create-topic TOPIC [PARTITIONS] [REPLICATION_FACTOR]" ;;
+esac
 
-[ -f "$deps" ] || die "no $deps: build first (mvn -B -q package -DskipTests)"
-cp="$classes:$(cat "$deps")"
+classpath() {
+  [ -f "$deps" ] || die "no $deps: build first (mvn -B -q package -DskipTests)"
+  echo "$classes:$(cat "$deps")"
+}
 
 # Waits until a process prints its READY line, or fails with the end of its log.
 await_ready() {
@@ -62,6 +100,7 @@ zk_connect() {
 
 case "$command" in
   start)
+    cp=$(classpath)
     mkdir -p "$dir"
     if [ -z "$zookeeper" ]; then
       java -cp "$cp" $main --zookeeper "$dir/zookeeper" "$zk_port" > "$dir/zookeeper.log" 2>&1 &
@@ -99,17 +138,36 @@ PROPS
     echo "metrics over JMX: 127.0.0.1:$jmx_base_port to 127.0.0.1:$((jmx_base_port + brokers - 1)) (Kafka's names)"
     ;;
   create-topic)
-    [ ${#args[@]} -ge 1 ] || die "usage: $0 create-topic TOPIC [PARTITIONS] [REPLICATION_FACTOR]"
+    cp=$(classpath)
     running=$(ls "$dir"/broker-*.pid 2>/dev/null | wc -l)
     java -cp "$cp" $main --create-topic "$(zk_connect)" "${args[0]}" "${args[1]:-3}" \
       "${args[2]:-$(( running < 3 ? running : 3 ))}"
     ;;
   status)
-    for f in "$dir"/*.pid; do
+    [ -d "$dir" ] || { echo "no cluster in $dir (the directory does not exist)"; exit 3; }
+    found=0
+    running=0
+    for f in "$dir"/zookeeper.pid "$dir"/broker-*.pid; do
       [ -f "$f" ] || continue
+      found=$((found + 1))
       name=$(basename "$f" .pid)
-      if kill -0 "$(cat "$f")" 2>/dev/null; then echo "$name running (pid $(cat "$f"))"; else echo "$name stopped"; fi
+      where=""
+      [ "$name" = zookeeper ] && [ -f "$dir/zookeeper.connect" ] && where=" on $(cat "$dir/zookeeper.connect")"
+      [ -f "$dir/$name.properties" ] && where=" on $(sed -n 's/^listeners=PLAINTEXT:\/\///p' "$dir/$name.properties")"
+      if kill -0 "$(cat "$f")" 2>/dev/null; then
+        echo "$name running (pid $(cat "$f"))$where"
+        running=$((running + 1))
+      else
+        echo "$name stopped (pid $(cat "$f") is gone; see $dir/$name.log)"
+      fi
     done
+    if [ "$found" -eq 0 ]; then
+      echo "no cluster in $dir (no process was started there, or it was stopped)"
+      exit 3
+    fi
+    [ -f "$dir/bootstrap.servers" ] && echo "bootstrap.servers=$(cat "$dir/bootstrap.servers")"
+    echo "$running of $found processes running"
+    [ "$running" -eq "$found" ] || exit 1
     ;;
   stop)
     for f in "$dir"/broker-*.pid "$dir"/zookeeper.pid; do
@@ -123,5 +181,4 @@ PROPS
     done
     echo "stopped"
     ;;
-  *) die "unknown command $command (start, create-topic, status, stop)" ;;
 esac

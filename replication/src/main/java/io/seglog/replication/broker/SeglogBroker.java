@@ -577,6 +577,21 @@ public final class SeglogBroker implements AutoCloseable {
         };
     }
 
+    /**
+     * Who holds this broker's registration in ZooKeeper while this broker is not registered: another live broker with
+     * the same {@code broker.id}, or this broker's previous process whose session has not expired yet.
+     *
+     * @return the holder's endpoint and broker epoch, or empty when the registration is free (or this broker's)
+     */
+    Optional<String> registeredElsewhere() {
+        final Optional<LiveBroker> holder = registration(brokerId());
+        if (holder.isEmpty() || holder.get().epoch() == control.controlHandler().brokerEpoch()) {
+            return Optional.empty();
+        }
+        return Optional.of(holder.get().host() + ":" + holder.get().port() + ", broker epoch "
+            + holder.get().epoch());
+    }
+
     /** A broker's current registration, for the TCP control channel (read from ZooKeeper: authoritative). */
     private Optional<LiveBroker> registration(final int brokerId) {
         final ReplicationBroker c = controlRef;

@@ -31,7 +31,10 @@ import java.util.Objects;
  *   <li>{@code replica.*}, {@code num.replica.fetchers}, {@code seglog.acks.all.durable}: {@link ReplicaManagerConfig};</li>
  *   <li>{@code default.replication.factor} and {@code num.partitions}: topics created through the broker.</li>
  * </ul>
- * Other keys are ignored, so a whole Kafka configuration can be passed.
+ * A key of a feature Seglog does not have (TLS, SASL, ACLs, quotas, KRaft) is refused, naming it; a key Kafka knows
+ * and Seglog does not read is listed once at INFO (no effect); any other key is an unknown one, a WARN with the
+ * nearest known key ({@code BrokerProperties}). So a whole Kafka {@code server.properties} can be passed, and a typo
+ * is heard.
  *
  * @param replication        the control plane's configuration
  * @param listener           where the Kafka-protocol server listens
@@ -63,6 +66,20 @@ public record SeglogBrokerConfig(ReplicationConfig replication, WireServerConfig
     public static final String NUM_PARTITIONS = "num.partitions";
     /** Kafka's switch for creating the topics a producer's or consumer's Metadata request names. */
     public static final String AUTO_CREATE_TOPICS_ENABLE = "auto.create.topics.enable";
+    /** Kafka's retention check interval. */
+    public static final String LOG_RETENTION_CHECK_INTERVAL_MS = "log.retention.check.interval.ms";
+    /** Kafka's check of {@code flush.ms}. */
+    public static final String LOG_FLUSH_SCHEDULER_INTERVAL_MS = "log.flush.scheduler.interval.ms";
+    /** Kafka's recovery-point checkpoint interval. */
+    public static final String LOG_FLUSH_OFFSET_CHECKPOINT_INTERVAL_MS = "log.flush.offset.checkpoint.interval.ms";
+    /** Kafka's log-start checkpoint interval. */
+    public static final String LOG_FLUSH_START_OFFSET_CHECKPOINT_INTERVAL_MS =
+        "log.flush.start.offset.checkpoint.interval.ms";
+    /** Kafka's high-watermark checkpoint interval. */
+    public static final String REPLICA_HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS =
+        "replica.high.watermark.checkpoint.interval.ms";
+    /** Kafka's threads per log directory that open (and recover) logs at start. */
+    public static final String NUM_RECOVERY_THREADS_PER_DATA_DIR = "num.recovery.threads.per.data.dir";
 
     /** Kafka's broker-level names of topic settings, to the topic-level names {@link LogConfig} reads. */
     private static final Map<String, String> BROKER_TO_TOPIC = Map.ofEntries(
@@ -134,13 +151,34 @@ public record SeglogBrokerConfig(ReplicationConfig replication, WireServerConfig
     }
 
     /**
-     * Reads a Kafka {@code server.properties}.
+     * Reads a Kafka {@code server.properties}: a WARN for each unknown key (with the nearest known one), one INFO line
+     * for Kafka's keys that have no effect here.
      *
-     * @param props property name to value
+     * @param supplied property name to value
      * @return the configuration
-     * @throws IllegalArgumentException naming the key and value of the first invalid or missing setting
+     * @throws IllegalArgumentException naming the key and value of the first invalid or missing setting, or of a key
+     *     of a feature Seglog does not have (TLS, SASL, ACLs, quotas, KRaft, tiered storage)
      */
-    public static SeglogBrokerConfig fromProperties(final Map<String, ?> props) {
+    public static SeglogBrokerConfig fromProperties(final Map<String, ?> supplied) {
+        final Checked checked = checked(supplied);
+        BrokerProperties.log(checked.check());
+        return checked.config();
+    }
+
+    /** The configuration and the verdict on the keys it did not read. */
+    record Checked(SeglogBrokerConfig config, BrokerProperties.Check check) {
+    }
+
+    /** Reads the properties and judges the keys it did not read (see {@link BrokerProperties}). */
+    static Checked checked(final Map<String, ?> supplied) {
+        // Every component asks its keys of this view, present or not: what was asked is what Seglog knows.
+        final BrokerProperties.Recording props = new BrokerProperties.Recording(supplied);
+        final SeglogBrokerConfig config = read(props);
+        props.known(TOPIC_KEYS); // read by iterating, not asked by name
+        return new Checked(config, BrokerProperties.check(supplied, props.asked()));
+    }
+
+    private static SeglogBrokerConfig read(final Map<String, ?> props) {
         final ReplicationConfig replication = ReplicationConfig.fromProperties(props);
         final WireServerConfig listener = WireServerConfig.fromProperties(props);
         String advertisedHost = listener.host().isEmpty() || "0.0.0.0".equals(listener.host()) ? "localhost"
@@ -165,11 +203,31 @@ public record SeglogBrokerConfig(ReplicationConfig replication, WireServerConfig
             }
         });
         retention(props).ifPresent(ms -> topicDefaults.putIfAbsent(LogConfig.RETENTION_MS_CONFIG, ms));
-        final LogManagerConfig logs = LogManagerConfig.builder()
+        final LogManagerConfig.Builder logManager = LogManagerConfig.builder()
             .logDirs(logDirs(props).toArray(new Path[0]))
             .logConfig(LogConfig.fromProperties(topicDefaults))
-            .brokerEpoch(-1)
-            .build();
+            .cleanerConfig(io.seglog.storage.CleanerConfig.fromProperties(props))
+            .brokerEpoch(-1);
+        if (props.get(LOG_RETENTION_CHECK_INTERVAL_MS) != null) {
+            logManager.retentionCheckIntervalMs(longValue(props, LOG_RETENTION_CHECK_INTERVAL_MS));
+        }
+        if (props.get(LOG_FLUSH_SCHEDULER_INTERVAL_MS) != null) {
+            logManager.flushCheckIntervalMs(longValue(props, LOG_FLUSH_SCHEDULER_INTERVAL_MS));
+        }
+        if (props.get(LOG_FLUSH_OFFSET_CHECKPOINT_INTERVAL_MS) != null) {
+            logManager.recoveryPointCheckpointIntervalMs(longValue(props, LOG_FLUSH_OFFSET_CHECKPOINT_INTERVAL_MS));
+        }
+        if (props.get(LOG_FLUSH_START_OFFSET_CHECKPOINT_INTERVAL_MS) != null) {
+            logManager.logStartCheckpointIntervalMs(longValue(props, LOG_FLUSH_START_OFFSET_CHECKPOINT_INTERVAL_MS));
+        }
+        if (props.get(REPLICA_HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS) != null) {
+            logManager.highWatermarkCheckpointIntervalMs(longValue(props,
+                REPLICA_HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS));
+        }
+        if (props.get(NUM_RECOVERY_THREADS_PER_DATA_DIR) != null) {
+            logManager.openThreadsPerDir(intValue(props, NUM_RECOVERY_THREADS_PER_DATA_DIR, 1));
+        }
+        final LogManagerConfig logs = logManager.build();
         return new SeglogBrokerConfig(replication, listener, advertisedHost, advertisedPort,
             intValue(props, NUM_NETWORK_THREADS, 3), logs, ReplicaManagerConfig.fromProperties(props),
             intValue(props, DEFAULT_REPLICATION_FACTOR, 1), intValue(props, NUM_PARTITIONS, 1),

@@ -5,7 +5,10 @@ import io.seglog.replication.controller.TopicAdmin;
 import io.seglog.replication.zk.EmbeddedZooKeeper;
 import io.seglog.replication.zk.KafkaZkStore;
 import io.seglog.replication.zk.ZkClient;
+import io.seglog.replication.zk.ZkError;
+import io.seglog.replication.zk.ZkException;
 import io.seglog.replication.zk.ZkSessionListener;
+import io.seglog.storage.StorageException;
 import io.seglog.storage.TopicPartition;
 import java.io.IOException;
 import java.io.InputStream;
@@ -50,9 +53,12 @@ public final class SeglogBrokerMain {
      */
     public static void main(final String[] args) throws Exception {
         // slf4j-simple logs every library at INFO by default: keep warnings of libraries and Seglog's own INFO (either
-        // property given on the command line wins). Set before the first logger is made.
+        // property given on the command line wins). Set before the first logger is made. ZooKeeper's client logs a
+        // WARN with a stack trace at every reconnect attempt; Seglog says in one line what the connection does.
         System.getProperties().putIfAbsent("org.slf4j.simpleLogger.defaultLogLevel", "warn");
         System.getProperties().putIfAbsent("org.slf4j.simpleLogger.log.io.seglog", "info");
+        System.getProperties().putIfAbsent("org.slf4j.simpleLogger.log.org.apache.zookeeper", "error");
+        System.getProperties().putIfAbsent("org.slf4j.simpleLogger.log.org.apache.curator", "error");
         System.getProperties().putIfAbsent("org.slf4j.simpleLogger.showDateTime", "true");
         final Logger log = LoggerFactory.getLogger(SeglogBrokerMain.class);
         final PrintStream out = System.out;
@@ -66,12 +72,16 @@ public final class SeglogBrokerMain {
             return;
         }
         if (args.length != 1 || args[0].startsWith("-")) {
-            out.println("usage: SeglogBrokerMain broker.properties | --zookeeper DATA_DIR PORT"
+            System.err.println("usage: SeglogBrokerMain broker.properties | --zookeeper DATA_DIR PORT"
                 + " | --create-topic ZOOKEEPER_CONNECT TOPIC PARTITIONS REPLICATION_FACTOR");
-            System.exit(2);
+            System.exit(USAGE);
         }
-        final SeglogBroker broker = SeglogBroker.start(SeglogBrokerConfig.fromProperties(load(Path.of(args[0]))));
-        broker.awaitRegistered(CONTROLLED_SHUTDOWN_MS);
+        final Started started = start(Path.of(args[0]));
+        if (started.broker() == null) {
+            System.err.println(started.failure());
+            System.exit(started.exitCode());
+        }
+        final SeglogBroker broker = started.broker();
         runUntilStopped(() -> {
             try {
                 final Set<TopicPartition> stillLed = broker.controlledShutdown(CONTROLLED_SHUTDOWN_MS);
@@ -84,6 +94,91 @@ public final class SeglogBrokerMain {
                 broker.close();
             }
         }, "READY broker " + broker.brokerId() + " " + broker.bootstrapServers(), out, log);
+    }
+
+    /** Exit code of a configuration that cannot be read or is invalid. */
+    static final int USAGE = 2;
+    /** Exit code of a broker that cannot start: ZooKeeper unreachable, its id taken, its logs unusable. */
+    static final int CANNOT_START = 1;
+
+    /**
+     * A start: the broker, registered and serving, or the one line that says why not and the exit code.
+     *
+     * @param broker   the running broker, or null
+     * @param failure  one line naming the cause, or null
+     * @param exitCode 0, {@link #USAGE} or {@link #CANNOT_START}
+     */
+    record Started(SeglogBroker broker, String failure, int exitCode) {
+        static Started failed(final int exitCode, final String why) {
+            return new Started(null, "seglog: " + why, exitCode);
+        }
+    }
+
+    /**
+     * Starts a broker from a properties file and waits, for a bounded time, until it is registered: a configuration
+     * that cannot be read, ZooKeeper out of reach, a {@code broker.id} another live broker holds and log directories
+     * that cannot be opened each end in one line naming the cause (Kafka exits on a duplicate broker id too).
+     *
+     * @param file the broker's properties
+     * @return the broker, or the failure
+     */
+    static Started start(final Path file) {
+        final SeglogBrokerConfig config;
+        try {
+            config = SeglogBrokerConfig.fromProperties(load(file));
+        } catch (final IOException e) {
+            return Started.failed(USAGE, e.getMessage());
+        } catch (final IllegalArgumentException e) {
+            return Started.failed(USAGE, "invalid configuration in " + file + ": " + e.getMessage());
+        }
+        final ReplicationConfig zk = config.replication();
+        final SeglogBroker broker;
+        try {
+            broker = SeglogBroker.start(config);
+        } catch (final ZkException e) {
+            return Started.failed(CANNOT_START, unreachable(e, zk) ? "cannot reach ZooKeeper at "
+                + zk.zookeeperConnect() + " (" + ReplicationConfig.ZOOKEEPER_CONNECT + ") within "
+                + ReplicationConfig.ZOOKEEPER_CONNECTION_TIMEOUT_MS + "=" + zk.zookeeperConnectionTimeoutMs()
+                + " ms: is it running, and is the address right?"
+                : "ZooKeeper at " + zk.zookeeperConnect() + " refused the broker: " + e.getMessage());
+        } catch (final StorageException e) {
+            return Started.failed(CANNOT_START, "cannot open the log directories: " + e.getMessage());
+        } catch (final RuntimeException e) {
+            return Started.failed(CANNOT_START, "cannot start broker.id=" + zk.brokerId() + ": " + e);
+        }
+        // A previous process of this broker may still hold its registration until its session expires; longer than
+        // that, another live broker holds the id.
+        final long waitMs = zk.zookeeperSessionTimeoutMs() + zk.zookeeperRequestTimeoutMs()
+            + zk.zookeeperConnectionTimeoutMs();
+        try {
+            broker.awaitRegistered(waitMs);
+            return new Started(broker, null, 0);
+        } catch (final TimeoutException e) {
+            final String holder = registrationHolder(broker, zk.brokerId());
+            broker.close();
+            return Started.failed(CANNOT_START, holder != null ? ReplicationConfig.BROKER_ID + "=" + zk.brokerId()
+                + " is registered in ZooKeeper by another live broker (" + holder + ") and was not released within "
+                + waitMs + " ms: each broker needs its own " + ReplicationConfig.BROKER_ID
+                : ReplicationConfig.BROKER_ID + "=" + zk.brokerId() + " was not registered within " + waitMs + " ms");
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+            broker.close();
+            return Started.failed(CANNOT_START, "interrupted while starting");
+        }
+    }
+
+    /** Whether a ZooKeeper failure at start means the ensemble was never reached. */
+    private static boolean unreachable(final ZkException e, final ReplicationConfig zk) {
+        return e.error() == ZkError.TIMEOUT || e.error() == ZkError.CONNECTION_LOSS;
+    }
+
+    /** Who holds {@code /brokers/ids/<id>}, or null when nobody (or it cannot be read). */
+    private static String registrationHolder(final SeglogBroker broker, final int brokerId) {
+        try {
+            return broker.registeredElsewhere().orElse(null);
+        } catch (final RuntimeException e) {
+            return null;
+        }
     }
 
     private static void runUntilStopped(final AutoCloseable resource, final String ready, final PrintStream out,
@@ -128,7 +223,7 @@ public final class SeglogBrokerMain {
         try (InputStream in = Files.newInputStream(file)) {
             props.load(in);
         } catch (final IOException e) {
-            throw new IOException("cannot read broker configuration " + file + ": " + e.getMessage(), e);
+            throw new IOException("cannot read broker configuration " + file + ": " + e, e);
         }
         final Map<String, Object> map = new HashMap<>();
         props.forEach((k, v) -> map.put(k.toString(), v.toString().trim()));

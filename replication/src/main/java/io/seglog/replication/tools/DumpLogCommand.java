@@ -10,10 +10,11 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code seglog dump-log}: a log directory's files in the shape of Kafka's {@code kafka-dump-log}. */
-@Command(name = "dump-log", mixinStandardHelpOptions = true,
-    description = {"Print segments (.log), indexes (.index, .timeindex, .txnindex), producer snapshots (.snapshot),",
-        "the leader-epoch checkpoint and partition.metadata, line for line as kafka-dump-log prints them.",
-        "A directory argument dumps each file it holds that this tool reads, in name order."})
+@Command(name = "dump-log", mixinStandardHelpOptions = true, usageHelpAutoWidth = true,
+    header = "Print a log directory's files as kafka-dump-log does.",
+    description = "Print segments (.log), indexes (.index, .timeindex, .txnindex), producer snapshots (.snapshot), the"
+        + " leader-epoch checkpoint and partition.metadata, line for line as kafka-dump-log prints them. A directory"
+        + " argument dumps each file it holds that this tool reads, in name order.")
 final class DumpLogCommand implements Callable<Integer> {
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;

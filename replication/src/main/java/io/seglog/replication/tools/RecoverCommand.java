@@ -17,11 +17,12 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code seglog recover}: the engine's crash recovery of one partition, as an explicit step with a report. */
-@Command(name = "recover", mixinStandardHelpOptions = true,
-    description = {"Run the recovery the engine runs after a crash on one partition directory: CRC-check every",
-        "batch, cut a torn tail, rebuild indexes and the leader-epoch cache, remove stray files; then report what",
-        "it did. With --dry-run the directory is opened read-only and the report says what recovery would do.",
-        "The partition must not be open in a running broker (its directory lock refuses it)."})
+@Command(name = "recover", mixinStandardHelpOptions = true, usageHelpAutoWidth = true,
+    header = "Run crash recovery on one partition directory and report what it did.",
+    description = "Run the recovery the engine runs after a crash on one partition directory: CRC-check every"
+        + " batch, cut a torn tail, rebuild indexes and the leader-epoch cache, remove stray files; then report what"
+        + " it did. With --dry-run the directory is opened read-only and the report says what recovery would do."
+        + " The partition must not be open in a running broker (its directory lock refuses it).")
 final class RecoverCommand implements Callable<Integer> {
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;

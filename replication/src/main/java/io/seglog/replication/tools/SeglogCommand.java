@@ -16,6 +16,7 @@ import picocli.CommandLine.HelpCommand;
  * error or a failure to run.
  */
 @Command(name = "seglog", mixinStandardHelpOptions = true, versionProvider = SeglogCommand.Version.class,
+    usageHelpAutoWidth = true,
     description = "Inspect and repair Seglog (and Kafka) log directories and look at a cluster's ZooKeeper state.",
     subcommands = {DumpLogCommand.class, VerifyCommand.class, RecoverCommand.class, ZkCommand.class,
         HelpCommand.class})
@@ -35,9 +36,10 @@ public final class SeglogCommand implements Runnable {
      */
     public static void main(final String[] args) {
         // A tool's output is its results: the libraries' INFO lines (ZooKeeper's client) only when asked for.
-        if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
-            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
-        }
+        System.getProperties().putIfAbsent("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        // ZooKeeper's client logs a WARN with a stack trace at every reconnect attempt: zk says in one line instead.
+        System.getProperties().putIfAbsent("org.slf4j.simpleLogger.log.org.apache.zookeeper", "error");
+        System.getProperties().putIfAbsent("org.slf4j.simpleLogger.log.org.apache.curator", "error");
         System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
     }
 
@@ -70,12 +72,18 @@ public final class SeglogCommand implements Runnable {
         spec.commandLine().usage(spec.commandLine().getErr());
     }
 
-    /** The version: the jar's implementation version, or "development" when run from classes. */
+    /** The version the build stamped into {@code version.properties} (Maven resource filtering). */
     static final class Version implements CommandLine.IVersionProvider {
         @Override
-        public String[] getVersion() {
-            final String v = SeglogCommand.class.getPackage().getImplementationVersion();
-            return new String[] {"seglog " + (v == null ? "development" : v)};
+        public String[] getVersion() throws java.io.IOException {
+            final java.util.Properties p = new java.util.Properties();
+            try (java.io.InputStream in = SeglogCommand.class.getResourceAsStream("version.properties")) {
+                if (in != null) {
+                    p.load(in);
+                }
+            }
+            return new String[] {"seglog " + p.getProperty("version", "(version unknown: built without Maven)"),
+                "Java " + System.getProperty("java.version") + " (" + System.getProperty("java.vm.name") + ")"};
         }
     }
 }

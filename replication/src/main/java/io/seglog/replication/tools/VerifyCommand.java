@@ -13,11 +13,13 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code seglog verify}: checks a log directory without changing a byte. */
-@Command(name = "verify", mixinStandardHelpOptions = true,
-    description = {"Check every batch (framing, magic, CRC-32C, offsets), every index and time-index entry, the",
-        "leader-epoch checkpoint, producer snapshots and the log directory's checkpoints of a log directory or a",
-        "partition directory. Every file is opened read-only. One line per problem naming file, position and",
-        "offset; exit code 0 when healthy, 1 when a problem was found."})
+@Command(name = "verify", mixinStandardHelpOptions = true, usageHelpAutoWidth = true,
+    header = "Check every batch, index entry and checkpoint of a log directory, read-only.",
+    description = "Check every batch (framing, magic, CRC-32C, offsets), every index and time-index entry, the"
+        + " leader-epoch checkpoint, producer snapshots and the log directory's checkpoints of a log directory or a"
+        + " partition directory. Every file is opened read-only, so it may run beside a live broker (whose active"
+        + " segments it reads as being written). One line per problem naming file, position and offset; exit code 0"
+        + " when healthy, 1 when a problem was found.")
 final class VerifyCommand implements Callable<Integer> {
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;

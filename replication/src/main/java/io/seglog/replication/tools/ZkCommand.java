@@ -6,6 +6,8 @@ import io.seglog.replication.ReplicationConfig;
 import io.seglog.replication.zk.KafkaZkStore;
 import io.seglog.replication.zk.MalformedZnodeException;
 import io.seglog.replication.zk.ZkClient;
+import io.seglog.replication.zk.ZkError;
+import io.seglog.replication.zk.ZkException;
 import io.seglog.replication.zk.ZkSessionListener;
 import java.io.PrintWriter;
 import java.util.Map;
@@ -16,10 +18,11 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code seglog zk}: the cluster's state, read from Kafka's ZooKeeper layout. */
-@Command(name = "zk", mixinStandardHelpOptions = true,
-    description = {"Show the controller and its epoch, the live brokers, every topic's partitions (replicas,",
-        "leader, leader epoch, ISR, reassignment) and the pending admin requests (topic deletions, a reassignment,",
-        "a preferred-leader election), read once from ZooKeeper. Nothing is written."})
+@Command(name = "zk", mixinStandardHelpOptions = true, usageHelpAutoWidth = true,
+    header = "Show a cluster's controller, brokers, partitions and pending admin requests from ZooKeeper.",
+    description = "Show the controller and its epoch, the live brokers, every topic's partitions (replicas, leader,"
+        + " leader epoch, ISR, reassignment) and the pending admin requests (topic deletions, a reassignment, a"
+        + " preferred-leader election), read once from ZooKeeper. Nothing is written.")
 final class ZkCommand implements Callable<Integer> {
     private static final ZkSessionListener NO_LISTENER = new ZkSessionListener() {
         @Override
@@ -68,6 +71,13 @@ final class ZkCommand implements Callable<Integer> {
         } catch (final MalformedZnodeException e) {
             spec.commandLine().getErr().println("zk: " + e.getMessage());
             return SeglogCommand.PROBLEMS;
+        } catch (final ZkException e) {
+            if (e.error() != ZkError.TIMEOUT && e.error() != ZkError.CONNECTION_LOSS) {
+                throw e;
+            }
+            spec.commandLine().getErr().println("zk: cannot reach ZooKeeper at " + connect + " within --timeout-ms="
+                + timeoutMs + " ms: is it running, and is the address right?");
+            return SeglogCommand.FAILED;
         }
     }
 

@@ -113,6 +113,7 @@ public final class KafkaZkStore {
         final String path = ZkPaths.brokerPath(registration.id());
         final byte[] json = registration.toJson();
         final long deadlineNs = nanoClock.getAsLong() + TimeUnit.MILLISECONDS.toNanos(waitMs);
+        long toldOwner = 0;
         while (true) {
             try {
                 // create + setData in one multi: the setData result carries the stat, hence the czxid.
@@ -153,7 +154,14 @@ public final class KafkaZkStore {
                 throw new ZkException(ZkError.NODE_EXISTS, path, new IllegalStateException("broker.id="
                     + registration.id() + " is registered by another live session 0x" + Long.toHexString(owner)));
             }
-            LOG.info("{} is held by session 0x{}; waiting for it to go", path, Long.toHexString(owner));
+            if (owner != toldOwner) {
+                // Once per holder, not per wait: a previous process of this broker whose session has not expired yet,
+                // or another live broker with this id (then this one never registers).
+                LOG.info("{} is held by session 0x{} (this broker's previous process, or another broker with broker.id="
+                    + "{}); waiting up to {} ms for it to go", path, Long.toHexString(owner), registration.id(),
+                    TimeUnit.NANOSECONDS.toMillis(remainingNs));
+                toldOwner = owner;
+            }
             awaitDeletion(path, remainingNs);
         }
     }

@@ -91,8 +91,19 @@ class SeglogCommandTest {
             assertTrue(help.out().contains(command), help.out());
             final Run sub = seglog(command, "--help");
             assertEquals(0, sub.code(), command);
-            assertTrue(sub.out().startsWith("Usage: seglog " + command), sub.out());
+            assertTrue(sub.out().contains("Usage: seglog " + command), sub.out());
         }
+        // Each command's summary in the list is one whole sentence (a header), not a description cut mid-sentence.
+        final String commands = help.out().substring(help.out().indexOf("Commands:"));
+        for (final String summary : commands.split("\n  (?=[a-z])")) {
+            if (!summary.startsWith("Commands:")) {
+                assertTrue(summary.strip().endsWith("."), "a whole sentence: " + summary);
+            }
+        }
+        final Run version = seglog("-V");
+        assertEquals(0, version.code());
+        assertTrue(version.out().lines().findFirst().orElse("").matches("seglog \\d+\\.\\d+\\.\\d+(-SNAPSHOT)?"),
+            "the build's version, not a placeholder: " + version.out());
         final Run bad = seglog("verify", "--no-such-option", root.toString());
         assertEquals(SeglogCommand.FAILED, bad.code());
         assertTrue(bad.err().contains("--no-such-option"), bad.err());

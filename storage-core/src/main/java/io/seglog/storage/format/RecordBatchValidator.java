@@ -532,8 +532,8 @@ public final class RecordBatchValidator implements AutoCloseable {
      */
     public String lastDetail() {
         if (lastDetail == null && "crc".equals(lastField)) {
-            return "CRC-32C mismatch: expected 0x" + Long.toHexString(lastExpected) + " (computed), found 0x"
-                + Long.toHexString(lastValue) + " (stored)";
+            // Decimal, as Kafka's tools print a CRC (kafka-dump-log's crc:, seglog verify and dump-log).
+            return "CRC-32C mismatch: expected " + lastExpected + " (computed), found " + lastValue + " (stored)";
         }
         return lastDetail;
     }

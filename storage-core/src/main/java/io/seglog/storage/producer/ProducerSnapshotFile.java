@@ -123,8 +123,8 @@ final class ProducerSnapshotFile {
         final long stored = Integer.toUnsignedLong(buffer.getInt(CRC_OFFSET));
         final long computed = crc(bytes, bytes.length);
         if (stored != computed) {
-            throw new CorruptSnapshotException(file, CRC_OFFSET, "crc", "0x" + Long.toHexString(computed)
-                + " (CRC-32C of bytes " + ENTRY_COUNT_OFFSET + ".." + bytes.length + ")", "0x" + Long.toHexString(stored));
+            throw new CorruptSnapshotException(file, CRC_OFFSET, "crc", computed + " (CRC-32C of bytes "
+                + ENTRY_COUNT_OFFSET + ".." + bytes.length + ")", Long.toString(stored));
         }
         final List<ProducerEntry> entries = new ArrayList<>(count);
         for (int i = 0, p = ENTRIES_OFFSET; i < count; i++, p += ENTRY_LENGTH) {

@@ -594,6 +594,10 @@ public final class LogLoader {
                 LOG.warn("Read-only open of {}: leaving {} bytes from position {} (offset {}) out of the log ({}): {}",
                     segment.logFile(), dropped, problem.position(), problem.offset(),
                     problem.tornTail() ? "a torn tail" : "corruption", what);
+            } else if (problem.zeros()) {
+                LOG.info("Recovery of {}: cutting the {} zero bytes preallocated after the last batch (position {},"
+                    + " offset {}): no record was in them", segment.logFile(), dropped, problem.position(),
+                    problem.offset());
             } else if (problem.tornTail()) {
                 LOG.warn("Recovery of {}: truncating a torn tail at position {} (offset {}), dropping {} bytes: {}",
                     segment.logFile(), problem.position(), problem.offset(), dropped, what);

@@ -94,9 +94,14 @@ final class SegmentRecovery {
      * @param found    what it held (CRC in hex)
      * @param detail   the explanation
      * @param tornTail whether a crash explains it (otherwise it is corruption)
+     * @param zeros    the rest of the file is zero bytes: space preallocated for appends, not a record (a torn tail)
      */
     record Problem(int position, long offset, String field, String expected, String found, String detail,
-                   boolean tornTail) {
+                   boolean tornTail, boolean zeros) {
+        Problem(final int position, final long offset, final String field, final String expected, final String found,
+                final String detail, final boolean tornTail) {
+            this(position, offset, field, expected, found, detail, tornTail, false);
+        }
     }
 
     /**
@@ -372,11 +377,9 @@ final class SegmentRecovery {
     /** Classifies a batch that failed its format check; uses the validator's last-failure fields first. */
     private Problem invalidBatch(final int position, final long expected, final int size, final long recoveryPoint) {
         final String field = validator.lastField();
-        final boolean crc = "crc".equals(field);
-        final String expectedText = crc ? "0x" + Long.toHexString(validator.lastExpected())
-            : Long.toString(validator.lastExpected());
-        final String foundText = crc ? "0x" + Long.toHexString(validator.lastValue())
-            : Long.toString(validator.lastValue());
+        // CRCs in decimal, as Kafka's tools print them.
+        final String expectedText = Long.toString(validator.lastExpected());
+        final String foundText = Long.toString(validator.lastValue());
         final String detail = validator.lastDetail();
         if (expected < recoveryPoint) {
             return new Problem(position, expected, field, expectedText, foundText, detail
@@ -387,7 +390,29 @@ final class SegmentRecovery {
             return new Problem(position, expected, field, expectedText, foundText, detail
                 + "; a valid batch follows at position " + next + ", so this is not a torn tail", false);
         }
+        if (allZero(position, size)) {
+            // What mapped appends reserve ahead of the data (and a crash leaves): space, not a record.
+            return new Problem(position, expected, field, expectedText, foundText, "the " + (size - position)
+                + " bytes after the last batch are all zero: space preallocated for appends, no record was in them",
+                true, true);
+        }
         return new Problem(position, expected, field, expectedText, foundText, detail, true);
+    }
+
+    /** Whether every byte of {@code [from, to)} of the mapped file is zero. */
+    private boolean allZero(final int from, final int to) {
+        int at = from;
+        for (; at + Long.BYTES <= to; at += Long.BYTES) {
+            if (view.getLong(at) != 0) {
+                return false;
+            }
+        }
+        for (; at < to; at++) {
+            if (view.getByte(at) != 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

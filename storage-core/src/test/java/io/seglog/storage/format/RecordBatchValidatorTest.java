@@ -158,7 +158,7 @@ class RecordBatchValidatorTest {
     }
 
     @Test
-    void rejectsCrcMismatchNamingExpectedAndFoundInHex() {
+    void rejectsCrcMismatchNamingExpectedAndFoundInDecimal() {
         final int size = build(0, 2, false);
         final long good = batch.wrap(buffer, 0).crc();
         buffer.putByte(record(1) + 7, (byte) 'X');
@@ -167,8 +167,8 @@ class RecordBatchValidatorTest {
         assertEquals(good, e.value());
         assertEquals(computed, e.limit());
         assertEquals(CRC_OFFSET, e.position());
-        assertTrue(e.getMessage().contains("expected 0x" + Long.toHexString(computed)), e.getMessage());
-        assertTrue(e.getMessage().contains("found 0x" + Long.toHexString(good)), e.getMessage());
+        assertTrue(e.getMessage().contains("expected " + computed + " (computed)"), e.getMessage());
+        assertTrue(e.getMessage().contains("found " + good + " (stored)"), e.getMessage());
     }
 
     @Test

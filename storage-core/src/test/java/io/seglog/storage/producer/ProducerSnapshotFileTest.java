@@ -116,7 +116,7 @@ class ProducerSnapshotFileTest {
         assertEquals(file, e.file());
         assertEquals(ProducerSnapshotDescriptor.CRC_OFFSET, e.position());
         assertEquals("crc", e.field());
-        assertTrue(e.getMessage().contains("found 0xb7be89e2"), e.getMessage());
+        assertTrue(e.getMessage().contains("found " + 0xb7be89e2L), e.getMessage());
     }
 
     @Test
