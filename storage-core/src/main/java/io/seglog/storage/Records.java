@@ -16,9 +16,10 @@ import java.util.NoSuchElementException;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
- * Reads records without touching Agrona: the batches and records of a {@link LogSlice}, of a buffer of whole v2
- * batches, or of an offset range of a {@link PartitionLog}, with keys, values and headers as read-only
- * {@link ByteBuffer} views. This is the convenient path and allocates per record; the allocation-free path is the
+ * Builds and reads records without touching Agrona: {@link #builder()} makes a Kafka v2 batch from plain keys and
+ * values, ready for {@link PartitionLog#appendAsLeader}; the reading side gives the batches and records of a
+ * {@link LogSlice}, of a buffer of whole v2 batches, or of an offset range of a {@link PartitionLog}, with keys,
+ * values and headers as read-only {@link ByteBuffer} views. This is the convenient path and allocates per record; the allocation-free path is the
  * {@code format} package's flyweights over a {@link LogReader}'s bytes.
  *
  * <p>Every batch is checked before its records are read (lengths, record structure; the CRC too), so damage gives
@@ -33,6 +34,61 @@ public final class Records {
     static final int READ_STEP_BYTES = 1 << 20;
 
     private Records() {
+    }
+
+    /**
+     * A builder of one uncompressed Kafka v2 batch from plain keys and values:
+     * {@code Records.builder().add(ts, key, value).add(ts, null, value).build()}. The batch's offsets and leader epoch
+     * are assigned by the log that appends it.
+     *
+     * @return an empty builder
+     */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * Collects records and builds one v2 batch of them (the convenient path: it copies and allocates; the
+     * allocation-free one is {@link io.seglog.storage.format.RecordBatchBuilder} over a reused buffer). Not
+     * thread-safe; {@link #build()} may be called more than once.
+     */
+    public static final class Builder {
+        private final org.agrona.collections.LongArrayList timestamps = new org.agrona.collections.LongArrayList();
+        private final List<byte[]> keys = new ArrayList<>();
+        private final List<byte[]> values = new ArrayList<>();
+
+        private Builder() {
+        }
+
+        /**
+         * Adds a record.
+         *
+         * @param timestampMs its timestamp (Kafka's CreateTime), milliseconds since the epoch
+         * @param key         its key, or null
+         * @param value       its value, or null (a tombstone in a compacted topic)
+         * @return this builder
+         */
+        public Builder add(final long timestampMs, final byte[] key, final byte[] value) {
+            timestamps.addLong(timestampMs);
+            keys.add(key);
+            values.add(value);
+            return this;
+        }
+
+        /**
+         * The batch: a heap buffer holding exactly it, positioned at 0.
+         *
+         * @return the batch
+         * @throws IllegalStateException when no record was added (Kafka has no empty batch)
+         */
+        public ByteBuffer build() {
+            if (values.isEmpty()) {
+                throw new IllegalStateException("records=0: a batch needs at least one record (add(...) first)");
+            }
+            final UnsafeBuffer batch = io.seglog.storage.format.RecordBatchBuilder.batchOf(0, timestamps.toLongArray(),
+                keys.toArray(new byte[0][]), values.toArray(new byte[0][]));
+            return ByteBuffer.wrap(batch.byteArray(), 0, batch.capacity()).slice();
+        }
     }
 
     /**

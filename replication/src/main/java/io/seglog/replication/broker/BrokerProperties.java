@@ -177,7 +177,7 @@ final class BrokerProperties {
                 return;
             }
             throw new IllegalArgumentException(key + "=" + value + ": " + family.why() + "; remove the key to start"
-                + " (docs/configuration.md lists what Seglog reads)");
+                + " (docs/cluster.md lists what a Seglog broker reads)");
         }
     }
 

@@ -761,6 +761,80 @@ public final class SeglogBroker implements AutoCloseable {
     }
 
     /**
+     * Creates a topic (as {@code kafka-topics --create} does, through ZooKeeper: replicas spread over the live brokers)
+     * and waits until each of its partitions has a leader, and this broker serves as leader the ones it was given, so
+     * a {@link #produce} to them may follow at once.
+     *
+     * @param topic             the topic's name
+     * @param partitions        its partition count, at least 1
+     * @param replicationFactor replicas per partition, at most the live brokers
+     * @param timeoutMs         how long to wait for the leaders
+     * @return the replica assignment, partition to brokers (the first is the preferred leader)
+     * @throws TimeoutException     when a partition has no leader in time
+     * @throws InterruptedException when interrupted while waiting
+     * @throws io.seglog.replication.controller.TopicExistsException when the topic exists
+     */
+    public Map<Integer, List<Integer>> createTopic(final String topic, final int partitions,
+                                                   final int replicationFactor, final long timeoutMs)
+        throws TimeoutException, InterruptedException {
+        final Map<Integer, List<Integer>> assignment = admin().createTopic(topic, partitions, replicationFactor);
+        awaitLeaders(topic, partitions, timeoutMs);
+        return assignment;
+    }
+
+    /**
+     * {@link #createTopic} unless the topic exists (then its partitions are waited for the same way): for an embedder
+     * whose program runs again on the same cluster.
+     *
+     * @param topic             the topic's name
+     * @param partitions        its partition count when created, at least 1
+     * @param replicationFactor replicas per partition when created
+     * @param timeoutMs         how long to wait for the leaders
+     * @return whether this call created it
+     * @throws TimeoutException     when a partition has no leader in time
+     * @throws InterruptedException when interrupted while waiting
+     */
+    public boolean createTopicIfAbsent(final String topic, final int partitions, final int replicationFactor,
+                                       final long timeoutMs) throws TimeoutException, InterruptedException {
+        final var existing = control.store().topicAssignment(topic, null);
+        if (existing.isEmpty()) {
+            try {
+                createTopic(topic, partitions, replicationFactor, timeoutMs);
+                return true;
+            } catch (final io.seglog.replication.controller.TopicExistsException raced) {
+                // created meanwhile by another client: wait for it as for one that existed
+            }
+        }
+        final int count = control.store().topicAssignment(topic, null).orElseThrow().value().partitions().size();
+        awaitLeaders(topic, count, timeoutMs);
+        return false;
+    }
+
+    private void awaitLeaders(final String topic, final int partitions, final long timeoutMs)
+        throws TimeoutException, InterruptedException {
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        for (int p = 0; p < partitions; p++) {
+            final TopicPartition tp = new TopicPartition(topic, p);
+            while (!servedByItsLeader(tp)) {
+                if (System.nanoTime() > deadline) {
+                    throw new TimeoutException(tp + " has no leader serving it within " + timeoutMs + " ms");
+                }
+                Thread.sleep(10);
+            }
+        }
+    }
+
+    /** Whether a partition has a leader in ZooKeeper and, when that is this broker, this broker leads it already. */
+    private boolean servedByItsLeader(final TopicPartition tp) {
+        final var state = control.store().partitionStates(List.of(tp)).getOrDefault(tp, Optional.empty());
+        if (state.isEmpty() || state.get().leaderAndIsr().leader() < 0) {
+            return false;
+        }
+        return state.get().leaderAndIsr().leader() != brokerId() || partition(tp).map(Partition::isLeader)
+            .orElse(false);
+    }
+
+    /**
      * Appends batches to a partition this broker leads, without the wire protocol: the same path as a Kafka
      * produce (validation, offsets, acks).
      *

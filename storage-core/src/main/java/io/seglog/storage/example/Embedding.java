@@ -9,53 +9,51 @@ import io.seglog.storage.PartitionLog;
 import io.seglog.storage.Records;
 import io.seglog.storage.TopicPartition;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.nio.ByteBuffer;
-import java.nio.channels.WritableByteChannel;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.Map;
 
-/**
- * The embedding example the README quotes (between the {@code README-begin} and {@code README-end} markers; a test
- * holds the two together): open a log directory, append, wait for durability, read by offset zero-copy, by
- * timestamp and record by record.
- */
+/** Embeds the log: open a log directory, append, wait until durable, read by offset (zero-copy) and by timestamp. */
 public final class Embedding {
     private Embedding() {
     }
 
     /**
-     * Runs the example against {@code dir}.
+     * Runs the example.
      *
-     * @param dir           a log directory
-     * @param batches       Kafka v2 record batches, e.g. from {@code RecordBatchBuilder} or a produce request
-     * @param leaderEpoch   the epoch the leader appends in
-     * @param socketChannel where the read goes, zero copy
-     * @param timestampMs   a timestamp to look up
-     * @param out           where the records are printed
-     * @throws IOException if the transfer fails
+     * @param args the log directory (default /tmp/seglog-embedding)
+     * @throws IOException if the zero-copy transfer fails
      */
-    public static void run(final Path dir, final ByteBuffer batches, final int leaderEpoch,
-                           final WritableByteChannel socketChannel, final long timestampMs, final PrintStream out)
-        throws IOException {
-        // README-begin
+    public static void main(final String[] args) throws IOException {
+        Path dir = Path.of(args.length > 0 ? args[0] : "/tmp/seglog-embedding");
         LogManagerConfig config = LogManagerConfig.builder()
             .logDirs(dir)
             .logConfig(LogConfig.fromProperties(Map.of("segment.bytes", "1073741824", "retention.ms", "604800000")))
             .build();
-        try (LogManager logs = LogManager.open(config)) {               // locks the dirs, recovers after a crash
+        try (LogManager logs = LogManager.open(config)) {               // locks the dir, recovers after a crash
             PartitionLog log = logs.getOrCreate(new TopicPartition("orders", 0));
-            long last = log.appendAsLeader(batches, leaderEpoch);       // validates, assigns offsets in place
+            long now = System.currentTimeMillis();
+            ByteBuffer batch = Records.builder()                        // a Kafka v2 batch from plain keys and values
+                .add(now, "order-1".getBytes(StandardCharsets.UTF_8), "{\"qty\":2}".getBytes(StandardCharsets.UTF_8))
+                .add(now, "order-2".getBytes(StandardCharsets.UTF_8), "{\"qty\":5}".getBytes(StandardCharsets.UTF_8))
+                .build();
+            long last = log.appendAsLeader(batch, 0);                  // validates, assigns offsets in place
             log.awaitDurable(last).join();                              // group commit: acknowledge durable data only
             log.updateHighWatermark(last + 1);                          // retention never passes the high watermark
             LogReader reader = log.reader();                            // one per reading thread; reuse: no allocation
             reader.read(0, 1 << 20, log.highWatermark(), true);         // whole batches below the high watermark
-            reader.transferTo(socketChannel);                           // zero copy (FileChannel.transferTo)
-            out.println("first offset at " + timestampMs + ": " + log.offsetForTimestamp(timestampMs));
-            for (LogRecord record : Records.of(log, 0, log.highWatermark())) {  // no Agrona needed to read records
-                out.println(record.offset() + ": " + record.value().remaining() + " bytes");
+            try (FileChannel out = FileChannel.open(dir.resolve("orders-0.copy"), StandardOpenOption.CREATE,
+                StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+                reader.transferTo(out);                                 // zero copy, as to a socket
+            }
+            System.out.println("first offset at " + now + ": " + log.offsetForTimestamp(now));
+            for (LogRecord record : Records.of(log, 0, log.highWatermark())) {
+                System.out.println(record.offset() + ": " + StandardCharsets.UTF_8.decode(record.key()) + " = "
+                    + StandardCharsets.UTF_8.decode(record.value()));
             }
         }                                                               // checkpoints + clean-shutdown marker
-        // README-end
     }
 }
