@@ -14,6 +14,9 @@ zookeeper=""
 zk_port=2181
 base_port=9092
 jmx_base_port=9999
+# Each broker's heap, as Kafka's kafka-server-start.sh sizes its (Seglog allocates next to nothing per record; the heap
+# holds indexes' metadata, group state and request buffers).
+heap_opts=${SEGLOG_HEAP_OPTS:--Xms1g -Xmx1g}
 
 usage() {
   cat <<USAGE
@@ -41,7 +44,8 @@ Options:
 Exit codes: 0 done (status: every process runs), 1 a failure (status: a process has stopped), 2 a usage error,
 3 (status) no cluster in DIR.
 
-Brokers keep their logs under DIR/broker-N/logs and log to DIR/broker-N.log. Kafka's clients and tools use
+Brokers keep their logs under DIR/broker-N/logs and log to DIR/broker-N.log. Each runs with \$SEGLOG_HEAP_OPTS
+(default -Xms1g -Xmx1g, the heap Kafka's start script gives a broker). Kafka's clients and tools use
 bootstrap.servers=127.0.0.1:9092 (with the default ports).
 USAGE
 }
@@ -122,7 +126,8 @@ default.replication.factor=$(( brokers < 3 ? brokers : 3 ))
 min.insync.replicas=$(( brokers < 3 ? 1 : 2 ))
 PROPS
       jmx=$((jmx_base_port + i - 1))
-      java -Dcom.sun.management.jmxremote.port=$jmx -Dcom.sun.management.jmxremote.rmi.port=$jmx \
+      # shellcheck disable=SC2086
+      java $heap_opts -Dcom.sun.management.jmxremote.port=$jmx -Dcom.sun.management.jmxremote.rmi.port=$jmx \
         -Dcom.sun.management.jmxremote.host=127.0.0.1 -Djava.rmi.server.hostname=127.0.0.1 \
         -Dcom.sun.management.jmxremote.authenticate=false -Dcom.sun.management.jmxremote.ssl=false \
         -cp "$cp" $main "$dir/broker-$i.properties" > "$dir/broker-$i.log" 2>&1 &

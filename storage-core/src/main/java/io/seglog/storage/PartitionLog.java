@@ -131,6 +131,9 @@ public final class PartitionLog implements AutoCloseable {
     private final Scheduler scheduler;
     /** Persists a raised log start (a log manager's checkpoint) before the segment files below it go. */
     private final Runnable logStartRaised;
+    /** The active segment the last append saw: a new one means a roll, whose old segments are flushed (Kafka's). */
+    private final java.util.concurrent.atomic.AtomicReference<LogSegment> lastActive =
+        new java.util.concurrent.atomic.AtomicReference<>();
     /** {@code flush.messages}, read on every append: a field, not a lookup in the configuration's table. */
     private volatile long flushMessages;
 
@@ -165,6 +168,7 @@ public final class PartitionLog implements AutoCloseable {
         this.segments = new Segments(io, dir, config.segmentConfig(), () -> jitter(this.config, jitterRandom),
             opened.segments());
         final LogSegment active = segments.active();
+        this.lastActive.set(active);
         this.end = new LogEnd(opened.endOffset(), active, active.sizeInBytes());
         this.watermarks = new Watermarks(segments.first().baseOffset());
         if (watermarks.restore(env.logStartOffset(), env.highWatermark(), segments.first().baseOffset(),
@@ -645,10 +649,31 @@ public final class PartitionLog implements AutoCloseable {
         return lastOffset;
     }
 
-    /** The flush.messages rule, checked after the append lock is released so the fsync never blocks appends. */
+    /**
+     * After an append, with the append lock released so an fsync never blocks appends: Kafka's flush of the segments
+     * a roll left behind, on the scheduler (a standalone log has none: its owner flushes), and the
+     * {@code flush.messages} rule.
+     */
     private void maybeFlushAfterAppend() {
+        final LogSegment active = segments.active();
+        final LogSegment seen = lastActive.get();
+        if (active != seen && lastActive.compareAndSet(seen, active) && scheduler != null && !readOnly) {
+            scheduler.schedule("flush-rolled " + dir, () -> flushRolled(active), 0, 0);
+        }
         if (end.offset() - durability.flushedOffset() >= flushMessages) {
             flush();
+        }
+    }
+
+    /** The scheduled flush of what a roll to {@code rolledTo} left behind; a failure takes the log offline. */
+    private void flushRolled(final LogSegment rolledTo) {
+        if (closed || isOffline()) {
+            return;
+        }
+        try {
+            durability.flushRolled(segments, rolledTo);
+        } catch (final IOException | RuntimeException e) {
+            goOffline("flush of a rolled segment failed", e);
         }
     }
 

@@ -175,4 +175,29 @@ class SegmentRollTest {
         assertEquals(0, Files.size(dir.resolve("roll-0").resolve("00000000000000000004.index")));
         assertEquals(12, Files.size(dir.resolve("roll-0").resolve("00000000000000000004.timeindex")));
     }
+
+    @Test
+    void aRollUnderALogManagerFlushesTheSegmentsItLeftBehindOnTheScheduler() {
+        // Kafka's policy: a roll schedules a flush of everything below the new segment's base, so the recovery point
+        // follows the rolls even with flush.messages and flush.ms off.
+        final ManualClock clock = new ManualClock(1_000);
+        final ManualScheduler scheduler = new ManualScheduler(clock);
+        final LogConfig small = LogConfig.builder().segmentBytes(1_024).messageTimestampAfterMaxMs(Long.MAX_VALUE)
+            .build();
+        try (LogManager logs = LogManager.open(LogManagerConfig.builder().logDirs(dir).logConfig(small).build(),
+            io.seglog.storage.io.FileIO.system(), scheduler, clock)) {
+            final PartitionLog log = logs.getOrCreate(new TopicPartition("orders", 0));
+            long segmentsBefore = log.segmentCount();
+            while (log.segmentCount() == segmentsBefore) {
+                log.appendAsLeader(KafkaBatches.batch(0, 1_000L, 1_001L), 0);
+            }
+            final long[] bases = log.segmentBaseOffsets();
+            final long rolledTo = bases[bases.length - 1];
+            assertEquals(0, log.flushedOffset(), "nothing flushed before the scheduler runs");
+            assertTrue(scheduler.pending("flush-rolled") >= 1, "the roll scheduled a flush");
+            scheduler.advanceMs(0);
+            assertEquals(rolledTo, log.flushedOffset(), "everything below the new segment is on disk");
+            assertTrue(log.logEndOffset() > rolledTo, "the new segment's own data waits for its own flush");
+        }
+    }
 }

@@ -246,7 +246,8 @@ public final class SeglogBroker implements AutoCloseable {
             writer = new ZkIsrWriter(() -> controlRef.store(), threadFactory);
             final LeaderEndpoint.Factory endpoints = (leaderId, host, port) -> options.endpointWrapper().wrap(id,
                 leaderId, new WireLeaderEndpoint(new WireClient(clients, host, port, "seglog-replica-fetcher-" + id,
-                    MAX_RESPONSE_BYTES, config.replicas().replicaSocketTimeoutMs())));
+                    MAX_RESPONSE_BYTES, config.replicas().replicaSocketTimeoutMs(),
+                    config.replicas().replicaSocketReceiveBufferBytes())));
             final java.util.concurrent.atomic.AtomicReference<ReplicaManager> rmRef =
                 new java.util.concurrent.atomic.AtomicReference<>();
             groupCoordinator = new GroupCoordinator(config.groups().groups(), config.groups().offsetsPartitions(),

@@ -264,6 +264,10 @@ public record SeglogBrokerConfig(ReplicationConfig replication, WireServerConfig
         out.put(ADVERTISED_LISTENERS, "PLAINTEXT://" + advertisedHost + ":" + advertisedPort);
         out.put(WireServerConfig.SOCKET_REQUEST_MAX_BYTES, String.valueOf(listener.maxRequestBytes()));
         out.put(WireServerConfig.CONNECTIONS_MAX_IDLE_MS, String.valueOf(listener.connectionsMaxIdleMs()));
+        out.put(WireServerConfig.SOCKET_SEND_BUFFER_BYTES, String.valueOf(listener.sendBufferBytes()));
+        out.put(WireServerConfig.SOCKET_RECEIVE_BUFFER_BYTES, String.valueOf(listener.receiveBufferBytes()));
+        out.put(ReplicaManagerConfig.REPLICA_SOCKET_RECEIVE_BUFFER_BYTES,
+            String.valueOf(replicas.replicaSocketReceiveBufferBytes()));
         out.put(NUM_NETWORK_THREADS, String.valueOf(networkThreads));
         out.put(LOG_DIRS, String.join(",", logs.logDirs().stream().map(Path::toString).toList()));
         final Map<String, String> topic = logs.logConfig().toProperties();
@@ -277,6 +281,7 @@ public record SeglogBrokerConfig(ReplicationConfig replication, WireServerConfig
         out.put(ReplicaManagerConfig.NUM_REPLICA_FETCHERS, String.valueOf(replicas.numReplicaFetchers()));
         out.put(ReplicaManagerConfig.REPLICA_SOCKET_TIMEOUT_MS, String.valueOf(replicas.replicaSocketTimeoutMs()));
         out.put(ReplicaManagerConfig.DURABLE_ACKS, String.valueOf(replicas.durableAcks()));
+        out.put(ReplicaManagerConfig.MAX_UNREPLICATED_BYTES, String.valueOf(replicas.maxUnreplicatedBytes()));
         out.put(DEFAULT_REPLICATION_FACTOR, String.valueOf(defaultReplicationFactor));
         out.put(NUM_PARTITIONS, String.valueOf(numPartitions));
         out.put(AUTO_CREATE_TOPICS_ENABLE, String.valueOf(autoCreateTopics));

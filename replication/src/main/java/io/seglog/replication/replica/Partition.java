@@ -119,6 +119,15 @@ public final class Partition {
         void onAppended(TopicPartition tp);
 
         /**
+         * A follower's fetch moved its log end offset without moving the high watermark: acks=1 produces held by the
+         * flow control may be answered.
+         *
+         * @param tp the partition
+         */
+        default void onFollowerProgress(final TopicPartition tp) {
+        }
+
+        /**
          * A leader's ISR change was written (Kafka's {@code IsrShrinksPerSec} and {@code IsrExpandsPerSec} count
          * these). Called outside every lock of the partition.
          *
@@ -141,6 +150,18 @@ public final class Partition {
     private final LeaderAppendInfo appendInfo = new LeaderAppendInfo();
     /** Guards the followers' progress, the ISR change in flight and the HW decisions (inside the read lock). */
     private final Object progressLock = new Object();
+
+    /** How many leader appends the acks=1 flow control remembers. */
+    private static final int APPEND_RING = 4096;
+    /**
+     * acks=1 flow control: the end offset (exclusive) and the running byte total of each of the latest appends as
+     * leader, a ring indexed by append number modulo {@link #APPEND_RING}; guarded by {@link #appendLock}, reset when
+     * this broker becomes leader.
+     */
+    private final long[] appendEnds = new long[APPEND_RING];
+    private final long[] appendTotals = new long[APPEND_RING];
+    private long appends;
+    private long appendedBytes;
 
     // The role: written under the write lock.
     private volatile int leaderId = LeaderAndIsr.NO_LEADER;
@@ -195,6 +216,12 @@ public final class Partition {
             final LeaderAndIsr lai = state.leaderAndIsr();
             if (newLeader) {
                 leaderSinceEpoch = lai.leaderEpoch();
+                appendLock.lock();
+                try {
+                    appends = 0; // the flow control counts this leadership's appends only
+                } finally {
+                    appendLock.unlock();
+                }
             }
             leaderEpochStartOffset = ctx.safetyFixes().leaderEpochAtElection()
                 ? log.beginLeaderEpoch(lai.leaderEpoch()) : log.logEndOffset();
@@ -452,12 +479,19 @@ public final class Partition {
             final String refusal;
             appendLock.lock();
             try {
+                final int size = records.remaining();
                 log.appendAsLeader(records, leaderEpoch, appendInfo);
                 outcome = appendInfo.outcome();
                 base = appendInfo.firstOffset();
                 last = appendInfo.lastOffset();
                 duplicateTimestamp = appendInfo.duplicateTimestamp();
                 refusal = outcome == LeaderAppendInfo.Outcome.APPENDED ? null : appendInfo.message();
+                if (outcome == LeaderAppendInfo.Outcome.APPENDED) {
+                    appendedBytes += size;
+                    final int slot = (int) (appends++ % APPEND_RING);
+                    appendEnds[slot] = last + 1;
+                    appendTotals[slot] = appendedBytes;
+                }
             } finally {
                 appendLock.unlock();
             }
@@ -547,6 +581,94 @@ public final class Partition {
     }
 
     /**
+     * acks=1 flow control: the offset the high watermark must reach before an acks=1 produce that appended up to
+     * {@code lastOffset} is answered, so that at most {@code maxBytes} of acknowledged records lie beyond what every
+     * in-sync follower holds: the end of the first append whose running total reaches this one's less
+     * {@code maxBytes}. Worked from the ring of this leadership's latest appends; when this append has already left the
+     * ring, the produce need not wait, and when the first such append has, the oldest one remembered stands in (a
+     * tighter bound).
+     *
+     * @param lastOffset the produce's last offset
+     * @param maxBytes   the bound, 0 or more
+     * @return the offset, or -1 when the produce need not wait (no follower in the ISR, or everything this leader
+     *     appended is within the bound)
+     */
+    long unreplicatedTarget(final long lastOffset, final long maxBytes) {
+        if (isr.size() < 2) {
+            return -1;
+        }
+        appendLock.lock();
+        try {
+            final long oldest = Math.max(0, appends - APPEND_RING);
+            final long own = firstAtLeast(oldest, appends - 1, lastOffset + 1, appendEnds);
+            if (own < 0 || appendEnds[(int) (own % APPEND_RING)] != lastOffset + 1) {
+                return -1;
+            }
+            final long mustHold = appendTotals[(int) (own % APPEND_RING)] - maxBytes;
+            if (mustHold <= 0) {
+                return -1;
+            }
+            // Found: the followers need that append's end. Its total is at least mustHold, so own qualifies.
+            final long first = firstAtLeast(oldest, own, mustHold, appendTotals);
+            return appendEnds[(int) (first % APPEND_RING)];
+        } finally {
+            appendLock.unlock();
+        }
+    }
+
+    /** The first append number in {@code [from, to]} whose value is at least {@code key}, or -1; values ascend. */
+    private static long firstAtLeast(final long from, final long to, final long key, final long[] values) {
+        long lo = from;
+        long hi = to;
+        long found = -1;
+        while (lo <= hi) {
+            final long mid = (lo + hi) >>> 1;
+            if (values[(int) (mid % APPEND_RING)] >= key) {
+                found = mid;
+                hi = mid - 1;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        return found;
+    }
+
+    /**
+     * Whether an acks=1 produce held by the flow control may be answered: the high watermark reached
+     * {@code target}, or no in-sync follower short of it has fetched within {@code activeWindowMs} (a stopped or
+     * paused follower is not waited for).
+     *
+     * @param target         from {@link #unreplicatedTarget}
+     * @param epoch          the leader epoch of the append
+     * @param activeWindowMs how recently a follower must have fetched to be waited for
+     * @return NONE to answer; NOT_LEADER_OR_FOLLOWER when this broker lost the leadership since the append (the
+     *     batch may be truncated); null while it waits
+     */
+    ReplicaError unreplicatedStatus(final long target, final int epoch, final long activeWindowMs) {
+        roleLock.readLock().lock();
+        try {
+            if (!isLeader() || epoch < leaderSinceEpoch) {
+                return ReplicaError.NOT_LEADER_OR_FOLLOWER;
+            }
+            if (log.highWatermark() >= target) {
+                return ReplicaError.NONE;
+            }
+            final long activeSince = ctx.nowMs() - activeWindowMs;
+            synchronized (progressLock) {
+                for (final int id : isr) {
+                    final FollowerProgress f = followers.get(id);
+                    if (f != null && f.logEndOffset() < target && f.lastFetchTimeMs() >= activeSince) {
+                        return null;
+                    }
+                }
+            }
+            return ReplicaError.NONE;
+        } finally {
+            roleLock.readLock().unlock();
+        }
+    }
+
+    /**
      * Serves a follower's fetch as leader (Kafka's {@code fetchRecords} for a follower): checks the follower's
      * epochs, answers a diverging log with the epoch where it diverged, else reads from the fetch offset and records
      * the follower's progress (which may move the high watermark and add the follower to the ISR).
@@ -609,6 +731,7 @@ public final class Partition {
         if (!recordProgress || read.error() != ReplicaError.NONE) {
             return read; // an out-of-range fetch records no progress
         }
+        final long previous = follower.logEndOffset(); // a hint for the trigger below, read without the lock
         final IsrWriter.Proposal expand = recordFollowerFetch(follower, readEpoch, fetchOffset, followerLogStart,
             followerDurable, leo, replicaBrokerEpoch);
         if (expand != null) {
@@ -616,6 +739,8 @@ public final class Partition {
         }
         if (maybeIncrementHighWatermark()) {
             ctx.onHighWatermarkChanged(tp);
+        } else if (fetchOffset > previous) {
+            ctx.onFollowerProgress(tp);
         }
         // The high watermark may have moved with this fetch: the follower learns it now, not one round later.
         return new ReadResult(read.error(), log.highWatermark(), read.logStartOffset(), read.logEndOffset(),

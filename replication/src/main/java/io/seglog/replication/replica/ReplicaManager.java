@@ -215,6 +215,13 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
         }
 
         @Override
+        public void onFollowerProgress(final TopicPartition tp) {
+            if (config.maxUnreplicatedBytes() >= 0) {
+                produceWaits.checkAndComplete(tp); // acks=1 held for the followers
+            }
+        }
+
+        @Override
         public void onIsrChanged(final TopicPartition tp, final List<Integer> before, final List<Integer> after) {
             isrChanges.onIsrChanged(tp, before, after);
         }
@@ -410,8 +417,10 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
 
     /**
      * Appends a produce's batches to the partitions this broker leads and answers once {@code acks} is met (Kafka's
-     * {@code appendRecords}): at once for acks 0 and 1, for acks=all when every partition's high watermark passed
-     * its batches (or the durable one, with durable acks), or the timeout passed (REQUEST_TIMED_OUT).
+     * {@code appendRecords}): at once for acks 0, for acks 1 at once unless the flow control holds it (its in-sync
+     * followers trail by more than {@value ReplicaManagerConfig#MAX_UNREPLICATED_BYTES}), for acks=all when every
+     * partition's high watermark passed its batches (or the durable one, with durable acks), or the timeout passed
+     * (REQUEST_TIMED_OUT).
      *
      * @param acks      -1, 0 or 1
      * @param timeoutMs how long acks=all waits
@@ -440,24 +449,79 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
                 epochs.put(e.getKey(), r.leaderEpoch()); // read under the role lock with the append
             }
         }
+        if (acks == 1 && config.maxUnreplicatedBytes() >= 0 && !epochs.isEmpty()) {
+            return flowControlled(results, epochs, timeoutMs);
+        }
         if (acks != -1 || epochs.isEmpty()) {
             return CompletableFuture.completedFuture(results);
         }
-        final DelayedProduce op = new DelayedProduce(results, epochs);
+        final DelayedProduce op = new DelayedProduce(results, epochs, null);
         produceWaits.tryCompleteElseWatch(op, epochs.keySet(), clockMs.getAsLong() + timeoutMs);
         return op.future;
     }
 
-    /** An acks=all produce waiting for its partitions' high watermarks (Kafka's {@code DelayedProduce}). */
+    /**
+     * acks=1 flow control ({@value ReplicaManagerConfig#MAX_UNREPLICATED_BYTES}): answers at once unless a partition's
+     * in-sync followers trail its new batches by more than the bound, and then once they are within it, the
+     * followers stopped fetching, or {@link ReplicaManagerConfig#flowControlWindowMs()} (or the request's timeout)
+     * passed, whichever comes first: a leader whose followers cannot keep up slows its acks=1 producers to their pace
+     * instead of acknowledging data only it holds.
+     */
+    private CompletableFuture<Map<TopicPartition, AppendResult>> flowControlled(
+        final Map<TopicPartition, AppendResult> results, final Map<TopicPartition, Integer> epochs,
+        final long timeoutMs) {
+        Map<TopicPartition, Long> targets = null;
+        for (final Map.Entry<TopicPartition, Integer> e : epochs.entrySet()) {
+            final Partition p = partitions.get(e.getKey());
+            final long target = p == null ? -1
+                : p.unreplicatedTarget(results.get(e.getKey()).lastOffset(), config.maxUnreplicatedBytes());
+            if (target >= 0) {
+                if (targets == null) {
+                    targets = new HashMap<>();
+                }
+                targets.put(e.getKey(), target);
+            }
+        }
+        if (targets == null) {
+            return CompletableFuture.completedFuture(results);
+        }
+        final DelayedProduce op = new DelayedProduce(results, epochs, targets);
+        produceWaits.tryCompleteElseWatch(op, targets.keySet(),
+            clockMs.getAsLong() + Math.min(timeoutMs, config.flowControlWindowMs()));
+        return op.future;
+    }
+
+    /**
+     * A produce waiting for its partitions' high watermarks: acks=all (Kafka's {@code DelayedProduce}), or acks=1
+     * held by the flow control ({@code targets}: the offset each partition's high watermark must reach; a partition
+     * without one is answered as appended).
+     */
     private final class DelayedProduce extends DelayedOperations.Operation {
         final CompletableFuture<Map<TopicPartition, AppendResult>> future = new CompletableFuture<>();
         private final Map<TopicPartition, AppendResult> results;
         private final Map<TopicPartition, Integer> epochs;
+        private final Map<TopicPartition, Long> targets;
         private final Map<TopicPartition, ReplicaError> outcomes = new ConcurrentHashMap<>();
 
-        DelayedProduce(final Map<TopicPartition, AppendResult> results, final Map<TopicPartition, Integer> epochs) {
+        DelayedProduce(final Map<TopicPartition, AppendResult> results, final Map<TopicPartition, Integer> epochs,
+                       final Map<TopicPartition, Long> targets) {
             this.results = results;
             this.epochs = epochs;
+            this.targets = targets;
+        }
+
+        /** Where a partition stands now: its outcome, or null while it waits. */
+        private ReplicaError status(final TopicPartition tp, final int epoch) {
+            final Partition p = partitions.get(tp);
+            if (p == null) {
+                return ReplicaError.NOT_LEADER_OR_FOLLOWER;
+            }
+            if (targets == null) {
+                return p.acksStatus(results.get(tp).lastOffset(), epoch);
+            }
+            final Long target = targets.get(tp);
+            return target == null ? ReplicaError.NONE
+                : p.unreplicatedStatus(target, epoch, config.flowControlWindowMs());
         }
 
         @Override
@@ -466,9 +530,7 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
                 if (outcomes.containsKey(e.getKey())) {
                     continue;
                 }
-                final Partition p = partitions.get(e.getKey());
-                final ReplicaError status = p == null ? ReplicaError.NOT_LEADER_OR_FOLLOWER
-                    : p.acksStatus(results.get(e.getKey()).lastOffset(), e.getValue());
+                final ReplicaError status = status(e.getKey(), e.getValue());
                 if (status == null) {
                     return false;
                 }
@@ -487,10 +549,9 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
                 }
                 ReplicaError outcome = outcomes.get(tp);
                 if (outcome == null) {
-                    final Partition p = partitions.get(tp);
-                    final ReplicaError now = p == null ? ReplicaError.NOT_LEADER_OR_FOLLOWER
-                        : p.acksStatus(r.lastOffset(), epochs.get(tp));
-                    outcome = now == null ? ReplicaError.REQUEST_TIMED_OUT : now;
+                    final ReplicaError now = status(tp, epochs.get(tp));
+                    // Timed out: acks=all failed; acks=1 was only slowed, its batches are appended.
+                    outcome = now != null ? now : targets == null ? ReplicaError.REQUEST_TIMED_OUT : ReplicaError.NONE;
                 }
                 answer.put(tp, r.withError(outcome));
             });

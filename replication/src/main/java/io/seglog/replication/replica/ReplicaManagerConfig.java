@@ -21,10 +21,21 @@ import java.util.Map;
  *                                   long (30000)
  * @param durableAcks                {@value #DURABLE_ACKS} (Seglog's own, off by default): acks=all also waits until
  *                                   the leader and every follower that counted has the records on disk
+ * @param replicaSocketReceiveBufferBytes {@value #REPLICA_SOCKET_RECEIVE_BUFFER_BYTES}: a fetcher's socket receive
+ *                                   buffer; -1 (Seglog's default) leaves the OS's autotuning (Kafka's default 65536)
+ * @param maxUnreplicatedBytes       {@value #MAX_UNREPLICATED_BYTES} (Seglog's own, 1 MiB by default): an acks=1
+ *                                   produce is answered once every in-sync follower that is fetching is within this
+ *                                   many bytes of its batches' end, so that a leader lost after a burst takes at most
+ *                                   this much acknowledged data with it; the wait ends after
+ *                                   {@link #flowControlWindowMs()} whatever the followers did. -1: answered at once,
+ *                                   as Kafka does
  */
 public record ReplicaManagerConfig(long replicaLagTimeMaxMs, int fetchWaitMaxMs, int fetchMinBytes, int fetchMaxBytes,
                                    int fetchResponseMaxBytes, long fetchBackoffMs, int numReplicaFetchers,
-                                   int replicaSocketTimeoutMs, boolean durableAcks) {
+                                   int replicaSocketTimeoutMs, boolean durableAcks,
+                                   int replicaSocketReceiveBufferBytes, long maxUnreplicatedBytes) {
+    /** Kafka's socket receive buffer of a replica fetcher's connection. */
+    public static final String REPLICA_SOCKET_RECEIVE_BUFFER_BYTES = "replica.socket.receive.buffer.bytes";
     /** Kafka's follower lag limit. */
     public static final String REPLICA_LAG_TIME_MAX_MS = "replica.lag.time.max.ms";
     /** Kafka's longest wait of a follower's fetch on the leader. */
@@ -43,6 +54,10 @@ public record ReplicaManagerConfig(long replicaLagTimeMaxMs, int fetchWaitMaxMs,
     public static final String REPLICA_SOCKET_TIMEOUT_MS = "replica.socket.timeout.ms";
     /** Seglog's durable acknowledgements (KIP-966's "last replica standing" closed by fsync before ack). */
     public static final String DURABLE_ACKS = "seglog.acks.all.durable";
+    /** Seglog's bound on acknowledged acks=1 bytes that only the leader holds. */
+    public static final String MAX_UNREPLICATED_BYTES = "seglog.acks.one.max.unreplicated.bytes";
+    /** {@value #MAX_UNREPLICATED_BYTES}'s default: one follower fetch ({@value #REPLICA_FETCH_MAX_BYTES}'s default). */
+    public static final long DEFAULT_MAX_UNREPLICATED_BYTES = 1 << 20;
 
     /**
      * Checks every value, naming the key.
@@ -56,6 +71,8 @@ public record ReplicaManagerConfig(long replicaLagTimeMaxMs, int fetchWaitMaxMs,
      * @param numReplicaFetchers    at least 1
      * @param replicaSocketTimeoutMs at least 1
      * @param durableAcks           whether acks=all waits for disks
+     * @param replicaSocketReceiveBufferBytes -1 (the OS's) or positive
+     * @param maxUnreplicatedBytes  -1 (no acks=1 flow control) or 0 and more
      * @throws IllegalArgumentException naming the key and value
      */
     public ReplicaManagerConfig {
@@ -65,6 +82,10 @@ public record ReplicaManagerConfig(long replicaLagTimeMaxMs, int fetchWaitMaxMs,
         positive(REPLICA_FETCH_RESPONSE_MAX_BYTES, fetchResponseMaxBytes);
         positive(NUM_REPLICA_FETCHERS, numReplicaFetchers);
         positive(REPLICA_SOCKET_TIMEOUT_MS, replicaSocketTimeoutMs);
+        if (replicaSocketReceiveBufferBytes == 0 || replicaSocketReceiveBufferBytes < -1) {
+            throw new IllegalArgumentException(REPLICA_SOCKET_RECEIVE_BUFFER_BYTES + "="
+                + replicaSocketReceiveBufferBytes + " must be -1 (the OS's) or positive");
+        }
         if (fetchWaitMaxMs < 0 || fetchWaitMaxMs >= replicaSocketTimeoutMs) {
             // Kafka's rule: a fetch held for its whole wait must still answer before the fetcher gives up on it.
             throw new IllegalArgumentException(REPLICA_FETCH_WAIT_MAX_MS + "=" + fetchWaitMaxMs + " must be >= 0 and below "
@@ -73,6 +94,22 @@ public record ReplicaManagerConfig(long replicaLagTimeMaxMs, int fetchWaitMaxMs,
         if (fetchBackoffMs < 0) {
             throw new IllegalArgumentException(REPLICA_FETCH_BACKOFF_MS + "=" + fetchBackoffMs + " must be >= 0");
         }
+        if (maxUnreplicatedBytes < -1) {
+            throw new IllegalArgumentException(MAX_UNREPLICATED_BYTES + "=" + maxUnreplicatedBytes
+                + " must be -1 (answer acks=1 at once) or >= 0");
+        }
+    }
+
+    /**
+     * How long an acks=1 produce waits at most for its followers ({@value #MAX_UNREPLICATED_BYTES}), and how recently
+     * a follower must have fetched to be waited for: twice {@value #REPLICA_FETCH_WAIT_MAX_MS}, at least a second. A
+     * follower fetching from behind asks again at once, so one silent this long is stopped or paused, and the
+     * producers do not wait for it.
+     *
+     * @return milliseconds
+     */
+    public long flowControlWindowMs() {
+        return Math.max(1_000, 2L * fetchWaitMaxMs);
     }
 
     private static void positive(final String key, final long value) {
@@ -87,11 +124,12 @@ public record ReplicaManagerConfig(long replicaLagTimeMaxMs, int fetchWaitMaxMs,
      * @return the configuration
      */
     public static ReplicaManagerConfig defaults() {
-        return new ReplicaManagerConfig(30_000, 500, 1, 1 << 20, 10 << 20, 1_000, 1, 30_000, false);
+        return new ReplicaManagerConfig(30_000, 500, 1, 1 << 20, 10 << 20, 1_000, 1, 30_000, false, -1,
+            DEFAULT_MAX_UNREPLICATED_BYTES);
     }
 
     /**
-     * Reads Kafka's property names (and {@value #DURABLE_ACKS}); missing keys keep their defaults, other keys are
+     * Reads Kafka's property names (and {@value #DURABLE_ACKS}, {@value #MAX_UNREPLICATED_BYTES}); missing keys keep their defaults, other keys are
      * ignored.
      *
      * @param props property name to value (strings or numbers)
@@ -109,7 +147,42 @@ public record ReplicaManagerConfig(long replicaLagTimeMaxMs, int fetchWaitMaxMs,
             number(props, REPLICA_FETCH_BACKOFF_MS, d.fetchBackoffMs()),
             (int) number(props, NUM_REPLICA_FETCHERS, d.numReplicaFetchers()),
             (int) number(props, REPLICA_SOCKET_TIMEOUT_MS, d.replicaSocketTimeoutMs()),
-            bool(props, DURABLE_ACKS, d.durableAcks()));
+            bool(props, DURABLE_ACKS, d.durableAcks()),
+            (int) number(props, REPLICA_SOCKET_RECEIVE_BUFFER_BYTES, d.replicaSocketReceiveBufferBytes()),
+            numberAnySize(props, MAX_UNREPLICATED_BYTES, d.maxUnreplicatedBytes()));
+    }
+
+    /**
+     * A configuration with the OS's socket buffers and acks=1 flow control at its default.
+     *
+     * @param replicaLagTimeMaxMs    {@value #REPLICA_LAG_TIME_MAX_MS}
+     * @param fetchWaitMaxMs         {@value #REPLICA_FETCH_WAIT_MAX_MS}
+     * @param fetchMinBytes          {@value #REPLICA_FETCH_MIN_BYTES}
+     * @param fetchMaxBytes          {@value #REPLICA_FETCH_MAX_BYTES}
+     * @param fetchResponseMaxBytes  {@value #REPLICA_FETCH_RESPONSE_MAX_BYTES}
+     * @param fetchBackoffMs         {@value #REPLICA_FETCH_BACKOFF_MS}
+     * @param numReplicaFetchers     {@value #NUM_REPLICA_FETCHERS}
+     * @param replicaSocketTimeoutMs {@value #REPLICA_SOCKET_TIMEOUT_MS}
+     * @param durableAcks            {@value #DURABLE_ACKS}
+     */
+    public ReplicaManagerConfig(final long replicaLagTimeMaxMs, final int fetchWaitMaxMs, final int fetchMinBytes,
+                                final int fetchMaxBytes, final int fetchResponseMaxBytes, final long fetchBackoffMs,
+                                final int numReplicaFetchers, final int replicaSocketTimeoutMs,
+                                final boolean durableAcks) {
+        this(replicaLagTimeMaxMs, fetchWaitMaxMs, fetchMinBytes, fetchMaxBytes, fetchResponseMaxBytes, fetchBackoffMs,
+            numReplicaFetchers, replicaSocketTimeoutMs, durableAcks, -1, DEFAULT_MAX_UNREPLICATED_BYTES);
+    }
+
+    private static long numberAnySize(final Map<String, ?> props, final String key, final long fallback) {
+        final Object value = props.get(key);
+        if (value == null) {
+            return fallback;
+        }
+        try {
+            return Long.parseLong(value.toString().trim());
+        } catch (final NumberFormatException e) {
+            throw new IllegalArgumentException(key + "=" + value + " is not a number", e);
+        }
     }
 
     private static long number(final Map<String, ?> props, final String key, final long fallback) {
@@ -148,7 +221,8 @@ public record ReplicaManagerConfig(long replicaLagTimeMaxMs, int fetchWaitMaxMs,
      */
     public ReplicaManagerConfig withReplicaLagTimeMaxMs(final long ms) {
         return new ReplicaManagerConfig(ms, fetchWaitMaxMs, fetchMinBytes, fetchMaxBytes, fetchResponseMaxBytes,
-            fetchBackoffMs, numReplicaFetchers, replicaSocketTimeoutMs, durableAcks);
+            fetchBackoffMs, numReplicaFetchers, replicaSocketTimeoutMs, durableAcks, replicaSocketReceiveBufferBytes,
+            maxUnreplicatedBytes);
     }
 
     /**
@@ -159,7 +233,8 @@ public record ReplicaManagerConfig(long replicaLagTimeMaxMs, int fetchWaitMaxMs,
      */
     public ReplicaManagerConfig withFetchWaitMaxMs(final int ms) {
         return new ReplicaManagerConfig(replicaLagTimeMaxMs, ms, fetchMinBytes, fetchMaxBytes, fetchResponseMaxBytes,
-            fetchBackoffMs, numReplicaFetchers, replicaSocketTimeoutMs, durableAcks);
+            fetchBackoffMs, numReplicaFetchers, replicaSocketTimeoutMs, durableAcks, replicaSocketReceiveBufferBytes,
+            maxUnreplicatedBytes);
     }
 
     /**
@@ -170,7 +245,8 @@ public record ReplicaManagerConfig(long replicaLagTimeMaxMs, int fetchWaitMaxMs,
      */
     public ReplicaManagerConfig withFetchBackoffMs(final long ms) {
         return new ReplicaManagerConfig(replicaLagTimeMaxMs, fetchWaitMaxMs, fetchMinBytes, fetchMaxBytes,
-            fetchResponseMaxBytes, ms, numReplicaFetchers, replicaSocketTimeoutMs, durableAcks);
+            fetchResponseMaxBytes, ms, numReplicaFetchers, replicaSocketTimeoutMs, durableAcks,
+            replicaSocketReceiveBufferBytes, maxUnreplicatedBytes);
     }
 
     /**
@@ -181,6 +257,19 @@ public record ReplicaManagerConfig(long replicaLagTimeMaxMs, int fetchWaitMaxMs,
      */
     public ReplicaManagerConfig withDurableAcks(final boolean on) {
         return new ReplicaManagerConfig(replicaLagTimeMaxMs, fetchWaitMaxMs, fetchMinBytes, fetchMaxBytes,
-            fetchResponseMaxBytes, fetchBackoffMs, numReplicaFetchers, replicaSocketTimeoutMs, on);
+            fetchResponseMaxBytes, fetchBackoffMs, numReplicaFetchers, replicaSocketTimeoutMs, on,
+            replicaSocketReceiveBufferBytes, maxUnreplicatedBytes);
+    }
+
+    /**
+     * This configuration with another acks=1 bound.
+     *
+     * @param bytes {@value #MAX_UNREPLICATED_BYTES}; -1 answers acks=1 at once, as Kafka does
+     * @return a copy
+     */
+    public ReplicaManagerConfig withMaxUnreplicatedBytes(final long bytes) {
+        return new ReplicaManagerConfig(replicaLagTimeMaxMs, fetchWaitMaxMs, fetchMinBytes, fetchMaxBytes,
+            fetchResponseMaxBytes, fetchBackoffMs, numReplicaFetchers, replicaSocketTimeoutMs, durableAcks,
+            replicaSocketReceiveBufferBytes, bytes);
     }
 }

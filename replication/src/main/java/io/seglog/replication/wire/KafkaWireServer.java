@@ -120,7 +120,17 @@ public final class KafkaWireServer implements AutoCloseable {
             workers = new NioEventLoopGroup(ioThreads, named(threadFactory, "wire-network"));
             final ServerBootstrap bootstrap = new ServerBootstrap().group(boss, workers)
                 .channel(NioServerSocketChannel.class)
-                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.TCP_NODELAY, true);
+            // Kafka's socket.send/receive.buffer.bytes; -1 leaves the OS's autotuning. The receive buffer is set on
+            // the listening socket too, so the window scale agreed at the handshake allows it.
+            if (config.receiveBufferBytes() > 0) {
+                bootstrap.option(ChannelOption.SO_RCVBUF, config.receiveBufferBytes())
+                    .childOption(ChannelOption.SO_RCVBUF, config.receiveBufferBytes());
+            }
+            if (config.sendBufferBytes() > 0) {
+                bootstrap.childOption(ChannelOption.SO_SNDBUF, config.sendBufferBytes());
+            }
+            bootstrap
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(final SocketChannel channel) {

@@ -88,11 +88,32 @@ public final class WireClient implements AutoCloseable {
      */
     public WireClient(final EventLoopGroup group, final String host, final int port, final String clientId,
                       final int maxResponseBytes, final int connectTimeoutMs) {
-        this(pipeline -> new Bootstrap().group(group).channel(NioSocketChannel.class)
-            .option(ChannelOption.TCP_NODELAY, true)
-            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMs)
-            .handler(pipeline)
-            .connect(host, port), host, port, clientId, maxResponseBytes);
+        this(group, host, port, clientId, maxResponseBytes, connectTimeoutMs, -1);
+    }
+
+    /**
+     * A client of one broker with its own socket receive buffer (a follower's
+     * {@code replica.socket.receive.buffer.bytes}).
+     *
+     * @param group              the event loops the socket is served by (shared; owned by the caller)
+     * @param host               the broker's host
+     * @param port               the broker's port
+     * @param clientId           sent in every request header
+     * @param maxResponseBytes   the largest response frame accepted
+     * @param connectTimeoutMs   how long a connect may take
+     * @param receiveBufferBytes {@code SO_RCVBUF}, set before the connect; -1 leaves the OS's autotuning
+     */
+    public WireClient(final EventLoopGroup group, final String host, final int port, final String clientId,
+                      final int maxResponseBytes, final int connectTimeoutMs, final int receiveBufferBytes) {
+        this(pipeline -> {
+            final Bootstrap bootstrap = new Bootstrap().group(group).channel(NioSocketChannel.class)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMs);
+            if (receiveBufferBytes > 0) {
+                bootstrap.option(ChannelOption.SO_RCVBUF, receiveBufferBytes);
+            }
+            return bootstrap.handler(pipeline).connect(host, port);
+        }, host, port, clientId, maxResponseBytes);
     }
 
     /**

@@ -4,8 +4,8 @@ import java.util.Map;
 
 /**
  * Configuration of a {@link KafkaWireServer}, read from Kafka's property names: {@value #LISTENERS} (one
- * {@code PLAINTEXT://host:port} listener; port 0 picks a free one), {@value #SOCKET_REQUEST_MAX_BYTES} and
- * {@value #CONNECTIONS_MAX_IDLE_MS}.
+ * {@code PLAINTEXT://host:port} listener; port 0 picks a free one), {@value #SOCKET_REQUEST_MAX_BYTES},
+ * {@value #CONNECTIONS_MAX_IDLE_MS}, {@value #SOCKET_SEND_BUFFER_BYTES} and {@value #SOCKET_RECEIVE_BUFFER_BYTES}.
  *
  * @param host             the address to bind (a host name or literal; empty binds every interface)
  * @param port             the port, 0 for any free one
@@ -14,8 +14,12 @@ import java.util.Map;
  * @param connectionsMaxIdleMs a connection with no bytes read or written for this long, and no request
  *                         unanswered, is closed (so a peer that sends part of a frame and stops does not hold its
  *                         buffer for ever)
+ * @param sendBufferBytes  each connection's {@code SO_SNDBUF}; -1 leaves it to the OS (its autotuning)
+ * @param receiveBufferBytes each connection's {@code SO_RCVBUF} (set on the listening socket, so the TCP window
+ *                         scale agreed at the handshake allows it); -1 leaves it to the OS
  */
-public record WireServerConfig(String host, int port, int maxRequestBytes, long connectionsMaxIdleMs) {
+public record WireServerConfig(String host, int port, int maxRequestBytes, long connectionsMaxIdleMs,
+                               int sendBufferBytes, int receiveBufferBytes) {
     /** Kafka's listener list; one PLAINTEXT listener is supported. */
     public static final String LISTENERS = "listeners";
     /** Kafka's largest request size. */
@@ -26,6 +30,15 @@ public record WireServerConfig(String host, int port, int maxRequestBytes, long 
     public static final String CONNECTIONS_MAX_IDLE_MS = "connections.max.idle.ms";
     /** Kafka's default of {@value #CONNECTIONS_MAX_IDLE_MS}: 10 minutes. */
     public static final long DEFAULT_CONNECTIONS_MAX_IDLE_MS = 600_000;
+    /** Kafka's socket send buffer of the broker's connections. */
+    public static final String SOCKET_SEND_BUFFER_BYTES = "socket.send.buffer.bytes";
+    /** Kafka's socket receive buffer of the broker's connections. */
+    public static final String SOCKET_RECEIVE_BUFFER_BYTES = "socket.receive.buffer.bytes";
+    /**
+     * Seglog's default of both buffers: -1, the OS's autotuning, as Kafka's documentation advises for fast links
+     * (Kafka's own default is 102400 bytes each).
+     */
+    public static final int DEFAULT_SOCKET_BUFFER_BYTES = -1;
     private static final String PLAINTEXT = "PLAINTEXT://";
 
     /**
@@ -35,6 +48,8 @@ public record WireServerConfig(String host, int port, int maxRequestBytes, long 
      * @param port            the port
      * @param maxRequestBytes the largest request frame
      * @param connectionsMaxIdleMs the idle time after which a connection is closed
+     * @param sendBufferBytes      {@code SO_SNDBUF}, or -1
+     * @param receiveBufferBytes   {@code SO_RCVBUF}, or -1
      * @throws IllegalArgumentException naming the key and the value
      */
     public WireServerConfig {
@@ -51,6 +66,28 @@ public record WireServerConfig(String host, int port, int maxRequestBytes, long 
         if (connectionsMaxIdleMs < 1) {
             throw new IllegalArgumentException(CONNECTIONS_MAX_IDLE_MS + "=" + connectionsMaxIdleMs + " must be >= 1");
         }
+        if (sendBufferBytes == 0 || sendBufferBytes < -1) {
+            throw new IllegalArgumentException(SOCKET_SEND_BUFFER_BYTES + "=" + sendBufferBytes
+                + " must be -1 (the OS's) or positive");
+        }
+        if (receiveBufferBytes == 0 || receiveBufferBytes < -1) {
+            throw new IllegalArgumentException(SOCKET_RECEIVE_BUFFER_BYTES + "=" + receiveBufferBytes
+                + " must be -1 (the OS's) or positive");
+        }
+    }
+
+    /**
+     * A server with the OS's socket buffers.
+     *
+     * @param host                 the bind address
+     * @param port                 the port
+     * @param maxRequestBytes      the largest request frame
+     * @param connectionsMaxIdleMs the idle time after which a connection is closed
+     */
+    public WireServerConfig(final String host, final int port, final int maxRequestBytes,
+                            final long connectionsMaxIdleMs) {
+        this(host, port, maxRequestBytes, connectionsMaxIdleMs, DEFAULT_SOCKET_BUFFER_BYTES,
+            DEFAULT_SOCKET_BUFFER_BYTES);
     }
 
     /**
@@ -106,7 +143,9 @@ public record WireServerConfig(String host, int port, int maxRequestBytes, long 
             throw new IllegalArgumentException(SOCKET_REQUEST_MAX_BYTES + "=" + max + " does not fit in an int");
         }
         return new WireServerConfig(hostPort.substring(0, colon), port, (int) max,
-            number(props, CONNECTIONS_MAX_IDLE_MS, DEFAULT_CONNECTIONS_MAX_IDLE_MS));
+            number(props, CONNECTIONS_MAX_IDLE_MS, DEFAULT_CONNECTIONS_MAX_IDLE_MS),
+            (int) number(props, SOCKET_SEND_BUFFER_BYTES, DEFAULT_SOCKET_BUFFER_BYTES),
+            (int) number(props, SOCKET_RECEIVE_BUFFER_BYTES, DEFAULT_SOCKET_BUFFER_BYTES));
     }
 
     /** A numeric property, or its default when absent; the error names the key and the value. */

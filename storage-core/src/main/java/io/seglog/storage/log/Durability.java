@@ -95,6 +95,54 @@ public final class Durability {
     }
 
     /**
+     * Kafka's flush at a roll ({@code UnifiedLog.roll} schedules {@code flushUptoOffsetExclusive} of the new segment's
+     * base): forces the segments below {@code rolledTo} not yet forced, so everything below its base is on disk and
+     * the recovery point can move there. Does nothing when a later flush covered it, or when the segment is no longer
+     * the log's (a truncation removed it meanwhile).
+     *
+     * @param segments the log's segments
+     * @param rolledTo the segment the log rolled to
+     * @throws IOException if an fsync fails (never retry it), or failed before
+     */
+    public void flushRolled(final Segments segments, final LogSegment rolledTo) throws IOException {
+        final long flushed;
+        synchronized (flushLock) {
+            final LogSegment[] segs = segments.array();
+            final long base = rolledTo.baseOffset();
+            if (flushedOffset >= base || !holds(segs, rolledTo)) {
+                return;
+            }
+            if (fsyncFailure != null) {
+                throw new IOException("an earlier fsync of this log failed (" + fsyncFailure.getMessage()
+                    + "); no flush counts after it", fsyncFailure);
+            }
+            try {
+                for (final LogSegment segment : segs) {
+                    if (segment.baseOffset() >= flushedSegmentBase && segment.baseOffset() < base) {
+                        segment.flush();
+                    }
+                }
+            } catch (final IOException e) {
+                fsyncFailure = e;
+                throw e;
+            }
+            flushedSegmentBase = Math.max(flushedSegmentBase, base);
+            flushedOffset = base;
+            flushed = flushedOffset;
+        }
+        groupCommit.onFlushed(flushed);
+    }
+
+    private static boolean holds(final LogSegment[] segs, final LogSegment segment) {
+        for (final LogSegment s : segs) {
+            if (s == segment) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * The last flush, on close: the writer has stopped, so {@code endOffset} is final.
      *
      * @param segments  the log's segments
