@@ -7,11 +7,14 @@
 # Arguments go to io.seglog.bench.cluster.ClusterBench: [--quick] [--duration-ms N] [--runs N] [--failover-trials N].
 #
 # With --versus-kafka first, runs io.seglog.bench.cluster.VersusKafkaBench instead: the same kafka-clients workload
-# against the Seglog cluster and a real Kafka 4.4 cluster (3 brokers + 1 KRaft controller), one at a time in a fresh
-# JVM each, alternating which goes first (about 11 minutes with the defaults, --quick about 1.5), writing
-#   storage-bench/target/versus-kafka.csv / .md / .png   (--quick: versus-kafka-quick.*)
-# Its arguments: [--quick] [--runs N] [--duration-ms N] [--warmup-ms N] [--latency-rate N]
-#   [--idempotence true|false] [--jvm-arg ARG]... [--out DIR].
+# against the Seglog cluster (three broker processes and a ZooKeeper process) and a real Kafka 4.4 cluster (three
+# broker processes and a KRaft controller process), each node with its own start script's JVM flags, the clients in
+# one more process; one system at a time, alternating which goes first, 5 runs per configuration (about 40 minutes
+# for the default configuration, --quick about 2), writing per configuration
+#   storage-bench/target/versus-kafka-BUFFERS-THREADS.csv / .md / .png   (--quick: versus-kafka-quick-*)
+# Its arguments: [--quick] [--runs N] [--setup autotuned|kafka-defaults/defaults|sized | all]...
+#   [--throughput-ms N] [--warmup-ms N] [--latency-ms N] [--latency-rate N] [--idempotence true|false]
+#   [--broker-jvm-arg ARG]... [--workload NAME]... [--out DIR].
 # MAVEN_ARGS is passed to Maven (e.g. MAVEN_ARGS=-o for offline).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,6 +25,6 @@ if [[ ! -f "$jar" ]] || [[ -n "$(find storage-bench/src/main storage-bench/pom.x
 fi
 if [[ "${1:-}" == "--versus-kafka" ]]; then
   shift
-  exec java -Xmx512m -cp "$jar" io.seglog.bench.cluster.VersusKafkaBench --out storage-bench/target "$@"
+  exec java -Xmx256m -cp "$jar" io.seglog.bench.cluster.VersusKafkaBench --out storage-bench/target "$@"
 fi
 exec java -Xmx4g -cp "$jar" io.seglog.bench.cluster.ClusterBench --out storage-bench/target "$@"

@@ -33,6 +33,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * partition, no group, positioned at the log end before the first send, otherwise kafka-clients' defaults
  * ({@code fetch.min.bytes} 1, {@code fetch.max.wait.ms} 500).
  *
+ * <p>Latencies of the paced phase are recorded in HdrHistograms from each record's <em>intended</em> send time (its
+ * slot in the schedule), not the moment {@code send} returned, so a producer held up by a slow broker counts the wait
+ * of every record behind it: coordinated omission corrected, as the OpenMessaging benchmark records them.
+ *
  * <p>Stateless; each call owns its clients.
  */
 final class ClientWorkload {
@@ -42,6 +46,35 @@ final class ClientWorkload {
     static final int STAMP_BYTES = 16;
 
     private ClientWorkload() {
+    }
+
+    /**
+     * Creates a one-partition topic led by broker 1 (replicated to brokers 1, 2 and 3 when {@code replicationFactor}
+     * is 3) through CreateTopics with an explicit assignment, which both systems serve, and returns once its leader
+     * has a full ISR.
+     *
+     * @throws IllegalStateException when the topic is not led with a full ISR within a minute
+     */
+    static void createLedByBrokerOne(final org.apache.kafka.clients.admin.Admin admin, final String system,
+                                     final String topic, final int replicationFactor) throws Exception {
+        final List<Integer> replicas = replicationFactor == 1 ? List.of(1) : List.of(1, 2, 3);
+        admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(topic, Map.of(0, replicas)))).all()
+            .get(1, TimeUnit.MINUTES);
+        final long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+        while (System.nanoTime() < deadline) {
+            try {
+                final org.apache.kafka.common.TopicPartitionInfo p = admin.describeTopics(List.of(topic))
+                    .allTopicNames().get(10, TimeUnit.SECONDS).get(topic).partitions().get(0);
+                if (p.leader() != null && p.leader().id() == 1 && p.isr().size() == replicationFactor) {
+                    return;
+                }
+            } catch (final java.util.concurrent.ExecutionException e) {
+                // not yet in the metadata of the broker asked: ask again
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+        }
+        throw new IllegalStateException(system + " " + topic + "-0 not led by broker 1 with an ISR of "
+            + replicationFactor + " within a minute");
     }
 
     /** The producer's settings. */
@@ -60,26 +93,41 @@ final class ClientWorkload {
         return p;
     }
 
-    /** A throughput phase's result: acknowledged records per second and the offset after the last one. */
-    record Throughput(double recordsPerSecond, long endOffset) {
+    /**
+     * A throughput phase's result.
+     *
+     * @param recordsPerSecond    acknowledged records per second over the phase
+     * @param replicatedPerSecond the phase's records over the time from its start until the high watermark covered
+     *                            the last of them (equal to the accepted rate, give or take the last poll, for acks=all)
+     * @param catchUpMs           from the last acknowledgement until the high watermark reached the phase's end
+     */
+    record Throughput(double recordsPerSecond, double replicatedPerSecond, double catchUpMs) {
     }
 
     /**
-     * Acknowledged records per second, the producer sending as fast as it accepts records, after {@code warmMs}
-     * of the same unmeasured.
+     * Acknowledged records per second, the producer sending as fast as it accepts records, after {@code leadInMs}
+     * of the same unmeasured; then the wait until the high watermark (what a consumer may read) reaches the last
+     * acknowledged offset, polled every millisecond through a consumer made before the phase.
      *
-     * @throws IllegalStateException when any measured send failed
+     * @throws IllegalStateException when any measured send failed, or the high watermark is not at the phase's end
+     *                               two minutes after it
      */
     static Throughput throughput(final String bootstrap, final String topic, final String acks, final boolean idempotence,
-                             final int size, final long warmMs, final long durationMs) {
+                                 final int size, final long leadInMs, final long durationMs) {
         final byte[] payload = payload(size);
         final AtomicLong acked = new AtomicLong();
+        final AtomicLong firstOffset = new AtomicLong(Long.MAX_VALUE);
         final AtomicLong lastOffset = new AtomicLong(-1);
         final AtomicReference<Exception> failure = new AtomicReference<>();
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerProps(bootstrap, acks, idempotence,
-            5), new ByteArraySerializer(), new ByteArraySerializer())) {
-            final long warmEnd = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(warmMs);
-            while (System.nanoTime() < warmEnd) {
+        final TopicPartition tp = new TopicPartition(topic, 0);
+        try (KafkaConsumer<byte[], byte[]> watcher = new KafkaConsumer<>(Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap), new ByteArrayDeserializer(),
+                new ByteArrayDeserializer());
+             KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerProps(bootstrap, acks, idempotence,
+                 5), new ByteArraySerializer(), new ByteArraySerializer())) {
+            watcher.endOffsets(List.of(tp), Duration.ofSeconds(30)); // metadata and connection before the phase
+            final long leadInEnd = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(leadInMs);
+            while (System.nanoTime() < leadInEnd) {
                 producer.send(new ProducerRecord<>(topic, 0, null, payload));
             }
             producer.flush();
@@ -89,6 +137,7 @@ final class ClientWorkload {
                 producer.send(new ProducerRecord<>(topic, 0, null, payload), (md, e) -> {
                     if (e == null) {
                         acked.incrementAndGet();
+                        firstOffset.accumulateAndGet(md.offset(), Math::min);
                         lastOffset.accumulateAndGet(md.offset(), Math::max);
                     } else {
                         failure.compareAndSet(null, e);
@@ -96,43 +145,37 @@ final class ClientWorkload {
                 });
             }
             producer.flush();
-            final double rate = acked.get() * 1e9 / (System.nanoTime() - start);
+            final long lastAck = System.nanoTime();
             if (failure.get() != null) {
-                throw new IllegalStateException("a send to " + topic + "-0 failed (acks=" + acks + ")", failure.get());
+                throw new IllegalStateException("a send to " + tp + " failed (acks=" + acks + ")", failure.get());
             }
-            return new Throughput(rate, lastOffset.get() + 1);
-        }
-    }
-
-    /**
-     * Waits until a consumer sees the high watermark at {@code endOffset} (the followers of an acks=1 partition
-     * caught up with the throughput phase), so that the paced phase measures latency, not a replication backlog.
-     *
-     * @return the wait in milliseconds
-     * @throws IllegalStateException when the high watermark is not there within two minutes
-     */
-    static double awaitHighWatermark(final String bootstrap, final String topic, final long endOffset) {
-        final TopicPartition tp = new TopicPartition(topic, 0);
-        final long start = System.nanoTime();
-        final long deadline = start + TimeUnit.MINUTES.toNanos(2);
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of(
-            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap), new ByteArrayDeserializer(),
-            new ByteArrayDeserializer())) {
+            final long target = lastOffset.get() + 1;
+            final long deadline = lastAck + TimeUnit.MINUTES.toNanos(2);
             long hw = -1;
-            while (System.nanoTime() < deadline) {
-                hw = consumer.endOffsets(List.of(tp), Duration.ofSeconds(30)).get(tp);
-                if (hw >= endOffset) {
-                    return (System.nanoTime() - start) / 1e6;
+            while (true) {
+                hw = watcher.endOffsets(List.of(tp), Duration.ofSeconds(30)).get(tp);
+                final long now = System.nanoTime();
+                if (hw >= target) {
+                    final double records = target - firstOffset.get();
+                    return new Throughput(acked.get() * 1e9 / (lastAck - start), records * 1e9 / (now - start),
+                        (now - lastAck) / 1e6);
                 }
-                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+                if (now > deadline) {
+                    throw new IllegalStateException(tp + ": high watermark " + hw + " short of " + target
+                        + " two minutes after the throughput phase");
+                }
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
             }
-            throw new IllegalStateException(tp + ": high watermark " + hw + " short of " + endOffset
-                + " two minutes after the throughput phase");
         }
     }
 
-    /** Send-to-ack and produce-to-consume latencies of one paced phase, nanoseconds, sorted. */
-    record Latencies(long[] produce, long[] endToEnd) {
+    /** Send-to-ack and produce-to-consume latencies of one paced phase, nanoseconds, from the intended send times. */
+    record Latencies(org.HdrHistogram.Histogram produce, org.HdrHistogram.Histogram endToEnd) {
+    }
+
+    /** A histogram of 1 us to 5 minutes in nanoseconds, 3 significant digits. */
+    private static org.HdrHistogram.Histogram histogram() {
+        return new org.HdrHistogram.Histogram(1_000, TimeUnit.MINUTES.toNanos(5), 3);
     }
 
     /**
@@ -178,7 +221,8 @@ final class ClientWorkload {
                 }
                 final int index = i;
                 final byte[] key = new byte[STAMP_BYTES];
-                final long sent = System.nanoTime();
+                // The intended send time: a record sent late (the producer blocked) counts its wait.
+                final long sent = next;
                 ByteBuffer.wrap(key).putLong(sent).putLong(i);
                 producer.send(new ProducerRecord<>(topic, 0, key, filler), (md, e) -> {
                     if (e == null) {
@@ -203,9 +247,13 @@ final class ClientWorkload {
             throw new IllegalStateException("consumer of " + topic + "-0 read " + consumed.get() + " of " + count
                 + " records within 30 s of the last send");
         }
-        Arrays.sort(produce);
-        Arrays.sort(endToEnd);
-        return new Latencies(produce, endToEnd);
+        final org.HdrHistogram.Histogram produceHistogram = histogram();
+        final org.HdrHistogram.Histogram endToEndHistogram = histogram();
+        for (int i = 0; i < count; i++) {
+            produceHistogram.recordValue(Math.max(1_000, produce[i]));
+            endToEndHistogram.recordValue(Math.max(1_000, endToEnd[i]));
+        }
+        return new Latencies(produceHistogram, endToEndHistogram);
     }
 
     private static void consume(final KafkaConsumer<byte[], byte[]> consumer, final long[] endToEnd, final int count,
@@ -246,6 +294,11 @@ final class ClientWorkload {
         }
         final int i = (int) Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1);
         return sorted[Math.max(0, i)];
+    }
+
+    /** Percentile {@code q} (0..1) of a histogram, nanoseconds. */
+    static double percentile(final org.HdrHistogram.Histogram h, final double q) {
+        return h.getValueAtPercentile(q * 100);
     }
 
     /** Random bytes of a fixed seed. */

@@ -1,40 +1,51 @@
 package io.seglog.bench.cluster;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.stream.Stream;
 
 /**
- * Seglog's three-broker cluster beside a real Kafka 4.4 cluster on the same machine, driven by the same
- * kafka-clients workload ({@link ClientWorkload}), one cluster at a time.
+ * Seglog's three-broker cluster beside a real Kafka 4.4 cluster on the same machine, under the same configuration
+ * and the same kafka-clients workload, one cluster at a time.
  *
- * <p>Each run starts one JVM per system (a fork of this class with {@code --child SYSTEM}): the child starts the
- * cluster ({@link SeglogZkCluster} or {@link KafkaRaftCluster}) in-process, warms it, runs every workload and writes
- * its raw figures; then the other system's child runs. The order alternates between runs (Seglog first in odd runs,
- * Kafka first in even ones) so that neither always meets a warmer or a busier machine, and a fresh JVM per system
- * and run leaves no JIT profile, heap or lingering thread of one system to the other.
+ * <p>Every node runs in a JVM of its own ({@link ProcessCluster}): three brokers and ZooKeeper for Seglog, three
+ * brokers and a KRaft controller for Kafka, each with the JVM flags its system's start scripts use; the clients run
+ * in one more process (a fork of this class with {@code --child SYSTEM}), the same for both. A run starts one
+ * system's cluster, forks the client process (which warms the cluster and itself, then measures every workload and
+ * writes its raw figures), stops the cluster, then does the same for the other system. The order alternates between
+ * runs (Seglog first in odd runs, Kafka first in even ones) so that neither always meets the warmer or busier machine.
+ *
+ * <p>A configuration ({@link Setup}) is a socket-buffer policy and a thread policy applied alike to both systems;
+ * each configuration asked for gets its own runs and its own report, headed by every setting with its reason.
  *
  * <p>Workloads: RF=1 acks=1, RF=3 acks=1, RF=3 acks=all, for 100 B and 1 KiB records, one partition led by broker
- * 1. Per workload: <em>throughput</em> (as fast as the producer sends, acknowledged records per second and payload
- * MB/s), then the time until the high watermark reaches the last acknowledged offset (an acks=1 partition's
- * followers catching up, reported as {@code HW catch-up}; the next phase starts after it), and a <em>paced</em> phase at {@code --latency-rate} records a second for both systems (the same offered load,
- * so the latencies compare), each record's send-to-ack time and produce-to-consume time (a consumer with
- * {@code assign()} polling the partition), p50/p99/p99.9. Over {@code --runs} runs: the mean, with half the range as
- * the error; the ratio Seglog / Kafka is taken within each run, then averaged the same way.
+ * 1. Per workload: a <em>throughput</em> phase (as fast as the producer sends: acknowledged records per second, and
+ * the <em>replicated</em> rate, the phase's records over the time until the high watermark covered the last of them),
+ * then a <em>paced</em> phase at {@code --latency-rate} records a second, the same offered load for both, whose
+ * send-to-ack and produce-to-consume latencies go into coordinated-omission-corrected HdrHistograms
+ * ({@link ClientWorkload}). {@link VersusReport} gives each figure's mean over runs with its 95% t-interval and the
+ * same-run ratio Seglog / Kafka (geometric mean, 95% interval), and judges the target by the intervals.
  *
  * <p>Usage: {@code java -cp benchmarks.jar io.seglog.bench.cluster.VersusKafkaBench [--out DIR] [--quick]
- * [--runs N] [--duration-ms N] [--warmup-ms N] [--latency-rate N] [--idempotence true|false]
- * [--jvm-arg ARG]... [--workload NAME]...} ({@code --workload}: only the named workloads, e.g.
- * {@code "RF=3 acks=all 100 B"}; {@code --jvm-arg}: an argument for the children's JVMs, e.g. a JFR recording). Writes {@code versus-kafka.csv} ({@code workload,system,metric,value,error,unit}),
- * {@code versus-kafka.md} and {@code versus-kafka.png} to DIR ({@code --quick}: {@code versus-kafka-quick.*}, a
- * pipeline check, not a measurement).
+ * [--runs N] [--setup BUFFERS/THREADS]... [--throughput-ms N] [--warmup-ms N] [--latency-ms N] [--latency-rate N]
+ * [--idempotence true|false] [--broker-jvm-arg ARG]... [--workload NAME]... [--system NAME]}; {@code --setup} is
+ * {@code autotuned|kafka-defaults} / {@code defaults|sized} (default {@code autotuned/defaults}; {@code --setup all}
+ * runs the three the results report: autotuned/defaults, kafka-defaults/defaults, autotuned/sized);
+ * {@code --workload} keeps only the named workloads, e.g. {@code "RF=3 acks=all 100 B"}; {@code --broker-jvm-arg}
+ * adds an argument to every broker's JVM of both systems (e.g. a JFR recording; {@code {node}} in it becomes the
+ * broker's name, {@code broker-1} to {@code broker-3}); {@code --system} runs one system
+ * only (to profile it; no ratios). Writes, per configuration,
+ * {@code versus-kafka-BUFFERS-THREADS.csv} ({@code workload,system,metric,value,error,unit}), {@code .md} and
+ * {@code .png} to DIR ({@code --quick}: {@code versus-kafka-quick-*}, a pipeline check, not a measurement).
  */
 public final class VersusKafkaBench {
     /**
@@ -56,75 +67,113 @@ public final class VersusKafkaBench {
         new Workload(3, "1", 100), new Workload(3, "1", 1024),
         new Workload(3, "all", 100), new Workload(3, "all", 1024));
 
-    /** The systems, as their clusters name themselves. */
+    /** The systems, as the results name them. */
     static final List<String> SYSTEMS = List.of("Seglog", "Kafka");
+
+    /** The configurations {@code --setup all} runs. */
+    static final List<Setup> ALL_SETUPS = List.of(
+        new Setup(Setup.Buffers.AUTOTUNED, Setup.Threads.DEFAULTS),
+        new Setup(Setup.Buffers.KAFKA_DEFAULTS, Setup.Threads.DEFAULTS),
+        new Setup(Setup.Buffers.AUTOTUNED, Setup.Threads.SIZED));
 
     private VersusKafkaBench() {
     }
 
     /**
-     * The broker settings both systems get, where both have them: Kafka's default segment size, no fsync per
-     * message or per interval (the flush policy default of both), no leader rebalancing or topic auto-creation to
-     * move things under the measurement. Threads are left at each system's default (both:
-     * {@code num.network.threads=3}; Kafka also {@code num.io.threads=8} and one replica fetcher per source broker).
+     * The options of a run, parent and child alike.
      *
-     * <p>{@code min.insync.replicas} stays at its default (1) on both: with every replica in the ISR, acks=all waits
-     * for all of them whatever the minimum.
-     *
-     * @return property name to value
+     * @param out          where the reports go
+     * @param quick        a pipeline check: one short run
+     * @param runs         runs per configuration
+     * @param setups       the configurations
+     * @param throughputMs each throughput phase (after a warm-up of a fifth of it, unmeasured)
+     * @param warmupMs     the warm-up of each fresh cluster and client JVM before the first workload
+     * @param latencyMs    each paced phase
+     * @param latencyRate  the paced phase's records per second
+     * @param idempotence  whether acks=all producers are idempotent
+     * @param brokerJvmArgs extra arguments of every broker JVM
+     * @param only         the workloads to run (empty: all)
+     * @param systems      the systems to run (both, unless {@code --system} names one: for profiling, no ratio)
+     * @param child        the system a client child measures, or null in the parent
+     * @param bootstrap    the child's cluster
+     * @param raw          the child's raw output file
      */
-    static Map<String, Object> commonBrokerSettings() {
-        return Map.of(
-            "log.segment.bytes", 1 << 30,
-            "auto.leader.rebalance.enable", "false",
-            "auto.create.topics.enable", "false");
-    }
-
-    /** The options of a run, parent and child alike. */
-    record Options(Path out, boolean quick, int runs, long durationMs, long warmupMs, double latencyRate,
-                   boolean idempotence, List<String> jvmArgs, List<String> only, String child, Path raw) {
+    record Options(Path out, boolean quick, int runs, List<Setup> setups, long throughputMs, long warmupMs,
+                   long latencyMs, double latencyRate, boolean idempotence, List<String> brokerJvmArgs,
+                   List<String> only, List<String> systems, String child, String bootstrap, Path raw) {
         static Options parse(final String[] args) {
             Path out = Path.of("storage-bench/target");
             boolean quick = false;
-            int runs = 3;
-            long duration = 5_000;
-            long warmup = 3_000;
+            int runs = 5;
+            final List<Setup> setups = new ArrayList<>();
+            long throughput = 10_000;
+            long warmup = 20_000;
+            long latency = 30_000;
             double rate = 2_000;
             boolean idempotence = DEFAULT_IDEMPOTENCE;
             final List<String> jvmArgs = new ArrayList<>();
             final List<String> only = new ArrayList<>();
+            final List<String> systems = new ArrayList<>();
             String child = null;
+            String bootstrap = null;
             Path raw = null;
             for (int i = 0; i < args.length; i++) {
-                switch (args[i]) {
+                final String arg = args[i];
+                if (i + 1 >= args.length && !"--quick".equals(arg)) {
+                    throw new IllegalArgumentException(arg + " needs a value");
+                }
+                switch (arg) {
                     case "--out" -> out = Path.of(args[++i]);
                     case "--quick" -> quick = true;
                     case "--runs" -> runs = Integer.parseInt(args[++i]);
-                    case "--duration-ms" -> duration = Long.parseLong(args[++i]);
+                    case "--setup" -> {
+                        final String s = args[++i];
+                        if ("all".equals(s)) {
+                            setups.addAll(ALL_SETUPS);
+                        } else {
+                            setups.add(Setup.parse(s));
+                        }
+                    }
+                    case "--throughput-ms" -> throughput = Long.parseLong(args[++i]);
                     case "--warmup-ms" -> warmup = Long.parseLong(args[++i]);
+                    case "--latency-ms" -> latency = Long.parseLong(args[++i]);
                     case "--latency-rate" -> rate = Double.parseDouble(args[++i]);
                     case "--idempotence" -> idempotence = parseBoolean(args[++i]);
-                    case "--jvm-arg" -> jvmArgs.add(args[++i]);
+                    case "--broker-jvm-arg" -> jvmArgs.add(args[++i]);
                     case "--workload" -> only.add(args[++i]);
+                    case "--system" -> systems.add(args[++i]);
                     case "--child" -> child = args[++i];
+                    case "--bootstrap" -> bootstrap = args[++i];
                     case "--raw" -> raw = Path.of(args[++i]);
-                    default -> throw new IllegalArgumentException("unknown argument " + args[i] + " (--out DIR,"
-                        + " --quick, --runs N, --duration-ms N, --warmup-ms N, --latency-rate N,"
-                        + " --idempotence true|false, --jvm-arg ARG, --workload NAME)");
+                    default -> throw new IllegalArgumentException("unknown argument " + arg + " (--out DIR, --quick,"
+                        + " --runs N, --setup BUFFERS/THREADS|all, --throughput-ms N, --warmup-ms N, --latency-ms N,"
+                        + " --latency-rate N, --idempotence true|false, --broker-jvm-arg ARG, --workload NAME,"
+                        + " --system NAME)");
                 }
+            }
+            if (systems.isEmpty()) {
+                systems.addAll(SYSTEMS);
+            } else if (!SYSTEMS.containsAll(systems)) {
+                throw new IllegalArgumentException("--system " + systems + ": each one of " + SYSTEMS);
+            }
+            if (setups.isEmpty()) {
+                setups.add(ALL_SETUPS.get(0));
             }
             if (quick) {
                 runs = 1;
-                duration = 500;
-                warmup = 500;
+                throughput = 1_000;
+                warmup = 1_000;
+                latency = 2_000;
                 rate = 1_000;
             }
-            if (runs < 1 || duration < 1 || warmup < 0 || rate <= 0) {
-                throw new IllegalArgumentException("runs=" + runs + " duration-ms=" + duration + " warmup-ms=" + warmup
-                    + " latency-rate=" + rate + ": runs, duration and rate must be positive, warm-up >= 0");
+            if (runs < 1 || throughput < 1 || warmup < 0 || latency < 1 || rate <= 0) {
+                throw new IllegalArgumentException("runs=" + runs + " throughput-ms=" + throughput + " warmup-ms="
+                    + warmup + " latency-ms=" + latency + " latency-rate=" + rate
+                    + ": runs, phases and rate must be positive, warm-up >= 0");
             }
-            if (child != null && (!SYSTEMS.contains(child) || raw == null)) {
-                throw new IllegalArgumentException("--child " + child + " needs one of " + SYSTEMS + " and --raw FILE");
+            if (child != null && (!SYSTEMS.contains(child) || raw == null || bootstrap == null)) {
+                throw new IllegalArgumentException("--child " + child + " needs one of " + SYSTEMS
+                    + ", --bootstrap HOSTS and --raw FILE");
             }
             for (final String name : only) {
                 if (WORKLOADS.stream().noneMatch(w -> w.name().equals(name))) {
@@ -132,8 +181,8 @@ public final class VersusKafkaBench {
                         + WORKLOADS.stream().map(Workload::name).toList());
                 }
             }
-            return new Options(out, quick, runs, duration, warmup, rate, idempotence, List.copyOf(jvmArgs),
-                List.copyOf(only), child, raw);
+            return new Options(out, quick, runs, List.copyOf(setups), throughput, warmup, latency, rate,
+                idempotence, List.copyOf(jvmArgs), List.copyOf(only), List.copyOf(systems), child, bootstrap, raw);
         }
 
         private static boolean parseBoolean(final String text) {
@@ -143,11 +192,12 @@ public final class VersusKafkaBench {
             return Boolean.parseBoolean(text);
         }
 
-        /** The arguments a child of this run gets. */
-        List<String> childArgs(final String system, final Path rawFile) {
-            final List<String> args = new ArrayList<>(List.of("--child", system, "--raw", rawFile.toString(),
-                "--duration-ms", Long.toString(durationMs), "--warmup-ms", Long.toString(warmupMs),
-                "--latency-rate", Double.toString(latencyRate), "--idempotence", Boolean.toString(idempotence)));
+        /** The arguments of a client child measuring {@code system} at {@code bootstrap}. */
+        List<String> childArgs(final String system, final String clusterBootstrap, final Path rawFile) {
+            final List<String> args = new ArrayList<>(List.of("--child", system, "--bootstrap", clusterBootstrap,
+                "--raw", rawFile.toString(), "--throughput-ms", Long.toString(throughputMs), "--warmup-ms",
+                Long.toString(warmupMs), "--latency-ms", Long.toString(latencyMs), "--latency-rate",
+                Double.toString(latencyRate), "--idempotence", Boolean.toString(idempotence)));
             for (final String name : only) {
                 args.add("--workload");
                 args.add(name);
@@ -160,10 +210,15 @@ public final class VersusKafkaBench {
             return only.isEmpty() ? WORKLOADS
                 : WORKLOADS.stream().filter(w -> only.contains(w.name())).toList();
         }
+
+        /** @return each throughput phase's unmeasured lead-in: a fifth of the phase, at most 2 s */
+        long leadInMs() {
+            return Math.min(2_000, throughputMs / 5);
+        }
     }
 
     /**
-     * Runs the comparison (or, with {@code --child}, one system's part of one run).
+     * Runs the comparison (or, with {@code --child}, the clients of one system's part of one run).
      *
      * @param args see the class comment
      * @throws Exception when a cluster cannot start, a workload fails or a file cannot be written
@@ -174,8 +229,10 @@ public final class VersusKafkaBench {
             if (options.child() != null) {
                 runChild(options, System.out);
             } else {
-                final VersusReport report = run(options, System.out);
-                System.out.println("wrote " + report.rows().size() + " rows to " + options.out());
+                for (final VersusReport report : run(options, System.out)) {
+                    System.out.println("wrote " + report.rows().size() + " rows for " + report.setup().label()
+                        + " to " + options.out());
+                }
             }
         } catch (final Exception | Error e) {
             // Printed here, on stdout: the parent relays a child's stdout, and the default handler's report of an
@@ -184,117 +241,130 @@ public final class VersusKafkaBench {
             System.out.flush();
             System.exit(1);
         }
-        // kafka-clients and Kafka's servers can leave non-daemon threads behind their close; the work is done.
+        // kafka-clients can leave non-daemon threads behind their close; the work is done.
         System.exit(0);
     }
 
     /**
-     * Runs every run's children, alternating the order of the systems, and writes the files.
+     * Runs every configuration's runs, alternating the order of the systems, and writes each configuration's files.
      *
      * @param options the run's options
      * @param out     progress
-     * @return the report written
-     * @throws Exception when a child fails or a file cannot be written
+     * @return the reports written, one per configuration
+     * @throws Exception when a cluster or a client child fails or a file cannot be written
      */
-    static VersusReport run(final Options options, final PrintStream out) throws Exception {
-        final Path scratch = Files.createTempDirectory("versus-kafka-raw");
+    static List<VersusReport> run(final Options options, final PrintStream out) throws Exception {
+        final Path scratch = Files.createTempDirectory("versus-kafka");
+        final List<VersusReport> reports = new ArrayList<>();
         try {
-            final VersusReport report = new VersusReport(options);
-            for (int run = 1; run <= options.runs(); run++) {
-                final List<String> order = run % 2 == 1 ? SYSTEMS : List.of(SYSTEMS.get(1), SYSTEMS.get(0));
-                for (final String system : order) {
-                    final Path raw = scratch.resolve(system + "-" + run + ".tsv");
-                    out.printf(Locale.ROOT, "run %d/%d: %s%n", run, options.runs(), system);
-                    fork(options, system, raw, out);
-                    report.add(run, system, Files.readAllLines(raw));
-                }
-            }
             Files.createDirectories(options.out());
-            report.write(options.out());
-            return report;
+            for (final Setup setup : options.setups()) {
+                setup.describe(options.brokerJvmArgs()).forEach(out::println);
+                final VersusReport report = new VersusReport(options, setup);
+                for (int run = 1; run <= options.runs(); run++) {
+                    final List<String> order = new ArrayList<>(options.systems());
+                    if (run % 2 == 0) {
+                        java.util.Collections.reverse(order);
+                    }
+                    for (final String system : order) {
+                        out.printf(Locale.ROOT, "%s run %d/%d: %s%n", setup.label(), run, options.runs(), system);
+                        final Path dir = scratch.resolve(setup.fileLabel() + "-" + run + "-" + system);
+                        final Path raw = dir.resolve("raw.tsv");
+                        final long start = System.nanoTime();
+                        try (ProcessCluster cluster = new ProcessCluster(system, setup, options.brokerJvmArgs(),
+                            dir)) {
+                            out.printf(Locale.ROOT, "  cluster up in %.1f s at %s%n", (System.nanoTime() - start) / 1e9,
+                                cluster.bootstrap());
+                            forkClients(options, system, cluster.bootstrap(), raw, out);
+                        }
+                        report.add(run, system, Files.readAllLines(raw));
+                        delete(dir);
+                    }
+                }
+                report.write(options.out());
+                reports.add(report);
+            }
+            return reports;
         } finally {
             delete(scratch);
         }
     }
 
-    private static void fork(final Options options, final String system, final Path raw, final PrintStream out)
-        throws IOException, InterruptedException {
+    private static void forkClients(final Options options, final String system, final String bootstrap,
+                                    final Path raw, final PrintStream out) throws IOException, InterruptedException {
         final List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("-Xmx4g");
-        command.add("-Djava.awt.headless=true");
-        command.addAll(options.jvmArgs());
+        command.addAll(Setup.clientJvm());
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(VersusKafkaBench.class.getName());
-        command.addAll(options.childArgs(system, raw));
+        command.addAll(options.childArgs(system, bootstrap, raw));
         final Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        try (var lines = new java.io.BufferedReader(new java.io.InputStreamReader(process.getInputStream(),
-            java.nio.charset.StandardCharsets.UTF_8))) {
+        try (BufferedReader lines = new BufferedReader(new InputStreamReader(process.getInputStream(),
+            StandardCharsets.UTF_8))) {
             String line;
             while ((line = lines.readLine()) != null) {
-                out.println("  [" + system + "] " + line);
+                out.println("  [" + system + " clients] " + line);
             }
         }
         final int exit = process.waitFor();
         if (exit != 0 || !Files.exists(raw)) {
-            throw new IllegalStateException(system + " child exited with " + exit + " (command " + command + ")");
+            throw new IllegalStateException(system + " client process exited with " + exit + " (command " + command
+                + ")");
         }
     }
 
-    /** One system's part of one run: its cluster, a warm-up, every workload; raw figures to {@code --raw}. */
+    /**
+     * The client process of one system's part of one run: warms the cluster and this JVM on a topic of its own (the
+     * heaviest path, RF=3 acks=all 1 KiB, then a paced phase), then measures every workload on a fresh topic each;
+     * raw figures go to {@code --raw}.
+     */
     static void runChild(final Options options, final PrintStream out) throws Exception {
-        final Path root = Files.createTempDirectory("versus-kafka-" + options.child().toLowerCase(Locale.ROOT));
         final List<String> raw = new ArrayList<>();
-        try {
-            final long startNs = System.nanoTime();
-            try (BenchCluster cluster = "Kafka".equals(options.child()) ? new KafkaRaftCluster(root)
-                : new SeglogZkCluster(root)) {
-                out.printf(Locale.ROOT, "cluster up in %.1f s at %s%n", (System.nanoTime() - startNs) / 1e9,
-                    cluster.bootstrap());
-                // JIT and page-cache warm-up on a topic of its own, the heaviest path (RF=3 acks=all).
-                cluster.createTopic("bench-warmup", 3);
-                ClientWorkload.throughput(cluster.bootstrap(), "bench-warmup", "all", options.idempotence(), 1024, 0,
-                    options.warmupMs());
-                int topicId = 0;
-                for (final Workload w : options.workloads()) {
-                    final String topic = "bench-" + (++topicId);
-                    cluster.createTopic(topic, w.replicationFactor());
-                    measure(cluster, topic, w, options, raw, out);
-                }
+        final String bootstrap = options.bootstrap();
+        try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
+            java.util.Map.of(org.apache.kafka.clients.admin.AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            ClientWorkload.createLedByBrokerOne(admin, options.child(), "bench-warmup", 3);
+            final long warmStart = System.nanoTime();
+            ClientWorkload.throughput(bootstrap, "bench-warmup", "all", options.idempotence(), 1024, 0,
+                options.warmupMs() * 3 / 4);
+            ClientWorkload.paced(bootstrap, "bench-warmup", "all", options.idempotence(), 1024,
+                options.latencyRate(), Math.max(1, options.warmupMs() / 4));
+            out.printf(Locale.ROOT, "warmed up in %.1f s%n", (System.nanoTime() - warmStart) / 1e9);
+            int topicId = 0;
+            for (final Workload w : options.workloads()) {
+                final String topic = "bench-" + (++topicId);
+                ClientWorkload.createLedByBrokerOne(admin, options.child(), topic, w.replicationFactor());
+                measure(bootstrap, topic, w, options, raw, out);
             }
-            Files.write(options.raw(), raw);
-        } finally {
-            delete(root);
         }
+        Files.write(options.raw(), raw);
     }
 
-    private static void measure(final BenchCluster cluster, final String topic, final Workload w,
-                                final Options options, final List<String> raw, final PrintStream out)
-        throws Exception {
-        final String bootstrap = cluster.bootstrap();
+    private static void measure(final String bootstrap, final String topic, final Workload w, final Options options,
+                                final List<String> raw, final PrintStream out) throws Exception {
         final ClientWorkload.Throughput t = ClientWorkload.throughput(bootstrap, topic, w.acks(),
-            options.idempotence(), w.recordBytes(), Math.min(1_000, options.durationMs()), options.durationMs());
-        final double recPerS = t.recordsPerSecond();
-        final double catchUpMs = ClientWorkload.awaitHighWatermark(bootstrap, topic, t.endOffset());
-        out.printf(Locale.ROOT, "%s: throughput %.0f rec/s, high watermark at the log end %.0f ms after%n", w.name(),
-            recPerS, catchUpMs);
+            options.idempotence(), w.recordBytes(), options.leadInMs(), options.throughputMs());
         final ClientWorkload.Latencies l = ClientWorkload.paced(bootstrap, topic, w.acks(), options.idempotence(),
-            w.recordBytes(), options.latencyRate(), options.durationMs());
-        raw.add(VersusReport.raw(w.name(), VersusReport.REC_PER_S, recPerS));
-        raw.add(VersusReport.raw(w.name(), VersusReport.MB_PER_S, recPerS * w.recordBytes() / 1e6));
-        raw.add(VersusReport.raw(w.name(), VersusReport.CATCH_UP, catchUpMs));
+            w.recordBytes(), options.latencyRate(), options.latencyMs());
+        raw.add(VersusReport.raw(w.name(), VersusReport.REC_PER_S, t.recordsPerSecond()));
+        raw.add(VersusReport.raw(w.name(), VersusReport.MB_PER_S, t.recordsPerSecond() * w.recordBytes() / 1e6));
+        raw.add(VersusReport.raw(w.name(), VersusReport.REPLICATED_MB_PER_S,
+            t.replicatedPerSecond() * w.recordBytes() / 1e6));
+        raw.add(VersusReport.raw(w.name(), VersusReport.CATCH_UP, t.catchUpMs()));
         for (final VersusReport.Percentile p : VersusReport.PERCENTILES) {
             raw.add(VersusReport.raw(w.name(), p.produceMetric(), ClientWorkload.percentile(l.produce(), p.q()) / 1e3));
             raw.add(VersusReport.raw(w.name(), p.endToEndMetric(),
                 ClientWorkload.percentile(l.endToEnd(), p.q()) / 1e3));
         }
-        out.printf(Locale.ROOT, "%s: %.0f rec/s (%.1f MB/s); produce p50/p99/p99.9 %.0f/%.0f/%.0f us,"
-                + " e2e %.0f/%.0f/%.0f us at %.0f rec/s%n", w.name(), recPerS, recPerS * w.recordBytes() / 1e6,
+        out.printf(Locale.ROOT, "%s: %.0f rec/s accepted (%.1f MB/s), %.1f MB/s replicated (HW at the log end %.0f ms"
+                + " after the last ack); at %.0f rec/s produce p50/p99/p99.9 %.0f/%.0f/%.0f us, e2e %.0f/%.0f/%.0f us"
+                + " (%d records)%n", w.name(), t.recordsPerSecond(), t.recordsPerSecond() * w.recordBytes() / 1e6,
+            t.replicatedPerSecond() * w.recordBytes() / 1e6, t.catchUpMs(), options.latencyRate(),
             ClientWorkload.percentile(l.produce(), 0.5) / 1e3, ClientWorkload.percentile(l.produce(), 0.99) / 1e3,
             ClientWorkload.percentile(l.produce(), 0.999) / 1e3, ClientWorkload.percentile(l.endToEnd(), 0.5) / 1e3,
             ClientWorkload.percentile(l.endToEnd(), 0.99) / 1e3, ClientWorkload.percentile(l.endToEnd(), 0.999) / 1e3,
-            options.latencyRate());
+            l.produce().getTotalCount());
     }
 
     static void delete(final Path dir) throws IOException {

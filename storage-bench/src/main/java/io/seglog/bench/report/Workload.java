@@ -6,7 +6,7 @@ package io.seglog.bench.report;
 enum Workload {
     /** Append throughput; baseline the raw FileChannel write into a fresh file. */
     APPEND("append", true, Catalog.RAW_FRESH),
-    /** Sequential read sent zero-copy to a loopback socket; baseline raw transferTo. */
+    /** Sequential read sent zero-copy to a loopback socket; reference: the plain transferTo loop (not a ceiling). */
     FETCH("fetch transferTo", true, Catalog.RAW_TRANSFER_TO),
     /** Sequential record-by-record iteration; baseline Kafka's consumer-style iteration. */
     ITERATE("iterate records", true, Catalog.KAFKA_ITERATE),
