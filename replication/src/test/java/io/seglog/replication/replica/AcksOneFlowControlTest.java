@@ -121,7 +121,7 @@ class AcksOneFlowControlTest {
         followerFetch(2, 0);
         followerFetch(3, 0);
         final CompletableFuture<Map<TopicPartition, AppendResult>> acked = produceAcksOne("a", "b");
-        assertTrue(acked.isDone(), "a few bytes, far below 1 MiB, though no follower has them");
+        assertTrue(acked.isDone(), "a few bytes, far below the default 4 MiB, though no follower has them");
         assertEquals(ReplicaError.NONE, answer(acked).error());
     }
 

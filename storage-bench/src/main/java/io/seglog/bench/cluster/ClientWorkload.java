@@ -100,8 +100,13 @@ final class ClientWorkload {
      * @param replicatedPerSecond the phase's records over the time from its start until the high watermark covered
      *                            the last of them (equal to the accepted rate, give or take the last poll, for acks=all)
      * @param catchUpMs           from the last acknowledgement until the high watermark reached the phase's end
+     * @param clusterCpuMs        CPU time of the cluster's processes from the phase's start until the high watermark
+     *                            reached its end
+     * @param clientCpuMs         the same of this (the clients') process
+     * @param records             the phase's records (those the high watermark covered)
      */
-    record Throughput(double recordsPerSecond, double replicatedPerSecond, double catchUpMs) {
+    record Throughput(double recordsPerSecond, double replicatedPerSecond, double catchUpMs, double clusterCpuMs,
+                      double clientCpuMs, long records) {
     }
 
     /**
@@ -113,7 +118,7 @@ final class ClientWorkload {
      *                               two minutes after it
      */
     static Throughput throughput(final String bootstrap, final String topic, final String acks, final boolean idempotence,
-                                 final int size, final long leadInMs, final long durationMs) {
+                                 final int size, final long leadInMs, final long durationMs, final CpuMeter cpu) {
         final byte[] payload = payload(size);
         final AtomicLong acked = new AtomicLong();
         final AtomicLong firstOffset = new AtomicLong(Long.MAX_VALUE);
@@ -131,6 +136,7 @@ final class ClientWorkload {
                 producer.send(new ProducerRecord<>(topic, 0, null, payload));
             }
             producer.flush();
+            final CpuMeter.Reading cpuAtStart = cpu.read();
             final long start = System.nanoTime();
             final long end = start + TimeUnit.MILLISECONDS.toNanos(durationMs);
             while (System.nanoTime() < end) {
@@ -156,9 +162,10 @@ final class ClientWorkload {
                 hw = watcher.endOffsets(List.of(tp), Duration.ofSeconds(30)).get(tp);
                 final long now = System.nanoTime();
                 if (hw >= target) {
-                    final double records = target - firstOffset.get();
+                    final double[] used = cpu.read().since(cpuAtStart);
+                    final long records = target - firstOffset.get();
                     return new Throughput(acked.get() * 1e9 / (lastAck - start), records * 1e9 / (now - start),
-                        (now - lastAck) / 1e6);
+                        (now - lastAck) / 1e6, used[0], used[1], records);
                 }
                 if (now > deadline) {
                     throw new IllegalStateException(tp + ": high watermark " + hw + " short of " + target
@@ -169,8 +176,14 @@ final class ClientWorkload {
         }
     }
 
-    /** Send-to-ack and produce-to-consume latencies of one paced phase, nanoseconds, from the intended send times. */
-    record Latencies(org.HdrHistogram.Histogram produce, org.HdrHistogram.Histogram endToEnd) {
+    /**
+     * Send-to-ack and produce-to-consume latencies of one paced phase, nanoseconds, from the intended send times.
+     *
+     * @param clusterCpuMs CPU time of the cluster's processes over the phase
+     * @param elapsedMs    the phase, from the first send until the last record was consumed
+     */
+    record Latencies(org.HdrHistogram.Histogram produce, org.HdrHistogram.Histogram endToEnd, double clusterCpuMs,
+                     double elapsedMs) {
     }
 
     /** A histogram of 1 us to 5 minutes in nanoseconds, 3 significant digits. */
@@ -185,7 +198,8 @@ final class ClientWorkload {
      * A record not acknowledged, or not consumed within 30 s of the last send, fails the phase.
      */
     static Latencies paced(final String bootstrap, final String topic, final String acks, final boolean idempotence,
-                           final int size, final double ratePerSecond, final long durationMs) throws Exception {
+                           final int size, final double ratePerSecond, final long durationMs, final CpuMeter cpu)
+        throws Exception {
         final int count = (int) Math.max(200, ratePerSecond * durationMs / 1_000);
         final long[] produce = new long[count];
         final long[] endToEnd = new long[count];
@@ -211,9 +225,13 @@ final class ClientWorkload {
         }
         final long intervalNs = (long) (1e9 / ratePerSecond);
         final byte[] filler = payload(size);
+        final CpuMeter.Reading cpuAtStart;
+        final long phaseStart;
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerProps(bootstrap, acks, idempotence,
             0), new ByteArraySerializer(), new ByteArraySerializer())) {
-            long next = System.nanoTime();
+            cpuAtStart = cpu.read();
+            phaseStart = System.nanoTime();
+            long next = phaseStart;
             for (int i = 0; i < count; i++) {
                 final long wait = next - System.nanoTime();
                 if (wait > 0) {
@@ -236,6 +254,8 @@ final class ClientWorkload {
             producer.flush();
         }
         reader.join(TimeUnit.SECONDS.toMillis(30));
+        final double[] used = cpu.read().since(cpuAtStart);
+        final double elapsedMs = (System.nanoTime() - phaseStart) / 1e6;
         reader.interrupt();
         consumer.wakeup();
         reader.join(TimeUnit.SECONDS.toMillis(10));
@@ -253,7 +273,7 @@ final class ClientWorkload {
             produceHistogram.recordValue(Math.max(1_000, produce[i]));
             endToEndHistogram.recordValue(Math.max(1_000, endToEnd[i]));
         }
-        return new Latencies(produceHistogram, endToEndHistogram);
+        return new Latencies(produceHistogram, endToEndHistogram, used[0], elapsedMs);
     }
 
     private static void consume(final KafkaConsumer<byte[], byte[]> consumer, final long[] endToEnd, final int count,

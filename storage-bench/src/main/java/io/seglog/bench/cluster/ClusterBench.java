@@ -261,8 +261,9 @@ public final class ClusterBench {
 
     /** Acknowledged records per second, the producer sending as fast as it accepts records. */
     private double throughput(final String bootstrap, final String topic, final String acks, final int size) {
-        return ClientWorkload.throughput(bootstrap, topic, acks, false, size, Math.min(1_000, durationMs), durationMs)
-            .recordsPerSecond();
+        // The brokers share this JVM: no cluster processes to meter.
+        return ClientWorkload.throughput(bootstrap, topic, acks, false, size, Math.min(1_000, durationMs), durationMs,
+            new CpuMeter(List.of())).recordsPerSecond();
     }
 
     /** Send-to-ack latencies in nanoseconds, the producer paced at {@code ratePerSecond}. */

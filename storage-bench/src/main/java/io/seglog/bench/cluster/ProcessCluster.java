@@ -33,6 +33,8 @@ final class ProcessCluster implements AutoCloseable {
     private final List<Process> processes = new ArrayList<>();
     private final List<Integer> brokerPorts = new ArrayList<>();
     private final List<String> extraBrokerJvm;
+    /** Stops the nodes if this JVM is stopped (SIGTERM, Ctrl-C) before {@link #close}. */
+    private final Thread stopOnExit = new Thread(this::stopAll, "process-cluster-stop");
 
     /**
      * Starts the cluster and returns once every node serves.
@@ -47,6 +49,7 @@ final class ProcessCluster implements AutoCloseable {
         this.system = system;
         this.dir = dir;
         this.extraBrokerJvm = List.copyOf(extraBrokerJvm);
+        Runtime.getRuntime().addShutdownHook(stopOnExit);
         try {
             Files.createDirectories(dir);
             final Map<String, Setup.Setting> settings = setup.brokerSettings(system);
@@ -187,6 +190,11 @@ final class ProcessCluster implements AutoCloseable {
         }
     }
 
+    /** @return the process ids of every node: the coordination process, then the brokers */
+    List<Long> pids() {
+        return processes.stream().map(Process::pid).toList();
+    }
+
     /** @return {@code host:port,...} of every broker */
     String bootstrap() {
         return brokerPorts.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
@@ -195,6 +203,15 @@ final class ProcessCluster implements AutoCloseable {
     /** Stops the brokers (SIGTERM: each system's own shutdown), then the coordination node; kills what lingers. */
     @Override
     public void close() {
+        stopAll();
+        try {
+            Runtime.getRuntime().removeShutdownHook(stopOnExit);
+        } catch (final IllegalStateException e) {
+            // Already shutting down: the hook runs stopAll again, which finds nothing left.
+        }
+    }
+
+    private synchronized void stopAll() {
         for (int i = processes.size() - 1; i >= 0; i--) {
             final Process p = processes.get(i);
             p.destroy();

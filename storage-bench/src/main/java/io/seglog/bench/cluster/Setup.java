@@ -12,10 +12,40 @@ import java.util.Map;
  * policy the run was asked for (each applied to both systems alike), and the JVM flags each system's own start
  * scripts use.
  *
- * @param buffers the socket-buffer policy, the same for both systems
- * @param threads the thread policy
+ * @param buffers   the socket-buffer policy, the same for both systems
+ * @param threads   the thread policy
+ * @param overrides broker settings asked for on the command line ({@code --broker-config SYSTEM:KEY=VALUE}), as
+ *                  {@code SYSTEM:KEY} to value, applied last; empty in the configurations the results report
  */
-record Setup(Buffers buffers, Threads threads) {
+record Setup(Buffers buffers, Threads threads, Map<String, String> overrides) {
+    Setup {
+        overrides = Map.copyOf(overrides);
+    }
+
+    Setup(final Buffers buffers, final Threads threads) {
+        this(buffers, threads, Map.of());
+    }
+
+    /**
+     * This configuration with broker settings of one system overridden.
+     *
+     * @param specs {@code SYSTEM:KEY=VALUE} each, e.g. {@code Seglog:seglog.acks.one.max.unreplicated.bytes=-1}
+     * @return a copy
+     * @throws IllegalArgumentException naming a spec that is not of that form or names no system
+     */
+    Setup withOverrides(final List<String> specs) {
+        final Map<String, String> all = new java.util.TreeMap<>(overrides);
+        for (final String spec : specs) {
+            final int colon = spec.indexOf(':');
+            final int eq = spec.indexOf('=');
+            if (colon < 1 || eq < colon + 2 || !VersusKafkaBench.SYSTEMS.contains(spec.substring(0, colon))) {
+                throw new IllegalArgumentException("--broker-config " + spec + " is not SYSTEM:KEY=VALUE with SYSTEM one of "
+                    + VersusKafkaBench.SYSTEMS);
+            }
+            all.put(spec.substring(0, eq), spec.substring(eq + 1));
+        }
+        return new Setup(buffers, threads, all);
+    }
     /** Kafka's {@code KAFKA_JVM_PERFORMANCE_OPTS} default ({@code bin/kafka-run-class.sh}). */
     static final List<String> KAFKA_PERFORMANCE_OPTS = List.of("-server", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
         "-XX:InitiatingHeapOccupancyPercent=35", "-XX:+ExplicitGCInvokesConcurrent", "-XX:MaxInlineLevel=15",
@@ -97,12 +127,13 @@ record Setup(Buffers buffers, Threads threads) {
 
     /** @return a short name of the configuration, e.g. {@code buffers=autotuned threads=defaults} */
     String label() {
-        return "buffers=" + buffers.label + " threads=" + threads.label;
+        return "buffers=" + buffers.label + " threads=" + threads.label
+            + (overrides.isEmpty() ? "" : " overrides=" + overrides);
     }
 
     /** @return the configuration in file names, e.g. {@code autotuned-defaults} */
     String fileLabel() {
-        return buffers.label + "-" + threads.label;
+        return buffers.label + "-" + threads.label + (overrides.isEmpty() ? "" : "-overridden");
     }
 
     /**
@@ -139,6 +170,11 @@ record Setup(Buffers buffers, Threads threads) {
             }
         }
         s.put("num.replica.fetchers", new Setting("1", "both defaults"));
+        overrides.forEach((key, value) -> {
+            if (key.startsWith(system + ":")) {
+                s.put(key.substring(system.length() + 1), new Setting(value, "asked for with --broker-config"));
+            }
+        });
         return s;
     }
 

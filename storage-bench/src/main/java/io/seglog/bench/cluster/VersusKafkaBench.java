@@ -37,14 +37,16 @@ import java.util.stream.Stream;
  *
  * <p>Usage: {@code java -cp benchmarks.jar io.seglog.bench.cluster.VersusKafkaBench [--out DIR] [--quick]
  * [--runs N] [--setup BUFFERS/THREADS]... [--throughput-ms N] [--warmup-ms N] [--latency-ms N] [--latency-rate N]
- * [--idempotence true|false] [--broker-jvm-arg ARG]... [--workload NAME]... [--system NAME]}; {@code --setup} is
+ * [--idempotence true|false] [--broker-jvm-arg ARG]... [--workload NAME]... [--system NAME]
+ * [--broker-config SYSTEM:KEY=VALUE]...}; {@code --setup} is
  * {@code autotuned|kafka-defaults} / {@code defaults|sized} (default {@code autotuned/defaults}; {@code --setup all}
  * runs the three the results report: autotuned/defaults, kafka-defaults/defaults, autotuned/sized);
  * {@code --workload} keeps only the named workloads, e.g. {@code "RF=3 acks=all 100 B"}; {@code --broker-jvm-arg}
  * adds an argument to every broker's JVM of both systems (e.g. a JFR recording; {@code {node}} in it becomes the
  * broker's name, {@code broker-1} to {@code broker-3}); {@code --system} runs one system
- * only (to profile it; no ratios). Writes, per configuration,
- * {@code versus-kafka-BUFFERS-THREADS.csv} ({@code workload,system,metric,value,error,unit}), {@code .md} and
+ * only (to profile it; no ratios); {@code --broker-config} adds or replaces a broker setting of one system (the files
+ * then say {@code -overridden}). Writes, per configuration,
+ * {@code versus-kafka-BUFFERS-THREADS.csv} ({@code workload,system,metric,value,low,high,unit}), {@code .md} and
  * {@code .png} to DIR ({@code --quick}: {@code versus-kafka-quick-*}, a pipeline check, not a measurement).
  */
 public final class VersusKafkaBench {
@@ -96,11 +98,12 @@ public final class VersusKafkaBench {
      * @param systems      the systems to run (both, unless {@code --system} names one: for profiling, no ratio)
      * @param child        the system a client child measures, or null in the parent
      * @param bootstrap    the child's cluster
+     * @param clusterPids  the child's cluster's processes, whose CPU time it reads
      * @param raw          the child's raw output file
      */
     record Options(Path out, boolean quick, int runs, List<Setup> setups, long throughputMs, long warmupMs,
                    long latencyMs, double latencyRate, boolean idempotence, List<String> brokerJvmArgs,
-                   List<String> only, List<String> systems, String child, String bootstrap, Path raw) {
+                   List<String> only, List<String> systems, String child, String bootstrap, List<Long> clusterPids, Path raw) {
         static Options parse(final String[] args) {
             Path out = Path.of("storage-bench/target");
             boolean quick = false;
@@ -114,8 +117,10 @@ public final class VersusKafkaBench {
             final List<String> jvmArgs = new ArrayList<>();
             final List<String> only = new ArrayList<>();
             final List<String> systems = new ArrayList<>();
+            final List<String> brokerConfig = new ArrayList<>();
             String child = null;
             String bootstrap = null;
+            final List<Long> pids = new ArrayList<>();
             Path raw = null;
             for (int i = 0; i < args.length; i++) {
                 final String arg = args[i];
@@ -142,13 +147,19 @@ public final class VersusKafkaBench {
                     case "--broker-jvm-arg" -> jvmArgs.add(args[++i]);
                     case "--workload" -> only.add(args[++i]);
                     case "--system" -> systems.add(args[++i]);
+                    case "--broker-config" -> brokerConfig.add(args[++i]);
                     case "--child" -> child = args[++i];
                     case "--bootstrap" -> bootstrap = args[++i];
+                    case "--cluster-pids" -> {
+                        for (final String pid : args[++i].split(",")) {
+                            pids.add(Long.parseLong(pid));
+                        }
+                    }
                     case "--raw" -> raw = Path.of(args[++i]);
                     default -> throw new IllegalArgumentException("unknown argument " + arg + " (--out DIR, --quick,"
                         + " --runs N, --setup BUFFERS/THREADS|all, --throughput-ms N, --warmup-ms N, --latency-ms N,"
                         + " --latency-rate N, --idempotence true|false, --broker-jvm-arg ARG, --workload NAME,"
-                        + " --system NAME)");
+                        + " --system NAME, --broker-config SYSTEM:KEY=VALUE)");
                 }
             }
             if (systems.isEmpty()) {
@@ -159,6 +170,7 @@ public final class VersusKafkaBench {
             if (setups.isEmpty()) {
                 setups.add(ALL_SETUPS.get(0));
             }
+            setups.replaceAll(setup -> setup.withOverrides(brokerConfig));
             if (quick) {
                 runs = 1;
                 throughput = 1_000;
@@ -182,7 +194,7 @@ public final class VersusKafkaBench {
                 }
             }
             return new Options(out, quick, runs, List.copyOf(setups), throughput, warmup, latency, rate,
-                idempotence, List.copyOf(jvmArgs), List.copyOf(only), List.copyOf(systems), child, bootstrap, raw);
+                idempotence, List.copyOf(jvmArgs), List.copyOf(only), List.copyOf(systems), child, bootstrap, List.copyOf(pids), raw);
         }
 
         private static boolean parseBoolean(final String text) {
@@ -193,8 +205,10 @@ public final class VersusKafkaBench {
         }
 
         /** The arguments of a client child measuring {@code system} at {@code bootstrap}. */
-        List<String> childArgs(final String system, final String clusterBootstrap, final Path rawFile) {
+        List<String> childArgs(final String system, final String clusterBootstrap, final List<Long> pids,
+                               final Path rawFile) {
             final List<String> args = new ArrayList<>(List.of("--child", system, "--bootstrap", clusterBootstrap,
+                "--cluster-pids", pids.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(",")),
                 "--raw", rawFile.toString(), "--throughput-ms", Long.toString(throughputMs), "--warmup-ms",
                 Long.toString(warmupMs), "--latency-ms", Long.toString(latencyMs), "--latency-rate",
                 Double.toString(latencyRate), "--idempotence", Boolean.toString(idempotence)));
@@ -275,7 +289,7 @@ public final class VersusKafkaBench {
                             dir)) {
                             out.printf(Locale.ROOT, "  cluster up in %.1f s at %s%n", (System.nanoTime() - start) / 1e9,
                                 cluster.bootstrap());
-                            forkClients(options, system, cluster.bootstrap(), raw, out);
+                            forkClients(options, system, cluster.bootstrap(), cluster.pids(), raw, out);
                         }
                         report.add(run, system, Files.readAllLines(raw));
                         delete(dir);
@@ -291,14 +305,15 @@ public final class VersusKafkaBench {
     }
 
     private static void forkClients(final Options options, final String system, final String bootstrap,
-                                    final Path raw, final PrintStream out) throws IOException, InterruptedException {
+                                    final List<Long> pids, final Path raw, final PrintStream out)
+        throws IOException, InterruptedException {
         final List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(Setup.clientJvm());
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(VersusKafkaBench.class.getName());
-        command.addAll(options.childArgs(system, bootstrap, raw));
+        command.addAll(options.childArgs(system, bootstrap, pids, raw));
         final Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         try (BufferedReader lines = new BufferedReader(new InputStreamReader(process.getInputStream(),
             StandardCharsets.UTF_8))) {
@@ -322,36 +337,41 @@ public final class VersusKafkaBench {
     static void runChild(final Options options, final PrintStream out) throws Exception {
         final List<String> raw = new ArrayList<>();
         final String bootstrap = options.bootstrap();
+        final CpuMeter cpu = new CpuMeter(options.clusterPids());
         try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
             java.util.Map.of(org.apache.kafka.clients.admin.AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
             ClientWorkload.createLedByBrokerOne(admin, options.child(), "bench-warmup", 3);
             final long warmStart = System.nanoTime();
             ClientWorkload.throughput(bootstrap, "bench-warmup", "all", options.idempotence(), 1024, 0,
-                options.warmupMs() * 3 / 4);
+                options.warmupMs() * 3 / 4, cpu);
             ClientWorkload.paced(bootstrap, "bench-warmup", "all", options.idempotence(), 1024,
-                options.latencyRate(), Math.max(1, options.warmupMs() / 4));
+                options.latencyRate(), Math.max(1, options.warmupMs() / 4), cpu);
             out.printf(Locale.ROOT, "warmed up in %.1f s%n", (System.nanoTime() - warmStart) / 1e9);
             int topicId = 0;
             for (final Workload w : options.workloads()) {
                 final String topic = "bench-" + (++topicId);
                 ClientWorkload.createLedByBrokerOne(admin, options.child(), topic, w.replicationFactor());
-                measure(bootstrap, topic, w, options, raw, out);
+                measure(bootstrap, topic, w, options, cpu, raw, out);
             }
         }
         Files.write(options.raw(), raw);
     }
 
     private static void measure(final String bootstrap, final String topic, final Workload w, final Options options,
-                                final List<String> raw, final PrintStream out) throws Exception {
+                                final CpuMeter cpu, final List<String> raw, final PrintStream out) throws Exception {
         final ClientWorkload.Throughput t = ClientWorkload.throughput(bootstrap, topic, w.acks(),
-            options.idempotence(), w.recordBytes(), options.leadInMs(), options.throughputMs());
+            options.idempotence(), w.recordBytes(), options.leadInMs(), options.throughputMs(), cpu);
         final ClientWorkload.Latencies l = ClientWorkload.paced(bootstrap, topic, w.acks(), options.idempotence(),
-            w.recordBytes(), options.latencyRate(), options.latencyMs());
+            w.recordBytes(), options.latencyRate(), options.latencyMs(), cpu);
+        final double mb = t.records() * (double) w.recordBytes() / 1e6;
         raw.add(VersusReport.raw(w.name(), VersusReport.REC_PER_S, t.recordsPerSecond()));
         raw.add(VersusReport.raw(w.name(), VersusReport.MB_PER_S, t.recordsPerSecond() * w.recordBytes() / 1e6));
         raw.add(VersusReport.raw(w.name(), VersusReport.REPLICATED_MB_PER_S,
             t.replicatedPerSecond() * w.recordBytes() / 1e6));
         raw.add(VersusReport.raw(w.name(), VersusReport.CATCH_UP, t.catchUpMs()));
+        raw.add(VersusReport.raw(w.name(), VersusReport.CLUSTER_CPU_PER_MB, t.clusterCpuMs() / mb));
+        raw.add(VersusReport.raw(w.name(), VersusReport.CLIENT_CPU_PER_MB, t.clientCpuMs() / mb));
+        raw.add(VersusReport.raw(w.name(), VersusReport.CLUSTER_CPU_PACED, 100 * l.clusterCpuMs() / l.elapsedMs()));
         for (final VersusReport.Percentile p : VersusReport.PERCENTILES) {
             raw.add(VersusReport.raw(w.name(), p.produceMetric(), ClientWorkload.percentile(l.produce(), p.q()) / 1e3));
             raw.add(VersusReport.raw(w.name(), p.endToEndMetric(),
@@ -359,12 +379,13 @@ public final class VersusKafkaBench {
         }
         out.printf(Locale.ROOT, "%s: %.0f rec/s accepted (%.1f MB/s), %.1f MB/s replicated (HW at the log end %.0f ms"
                 + " after the last ack); at %.0f rec/s produce p50/p99/p99.9 %.0f/%.0f/%.0f us, e2e %.0f/%.0f/%.0f us"
-                + " (%d records)%n", w.name(), t.recordsPerSecond(), t.recordsPerSecond() * w.recordBytes() / 1e6,
+                + " (%d records); cluster CPU %.1f ms/MB (clients %.1f), %.0f%% of a core at the paced rate%n", w.name(), t.recordsPerSecond(), t.recordsPerSecond() * w.recordBytes() / 1e6,
             t.replicatedPerSecond() * w.recordBytes() / 1e6, t.catchUpMs(), options.latencyRate(),
             ClientWorkload.percentile(l.produce(), 0.5) / 1e3, ClientWorkload.percentile(l.produce(), 0.99) / 1e3,
             ClientWorkload.percentile(l.produce(), 0.999) / 1e3, ClientWorkload.percentile(l.endToEnd(), 0.5) / 1e3,
             ClientWorkload.percentile(l.endToEnd(), 0.99) / 1e3, ClientWorkload.percentile(l.endToEnd(), 0.999) / 1e3,
-            l.produce().getTotalCount());
+            l.produce().getTotalCount(), t.clusterCpuMs() / mb, t.clientCpuMs() / mb,
+            100 * l.clusterCpuMs() / l.elapsedMs());
     }
 
     static void delete(final Path dir) throws IOException {

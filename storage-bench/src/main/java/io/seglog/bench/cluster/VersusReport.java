@@ -52,6 +52,12 @@ final class VersusReport {
     static final String RATIO = "Seglog / Kafka";
     /** Milliseconds from the throughput phase's last acknowledgement until the high watermark reached its end. */
     static final String CATCH_UP = "HW catch-up";
+    /** CPU time of the cluster's processes (brokers and coordination) per MB replicated in the throughput phase. */
+    static final String CLUSTER_CPU_PER_MB = "cluster CPU ms/MB";
+    /** CPU time of the clients' process per MB replicated in the throughput phase. */
+    static final String CLIENT_CPU_PER_MB = "client CPU ms/MB";
+    /** CPU time of the cluster's processes over the paced phase, in percent of one core. */
+    static final String CLUSTER_CPU_PACED = "cluster CPU % paced";
     /** The throughput target of the ratio's lower bound. */
     static final double THROUGHPUT_TARGET = 1.5;
 
@@ -119,6 +125,12 @@ final class VersusReport {
         }
         if (REPLICATED_MB_PER_S.equals(metric)) {
             return MB_PER_S;
+        }
+        if (CLUSTER_CPU_PER_MB.equals(metric) || CLIENT_CPU_PER_MB.equals(metric)) {
+            return "ms/MB";
+        }
+        if (CLUSTER_CPU_PACED.equals(metric)) {
+            return "% of a core";
         }
         return REC_PER_S.equals(metric) || MB_PER_S.equals(metric) ? metric : "us";
     }
@@ -288,6 +300,23 @@ final class VersusReport {
                 .append(" | ").append(cell(find(w, RATIO, "e2e p99")))
                 .append(" | ").append(verdict(w)).append(" |\n");
         }
+        sb.append("\nWhat each side cost: CPU time of the cluster's four processes (the OS's user and system time) per MB"
+            + " over the throughput phase until the high watermark covered it, the same of the clients' process, and"
+            + " the cluster's CPU over the paced phase (the same offered load for both), in percent of one core.\n\n");
+        sb.append("| workload | Seglog cluster CPU ms/MB | Kafka cluster CPU ms/MB | ratio | Seglog clients ms/MB"
+            + " | Kafka clients ms/MB | Seglog cluster % at the paced rate | Kafka | ratio |\n");
+        sb.append("|---|---|---|---|---|---|---|---|---|\n");
+        for (final String w : workloads()) {
+            sb.append("| ").append(w)
+                .append(" | ").append(cell(find(w, "Seglog", CLUSTER_CPU_PER_MB)))
+                .append(" | ").append(cell(find(w, "Kafka", CLUSTER_CPU_PER_MB)))
+                .append(" | ").append(cell(find(w, RATIO, CLUSTER_CPU_PER_MB)))
+                .append(" | ").append(cell(find(w, "Seglog", CLIENT_CPU_PER_MB)))
+                .append(" | ").append(cell(find(w, "Kafka", CLIENT_CPU_PER_MB)))
+                .append(" | ").append(cell(find(w, "Seglog", CLUSTER_CPU_PACED)))
+                .append(" | ").append(cell(find(w, "Kafka", CLUSTER_CPU_PACED)))
+                .append(" | ").append(cell(find(w, RATIO, CLUSTER_CPU_PACED))).append(" |\n");
+        }
         sb.append("\n## Ratios run by run\n\n| workload | metric |");
         for (final int run : raw.keySet()) {
             sb.append(" run ").append(run).append(" |");
@@ -295,7 +324,7 @@ final class VersusReport {
         sb.append("\n|---|---|").append("---|".repeat(raw.size())).append('\n');
         for (final String key : keys) {
             final String[] wm = key.split("\t");
-            if (!List.of(MB_PER_S, REPLICATED_MB_PER_S, "produce p99", "e2e p99").contains(wm[1])) {
+            if (!List.of(MB_PER_S, REPLICATED_MB_PER_S, "produce p99", "e2e p99", CLUSTER_CPU_PER_MB).contains(wm[1])) {
                 continue;
             }
             sb.append("| ").append(wm[0]).append(" | ").append(wm[1]).append(" |");

@@ -41,7 +41,7 @@ class VersusKafkaBenchSmokeIT {
 
         final List<String> metrics = List.of(VersusReport.REC_PER_S, VersusReport.MB_PER_S,
             VersusReport.REPLICATED_MB_PER_S, "produce p50", "produce p99", "produce p99.9", "e2e p50", "e2e p99",
-            "e2e p99.9");
+            "e2e p99.9", VersusReport.CLUSTER_CPU_PER_MB, VersusReport.CLIENT_CPU_PER_MB, VersusReport.CLUSTER_CPU_PACED);
         for (final String metric : metrics) {
             for (final String system : List.of("Seglog", "Kafka", VersusReport.RATIO)) {
                 final VersusReport.Row row = report.find(WORKLOAD, system, metric);
