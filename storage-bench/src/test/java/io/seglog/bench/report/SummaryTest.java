@@ -89,7 +89,7 @@ class SummaryTest {
     @Test
     void readThroughputComesFromTheRecordsCounter() throws Exception {
         Summary summary = Summary.of(BenchResult.read(sample()));
-        SummaryRow row = summary.find("fetch transferTo 100B x100", "raw FileChannel.transferTo", "Mrec/s");
+        SummaryRow row = summary.find("fetch transferTo 100B x100", Catalog.RAW_TRANSFER_TO, "Mrec/s");
         assertEquals(TRANSFER_TO_RECORDS / 1e6, row.value(), 1e-9);
     }
 
