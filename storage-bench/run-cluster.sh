@@ -9,8 +9,8 @@
 # With --versus-kafka first, runs io.seglog.bench.cluster.VersusKafkaBench instead: the same kafka-clients workload
 # against the Seglog cluster (three broker processes and a ZooKeeper process) and a real Kafka 4.4 cluster (three
 # broker processes and a KRaft controller process), each node with its own start script's JVM flags, the clients in
-# one more process; one system at a time, alternating which goes first, 5 runs per configuration (about 50 minutes
-# for the default configuration, --quick about 2), writing per configuration
+# one more process; one system at a time, alternating which goes first, each cluster warmed 2 minutes, 5 runs per
+# configuration (about 70 minutes for the default configuration, --quick about 2), writing per configuration
 #   storage-bench/target/versus-kafka-BUFFERS-THREADS.csv / .md / .png   (--quick: versus-kafka-quick-*)
 # Its arguments: [--quick] [--runs N] [--setup autotuned|kafka-defaults/defaults|sized | all]...
 #   [--throughput-ms N] [--warmup-ms N] [--latency-ms N] [--latency-rate N] [--idempotence true|false]
