@@ -77,6 +77,26 @@ final class ClientWorkload {
             + replicationFactor + " within a minute");
     }
 
+    /**
+     * Deletes {@code topic} and returns once no broker's metadata names it; its files go {@code
+     * log.segment.delete.delay.ms} later (a second, both systems). A run writes tens of GB per minute at full rate,
+     * so every topic is deleted once it has been measured.
+     *
+     * @throws IllegalStateException when the topic is still listed after a minute
+     */
+    static void delete(final org.apache.kafka.clients.admin.Admin admin, final String system, final String topic)
+        throws Exception {
+        admin.deleteTopics(List.of(topic)).all().get(1, TimeUnit.MINUTES);
+        final long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+        while (System.nanoTime() < deadline) {
+            if (!admin.listTopics().names().get(10, TimeUnit.SECONDS).contains(topic)) {
+                return;
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+        }
+        throw new IllegalStateException(system + " " + topic + " still listed a minute after its deletion");
+    }
+
     /** The producer's settings. */
     static Properties producerProps(final String bootstrap, final String acks, final boolean idempotence,
                                     final int lingerMs) {

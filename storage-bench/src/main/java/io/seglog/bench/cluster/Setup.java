@@ -148,6 +148,8 @@ record Setup(Buffers buffers, Threads threads, Map<String, String> overrides) {
         s.put("log.segment.bytes", new Setting(Integer.toString(1 << 30), "Kafka's default, given to both"));
         s.put("auto.leader.rebalance.enable", new Setting("false", "no leader moves under a measurement"));
         s.put("auto.create.topics.enable", new Setting("false", "topics are created with an explicit assignment"));
+        s.put("log.segment.delete.delay.ms", new Setting("1000",
+            "the harness deletes each topic once measured; its files go a second later, so a run's disk stays bounded"));
         s.put("log.flush.interval.messages", new Setting(Long.toString(Long.MAX_VALUE),
             "no fsync per message (both defaults); both flush a rolled segment in the background"));
         final String bufferReason = buffers == Buffers.AUTOTUNED ? "the same on both: the OS's autotuning"

@@ -72,6 +72,9 @@ public final class VersusKafkaBench {
     /** The systems, as the results name them. */
     static final List<String> SYSTEMS = List.of("Seglog", "Kafka");
 
+    /** The longest full-rate stretch of the warm-up on one topic (about 15 GB for three replicas at 300 MB/s). */
+    static final long WARM_CHUNK_MS = 15_000;
+
     /** The configurations {@code --setup all} runs. */
     static final List<Setup> ALL_SETUPS = List.of(
         new Setup(Setup.Buffers.AUTOTUNED, Setup.Threads.DEFAULTS),
@@ -295,6 +298,11 @@ public final class VersusKafkaBench {
                             out.printf(Locale.ROOT, "  cluster up in %.1f s at %s%n", (System.nanoTime() - start) / 1e9,
                                 cluster.bootstrap());
                             forkClients(options, system, cluster.bootstrap(), cluster.pids(), raw, out);
+                        } catch (final Exception e) {
+                            final Path kept = options.out().resolve("failed-" + dir.getFileName());
+                            keepNodeLogs(dir, kept);
+                            out.printf(Locale.ROOT, "  the nodes' logs of the failed run are in %s%n", kept);
+                            throw e;
                         }
                         report.add(run, system, Files.readAllLines(raw));
                         delete(dir);
@@ -335,9 +343,9 @@ public final class VersusKafkaBench {
     }
 
     /**
-     * The client process of one system's part of one run: warms the cluster and this JVM on a topic of its own (the
-     * heaviest path, RF=3 acks=all 1 KiB, then a paced phase), then measures every workload on a fresh topic each;
-     * raw figures go to {@code --raw}.
+     * The client process of one system's part of one run: warms the cluster and this JVM on topics of their own (the
+     * heaviest path, RF=3 acks=all 1 KiB, in stretches of {@link #WARM_CHUNK_MS}, then a paced phase), then measures
+     * every workload on a fresh topic each; every topic is deleted once used. Raw figures go to {@code --raw}.
      */
     static void runChild(final Options options, final PrintStream out) throws Exception {
         final List<String> raw = new ArrayList<>();
@@ -345,18 +353,29 @@ public final class VersusKafkaBench {
         final CpuMeter cpu = new CpuMeter(options.clusterPids());
         try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
             java.util.Map.of(org.apache.kafka.clients.admin.AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-            ClientWorkload.createLedByBrokerOne(admin, options.child(), "bench-warmup", 3);
             final long warmStart = System.nanoTime();
-            ClientWorkload.throughput(bootstrap, "bench-warmup", "all", options.idempotence(), 1024, 0,
-                options.warmupMs() * 3 / 4, cpu);
-            ClientWorkload.paced(bootstrap, "bench-warmup", "all", options.idempotence(), 1024,
+            // Full rate in chunks of at most WARM_CHUNK_MS, each on a topic deleted after it: two minutes at
+            // 300 MB/s times three replicas would otherwise fill the disk.
+            final long fullRate = options.warmupMs() * 3 / 4;
+            int warmId = 0;
+            for (long done = 0; done < fullRate; done += WARM_CHUNK_MS) {
+                final String topic = "bench-warmup-" + (++warmId);
+                ClientWorkload.createLedByBrokerOne(admin, options.child(), topic, 3);
+                ClientWorkload.throughput(bootstrap, topic, "all", options.idempotence(), 1024, 0,
+                    Math.min(WARM_CHUNK_MS, fullRate - done), cpu);
+                ClientWorkload.delete(admin, options.child(), topic);
+            }
+            ClientWorkload.createLedByBrokerOne(admin, options.child(), "bench-warmup-paced", 3);
+            ClientWorkload.paced(bootstrap, "bench-warmup-paced", "all", options.idempotence(), 1024,
                 options.latencyRate(), Math.max(1, options.warmupMs() / 4), cpu);
+            ClientWorkload.delete(admin, options.child(), "bench-warmup-paced");
             out.printf(Locale.ROOT, "warmed up in %.1f s%n", (System.nanoTime() - warmStart) / 1e9);
             int topicId = 0;
             for (final Workload w : options.workloads()) {
                 final String topic = "bench-" + (++topicId);
                 ClientWorkload.createLedByBrokerOne(admin, options.child(), topic, w.replicationFactor());
                 measure(bootstrap, topic, w, options, cpu, raw, out);
+                ClientWorkload.delete(admin, options.child(), topic);
             }
         }
         Files.write(options.raw(), raw);
@@ -391,6 +410,16 @@ public final class VersusKafkaBench {
             ClientWorkload.percentile(l.endToEnd(), 0.99) / 1e3, ClientWorkload.percentile(l.endToEnd(), 0.999) / 1e3,
             l.produce().getTotalCount(), t.clusterCpuMs() / mb, t.clientCpuMs() / mb,
             100 * l.clusterCpuMs() / l.elapsedMs());
+    }
+
+    /** Copies the nodes' own logs ({@code *.log} directly in {@code dir}, not their data) to {@code to}. */
+    static void keepNodeLogs(final Path dir, final Path to) throws IOException {
+        Files.createDirectories(to);
+        try (Stream<Path> files = Files.list(dir)) {
+            for (final Path f : (Iterable<Path>) files.filter(f -> f.getFileName().toString().endsWith(".log"))::iterator) {
+                Files.copy(f, to.resolve(f.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
     }
 
     static void delete(final Path dir) throws IOException {
