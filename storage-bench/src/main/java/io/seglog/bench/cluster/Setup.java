@@ -149,7 +149,8 @@ record Setup(Buffers buffers, Threads threads, Map<String, String> overrides) {
         s.put("auto.leader.rebalance.enable", new Setting("false", "no leader moves under a measurement"));
         s.put("auto.create.topics.enable", new Setting("false", "topics are created with an explicit assignment"));
         s.put("log.segment.delete.delay.ms", new Setting("1000",
-            "the harness deletes each topic once measured; its files go a second later, so a run's disk stays bounded"));
+            "the harness deletes each topic once measured; its files go a second later, so a run's disk stays"
+                + " bounded"));
         s.put("log.flush.interval.messages", new Setting(Long.toString(Long.MAX_VALUE),
             "no fsync per message (both defaults); both flush a rolled segment in the background"));
         final String bufferReason = buffers == Buffers.AUTOTUNED ? "the same on both: the OS's autotuning"
@@ -172,6 +173,12 @@ record Setup(Buffers buffers, Threads threads, Map<String, String> overrides) {
             }
         }
         s.put("num.replica.fetchers", new Setting("1", "both defaults"));
+        if (!kafka) {
+            s.put("seglog.acks.one.max.unreplicated.bytes", new Setting(
+                Long.toString(io.seglog.replication.replica.ReplicaManagerConfig.DEFAULT_MAX_UNREPLICATED_BYTES),
+                "Seglog only, its default: an acks=1 produce waits while in-sync followers trail by more than this;"
+                    + " Kafka has no such bound (-1 turns it off)"));
+        }
         overrides.forEach((key, value) -> {
             if (key.startsWith(system + ":")) {
                 s.put(key.substring(system.length() + 1), new Setting(value, "asked for with --broker-config"));

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
@@ -300,8 +301,12 @@ public final class VersusKafkaBench {
                             forkClients(options, system, cluster.bootstrap(), cluster.pids(), raw, out);
                         } catch (final Exception e) {
                             final Path kept = options.out().resolve("failed-" + dir.getFileName());
-                            keepNodeLogs(dir, kept);
-                            out.printf(Locale.ROOT, "  the nodes' logs of the failed run are in %s%n", kept);
+                            try {
+                                keepNodeLogs(dir, kept);
+                                out.printf(Locale.ROOT, "  the nodes' logs of the failed run are in %s%n", kept);
+                            } catch (final IOException copy) {
+                                e.addSuppressed(copy);
+                            }
                             throw e;
                         }
                         report.add(run, system, Files.readAllLines(raw));
@@ -328,16 +333,37 @@ public final class VersusKafkaBench {
         command.add(VersusKafkaBench.class.getName());
         command.addAll(options.childArgs(system, bootstrap, pids, raw));
         final Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        // A client that hangs is stopped once it has had three times what its phases need and five minutes more.
+        final long budgetMs = 3 * (options.warmupMs() + options.workloads().size()
+            * (options.leadInMs() + options.throughputMs() + options.latencyMs())) + 300_000;
+        final java.util.concurrent.atomic.AtomicBoolean stopped = new java.util.concurrent.atomic.AtomicBoolean();
+        final Thread watchdog = new Thread(() -> {
+            try {
+                if (!process.waitFor(budgetMs, TimeUnit.MILLISECONDS)) {
+                    stopped.set(true);
+                    process.destroyForcibly();
+                }
+            } catch (final InterruptedException e) {
+                process.destroyForcibly();
+            }
+        }, "bench-client-watchdog");
+        watchdog.setDaemon(true);
+        watchdog.start();
         try (BufferedReader lines = new BufferedReader(new InputStreamReader(process.getInputStream(),
             StandardCharsets.UTF_8))) {
             String line;
             while ((line = lines.readLine()) != null) {
                 out.println("  [" + system + " clients] " + line);
             }
+        } finally {
+            if (process.isAlive()) {
+                process.destroyForcibly();
+            }
         }
         final int exit = process.waitFor();
         if (exit != 0 || !Files.exists(raw)) {
             throw new IllegalStateException(system + " client process exited with " + exit + " (command " + command
+                + (stopped.get() ? "; stopped by the harness after " + budgetMs + " ms" : "")
                 + ")");
         }
     }
@@ -416,7 +442,7 @@ public final class VersusKafkaBench {
     static void keepNodeLogs(final Path dir, final Path to) throws IOException {
         Files.createDirectories(to);
         try (Stream<Path> files = Files.list(dir)) {
-            for (final Path f : (Iterable<Path>) files.filter(f -> f.getFileName().toString().endsWith(".log"))::iterator) {
+            for (final Path f : files.filter(f -> f.getFileName().toString().endsWith(".log")).toList()) {
                 Files.copy(f, to.resolve(f.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
             }
         }
