@@ -116,9 +116,9 @@ public final class VersusKafkaBench {
             int runs = 5;
             final List<Setup> setups = new ArrayList<>();
             long throughput = 10_000;
-            // Two minutes at full rate: with 20 s, Seglog's brokers were still speeding up when measured (RF=3
-            // 1 KiB: 111-122 MB/s after 20 s, 249-258 after 120 s) while Kafka's figures did not change (111-125
-            // and 123 MB/s); each system is measured at its steady state.
+            // Two minutes at full rate: with 20 s, the workloads measured first met clusters still speeding up
+            // (Seglog's RF=3 1 KiB: 111-122 MB/s after 20 s, 249-258 after 120 s, in single runs), so the figures
+            // depended on the workloads' order (storage-bench/results/2026-12-07/versus-kafka/warm-up-investigation).
             long warmup = 120_000;
             long latency = 30_000;
             double rate = 2_000;
