@@ -60,21 +60,11 @@ final class ClientWorkload {
         final List<Integer> replicas = replicationFactor == 1 ? List.of(1) : List.of(1, 2, 3);
         admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(topic, Map.of(0, replicas)))).all()
             .get(1, TimeUnit.MINUTES);
-        final long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
-        while (System.nanoTime() < deadline) {
-            try {
-                final org.apache.kafka.common.TopicPartitionInfo p = admin.describeTopics(List.of(topic))
-                    .allTopicNames().get(10, TimeUnit.SECONDS).get(topic).partitions().get(0);
-                if (p.leader() != null && p.leader().id() == 1 && p.isr().size() == replicationFactor) {
-                    return;
-                }
-            } catch (final java.util.concurrent.ExecutionException e) {
-                // not yet in the metadata of the broker asked: ask again
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
-        }
-        throw new IllegalStateException(system + " " + topic + "-0 not led by broker 1 with an ISR of "
-            + replicationFactor + " within a minute");
+        awaitWithinAMinute(system + " " + topic + "-0 not led by broker 1 with an ISR of " + replicationFactor, () -> {
+            final org.apache.kafka.common.TopicPartitionInfo p = admin.describeTopics(List.of(topic))
+                .allTopicNames().get(10, TimeUnit.SECONDS).get(topic).partitions().get(0);
+            return p.leader() != null && p.leader().id() == 1 && p.isr().size() == replicationFactor;
+        });
     }
 
     /**
@@ -82,19 +72,35 @@ final class ClientWorkload {
      * log.segment.delete.delay.ms} later (a second, both systems). A run writes tens of GB per minute at full rate,
      * so every topic is deleted once it has been measured.
      *
-     * @throws IllegalStateException when the topic is still listed after a minute
+     * @throws IllegalStateException when the topic is still listed a minute later
      */
     static void delete(final org.apache.kafka.clients.admin.Admin admin, final String system, final String topic)
         throws Exception {
         admin.deleteTopics(List.of(topic)).all().get(1, TimeUnit.MINUTES);
+        awaitWithinAMinute(system + " " + topic + " not gone from the topic list",
+            () -> !admin.listTopics().names().get(10, TimeUnit.SECONDS).contains(topic));
+    }
+
+    /**
+     * Asks {@code done} every 20 ms until it answers true; an {@link java.util.concurrent.ExecutionException} (the
+     * broker asked does not know yet) counts as not yet.
+     *
+     * @throws IllegalStateException {@code failure} and "within a minute", when it has not answered true by then
+     */
+    private static void awaitWithinAMinute(final String failure, final java.util.concurrent.Callable<Boolean> done)
+        throws Exception {
         final long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
         while (System.nanoTime() < deadline) {
-            if (!admin.listTopics().names().get(10, TimeUnit.SECONDS).contains(topic)) {
-                return;
+            try {
+                if (done.call()) {
+                    return;
+                }
+            } catch (final java.util.concurrent.ExecutionException e) {
+                // not yet in the metadata of the broker asked: ask again
             }
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
         }
-        throw new IllegalStateException(system + " " + topic + " still listed a minute after its deletion");
+        throw new IllegalStateException(failure + " within a minute");
     }
 
     /** The producer's settings. */

@@ -94,8 +94,8 @@ public final class VersusKafkaBench {
      * @param setups       the configurations
      * @param throughputMs each throughput phase (after a warm-up of a fifth of it, unmeasured)
      * @param warmupMs     the warm-up of each fresh cluster and client JVM before the first workload (default two
-     *                     minutes, three quarters at full rate: what Seglog's brokers need to reach their steady
-     *                     state on two shared cores)
+     *                     minutes, three quarters at full rate; with 20 s the figures depended on the workloads'
+     *                     order)
      * @param latencyMs    each paced phase
      * @param latencyRate  the paced phase's records per second
      * @param idempotence  whether acks=all producers are idempotent
@@ -344,7 +344,7 @@ public final class VersusKafkaBench {
                     process.destroyForcibly();
                 }
             } catch (final InterruptedException e) {
-                process.destroyForcibly();
+                Thread.currentThread().interrupt();
             }
         }, "bench-client-watchdog");
         watchdog.setDaemon(true);
@@ -355,10 +355,10 @@ public final class VersusKafkaBench {
             while ((line = lines.readLine()) != null) {
                 out.println("  [" + system + " clients] " + line);
             }
-        } finally {
-            if (process.isAlive()) {
-                process.destroyForcibly();
-            }
+        } catch (final IOException | RuntimeException e) {
+            // Not after the output ends: a client that has closed its output may still be exiting on its own.
+            process.destroyForcibly();
+            throw e;
         }
         final int exit = process.waitFor();
         if (exit != 0 || !Files.exists(raw)) {
@@ -380,31 +380,52 @@ public final class VersusKafkaBench {
         try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
             java.util.Map.of(org.apache.kafka.clients.admin.AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
             final long warmStart = System.nanoTime();
-            // Full rate in chunks of at most WARM_CHUNK_MS, each on a topic deleted after it: two minutes at
-            // 300 MB/s times three replicas would otherwise fill the disk.
-            final long fullRate = options.warmupMs() * 3 / 4;
             int warmId = 0;
-            for (long done = 0; done < fullRate; done += WARM_CHUNK_MS) {
-                final String topic = "bench-warmup-" + (++warmId);
-                ClientWorkload.createLedByBrokerOne(admin, options.child(), topic, 3);
-                ClientWorkload.throughput(bootstrap, topic, "all", options.idempotence(), 1024, 0,
-                    Math.min(WARM_CHUNK_MS, fullRate - done), cpu);
-                ClientWorkload.delete(admin, options.child(), topic);
+            for (final long chunk : warmChunks(options.warmupMs() * 3 / 4)) {
+                onFreshTopic(admin, options.child(), "bench-warmup-" + (++warmId), 3, topic ->
+                    ClientWorkload.throughput(bootstrap, topic, "all", options.idempotence(), 1024, 0, chunk, cpu));
             }
-            ClientWorkload.createLedByBrokerOne(admin, options.child(), "bench-warmup-paced", 3);
-            ClientWorkload.paced(bootstrap, "bench-warmup-paced", "all", options.idempotence(), 1024,
-                options.latencyRate(), Math.max(1, options.warmupMs() / 4), cpu);
-            ClientWorkload.delete(admin, options.child(), "bench-warmup-paced");
+            onFreshTopic(admin, options.child(), "bench-warmup-paced", 3, topic ->
+                ClientWorkload.paced(bootstrap, topic, "all", options.idempotence(), 1024, options.latencyRate(),
+                    Math.max(1, options.warmupMs() / 4), cpu));
             out.printf(Locale.ROOT, "warmed up in %.1f s%n", (System.nanoTime() - warmStart) / 1e9);
             int topicId = 0;
             for (final Workload w : options.workloads()) {
-                final String topic = "bench-" + (++topicId);
-                ClientWorkload.createLedByBrokerOne(admin, options.child(), topic, w.replicationFactor());
-                measure(bootstrap, topic, w, options, cpu, raw, out);
-                ClientWorkload.delete(admin, options.child(), topic);
+                onFreshTopic(admin, options.child(), "bench-" + (++topicId), w.replicationFactor(),
+                    topic -> measure(bootstrap, topic, w, options, cpu, raw, out));
             }
         }
         Files.write(options.raw(), raw);
+    }
+
+    /** What runs on a topic of its own. */
+    @FunctionalInterface
+    interface TopicWork {
+        void run(String topic) throws Exception;
+    }
+
+    /**
+     * Creates {@code topic} led by broker 1, runs {@code work} on it and deletes it: at full rate a run writes tens
+     * of GB a minute, so no topic outlives its use.
+     */
+    static void onFreshTopic(final org.apache.kafka.clients.admin.Admin admin, final String system,
+                             final String topic, final int replicationFactor, final TopicWork work) throws Exception {
+        ClientWorkload.createLedByBrokerOne(admin, system, topic, replicationFactor);
+        work.run(topic);
+        ClientWorkload.delete(admin, system, topic);
+    }
+
+    /**
+     * The warm-up's full-rate time cut into stretches of at most {@link #WARM_CHUNK_MS}, each run on a topic of its
+     * own: two minutes at 300 MB/s times three replicas would otherwise fill the disk.
+     */
+    static long[] warmChunks(final long fullRateMs) {
+        final int n = (int) ((Math.max(0, fullRateMs) + WARM_CHUNK_MS - 1) / WARM_CHUNK_MS);
+        final long[] chunks = new long[n];
+        for (int i = 0; i < n; i++) {
+            chunks[i] = Math.min(WARM_CHUNK_MS, fullRateMs - i * WARM_CHUNK_MS);
+        }
+        return chunks;
     }
 
     private static void measure(final String bootstrap, final String topic, final Workload w, final Options options,
