@@ -13,6 +13,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,7 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>Properties: {@code seglog.sim.seeds} (healthy seeds, {@value #DEFAULT_SEEDS} by default; a longer campaign sets
  * thousands), {@code seglog.sim.first-seed} (1), {@code seglog.sim.duration.ms} (simulated time of faults per seed,
  * {@value #DEFAULT_DURATION_MS}), {@code seglog.sim.search} (seeds searched per switched-off fix,
- * {@value #DEFAULT_SEARCH}). A failing seed is reproduced with {@code -Dseglog.sim.first-seed=N -Dseglog.sim.seeds=1}.
+ * {@value #DEFAULT_SEARCH}), {@code seglog.sim.threads} (seeds run side by side, one per core by default). A
+ * failing seed is reproduced with {@code -Dseglog.sim.first-seed=N -Dseglog.sim.seeds=1}.
  */
 class ClusterSimulationTest {
     private static final int DEFAULT_SEEDS = 100;
@@ -41,6 +46,9 @@ class ClusterSimulationTest {
     private static final int SEEDS = Integer.getInteger("seglog.sim.seeds", DEFAULT_SEEDS);
     private static final long DURATION_MS = Long.getLong("seglog.sim.duration.ms", DEFAULT_DURATION_MS);
     private static final int SEARCH = Integer.getInteger("seglog.sim.search", DEFAULT_SEARCH);
+    /** Seeds run side by side: one per core by default, so the campaign uses every core of the machine. */
+    private static final int THREADS = Math.max(1, Integer.getInteger("seglog.sim.threads",
+        Runtime.getRuntime().availableProcessors()));
 
     private static final SimCluster.Settings EVERY_FIX = SimCluster.Settings.defaults()
         .withWire(Boolean.parseBoolean(System.getProperty("seglog.sim.wire", "true")));
@@ -52,6 +60,43 @@ class ClusterSimulationTest {
         return SimRun.run(seed, dir.resolve("seed-" + seed + "-" + System.nanoTime()), settings, DURATION_MS);
     }
 
+    /** One seed's run and the CPU time its thread spent on it. */
+    private record Timed(SimRun.Result result, long cpuNs) {
+    }
+
+    /**
+     * Runs the seeds on {@link #THREADS} threads and answers their results in seed order. Each run is a function of
+     * its seed alone (one seeded scheduler, its own directory, no shared state), so running seeds side by side
+     * changes nothing but the wall-clock time: the campaign and the searches report exactly what a serial loop would.
+     */
+    private List<Timed> runAll(final long first, final int count, final SimCluster.Settings settings) {
+        final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        final ExecutorService pool = Executors.newFixedThreadPool(Math.min(THREADS, count));
+        try {
+            final List<Future<Timed>> runs = new ArrayList<>(count);
+            for (long seed = first; seed < first + count; seed++) {
+                final long s = seed;
+                runs.add(pool.submit(() -> {
+                    final long cpu0 = threads.getCurrentThreadCpuTime();
+                    final SimRun.Result r = run(s, settings);
+                    return new Timed(r, threads.getCurrentThreadCpuTime() - cpu0);
+                }));
+            }
+            final List<Timed> results = new ArrayList<>(count);
+            for (final Future<Timed> f : runs) {
+                results.add(f.get());
+            }
+            return results;
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted while seeds ran", e);
+        } catch (final ExecutionException e) {
+            throw new AssertionError("a seed's run threw outside the simulation", e.getCause());
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
     private static String describe(final SimRun.Result r) {
         final Throwable cause = r.failure().getCause() != null ? r.failure().getCause() : r.failure();
         return "seed=" + r.seed() + ": " + cause.getMessage() + "\nfaults: " + r.faults();
@@ -59,8 +104,7 @@ class ClusterSimulationTest {
 
     /** Runs seeds; fails on the first that breaks an invariant, naming it; prints what was simulated per CPU second. */
     private void campaign(final String name, final SimCluster.Settings settings, final int seeds) {
-        final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-        final long cpu0 = threads.getCurrentThreadCpuTime();
+        long cpuNs = 0;
         long simulatedMs = 0;
         long events = 0;
         long acked = 0;
@@ -73,8 +117,9 @@ class ClusterSimulationTest {
         long createdTopicAcks = 0;
         long offsetCommits = 0;
         long groupSyncs = 0;
-        for (long seed = FIRST_SEED; seed < FIRST_SEED + seeds; seed++) {
-            final SimRun.Result r = run(seed, settings);
+        for (final Timed t : runAll(FIRST_SEED, seeds, settings)) {
+            final SimRun.Result r = t.result();
+            cpuNs += t.cpuNs();
             if (r.failed()) {
                 fail(name + ": an invariant broke with every fix on; reproduce with -Dseglog.sim.first-seed="
                     + r.seed() + " -Dseglog.sim.seeds=1\n" + describe(r), r.failure());
@@ -92,7 +137,7 @@ class ClusterSimulationTest {
             offsetCommits += r.offsetCommits();
             groupSyncs += r.groupSyncs();
         }
-        final double cpuSeconds = (threads.getCurrentThreadCpuTime() - cpu0) / 1e9;
+        final double cpuSeconds = cpuNs / 1e9;
         System.out.printf("cluster simulation %s: %d seeds, %d events, %d records acknowledged, %d read by consumers,"
                 + " %d idempotent retries, %d reassignments (%d partitions ended on other brokers), %d topics created"
                 + " mid-run (%d records acknowledged in them), %d offset commits acknowledged, %d assignments delivered to group members, %d frames on the wire, %.2f simulated hours in %.1f CPU seconds (%.1f simulated minutes per CPU second)%n", name,
@@ -118,23 +163,28 @@ class ClusterSimulationTest {
     /** Searches seeds for a violation; asserts one is found, replays it, and checks the seed is clean with every fix. */
     private SimRun.Result search(final String fix, final SimCluster.Settings broken) {
         final List<Long> clean = new ArrayList<>();
-        for (long seed = 1; seed <= SEARCH; seed++) {
-            final SimRun.Result r = run(seed, broken);
-            if (!r.failed()) {
-                clean.add(seed);
-                continue;
+        // Waves of a few seeds per thread: the first failing seed of a wave is the first failing seed overall, as in
+        // a serial search, and a wave costs little beyond it.
+        final int wave = THREADS * 2;
+        for (long first = 1; first <= SEARCH; first += wave) {
+            for (final Timed t : runAll(first, (int) Math.min(wave, SEARCH - first + 1), broken)) {
+                final SimRun.Result r = t.result();
+                if (!r.failed()) {
+                    clean.add(r.seed());
+                    continue;
+                }
+                System.out.printf("cluster simulation without %s: found at seed %d after %d clean seeds%n%s%n", fix,
+                    r.seed(), clean.size(), describe(r));
+                final SimRun.Result again = run(r.seed(), broken);
+                assertTrue(again.failed(), "the seed replays to a failure");
+                assertEquals(r.digest(), again.digest(), "the same events in the same order");
+                assertEquals(r.failure().getMessage(), again.failure().getMessage(), "the same failure");
+                final long found = r.seed();
+                final SimRun.Result fixed = run(found, EVERY_FIX.withUncleanElection(false)
+                    .withDurableAcks(broken.durableAcks()));
+                assertFalse(fixed.failed(), () -> "with every fix on, seed " + found + " is clean: " + describe(fixed));
+                return r;
             }
-            System.out.printf("cluster simulation without %s: found at seed %d after %d clean seeds%n%s%n", fix,
-                seed, clean.size(), describe(r));
-            final SimRun.Result again = run(seed, broken);
-            assertTrue(again.failed(), "the seed replays to a failure");
-            assertEquals(r.digest(), again.digest(), "the same events in the same order");
-            assertEquals(r.failure().getMessage(), again.failure().getMessage(), "the same failure");
-            final long found = seed;
-            final SimRun.Result fixed = run(found, EVERY_FIX.withUncleanElection(false)
-                .withDurableAcks(broken.durableAcks()));
-            assertFalse(fixed.failed(), () -> "with every fix on, seed " + found + " is clean: " + describe(fixed));
-            return r;
         }
         return fail("without " + fix + ", no violation in " + SEARCH + " seeds");
     }
