@@ -1,6 +1,7 @@
 package io.seglog.replication.arch;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -10,10 +11,21 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.library.dependencies.SliceAssignment;
+import com.tngtech.archunit.library.dependencies.SliceIdentifier;
 import io.seglog.replication.zk.AdminZkStore;
 import io.seglog.replication.zk.KafkaZkStore;
 import io.seglog.replication.zk.ZkClient;
 import io.seglog.replication.zk.ZkOp;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.module.ModuleDescriptor;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.jar.JarFile;
 import org.apache.zookeeper.CreateMode;
 import org.junit.jupiter.api.Test;
 
@@ -23,6 +35,7 @@ import org.junit.jupiter.api.Test;
  * {@code io.seglog.replication.zk}.
  */
 class ReplicationArchitectureTest {
+    private static final String ROOT = "io.seglog.replication";
     private static final JavaClasses REPLICATION = new ClassFileImporter()
         .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
         .importPackages("io.seglog.replication");
@@ -126,6 +139,37 @@ class ReplicationArchitectureTest {
         .because("the simulation replaces ZkClient by an in-memory ZkConnection (issue 15)");
 
     /**
+     * The packages storage-core's module descriptor exports to everyone, read from its compiled {@code module-info}
+     * (the jar in a reactor build, the classes directory in an IDE), so that this rule follows the descriptor and not
+     * a list kept by hand.
+     */
+    static final Set<String> STORAGE_CORE_EXPORTS = storageCoreExports();
+
+    private static Set<String> storageCoreExports() {
+        try {
+            final Path location = Path.of(io.seglog.storage.LogManager.class.getProtectionDomain().getCodeSource()
+                .getLocation().toURI());
+            final ModuleDescriptor descriptor;
+            if (Files.isDirectory(location)) {
+                try (InputStream in = Files.newInputStream(location.resolve("module-info.class"))) {
+                    descriptor = ModuleDescriptor.read(in);
+                }
+            } else {
+                try (JarFile jar = new JarFile(location.toFile());
+                     InputStream in = jar.getInputStream(jar.getEntry("module-info.class"))) {
+                    descriptor = ModuleDescriptor.read(in);
+                }
+            }
+            final Set<String> exported = new TreeSet<>();
+            descriptor.exports().stream().filter(e -> !e.isQualified()).forEach(e -> exported.add(e.source()));
+            return exported;
+        } catch (final IOException | URISyntaxException | RuntimeException e) {
+            throw new IllegalStateException("cannot read storage-core's module-info next to "
+                + io.seglog.storage.LogManager.class, e);
+        }
+    }
+
+    /**
      * Replication uses only what storage-core exports. ZooKeeper 3.9 splits packages between its two jars
      * ({@code org.apache.zookeeper.server.persistence} and {@code .quorum} in both {@code zookeeper} and
      * {@code zookeeper-jute}), so this module cannot be a named module that requires them; this rule holds it to
@@ -133,10 +177,34 @@ class ReplicationArchitectureTest {
      */
     static final ArchRule ONLY_STORAGE_CORE_EXPORTS = noClasses()
         .that().resideInAPackage("io.seglog.replication..")
-        .should().dependOnClassesThat().resideInAnyPackage("io.seglog.storage.log..", "io.seglog.storage.segment..",
-            "io.seglog.storage.index..", "io.seglog.storage.checkpoint..", "io.seglog.storage.epoch..",
-            "io.seglog.storage.dir..", "io.seglog.storage.example..")
-        .because("storage-core's module-info exports io.seglog.storage, .format and .io only");
+        .should().dependOnClassesThat(new DescribedPredicate<JavaClass>("are in a storage-core package its"
+            + " module-info does not export (it exports " + STORAGE_CORE_EXPORTS + ")") {
+            @Override
+            public boolean test(final JavaClass type) {
+                final String name = type.getPackageName();
+                return (name.equals("io.seglog.storage") || name.startsWith("io.seglog.storage."))
+                    && !STORAGE_CORE_EXPORTS.contains(name);
+            }
+        })
+        .because("a module's internals are free to change; its module-info says what others may use");
+
+    /** One slice per replication package, the root package included. */
+    private static final SliceAssignment BY_PACKAGE = new SliceAssignment() {
+        @Override
+        public SliceIdentifier getIdentifierOf(final JavaClass javaClass) {
+            final String name = javaClass.getPackageName();
+            return name.equals(ROOT) || name.startsWith(ROOT + ".") ? SliceIdentifier.of(name)
+                : SliceIdentifier.ignore();
+        }
+
+        @Override
+        public String getDescription() {
+            return "replication packages";
+        }
+    };
+
+    /** The packages form a graph without cycles: arrows run one way, from the broker's assembly down to the rules. */
+    static final ArchRule NO_PACKAGE_CYCLES = slices().assignedFrom(BY_PACKAGE).should().beFreeOfCycles();
 
     /** The demo (the README's main job) is not part of the broker: it is a Kafka application, as a user writes one. */
     private static final String EXAMPLE = "io.seglog.replication.example..";
@@ -236,6 +304,18 @@ class ReplicationArchitectureTest {
     }
 
     @Test
+    void storageCoreExportsAreReadFromItsModuleDescriptor() {
+        assertTrue(STORAGE_CORE_EXPORTS.contains("io.seglog.storage"), () -> "exports " + STORAGE_CORE_EXPORTS);
+        assertTrue(STORAGE_CORE_EXPORTS.contains("io.seglog.storage.format"), () -> "exports " + STORAGE_CORE_EXPORTS);
+        assertFalse(STORAGE_CORE_EXPORTS.contains("io.seglog.storage.segment"), () -> "exports " + STORAGE_CORE_EXPORTS);
+    }
+
+    @Test
+    void packagesHaveNoCycles() {
+        NO_PACKAGE_CYCLES.check(REPLICATION);
+    }
+
+    @Test
     void rulesDetectViolations() throws ClassNotFoundException {
         final JavaClasses fixtures = new ClassFileImporter().importClasses(
             Class.forName("io.seglog.replication.election.NetworkUsingFixture"), ZooKeeperUsingFixture.class);
@@ -257,6 +337,10 @@ class ReplicationArchitectureTest {
         assertTrue(STORES_AND_CONTROLLER_USE_THE_CONNECTION_SEAM.evaluate(new ClassFileImporter().importClasses(
             Class.forName("io.seglog.replication.controller.ZkClientUsingFixture"))).hasViolation(),
             "the controller using ZkClient must be caught");
+        assertTrue(NO_PACKAGE_CYCLES.evaluate(new ClassFileImporter().importClasses(
+            Class.forName("io.seglog.replication.election.CycleFixture"),
+            Class.forName("io.seglog.replication.policy.CycleFixture"))).hasViolation(),
+            "a cycle between two packages must be caught");
         assertFalse(ELECTION_IS_PURE.allowEmptyShould(true).evaluate(new ClassFileImporter().importClasses(ZooKeeperUsingFixture.class))
             .hasViolation(), "the purity rule applies to the election package only");
     }
