@@ -199,8 +199,8 @@ public final class LogConfig {
         "CreateTime keeps the producer's timestamps, LogAppendTime stamps the broker's", "append");
     private static final ConfigKey<TopicCompression> COMPRESSION_TYPE = KEYS.namedKey(COMPRESSION_TYPE_CONFIG,
         TopicCompression.class, TopicCompression.PRODUCER, TopicCompression::fromKafkaName, TopicCompression::kafkaName,
-        "the codec batches are stored in: producer keeps each producer's, another re-compresses on leader append",
-        "append");
+        "producer, uncompressed, gzip, snappy, lz4 or zstd: producer keeps each producer's codec, another"
+            + " re-compresses", "append");
     private static final ConfigKey<Integer> COMPRESSION_GZIP_LEVEL = levelKey(COMPRESSION_GZIP_LEVEL_CONFIG, -1, 1, 9,
         "the gzip level of re-compression; -1 is zlib's default");
     private static final ConfigKey<Integer> COMPRESSION_LZ4_LEVEL = levelKey(COMPRESSION_LZ4_LEVEL_CONFIG, 9, 1, 17,
@@ -232,7 +232,7 @@ public final class LogConfig {
         "retention");
     private static final ConfigKey<CorruptionPolicy> CORRUPTION_POLICY = KEYS.namedKey(CORRUPTION_POLICY_CONFIG,
         CorruptionPolicy.class, CorruptionPolicy.FAIL, CorruptionPolicy::fromConfigName, CorruptionPolicy::configName,
-        "what recovery does with corruption that is not a torn tail", "recovery");
+        "fail or truncate: what recovery does with corruption that is not a torn tail", "recovery");
     private static final ConfigKey<Integer> MAPPED_APPEND_MAX_BYTES = KEYS.intKey(MAPPED_APPEND_MAX_BYTES_CONFIG,
         DEFAULT_MAPPED_APPEND_MAX_BYTES, 0, "the largest append copied through the mapped tail, 0 for none",
         "segments");

@@ -231,6 +231,38 @@ public final class ConfigDef {
     }
 
     /**
+     * Defines an optional long key: absent, its value is null (the reader falls back to another key).
+     *
+     * @param name   the property name
+     * @param min    the smallest value allowed
+     * @param doc    what the key is for
+     * @param readBy the component that reads it
+     * @return the key
+     */
+    public ConfigKey<Long> optionalLongKey(final String name, final long min, final String doc, final String readBy) {
+        return add(name, Long.class, null, text -> parseLong(name, text), String::valueOf, v -> v >= min,
+            "must be at least " + min, doc, readBy);
+    }
+
+    /**
+     * Defines another name for a key of another table, with that key's type, parser and range and no default of its
+     * own (Kafka's broker-level {@code log.segment.bytes} for the topic-level {@code segment.bytes}: the broker-wide
+     * default of the topic setting).
+     *
+     * @param name   the property name
+     * @param of     the key it stands for
+     * @param readBy the component that reads it
+     * @param <T>    the value type
+     * @return the key
+     */
+    public <T> ConfigKey<T> synonym(final String name, final ConfigKey<T> of, final String readBy) {
+        final ConfigKey<T> key = add(name, of.type(), null, text -> of.fromProperty(text), of::format, of::valid,
+            of.rule(), "the broker-wide default of the topic setting " + of.name(), readBy);
+        key.markSynonymOf(of);
+        return key;
+    }
+
+    /**
      * Defines a text key (a host, a path list, a connect string); its value is trimmed. A null default makes the key
      * optional: absent, its value is null.
      *

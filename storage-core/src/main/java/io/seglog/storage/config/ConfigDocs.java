@@ -30,7 +30,7 @@ public final class ConfigDocs {
             out.append("|---|---|---|---|---|---|---|\n");
             for (final ConfigKey<?> key : section.table().keys()) {
                 out.append("| `").append(key.name()).append("` | ").append(key.typeName()).append(" | ")
-                    .append(defaultText(key)).append(" | ").append(cell(key.rule())).append(" | ")
+                    .append(defaultText(key)).append(" | ").append(cell(validValues(key.rule()))).append(" | ")
                     .append(cell(key.readBy())).append(" | ").append(key.dynamic() ? "yes" : "no").append(" | ")
                     .append(cell(key.doc())).append(" |\n");
             }
@@ -41,6 +41,14 @@ public final class ConfigDocs {
     private static <T> String defaultText(final ConfigKey<T> key) {
         final T value = key.defaultValue();
         return value == null ? "(none)" : "`" + cell(key.format(value)) + "`";
+    }
+
+    /** The range rule as a value column reads it: "at least 1" for "must be at least 1"; none for "must be set". */
+    private static String validValues(final String rule) {
+        if ("must be set".equals(rule) || ("must be at least " + Long.MIN_VALUE).equals(rule)) {
+            return "";
+        }
+        return rule.startsWith("must be ") ? rule.substring("must be ".length()) : rule;
     }
 
     private static String cell(final String text) {

@@ -29,6 +29,8 @@ public final class ConfigKey<T> {
     private boolean dynamic;
     /** Likewise ({@link ConfigDef#secret}): the value is never printed. */
     private boolean secret;
+    /** Likewise ({@link ConfigDef#synonym}): the key of another table this one stands for, or null. */
+    private ConfigKey<T> synonymOf;
 
     ConfigKey(final int index, final String name, final Class<T> type, final T defaultValue,
               final Function<String, T> parser, final Function<T, String> printer, final Predicate<T> valid,
@@ -52,12 +54,34 @@ public final class ConfigKey<T> {
         return index;
     }
 
+    Class<T> type() {
+        return type;
+    }
+
+    boolean valid(final T value) {
+        return valid.test(value);
+    }
+
     boolean hasType(final Class<?> expected) {
         return type == expected;
     }
 
     void markDynamic() {
         dynamic = true;
+    }
+
+    void markSynonymOf(final ConfigKey<T> of) {
+        synonymOf = of;
+    }
+
+    /**
+     * The key this one is another name for (Kafka's broker-level {@code log.segment.bytes} for the topic-level
+     * {@code segment.bytes}), or null.
+     *
+     * @return the key, or null
+     */
+    public ConfigKey<T> synonymOf() {
+        return synonymOf;
     }
 
     void markSecret() {
@@ -183,7 +207,7 @@ public final class ConfigKey<T> {
             throw new IllegalArgumentException(name + "=null has no value");
         }
         final T value;
-        if (type.isInstance(raw)) {
+        if (type.isInstance(raw) && type != String.class) {
             value = type.cast(raw);
         } else if (type == Long.class && (raw instanceof Integer || raw instanceof Short)) {
             value = type.cast(((Number) raw).longValue());

@@ -105,8 +105,8 @@ class ConfigDefTest {
         final String md = ConfigDocs.markdown("Ref", "Intro.", List.of(new ConfigDocs.Section(DEF, "The lags.")));
         assertEquals("# Ref\n\nIntro.\n\n## Compaction\n\nThe lags.\n\n"
             + "| Key | Type | Default | Valid values | Read by | Dynamic | Description |\n|---|---|---|---|---|---|---|\n"
-            + "| `min.compaction.lag.ms` | long | `0` | must be at least 0 | cleaner | no | min lag |\n"
-            + "| `max.compaction.lag.ms` | long | `9223372036854775807` | must be at least 1 | cleaner | no | max lag |\n"
-            + "| `cleaner.enable` | boolean | `true` | must be true or false | cleaner | no | on |\n", md);
+            + "| `min.compaction.lag.ms` | long | `0` | at least 0 | cleaner | no | min lag |\n"
+            + "| `max.compaction.lag.ms` | long | `9223372036854775807` | at least 1 | cleaner | no | max lag |\n"
+            + "| `cleaner.enable` | boolean | `true` | true or false | cleaner | no | on |\n", md);
     }
 }
