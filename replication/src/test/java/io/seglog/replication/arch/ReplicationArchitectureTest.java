@@ -136,7 +136,7 @@ class ReplicationArchitectureTest {
         .should().dependOnClassesThat().resideInAnyPackage("io.seglog.storage.log..", "io.seglog.storage.segment..",
             "io.seglog.storage.index..", "io.seglog.storage.checkpoint..", "io.seglog.storage.epoch..",
             "io.seglog.storage.dir..", "io.seglog.storage.example..")
-        .because("storage-core's module-info exports io.seglog.storage, .format and .io only");
+        .because("storage-core's module-info exports io.seglog.storage, .format, .io, .inspect and .config only");
 
     /** The demo (the README's main job) is not part of the broker: it is a Kafka application, as a user writes one. */
     private static final String EXAMPLE = "io.seglog.replication.example..";
