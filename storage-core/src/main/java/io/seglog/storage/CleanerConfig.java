@@ -136,4 +136,16 @@ public record CleanerConfig(boolean enabled, int threads, long dedupeBufferBytes
         return new LogCleaner.Settings(threads, dedupeBytesPerThread(), dedupeLoadFactor, ioBufferBytesPerThread(),
             maxIoBytesPerSecond, backoffMs);
     }
+
+    /**
+     * Kafka's names and this configuration's values, from the table.
+     *
+     * @return e.g. {@code CleanerConfig{log.cleaner.enable=true, log.cleaner.threads=1, ...}}
+     */
+    @Override
+    public String toString() {
+        return TABLE.assign().set(ENABLE, enabled).set(THREADS, threads).set(DEDUPE_BUFFER_SIZE, dedupeBufferBytes)
+            .set(IO_BUFFER_SIZE, ioBufferBytes).set(IO_BUFFER_LOAD_FACTOR, dedupeLoadFactor)
+            .set(IO_MAX_BYTES_PER_SECOND, maxIoBytesPerSecond).set(BACKOFF_MS, backoffMs).toString();
+    }
 }

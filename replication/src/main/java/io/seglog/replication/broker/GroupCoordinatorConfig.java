@@ -106,4 +106,15 @@ public record GroupCoordinatorConfig(GroupConfig groups, int offsetsPartitions, 
         out.put(OFFSETS_COMMIT_TIMEOUT_MS, String.valueOf(offsetsCommitTimeoutMs));
         return out;
     }
+
+    /**
+     * Kafka's names and this configuration's values, from the table, with the groups' rules.
+     *
+     * @return e.g. {@code GroupCoordinatorConfig{offsets.topic.num.partitions=50, ...} GroupConfig[...]}
+     */
+    @Override
+    public String toString() {
+        return TABLE.assign().set(PARTITIONS, offsetsPartitions).set(REPLICATION, offsetsReplication)
+            .set(SEGMENT_BYTES, offsetsSegmentBytes).set(COMMIT_TIMEOUT, offsetsCommitTimeoutMs) + " " + groups;
+    }
 }

@@ -255,4 +255,18 @@ public record ReplicaManagerConfig(long replicaLagTimeMaxMs, int fetchWaitMaxMs,
             fetchResponseMaxBytes, fetchBackoffMs, numReplicaFetchers, replicaSocketTimeoutMs, durableAcks,
             replicaSocketReceiveBufferBytes, bytes);
     }
+
+    /**
+     * Kafka's names and this configuration's values, from the table.
+     *
+     * @return e.g. {@code ReplicaManagerConfig{replica.lag.time.max.ms=30000, ...}}
+     */
+    @Override
+    public String toString() {
+        return TABLE.assign().set(REPLICA_LAG_TIME_MAX, replicaLagTimeMaxMs).set(FETCH_WAIT_MAX, fetchWaitMaxMs)
+            .set(FETCH_MIN, fetchMinBytes).set(FETCH_MAX, fetchMaxBytes).set(FETCH_RESPONSE_MAX, fetchResponseMaxBytes)
+            .set(FETCH_BACKOFF, fetchBackoffMs).set(FETCHERS, numReplicaFetchers).set(SOCKET_TIMEOUT,
+                replicaSocketTimeoutMs).set(DURABLE, durableAcks).set(RECEIVE_BUFFER, replicaSocketReceiveBufferBytes)
+            .set(UNREPLICATED, maxUnreplicatedBytes).toString();
+    }
 }

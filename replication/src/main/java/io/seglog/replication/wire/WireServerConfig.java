@@ -153,4 +153,15 @@ public record WireServerConfig(String host, int port, int maxRequestBytes, long 
         return TABLE;
     }
 
+    /**
+     * Kafka's names and this configuration's values, from the table.
+     *
+     * @return e.g. {@code WireServerConfig{listeners=PLAINTEXT://127.0.0.1:9092, ...}}
+     */
+    @Override
+    public String toString() {
+        return TABLE.assign().set(LISTENER, PLAINTEXT + host + ":" + port).set(REQUEST_MAX, maxRequestBytes)
+            .set(IDLE, connectionsMaxIdleMs).set(SEND_BUFFER, sendBufferBytes).set(RECEIVE_BUFFER, receiveBufferBytes)
+            .toString();
+    }
 }

@@ -74,6 +74,19 @@ class ConfigReferenceTest {
         }
     }
 
+    @Test
+    void configurationsPrintKafkasNamesFromTheirTables() {
+        assertTrue(io.seglog.replication.replica.ReplicaManagerConfig.defaults().toString()
+            .startsWith("ReplicaManagerConfig{replica.lag.time.max.ms=30000, replica.fetch.wait.max.ms=500, "));
+        assertEquals("WireServerConfig{listeners=PLAINTEXT://127.0.0.1:0, socket.request.max.bytes=104857600,"
+            + " connections.max.idle.ms=600000, socket.send.buffer.bytes=-1, socket.receive.buffer.bytes=-1}",
+            io.seglog.replication.wire.WireServerConfig.loopback().toString());
+        assertTrue(GroupCoordinatorConfig.defaults().toString()
+            .startsWith("GroupCoordinatorConfig{offsets.topic.num.partitions=50, "));
+        assertTrue(io.seglog.storage.CleanerConfig.DEFAULTS.toString()
+            .startsWith("CleanerConfig{log.cleaner.enable=true, log.cleaner.threads=1, "));
+    }
+
     /** A read-only view of properties that records every key asked for, present or not. */
     private static final class Recording extends AbstractMap<String, Object> {
         private final Map<String, ?> properties;

@@ -394,6 +394,16 @@ public final class ConfigDef {
         public void validate() {
             ConfigDef.this.validate(values);
         }
+
+        /**
+         * {@code Owner{name=value, ...}} for every key of the table, secrets hidden (a record's {@code toString}).
+         *
+         * @return the text
+         */
+        @Override
+        public String toString() {
+            return ConfigDef.this.toString(values);
+        }
     }
 
     /**
