@@ -108,7 +108,7 @@ public final class ConfigDef {
         return add(name, Integer.class, defaultValue, text -> parseInt(name, text), String::valueOf,
             v -> v == defaultValue || (v >= min && v <= max),
             "must be in [" + min + ", " + max + "]" + (defaultValue < min || defaultValue > max
-                ? " or be " + defaultValue : ""), doc, readBy);
+                ? " or " + defaultValue : ""), doc, readBy);
     }
 
     /**
