@@ -11,7 +11,10 @@ import java.util.Optional;
 /**
  * Configuration of one broker's replication layer: its identity, its ZooKeeper session and the
  * controller's election policies. Built once by {@link #builder()} or read from Kafka's property names
- * by {@link #fromProperties(Map)}, validated in one pass whose messages name the key and the value.
+ * by {@link #fromProperties(Map)}, validated in one pass whose messages name the key and the value. Its keys are
+ * defined once, in its table ({@link #configDef()}); the cluster-wide {@value #MIN_INSYNC_REPLICAS} and
+ * {@value #UNCLEAN_LEADER_ELECTION_ENABLE} are LogConfig's keys and {@value #REPLICA_LAG_TIME_MAX_MS} is
+ * ReplicaManagerConfig's, read through their tables.
  *
  * <p>Immutable and thread-safe. {@link #toString()} never prints the ZooKeeper digest secret.
  */

@@ -17,7 +17,12 @@ import java.util.function.Predicate;
  * key is defined once ({@link ConfigKey}) and this class does the rest for every key alike. Values live in an
  * {@code Object[]} indexed by key; {@link #parse} reads properties (unknown keys are collected, not dropped
  * silently), {@link #validate} runs each key's range check and then the cross-field rules, each of which names
- * both keys.
+ * both keys. A configuration that keeps its values in record components reads each key with
+ * {@link ConfigKey#read} and runs the same pass from its constructor through {@link #assign()}. Every component of
+ * Seglog, storage core and broker, defines its keys in such a table; a key another component's table defines is
+ * read through that table ({@link #key(String, Class)}), never spelled again. The one set of number parsers
+ * ({@link #parseInt}, {@link #parseLong}, {@link #parseDouble}, {@link #parseBoolean}) is here;
+ * {@link ConfigDocs} renders the tables as the reference.
  *
  * <p>Keys are defined in static initialisers of the owning class; a definition is immutable afterwards.
  * Thread-safe once defined.
