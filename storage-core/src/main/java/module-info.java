@@ -4,8 +4,9 @@
  * <p>Exported: {@code io.seglog.storage} (the API: {@code LogManager}, {@code PartitionLog}, {@code LogReader},
  * configuration, errors, read-only views), {@code io.seglog.storage.format} (the v2 record-batch flyweights, the
  * builder and the validator, for code that builds or reads batches), {@code io.seglog.storage.io} (the file
- * seam, for fault injection) and {@code io.seglog.storage.inspect} (a log directory verified and dumped without a
- * broker, for operators' tools). Everything else (the partition-log internals, segments, indexes, checkpoints, the
+ * seam, for fault injection), {@code io.seglog.storage.inspect} (a log directory verified and dumped without a
+ * broker, for operators' tools) and {@code io.seglog.storage.config} (the configuration table every component's
+ * keys are defined in, for the broker layer's configuration and the generated reference docs/configuration.md). Everything else (the partition-log internals, segments, indexes, checkpoints, the
  * leader-epoch cache, the directory lock) is implementation, free to change. docs/architecture.md draws it.
  */
 module io.seglog.storage {
@@ -23,4 +24,5 @@ module io.seglog.storage {
     exports io.seglog.storage.format;
     exports io.seglog.storage.io;
     exports io.seglog.storage.inspect;
+    exports io.seglog.storage.config;
 }

@@ -1,5 +1,9 @@
 package io.seglog.replication;
 
+import io.seglog.replication.replica.ReplicaManagerConfig;
+import io.seglog.storage.LogConfig;
+import io.seglog.storage.config.ConfigDef;
+import io.seglog.storage.config.ConfigKey;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -7,7 +11,10 @@ import java.util.Optional;
 /**
  * Configuration of one broker's replication layer: its identity, its ZooKeeper session and the
  * controller's election policies. Built once by {@link #builder()} or read from Kafka's property names
- * by {@link #fromProperties(Map)}, validated in one pass whose messages name the key and the value.
+ * by {@link #fromProperties(Map)}, validated in one pass whose messages name the key and the value. Its keys are
+ * defined once, in its table ({@link #configDef()}); the cluster-wide {@value #MIN_INSYNC_REPLICAS} and
+ * {@value #UNCLEAN_LEADER_ELECTION_ENABLE} are LogConfig's keys and {@value #REPLICA_LAG_TIME_MAX_MS} is
+ * ReplicaManagerConfig's, read through their tables.
  *
  * <p>Immutable and thread-safe. {@link #toString()} never prints the ZooKeeper digest secret.
  */
@@ -32,18 +39,65 @@ public final class ReplicationConfig {
     public static final String ZOOKEEPER_SET_ACL = "zookeeper.set.acl";
     /** Seglog's digest credentials {@code user:password} used when ACLs are on (Kafka uses JAAS instead). */
     public static final String ZOOKEEPER_DIGEST = "zookeeper.digest.credentials";
-    /** Kafka's switch for electing a leader outside the ISR when no ISR member is alive. */
-    public static final String UNCLEAN_LEADER_ELECTION_ENABLE = "unclean.leader.election.enable";
+    /**
+     * Kafka's switch for electing a leader outside the ISR when no ISR member is alive: the cluster's default of the
+     * topic-level key LogConfig defines.
+     */
+    public static final String UNCLEAN_LEADER_ELECTION_ENABLE = LogConfig.UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG;
     /** Kafka's switch for the periodic preferred-leader rebalance. */
     public static final String AUTO_LEADER_REBALANCE_ENABLE = "auto.leader.rebalance.enable";
     /** Kafka's threshold, in percent, of a broker's misplaced leaderships that triggers a rebalance. */
     public static final String LEADER_IMBALANCE_PER_BROKER_PERCENTAGE = "leader.imbalance.per.broker.percentage";
     /** Kafka's interval between two imbalance checks. */
     public static final String LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS = "leader.imbalance.check.interval.seconds";
-    /** Kafka's minimum ISR size for acks=all produce requests. */
-    public static final String MIN_INSYNC_REPLICAS = "min.insync.replicas";
-    /** Kafka's time after which a follower that has not caught up leaves the ISR. */
-    public static final String REPLICA_LAG_TIME_MAX_MS = "replica.lag.time.max.ms";
+    /** Kafka's minimum ISR size for acks=all produce requests (the topic-level key LogConfig defines). */
+    public static final String MIN_INSYNC_REPLICAS = LogConfig.MIN_INSYNC_REPLICAS_CONFIG;
+    /** Kafka's time after which a follower that has not caught up leaves the ISR (ReplicaManagerConfig defines it). */
+    public static final String REPLICA_LAG_TIME_MAX_MS = ReplicaManagerConfig.REPLICA_LAG_TIME_MAX_MS;
+
+
+    private static final ConfigDef TABLE = new ConfigDef("ReplicationConfig");
+    private static final ConfigKey<Integer> ID = TABLE.intKeyWhere(BROKER_ID, -1, v -> v >= -1, "must be set and >= 0",
+        "the broker's id, unique in the cluster (required)", "broker");
+    private static final ConfigKey<String> RACK = TABLE.stringKey(BROKER_RACK, null,
+        "the broker's rack, for rack-aware replica assignment", "controller");
+    private static final ConfigKey<String> HOST = TABLE.stringKey(ADVERTISED_HOST, "localhost",
+        "the host other brokers reach this one at (advertised.listeners takes precedence in a broker)", "broker");
+    private static final ConfigKey<Integer> PORT = TABLE.intKey(ADVERTISED_PORT, 9092, 0, 65_535,
+        "the port other brokers reach this one at", "broker");
+    private static final ConfigKey<String> ZK_CONNECT = TABLE.stringKey(ZOOKEEPER_CONNECT, null,
+        "host:port[,host:port...][/chroot] of the ZooKeeper ensemble (required)", "zookeeper");
+    private static final ConfigKey<Integer> ZK_SESSION = TABLE.intKey(ZOOKEEPER_SESSION_TIMEOUT_MS, 18_000, 100,
+        "the ZooKeeper session timeout", "zookeeper");
+    private static final ConfigKey<Integer> ZK_CONNECTION = TABLE.intKeyWhere(ZOOKEEPER_CONNECTION_TIMEOUT_MS, -1,
+        v -> v == -1 || v >= 100, "must be -1 or at least 100",
+        "how long to wait for a ZooKeeper connection; -1 is the session timeout", "zookeeper");
+    private static final ConfigKey<Integer> ZK_REQUEST = TABLE.intKeyWhere(ZOOKEEPER_REQUEST_TIMEOUT_MS, -1,
+        v -> v == -1 || v >= 100, "must be -1 or at least 100",
+        "how long to wait for a ZooKeeper answer; -1 is the session timeout", "zookeeper");
+    private static final ConfigKey<Boolean> ZK_SET_ACL = TABLE.booleanKey(ZOOKEEPER_SET_ACL, false,
+        "create znodes with secure ACLs (needs zookeeper.digest.credentials and a chroot)", "zookeeper");
+    private static final ConfigKey<String> ZK_DIGEST = TABLE.stringKey(ZOOKEEPER_DIGEST, null,
+        "user:password of the brokers' ZooKeeper digest identity (secret, never printed)", "zookeeper");
+    private static final ConfigKey<Boolean> AUTO_REBALANCE = TABLE.booleanKey(AUTO_LEADER_REBALANCE_ENABLE, true,
+        "whether the controller moves leadership back to preferred replicas", "controller");
+    private static final ConfigKey<Integer> IMBALANCE_PERCENTAGE = TABLE.intKey(
+        LEADER_IMBALANCE_PER_BROKER_PERCENTAGE, 10, 0, 100,
+        "the share of a broker's misplaced leaderships, in percent, that triggers a rebalance", "controller");
+    private static final ConfigKey<Long> IMBALANCE_INTERVAL = TABLE.longKey(LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS,
+        300, 1, "the interval between two imbalance checks", "controller");
+    // Defined once elsewhere: the cluster-wide defaults of two topic-level keys, and the replica manager's lag limit.
+    private static final ConfigKey<Boolean> UNCLEAN = LogConfig.configDef().key(UNCLEAN_LEADER_ELECTION_ENABLE,
+        Boolean.class);
+    private static final ConfigKey<Integer> MIN_ISR = LogConfig.configDef().key(MIN_INSYNC_REPLICAS, Integer.class);
+    private static final ConfigKey<Long> LAG = ReplicaManagerConfig.configDef().key(REPLICA_LAG_TIME_MAX_MS,
+        Long.class);
+
+    static {
+        TABLE.secret(ZK_DIGEST);
+        TABLE.crossRule(v -> v.get(ZK_SET_ACL) && v.get(ZK_DIGEST) == null
+            ? ZOOKEEPER_SET_ACL + "=true requires " + ZOOKEEPER_DIGEST : null);
+    }
 
     private final int brokerId;
     private final Optional<String> brokerRack;
@@ -103,96 +157,37 @@ public final class ReplicationConfig {
      * @throws IllegalArgumentException naming the key and the value when one is missing or invalid
      */
     public static ReplicationConfig fromProperties(final Map<String, ?> props) {
-        final Builder b = builder();
-        final Object id = props.get(BROKER_ID);
-        if (id != null) {
-            b.brokerId(parseInt(BROKER_ID, id));
+        final Builder b = builder().brokerId(ID.read(props)).advertisedHost(HOST.read(props))
+            .advertisedPort(PORT.read(props)).zookeeperConnect(ZK_CONNECT.read(props))
+            .zookeeperSessionTimeoutMs(ZK_SESSION.read(props)).zookeeperConnectionTimeoutMs(ZK_CONNECTION.read(props))
+            .zookeeperRequestTimeoutMs(ZK_REQUEST.read(props)).zookeeperSetAcl(ZK_SET_ACL.read(props))
+            .uncleanLeaderElectionEnable(UNCLEAN.read(props)).autoLeaderRebalanceEnable(AUTO_REBALANCE.read(props))
+            .leaderImbalancePerBrokerPercentage(IMBALANCE_PERCENTAGE.read(props))
+            .leaderImbalanceCheckIntervalSeconds(IMBALANCE_INTERVAL.read(props)).minInsyncReplicas(MIN_ISR.read(props))
+            .replicaLagTimeMaxMs(LAG.read(props));
+        final String rack = RACK.read(props);
+        if (rack != null && !rack.isBlank()) {
+            b.brokerRack(rack);
         }
-        final Object rack = props.get(BROKER_RACK);
-        if (rack != null && !rack.toString().isBlank()) {
-            b.brokerRack(rack.toString().trim());
-        }
-        if (props.get(ADVERTISED_HOST) != null) {
-            b.advertisedHost(props.get(ADVERTISED_HOST).toString().trim());
-        }
-        if (props.get(ADVERTISED_PORT) != null) {
-            b.advertisedPort(parseInt(ADVERTISED_PORT, props.get(ADVERTISED_PORT)));
-        }
-        if (props.get(ZOOKEEPER_CONNECT) != null) {
-            b.zookeeperConnect(props.get(ZOOKEEPER_CONNECT).toString().trim());
-        }
-        if (props.get(ZOOKEEPER_SESSION_TIMEOUT_MS) != null) {
-            b.zookeeperSessionTimeoutMs(parseInt(ZOOKEEPER_SESSION_TIMEOUT_MS, props.get(ZOOKEEPER_SESSION_TIMEOUT_MS)));
-        }
-        if (props.get(ZOOKEEPER_CONNECTION_TIMEOUT_MS) != null) {
-            b.zookeeperConnectionTimeoutMs(
-                parseInt(ZOOKEEPER_CONNECTION_TIMEOUT_MS, props.get(ZOOKEEPER_CONNECTION_TIMEOUT_MS)));
-        }
-        if (props.get(ZOOKEEPER_REQUEST_TIMEOUT_MS) != null) {
-            b.zookeeperRequestTimeoutMs(parseInt(ZOOKEEPER_REQUEST_TIMEOUT_MS, props.get(ZOOKEEPER_REQUEST_TIMEOUT_MS)));
-        }
-        if (props.get(ZOOKEEPER_SET_ACL) != null) {
-            b.zookeeperSetAcl(parseBoolean(ZOOKEEPER_SET_ACL, props.get(ZOOKEEPER_SET_ACL)));
-        }
-        if (props.get(ZOOKEEPER_DIGEST) != null) {
-            b.zookeeperDigest(props.get(ZOOKEEPER_DIGEST).toString());
-        }
-        if (props.get(UNCLEAN_LEADER_ELECTION_ENABLE) != null) {
-            b.uncleanLeaderElectionEnable(
-                parseBoolean(UNCLEAN_LEADER_ELECTION_ENABLE, props.get(UNCLEAN_LEADER_ELECTION_ENABLE)));
-        }
-        if (props.get(AUTO_LEADER_REBALANCE_ENABLE) != null) {
-            b.autoLeaderRebalanceEnable(parseBoolean(AUTO_LEADER_REBALANCE_ENABLE, props.get(AUTO_LEADER_REBALANCE_ENABLE)));
-        }
-        if (props.get(LEADER_IMBALANCE_PER_BROKER_PERCENTAGE) != null) {
-            b.leaderImbalancePerBrokerPercentage(
-                parseInt(LEADER_IMBALANCE_PER_BROKER_PERCENTAGE, props.get(LEADER_IMBALANCE_PER_BROKER_PERCENTAGE)));
-        }
-        if (props.get(LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS) != null) {
-            b.leaderImbalanceCheckIntervalSeconds(
-                parseLong(LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS, props.get(LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS)));
-        }
-        if (props.get(MIN_INSYNC_REPLICAS) != null) {
-            b.minInsyncReplicas(parseInt(MIN_INSYNC_REPLICAS, props.get(MIN_INSYNC_REPLICAS)));
-        }
-        if (props.get(REPLICA_LAG_TIME_MAX_MS) != null) {
-            b.replicaLagTimeMaxMs(parseLong(REPLICA_LAG_TIME_MAX_MS, props.get(REPLICA_LAG_TIME_MAX_MS)));
+        final Object digest = props.get(ZOOKEEPER_DIGEST); // untrimmed: a secret is taken as given
+        if (digest != null) {
+            b.zookeeperDigest(digest.toString());
         }
         return b.build();
     }
 
-    private static int parseInt(final String key, final Object value) {
-        final long v = parseLong(key, value);
-        if (v < Integer.MIN_VALUE || v > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException(key + "=" + value + " does not fit in an int");
-        }
-        return (int) v;
+    /**
+     * The table of this class's keys (for the configuration reference). {@value #UNCLEAN_LEADER_ELECTION_ENABLE} and
+     * {@value #MIN_INSYNC_REPLICAS} are LogConfig's, {@value #REPLICA_LAG_TIME_MAX_MS} ReplicaManagerConfig's.
+     *
+     * @return the table
+     */
+    public static ConfigDef configDef() {
+        return TABLE;
     }
 
-    private static long parseLong(final String key, final Object value) {
-        if (value instanceof Number n) {
-            return n.longValue();
-        }
-        try {
-            return Long.parseLong(value.toString().trim());
-        } catch (final NumberFormatException e) {
-            throw new IllegalArgumentException(key + "=" + value + " is not an integer", e);
-        }
-    }
 
-    private static boolean parseBoolean(final String key, final Object value) {
-        if (value instanceof Boolean b) {
-            return b;
-        }
-        final String s = value.toString().trim();
-        if (s.equalsIgnoreCase("true")) {
-            return true;
-        }
-        if (s.equalsIgnoreCase("false")) {
-            return false;
-        }
-        throw new IllegalArgumentException(key + "=" + value + " is not true or false");
-    }
+
 
     /** @return {@value #BROKER_ID} */
     public int brokerId() {
@@ -370,15 +365,28 @@ public final class ReplicationConfig {
 
     @Override
     public String toString() {
-        return "ReplicationConfig{" + BROKER_ID + "=" + brokerId + ", " + BROKER_RACK + "=" + brokerRack.orElse("")
-            + ", " + ZOOKEEPER_CONNECT + "=" + zookeeperConnect + ", " + ZOOKEEPER_SESSION_TIMEOUT_MS + "="
-            + zookeeperSessionTimeoutMs + ", " + ZOOKEEPER_SET_ACL + "=" + zookeeperSetAcl + ", "
-            + ZOOKEEPER_DIGEST + "=" + (zookeeperDigest.isPresent() ? "[hidden]" : "") + ", "
-            + UNCLEAN_LEADER_ELECTION_ENABLE + "=" + uncleanLeaderElectionEnable + ", "
-            + AUTO_LEADER_REBALANCE_ENABLE + "=" + autoLeaderRebalanceEnable + ", "
-            + LEADER_IMBALANCE_PER_BROKER_PERCENTAGE + "=" + leaderImbalancePerBrokerPercentage + ", "
-            + LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS + "=" + leaderImbalanceCheckIntervalSeconds + ", "
-            + MIN_INSYNC_REPLICAS + "=" + minInsyncReplicas + "}";
+        final String own = TABLE.toString(values(this));
+        return own.substring(0, own.length() - 1) + ", " + UNCLEAN_LEADER_ELECTION_ENABLE + "="
+            + uncleanLeaderElectionEnable + ", " + MIN_INSYNC_REPLICAS + "=" + minInsyncReplicas + ", "
+            + REPLICA_LAG_TIME_MAX_MS + "=" + replicaLagTimeMaxMs + "}";
+    }
+
+    private static Object[] values(final ReplicationConfig c) {
+        final Object[] v = TABLE.defaults();
+        ConfigDef.put(v, ID, c.brokerId);
+        ConfigDef.put(v, RACK, c.brokerRack.orElse(null));
+        ConfigDef.put(v, HOST, c.advertisedHost);
+        ConfigDef.put(v, PORT, c.advertisedPort);
+        ConfigDef.put(v, ZK_CONNECT, c.zookeeperConnect);
+        ConfigDef.put(v, ZK_SESSION, c.zookeeperSessionTimeoutMs);
+        ConfigDef.put(v, ZK_CONNECTION, c.zookeeperConnectionTimeoutMs);
+        ConfigDef.put(v, ZK_REQUEST, c.zookeeperRequestTimeoutMs);
+        ConfigDef.put(v, ZK_SET_ACL, c.zookeeperSetAcl);
+        ConfigDef.put(v, ZK_DIGEST, c.zookeeperDigest.orElse(null));
+        ConfigDef.put(v, AUTO_REBALANCE, c.autoLeaderRebalanceEnable);
+        ConfigDef.put(v, IMBALANCE_PERCENTAGE, c.leaderImbalancePerBrokerPercentage);
+        ConfigDef.put(v, IMBALANCE_INTERVAL, c.leaderImbalanceCheckIntervalSeconds);
+        return v;
     }
 
     /** Mutable builder of {@link ReplicationConfig}; not thread-safe. */
@@ -593,20 +601,6 @@ public final class ReplicationConfig {
                 "must be set");
             require(advertisedHost != null && !advertisedHost.isBlank(), ADVERTISED_HOST, advertisedHost,
                 "must not be empty");
-            require(advertisedPort >= 0 && advertisedPort <= 65_535, ADVERTISED_PORT, advertisedPort,
-                "must be in [0, 65535]");
-            require(zookeeperSessionTimeoutMs >= 100, ZOOKEEPER_SESSION_TIMEOUT_MS, zookeeperSessionTimeoutMs,
-                "must be >= 100");
-            require(zookeeperConnectionTimeoutMs == -1 || zookeeperConnectionTimeoutMs >= 100,
-                ZOOKEEPER_CONNECTION_TIMEOUT_MS, zookeeperConnectionTimeoutMs, "must be >= 100");
-            require(zookeeperRequestTimeoutMs == -1 || zookeeperRequestTimeoutMs >= 100,
-                ZOOKEEPER_REQUEST_TIMEOUT_MS, zookeeperRequestTimeoutMs, "must be >= 100");
-            require(leaderImbalancePerBrokerPercentage >= 0 && leaderImbalancePerBrokerPercentage <= 100,
-                LEADER_IMBALANCE_PER_BROKER_PERCENTAGE, leaderImbalancePerBrokerPercentage, "must be in [0, 100]");
-            require(leaderImbalanceCheckIntervalSeconds >= 1, LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS,
-                leaderImbalanceCheckIntervalSeconds, "must be >= 1");
-            require(minInsyncReplicas >= 1, MIN_INSYNC_REPLICAS, minInsyncReplicas, "must be >= 1");
-            require(replicaLagTimeMaxMs >= 1, REPLICA_LAG_TIME_MAX_MS, replicaLagTimeMaxMs, "must be >= 1");
             if (zookeeperDigest.isPresent()) {
                 final String d = zookeeperDigest.get();
                 final int colon = d.indexOf(':');
@@ -615,9 +609,16 @@ public final class ReplicationConfig {
                     throw new IllegalArgumentException(ZOOKEEPER_DIGEST + " must be user:password (value hidden)");
                 }
             }
-            if (zookeeperSetAcl && zookeeperDigest.isEmpty()) {
-                throw new IllegalArgumentException(ZOOKEEPER_SET_ACL + "=true requires " + ZOOKEEPER_DIGEST);
-            }
+            // The one pass over the table: every range, then the rules between keys.
+            TABLE.assign().set(ID, brokerId).set(HOST, advertisedHost).set(PORT, advertisedPort)
+                .set(ZK_CONNECT, zookeeperConnect).set(ZK_SESSION, zookeeperSessionTimeoutMs)
+                .set(ZK_CONNECTION, zookeeperConnectionTimeoutMs).set(ZK_REQUEST, zookeeperRequestTimeoutMs)
+                .set(ZK_SET_ACL, zookeeperSetAcl).set(ZK_DIGEST, zookeeperDigest.orElse(null))
+                .set(AUTO_REBALANCE, autoLeaderRebalanceEnable)
+                .set(IMBALANCE_PERCENTAGE, leaderImbalancePerBrokerPercentage)
+                .set(IMBALANCE_INTERVAL, leaderImbalanceCheckIntervalSeconds).validate();
+            MIN_ISR.check(minInsyncReplicas);
+            LAG.check(replicaLagTimeMaxMs);
             final int slash = zookeeperConnect.indexOf('/');
             require(slash != 0 && !zookeeperConnect.substring(0, slash < 0 ? zookeeperConnect.length() : slash)
                 .isBlank(), ZOOKEEPER_CONNECT, zookeeperConnect, "must name at least one host:port");

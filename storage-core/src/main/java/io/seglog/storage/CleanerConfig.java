@@ -1,7 +1,8 @@
 package io.seglog.storage;
 
 import io.seglog.storage.cleaner.LogCleaner;
-
+import io.seglog.storage.config.ConfigDef;
+import io.seglog.storage.config.ConfigKey;
 import java.util.Map;
 
 /**
@@ -37,9 +38,35 @@ public record CleanerConfig(boolean enabled, int threads, long dedupeBufferBytes
     /** Kafka's property name. */
     public static final String BACKOFF_MS_CONFIG = "log.cleaner.backoff.ms";
 
+    private static final ConfigDef TABLE = new ConfigDef("CleanerConfig");
+    private static final ConfigKey<Boolean> ENABLE = TABLE.booleanKey(ENABLE_CONFIG, true,
+        "whether the log manager runs the cleaner (logs with cleanup.policy=compact are compacted)", "cleaner");
+    private static final ConfigKey<Integer> THREADS = TABLE.intKey(THREADS_CONFIG, 1, 1, "cleaner threads",
+        "cleaner");
+    private static final ConfigKey<Long> DEDUPE_BUFFER_SIZE = TABLE.longKey(DEDUPE_BUFFER_SIZE_CONFIG,
+        128L * 1024 * 1024, 0, "memory for the offset maps of all cleaner threads", "cleaner");
+    private static final ConfigKey<Integer> IO_BUFFER_SIZE = TABLE.intKey(IO_BUFFER_SIZE_CONFIG, 512 * 1024, 0,
+        "memory for the read and write buffers of all cleaner threads", "cleaner");
+    private static final ConfigKey<Double> IO_BUFFER_LOAD_FACTOR = TABLE.doubleKeyWhere(IO_BUFFER_LOAD_FACTOR_CONFIG,
+        0.9, v -> v > 0 && v <= 1, "must be in (0, 1]", "how full an offset map may get", "cleaner");
+    private static final ConfigKey<Double> IO_MAX_BYTES_PER_SECOND = TABLE.doubleKeyWhere(
+        IO_MAX_BYTES_PER_SECOND_CONFIG, Double.MAX_VALUE, v -> v > 0, "must be positive",
+        "the read-plus-write throttle of all cleaner threads together", "cleaner");
+    private static final ConfigKey<Long> BACKOFF_MS = TABLE.longKey(BACKOFF_MS_CONFIG, 15_000, 0,
+        "how long a cleaner thread waits when no log needs cleaning", "cleaner");
+
+    static {
+        TABLE.crossRule(v -> v.get(DEDUPE_BUFFER_SIZE) >= LogCleaner.BYTES_PER_MAP_ENTRY * (long) v.get(THREADS) ? null
+            : DEDUPE_BUFFER_SIZE_CONFIG + "=" + v.get(DEDUPE_BUFFER_SIZE) + " must hold at least one "
+                + LogCleaner.BYTES_PER_MAP_ENTRY + "-byte entry per thread (" + THREADS_CONFIG + "=" + v.get(THREADS)
+                + ")");
+        TABLE.crossRule(v -> v.get(IO_BUFFER_SIZE) >= 2L * v.get(THREADS) ? null
+            : IO_BUFFER_SIZE_CONFIG + "=" + v.get(IO_BUFFER_SIZE) + " must be at least 2 per thread ("
+                + THREADS_CONFIG + "=" + v.get(THREADS) + ")");
+    }
+
     /** Kafka's defaults: enabled, one thread, 128 MiB of map, 512 KiB of I/O buffers, 0.9, unthrottled, 15 s. */
-    public static final CleanerConfig DEFAULTS = new CleanerConfig(true, 1, 128L * 1024 * 1024, 512 * 1024, 0.9,
-        Double.MAX_VALUE, 15_000);
+    public static final CleanerConfig DEFAULTS = fromProperties(Map.of());
 
     /**
      * Validates.
@@ -54,15 +81,9 @@ public record CleanerConfig(boolean enabled, int threads, long dedupeBufferBytes
      * @throws IllegalArgumentException naming the key and value of an invalid setting
      */
     public CleanerConfig {
-        require(threads >= 1, THREADS_CONFIG, threads, "must be at least 1");
-        require(dedupeBufferBytes >= LogCleaner.BYTES_PER_MAP_ENTRY * (long) threads, DEDUPE_BUFFER_SIZE_CONFIG,
-            dedupeBufferBytes, "must hold at least one " + LogCleaner.BYTES_PER_MAP_ENTRY + "-byte entry per thread ("
-                + THREADS_CONFIG + "=" + threads + ")");
-        require(ioBufferBytes >= 2 * threads, IO_BUFFER_SIZE_CONFIG, ioBufferBytes, "must be at least 2 per thread");
-        require(dedupeLoadFactor > 0 && dedupeLoadFactor <= 1, IO_BUFFER_LOAD_FACTOR_CONFIG, dedupeLoadFactor,
-            "must be in (0, 1]");
-        require(maxIoBytesPerSecond > 0, IO_MAX_BYTES_PER_SECOND_CONFIG, maxIoBytesPerSecond, "must be positive");
-        require(backoffMs >= 0, BACKOFF_MS_CONFIG, backoffMs, "must not be negative");
+        TABLE.assign().set(ENABLE, enabled).set(THREADS, threads).set(DEDUPE_BUFFER_SIZE, dedupeBufferBytes)
+            .set(IO_BUFFER_SIZE, ioBufferBytes).set(IO_BUFFER_LOAD_FACTOR, dedupeLoadFactor)
+            .set(IO_MAX_BYTES_PER_SECOND, maxIoBytesPerSecond).set(BACKOFF_MS, backoffMs).validate();
     }
 
     /**
@@ -73,15 +94,19 @@ public record CleanerConfig(boolean enabled, int threads, long dedupeBufferBytes
      * @throws IllegalArgumentException naming the key and value of an invalid entry
      */
     public static CleanerConfig fromProperties(final Map<String, ?> properties) {
-        final CleanerConfig d = DEFAULTS;
-        return new CleanerConfig(
-            Boolean.parseBoolean(text(properties, ENABLE_CONFIG, d.enabled)),
-            (int) number(properties, THREADS_CONFIG, d.threads),
-            (long) number(properties, DEDUPE_BUFFER_SIZE_CONFIG, d.dedupeBufferBytes),
-            (int) number(properties, IO_BUFFER_SIZE_CONFIG, d.ioBufferBytes),
-            number(properties, IO_BUFFER_LOAD_FACTOR_CONFIG, d.dedupeLoadFactor),
-            number(properties, IO_MAX_BYTES_PER_SECOND_CONFIG, d.maxIoBytesPerSecond),
-            (long) number(properties, BACKOFF_MS_CONFIG, d.backoffMs));
+        return new CleanerConfig(ENABLE.read(properties), THREADS.read(properties),
+            DEDUPE_BUFFER_SIZE.read(properties), IO_BUFFER_SIZE.read(properties),
+            IO_BUFFER_LOAD_FACTOR.read(properties), IO_MAX_BYTES_PER_SECOND.read(properties),
+            BACKOFF_MS.read(properties));
+    }
+
+    /**
+     * The table of this class's keys (for the configuration reference).
+     *
+     * @return the table
+     */
+    public static ConfigDef configDef() {
+        return TABLE;
     }
 
     /**
@@ -112,26 +137,15 @@ public record CleanerConfig(boolean enabled, int threads, long dedupeBufferBytes
             maxIoBytesPerSecond, backoffMs);
     }
 
-    private static String text(final Map<String, ?> properties, final String key, final Object fallback) {
-        final Object value = properties.get(key);
-        return String.valueOf(value == null ? fallback : value).trim();
-    }
-
-    private static double number(final Map<String, ?> properties, final String key, final double fallback) {
-        final Object value = properties.get(key);
-        if (value == null) {
-            return fallback;
-        }
-        try {
-            return value instanceof Number n ? n.doubleValue() : Double.parseDouble(value.toString().trim());
-        } catch (final NumberFormatException e) {
-            throw new IllegalArgumentException(key + "=" + value + " is not a number", e);
-        }
-    }
-
-    private static void require(final boolean ok, final String key, final Object value, final String rule) {
-        if (!ok) {
-            throw new IllegalArgumentException(key + "=" + value + " " + rule);
-        }
+    /**
+     * Kafka's names and this configuration's values, from the table.
+     *
+     * @return e.g. {@code CleanerConfig{log.cleaner.enable=true, log.cleaner.threads=1, ...}}
+     */
+    @Override
+    public String toString() {
+        return TABLE.assign().set(ENABLE, enabled).set(THREADS, threads).set(DEDUPE_BUFFER_SIZE, dedupeBufferBytes)
+            .set(IO_BUFFER_SIZE, ioBufferBytes).set(IO_BUFFER_LOAD_FACTOR, dedupeLoadFactor)
+            .set(IO_MAX_BYTES_PER_SECOND, maxIoBytesPerSecond).set(BACKOFF_MS, backoffMs).toString();
     }
 }

@@ -2,6 +2,7 @@ package io.seglog.storage;
 
 import io.seglog.storage.config.ConfigDef;
 import io.seglog.storage.config.ConfigKey;
+import io.seglog.storage.config.TopicKeyNames;
 import io.seglog.storage.segment.SegmentConfig;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -57,12 +58,12 @@ public final class LogConfig {
      * Kafka's {@code message.timestamp.before.max.ms}: with {@code CreateTime}, how far a record's timestamp may
      * lie before the broker's time.
      */
-    public static final String MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG = "message.timestamp.before.max.ms";
+    public static final String MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG = TopicKeyNames.MESSAGE_TIMESTAMP_BEFORE_MAX_MS;
     /**
      * Kafka's {@code message.timestamp.after.max.ms}: with {@code CreateTime}, how far a record's timestamp may
      * lie after the broker's time.
      */
-    public static final String MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG = "message.timestamp.after.max.ms";
+    public static final String MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG = TopicKeyNames.MESSAGE_TIMESTAMP_AFTER_MAX_MS;
     /** Kafka's {@code retention.ms}; -1 keeps data forever. */
     public static final String RETENTION_MS_CONFIG = "retention.ms";
     /** Kafka's {@code retention.bytes}; -1 means no size limit. */
@@ -91,7 +92,7 @@ public final class LogConfig {
      * Seglog-specific (Kafka has no such key): what crash recovery does with corruption that is not a torn
      * tail, {@code fail} (the default) or {@code truncate}. See {@link CorruptionPolicy}.
      */
-    public static final String CORRUPTION_POLICY_CONFIG = "seglog.corruption.policy";
+    public static final String CORRUPTION_POLICY_CONFIG = TopicKeyNames.CORRUPTION_POLICY;
     /**
      * Kafka's {@code cleanup.policy}: {@code delete} (the default), {@code compact} or both. With
      * {@code compact}, a {@link LogManager} with {@code log.cleaner.enable} compacts the log (see
@@ -198,8 +199,8 @@ public final class LogConfig {
         "CreateTime keeps the producer's timestamps, LogAppendTime stamps the broker's", "append");
     private static final ConfigKey<TopicCompression> COMPRESSION_TYPE = KEYS.namedKey(COMPRESSION_TYPE_CONFIG,
         TopicCompression.class, TopicCompression.PRODUCER, TopicCompression::fromKafkaName, TopicCompression::kafkaName,
-        "the codec batches are stored in: producer keeps each producer's, another re-compresses on leader append",
-        "append");
+        "producer, uncompressed, gzip, snappy, lz4 or zstd: producer keeps each producer's codec, another"
+            + " re-compresses", "append");
     private static final ConfigKey<Integer> COMPRESSION_GZIP_LEVEL = levelKey(COMPRESSION_GZIP_LEVEL_CONFIG, -1, 1, 9,
         "the gzip level of re-compression; -1 is zlib's default");
     private static final ConfigKey<Integer> COMPRESSION_LZ4_LEVEL = levelKey(COMPRESSION_LZ4_LEVEL_CONFIG, 9, 1, 17,
@@ -231,7 +232,7 @@ public final class LogConfig {
         "retention");
     private static final ConfigKey<CorruptionPolicy> CORRUPTION_POLICY = KEYS.namedKey(CORRUPTION_POLICY_CONFIG,
         CorruptionPolicy.class, CorruptionPolicy.FAIL, CorruptionPolicy::fromConfigName, CorruptionPolicy::configName,
-        "what recovery does with corruption that is not a torn tail", "recovery");
+        "fail or truncate: what recovery does with corruption that is not a torn tail", "recovery");
     private static final ConfigKey<Integer> MAPPED_APPEND_MAX_BYTES = KEYS.intKey(MAPPED_APPEND_MAX_BYTES_CONFIG,
         DEFAULT_MAPPED_APPEND_MAX_BYTES, 0, "the largest append copied through the mapped tail, 0 for none",
         "segments");
@@ -260,6 +261,19 @@ public final class LogConfig {
             ? "conflicting settings: " + MIN_COMPACTION_LAG_MS_CONFIG + "=" + v.get(MIN_COMPACTION_LAG_MS) + " > "
                 + MAX_COMPACTION_LAG_MS_CONFIG + "=" + v.get(MAX_COMPACTION_LAG_MS)
             : null);
+        // Each applies from a log's next append, roll, retention check or cleaner pass (PartitionLog.updateConfig);
+        // these three are read only when a log opens.
+        KEYS.dynamicAllBut(PRODUCER_ID_EXPIRATION_MS, PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS, CORRUPTION_POLICY);
+    }
+
+    /**
+     * The table of every key this class reads, for the configuration reference and for components that read a
+     * topic-level key as a broker-wide setting ({@code min.insync.replicas}, {@code unclean.leader.election.enable}).
+     *
+     * @return the table
+     */
+    public static ConfigDef configDef() {
+        return KEYS;
     }
 
     private final Object[] values;
@@ -330,15 +344,7 @@ public final class LogConfig {
      * @return key name to value text, ordered
      */
     public Map<String, String> toProperties() {
-        final Map<String, String> out = new java.util.LinkedHashMap<>();
-        for (final ConfigKey<?> key : KEYS.keys()) {
-            out.put(key.name(), format(key));
-        }
-        return java.util.Collections.unmodifiableMap(out);
-    }
-
-    private <T> String format(final ConfigKey<T> key) {
-        return key.format(get(key));
+        return KEYS.toProperties(values);
     }
 
     private static LogConfig parse(final Object[] values, final Map<String, ?> properties) {
@@ -367,12 +373,8 @@ public final class LogConfig {
      * @return the unknown names
      */
     public static List<String> unknownKeys(final Map<String, ?> properties) {
-        final List<String> unknown = new ArrayList<>();
-        for (final String name : new java.util.TreeSet<>(properties.keySet())) {
-            if (KEYS.key(name) == null && !name.equals(INTERNAL_SEGMENT_BYTES_CONFIG)) {
-                unknown.add(name);
-            }
-        }
+        final List<String> unknown = new ArrayList<>(KEYS.unknown(properties.keySet()));
+        unknown.remove(INTERNAL_SEGMENT_BYTES_CONFIG);
         return List.copyOf(unknown);
     }
 
@@ -382,10 +384,7 @@ public final class LogConfig {
      * @return the names
      */
     public static List<String> keyNames() {
-        final List<String> names = new ArrayList<>();
-        for (final ConfigKey<?> key : KEYS.keys()) {
-            names.add(key.name());
-        }
+        final List<String> names = new ArrayList<>(KEYS.names());
         names.add(INTERNAL_SEGMENT_BYTES_CONFIG);
         return List.copyOf(names);
     }

@@ -1,5 +1,7 @@
 package io.seglog.storage;
 
+import io.seglog.storage.config.ConfigDef;
+import io.seglog.storage.config.ConfigKey;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -28,6 +30,49 @@ public final class LogManagerConfig {
     public static final long DEFAULT_HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS = 5_000;
     /** Kafka's {@code num.recovery.threads.per.data.dir} default: 2. */
     public static final int DEFAULT_OPEN_THREADS_PER_DIR = 2;
+
+    /** Kafka's broker property name behind {@link Builder#retentionCheckIntervalMs}. */
+    public static final String RETENTION_CHECK_INTERVAL_MS_CONFIG = "log.retention.check.interval.ms";
+    /** Kafka's broker property name behind {@link Builder#flushCheckIntervalMs}. */
+    public static final String FLUSH_SCHEDULER_INTERVAL_MS_CONFIG = "log.flush.scheduler.interval.ms";
+    /** Kafka's broker property name behind {@link Builder#recoveryPointCheckpointIntervalMs}. */
+    public static final String FLUSH_OFFSET_CHECKPOINT_INTERVAL_MS_CONFIG = "log.flush.offset.checkpoint.interval.ms";
+    /** Kafka's broker property name behind {@link Builder#logStartCheckpointIntervalMs}. */
+    public static final String FLUSH_START_OFFSET_CHECKPOINT_INTERVAL_MS_CONFIG =
+        "log.flush.start.offset.checkpoint.interval.ms";
+    /** Kafka's broker property name behind {@link Builder#highWatermarkCheckpointIntervalMs}. */
+    public static final String HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS_CONFIG =
+        "replica.high.watermark.checkpoint.interval.ms";
+    /** Kafka's broker property name behind {@link Builder#openThreadsPerDir}. */
+    public static final String RECOVERY_THREADS_PER_DATA_DIR_CONFIG = "num.recovery.threads.per.data.dir";
+
+    private static final String READER = "log manager";
+    private static final ConfigDef TABLE = new ConfigDef("LogManagerConfig");
+    private static final ConfigKey<Long> RETENTION_CHECK = TABLE.longKey(RETENTION_CHECK_INTERVAL_MS_CONFIG,
+        DEFAULT_RETENTION_CHECK_INTERVAL_MS, 1, "how often retention is checked", READER);
+    private static final ConfigKey<Long> FLUSH_CHECK = TABLE.longKey(FLUSH_SCHEDULER_INTERVAL_MS_CONFIG,
+        DEFAULT_FLUSH_CHECK_INTERVAL_MS, 1, "how often flush.ms is checked (Kafka's default, never, makes flush.ms"
+            + " inert)", READER);
+    private static final ConfigKey<Long> RECOVERY_POINT_CHECKPOINT = TABLE.longKey(
+        FLUSH_OFFSET_CHECKPOINT_INTERVAL_MS_CONFIG, DEFAULT_RECOVERY_POINT_CHECKPOINT_INTERVAL_MS, 1,
+        "how often the recovery points are checkpointed", READER);
+    private static final ConfigKey<Long> LOG_START_CHECKPOINT = TABLE.longKey(
+        FLUSH_START_OFFSET_CHECKPOINT_INTERVAL_MS_CONFIG, DEFAULT_LOG_START_CHECKPOINT_INTERVAL_MS, 1,
+        "how often the log start offsets are checkpointed", READER);
+    private static final ConfigKey<Long> HIGH_WATERMARK_CHECKPOINT = TABLE.longKey(
+        HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS_CONFIG, DEFAULT_HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS, 1,
+        "how often the high watermarks are checkpointed", READER);
+    private static final ConfigKey<Integer> OPEN_THREADS = TABLE.intKey(RECOVERY_THREADS_PER_DATA_DIR_CONFIG,
+        DEFAULT_OPEN_THREADS_PER_DIR, 1, "threads per log directory that open (and recover) logs at start", READER);
+
+    /**
+     * The table of the broker keys this class reads (for the configuration reference).
+     *
+     * @return the table
+     */
+    public static ConfigDef configDef() {
+        return TABLE;
+    }
 
     private final List<Path> logDirs;
     private final LogConfig logConfig;
@@ -230,13 +275,37 @@ public final class LogManagerConfig {
         }
 
         /**
+         * Sets the background cadences from Kafka's broker property names present in {@code props} (each key's
+         * setter named in this class's table); absent keys keep their values.
+         *
+         * @param props property names to values (text or numbers)
+         * @return this
+         * @throws IllegalArgumentException naming the key and the value of an invalid setting
+         */
+        public Builder properties(final Map<String, ?> props) {
+            retentionCheckIntervalMs = read(props, RETENTION_CHECK, retentionCheckIntervalMs);
+            flushCheckIntervalMs = read(props, FLUSH_CHECK, flushCheckIntervalMs);
+            recoveryPointCheckpointIntervalMs =
+                read(props, RECOVERY_POINT_CHECKPOINT, recoveryPointCheckpointIntervalMs);
+            logStartCheckpointIntervalMs = read(props, LOG_START_CHECKPOINT, logStartCheckpointIntervalMs);
+            highWatermarkCheckpointIntervalMs =
+                read(props, HIGH_WATERMARK_CHECKPOINT, highWatermarkCheckpointIntervalMs);
+            openThreadsPerDir = read(props, OPEN_THREADS, openThreadsPerDir);
+            return this;
+        }
+
+        private static <T> T read(final Map<String, ?> props, final ConfigKey<T> key, final T current) {
+            return props.get(key.name()) == null ? current : key.read(props);
+        }
+
+        /**
          * Sets {@code log.retention.check.interval.ms}.
          *
          * @param ms at least 1
          * @return this
          */
         public Builder retentionCheckIntervalMs(final long ms) {
-            this.retentionCheckIntervalMs = positive("retentionCheckIntervalMs", ms);
+            this.retentionCheckIntervalMs = RETENTION_CHECK.check(ms);
             return this;
         }
 
@@ -247,7 +316,7 @@ public final class LogManagerConfig {
          * @return this
          */
         public Builder flushCheckIntervalMs(final long ms) {
-            this.flushCheckIntervalMs = positive("flushCheckIntervalMs", ms);
+            this.flushCheckIntervalMs = FLUSH_CHECK.check(ms);
             return this;
         }
 
@@ -258,7 +327,7 @@ public final class LogManagerConfig {
          * @return this
          */
         public Builder recoveryPointCheckpointIntervalMs(final long ms) {
-            this.recoveryPointCheckpointIntervalMs = positive("recoveryPointCheckpointIntervalMs", ms);
+            this.recoveryPointCheckpointIntervalMs = RECOVERY_POINT_CHECKPOINT.check(ms);
             return this;
         }
 
@@ -269,7 +338,7 @@ public final class LogManagerConfig {
          * @return this
          */
         public Builder logStartCheckpointIntervalMs(final long ms) {
-            this.logStartCheckpointIntervalMs = positive("logStartCheckpointIntervalMs", ms);
+            this.logStartCheckpointIntervalMs = LOG_START_CHECKPOINT.check(ms);
             return this;
         }
 
@@ -280,7 +349,7 @@ public final class LogManagerConfig {
          * @return this
          */
         public Builder highWatermarkCheckpointIntervalMs(final long ms) {
-            this.highWatermarkCheckpointIntervalMs = positive("highWatermarkCheckpointIntervalMs", ms);
+            this.highWatermarkCheckpointIntervalMs = HIGH_WATERMARK_CHECKPOINT.check(ms);
             return this;
         }
 
@@ -291,7 +360,7 @@ public final class LogManagerConfig {
          * @return this
          */
         public Builder openThreadsPerDir(final int threads) {
-            this.openThreadsPerDir = (int) positive("openThreadsPerDir", threads);
+            this.openThreadsPerDir = OPEN_THREADS.check(threads);
             return this;
         }
 
@@ -338,13 +407,6 @@ public final class LogManagerConfig {
             logDirs.clear();
             logDirs.addAll(normalised);
             return new LogManagerConfig(this);
-        }
-
-        private static long positive(final String name, final long value) {
-            if (value < 1) {
-                throw new IllegalArgumentException(name + "=" + value + " must be >= 1");
-            }
-            return value;
         }
     }
 }

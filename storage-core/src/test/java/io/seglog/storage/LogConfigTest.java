@@ -252,4 +252,19 @@ class LogConfigTest {
             () -> base.withProperties(Map.of("retention.ms", "soon")));
         assertTrue(bad.getMessage().contains("retention.ms"), bad.getMessage());
     }
+
+    @Test
+    void everyKeyARunningLogTakesOverIsDynamicAndTheThreeReadAtOpenAreNot() {
+        final java.util.Set<String> readAtOpen = new java.util.TreeSet<>();
+        for (final io.seglog.storage.config.ConfigKey<?> key : LogConfig.configDef().keys()) {
+            if (!key.dynamic()) {
+                readAtOpen.add(key.name());
+            }
+        }
+        // PartitionLog.updateConfig: these keep their value until the log is opened again.
+        assertEquals(java.util.Set.of(LogConfig.PRODUCER_ID_EXPIRATION_MS_CONFIG,
+            LogConfig.PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS_CONFIG, LogConfig.CORRUPTION_POLICY_CONFIG), readAtOpen);
+        assertEquals("compression.gzip.level=0 must be in [1, 9] or -1", assertThrows(IllegalArgumentException.class,
+            () -> LogConfig.builder().compressionLevels(0, 9, 3).build()).getMessage());
+    }
 }

@@ -6,7 +6,6 @@ import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
@@ -32,8 +31,8 @@ import org.slf4j.LoggerFactory;
  *   <li>any other key is unknown: a WARN as Kafka's ("was supplied but isn't a known config"), with the nearest
  *       known key when one is a small edit away ({@code num.partitons}: did you mean {@code num.partitions}?).</li>
  * </ul>
- * Which keys Seglog reads is learned as Kafka learns it: every configuration component asks its keys of the
- * properties through a {@link Recording} view, present or not, and what it asked is known.
+ * Which keys Seglog reads is what the components' configuration tables define (ConfigReference), as Kafka's
+ * {@code ConfigDef}s define its keys.
  *
  * <p>Stateless; Kafka's list is read once from a resource.
  */
@@ -93,50 +92,10 @@ final class BrokerProperties {
     }
 
     /**
-     * A read-only view of the properties that records every key asked for, whether or not it is present: after the
-     * configuration is built, what it asked is what Seglog knows. Iteration records nothing.
-     */
-    static final class Recording extends AbstractMap<String, Object> {
-        private final Map<String, ?> properties;
-        private final Set<String> asked = Collections.synchronizedSet(new HashSet<>());
-
-        Recording(final Map<String, ?> properties) {
-            this.properties = properties;
-        }
-
-        @Override
-        public Object get(final Object key) {
-            asked.add(String.valueOf(key));
-            return properties.get(key);
-        }
-
-        @Override
-        public boolean containsKey(final Object key) {
-            asked.add(String.valueOf(key));
-            return properties.containsKey(key);
-        }
-
-        @Override
-        @SuppressWarnings("unchecked")
-        public Set<Entry<String, Object>> entrySet() {
-            return Collections.unmodifiableSet((Set<Entry<String, Object>>) (Set<?>) properties.entrySet());
-        }
-
-        /** Marks keys as known that a component reads by iterating (so never asks by name). */
-        void known(final Set<String> keys) {
-            asked.addAll(keys);
-        }
-
-        Set<String> asked() {
-            return Set.copyOf(asked);
-        }
-    }
-
-    /**
-     * Judges the supplied keys against those Seglog asked for.
+     * Judges the supplied keys against those the configuration tables define.
      *
      * @param supplied the properties as given
-     * @param known    every key a component asked for
+     * @param known    every key a component reads
      * @return the unknown and the Kafka-only keys
      * @throws IllegalArgumentException naming the first key of a feature Seglog does not have, and why
      */
@@ -177,7 +136,7 @@ final class BrokerProperties {
                 return;
             }
             throw new IllegalArgumentException(key + "=" + value + ": " + family.why() + "; remove the key to start"
-                + " (docs/cluster.md lists what a Seglog broker reads)");
+                + " (docs/configuration.md lists what a Seglog broker reads)");
         }
     }
 

@@ -1,6 +1,8 @@
 package io.seglog.replication.broker;
 
 import io.seglog.replication.group.GroupConfig;
+import io.seglog.storage.config.ConfigDef;
+import io.seglog.storage.config.ConfigKey;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -26,6 +28,17 @@ public record GroupCoordinatorConfig(GroupConfig groups, int offsetsPartitions, 
     /** {@code offsets.commit.timeout.ms}. */
     public static final String OFFSETS_COMMIT_TIMEOUT_MS = "offsets.commit.timeout.ms";
 
+    private static final String READER = "group coordinator";
+    private static final ConfigDef TABLE = new ConfigDef("GroupCoordinatorConfig");
+    private static final ConfigKey<Integer> PARTITIONS = TABLE.intKey(OFFSETS_TOPIC_NUM_PARTITIONS, 50, 1,
+        "partitions of __consumer_offsets, fixed when the topic is created", READER);
+    private static final ConfigKey<Integer> REPLICATION = TABLE.intKey(OFFSETS_TOPIC_REPLICATION_FACTOR, 3, 1,
+        "replication factor of __consumer_offsets (not created while fewer brokers are alive)", READER);
+    private static final ConfigKey<Integer> SEGMENT_BYTES = TABLE.intKey(OFFSETS_TOPIC_SEGMENT_BYTES,
+        100 * 1024 * 1024, 1, "segment.bytes of __consumer_offsets", READER);
+    private static final ConfigKey<Integer> COMMIT_TIMEOUT = TABLE.intKey(OFFSETS_COMMIT_TIMEOUT_MS, 5_000, 1,
+        "how long a group write waits for the offsets partition's ISR", READER);
+
     /**
      * Checks the values.
      *
@@ -37,17 +50,10 @@ public record GroupCoordinatorConfig(GroupConfig groups, int offsetsPartitions, 
      * @throws IllegalArgumentException naming the key and value
      */
     public GroupCoordinatorConfig {
-        check(OFFSETS_TOPIC_NUM_PARTITIONS, offsetsPartitions);
-        check(OFFSETS_TOPIC_REPLICATION_FACTOR, offsetsReplication);
-        check(OFFSETS_TOPIC_SEGMENT_BYTES, offsetsSegmentBytes);
-        check(OFFSETS_COMMIT_TIMEOUT_MS, offsetsCommitTimeoutMs);
+        TABLE.assign().set(PARTITIONS, offsetsPartitions).set(REPLICATION, offsetsReplication)
+            .set(SEGMENT_BYTES, offsetsSegmentBytes).set(COMMIT_TIMEOUT, offsetsCommitTimeoutMs).validate();
     }
 
-    private static void check(final String key, final int value) {
-        if (value < 1) {
-            throw new IllegalArgumentException(key + "=" + value + " must be >= 1");
-        }
-    }
 
     /**
      * Kafka's defaults.
@@ -55,7 +61,7 @@ public record GroupCoordinatorConfig(GroupConfig groups, int offsetsPartitions, 
      * @return the settings
      */
     public static GroupCoordinatorConfig defaults() {
-        return new GroupCoordinatorConfig(GroupConfig.defaults(), 50, 3, 100 * 1024 * 1024, 5_000);
+        return fromProperties(Map.of());
     }
 
     /**
@@ -66,21 +72,17 @@ public record GroupCoordinatorConfig(GroupConfig groups, int offsetsPartitions, 
      * @throws IllegalArgumentException naming a key whose value is not a number or out of range
      */
     public static GroupCoordinatorConfig fromProperties(final Map<String, ?> props) {
-        final GroupConfig d = GroupConfig.defaults();
-        final GroupConfig groups = new GroupConfig(SeglogBrokerConfig.intValue(props, GroupConfig.MIN_SESSION_TIMEOUT_MS,
-            d.minSessionTimeoutMs()), SeglogBrokerConfig.intValue(props, GroupConfig.MAX_SESSION_TIMEOUT_MS, d.maxSessionTimeoutMs()),
-            SeglogBrokerConfig.intValue(props, GroupConfig.INITIAL_REBALANCE_DELAY_MS, d.initialRebalanceDelayMs()),
-            SeglogBrokerConfig.intValue(props, GroupConfig.MAX_SIZE, d.maxSize()), d.newMemberJoinTimeoutMs(),
-            SeglogBrokerConfig.intValue(props, GroupConfig.OFFSET_METADATA_MAX_BYTES, d.offsetMetadataMaxBytes()),
-            SeglogBrokerConfig.intValue(props, GroupConfig.OFFSETS_RETENTION_MINUTES,
-                (int) (d.offsetsRetentionMs() / 60_000)) * 60_000L,
-            SeglogBrokerConfig.longValue(props, GroupConfig.OFFSETS_RETENTION_CHECK_INTERVAL_MS,
-                d.offsetsRetentionCheckIntervalMs()));
-        final GroupCoordinatorConfig k = defaults();
-        return new GroupCoordinatorConfig(groups, SeglogBrokerConfig.intValue(props, OFFSETS_TOPIC_NUM_PARTITIONS, k.offsetsPartitions()),
-            SeglogBrokerConfig.intValue(props, OFFSETS_TOPIC_REPLICATION_FACTOR, k.offsetsReplication()),
-            SeglogBrokerConfig.intValue(props, OFFSETS_TOPIC_SEGMENT_BYTES, k.offsetsSegmentBytes()),
-            SeglogBrokerConfig.intValue(props, OFFSETS_COMMIT_TIMEOUT_MS, k.offsetsCommitTimeoutMs()));
+        return new GroupCoordinatorConfig(GroupConfig.fromProperties(props), PARTITIONS.read(props),
+            REPLICATION.read(props), SEGMENT_BYTES.read(props), COMMIT_TIMEOUT.read(props));
+    }
+
+    /**
+     * The table of this class's keys (for the configuration reference; the group settings are GroupConfig's).
+     *
+     * @return the table
+     */
+    public static ConfigDef configDef() {
+        return TABLE;
     }
 
     /**
@@ -103,5 +105,16 @@ public record GroupCoordinatorConfig(GroupConfig groups, int offsetsPartitions, 
         out.put(OFFSETS_TOPIC_SEGMENT_BYTES, String.valueOf(offsetsSegmentBytes));
         out.put(OFFSETS_COMMIT_TIMEOUT_MS, String.valueOf(offsetsCommitTimeoutMs));
         return out;
+    }
+
+    /**
+     * Kafka's names and this configuration's values, from the table, with the groups' rules.
+     *
+     * @return e.g. {@code GroupCoordinatorConfig{offsets.topic.num.partitions=50, ...} GroupConfig[...]}
+     */
+    @Override
+    public String toString() {
+        return TABLE.assign().set(PARTITIONS, offsetsPartitions).set(REPLICATION, offsetsReplication)
+            .set(SEGMENT_BYTES, offsetsSegmentBytes).set(COMMIT_TIMEOUT, offsetsCommitTimeoutMs) + " " + groups;
     }
 }

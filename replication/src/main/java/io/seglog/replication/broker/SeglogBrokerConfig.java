@@ -5,6 +5,8 @@ import io.seglog.replication.replica.ReplicaManagerConfig;
 import io.seglog.replication.wire.WireServerConfig;
 import io.seglog.storage.LogConfig;
 import io.seglog.storage.LogManagerConfig;
+import io.seglog.storage.config.ConfigDef;
+import io.seglog.storage.config.ConfigKey;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -67,40 +69,67 @@ public record SeglogBrokerConfig(ReplicationConfig replication, WireServerConfig
     /** Kafka's switch for creating the topics a producer's or consumer's Metadata request names. */
     public static final String AUTO_CREATE_TOPICS_ENABLE = "auto.create.topics.enable";
     /** Kafka's retention check interval. */
-    public static final String LOG_RETENTION_CHECK_INTERVAL_MS = "log.retention.check.interval.ms";
+    public static final String LOG_RETENTION_CHECK_INTERVAL_MS =
+        LogManagerConfig.RETENTION_CHECK_INTERVAL_MS_CONFIG;
     /** Kafka's check of {@code flush.ms}. */
-    public static final String LOG_FLUSH_SCHEDULER_INTERVAL_MS = "log.flush.scheduler.interval.ms";
+    public static final String LOG_FLUSH_SCHEDULER_INTERVAL_MS =
+        LogManagerConfig.FLUSH_SCHEDULER_INTERVAL_MS_CONFIG;
     /** Kafka's recovery-point checkpoint interval. */
-    public static final String LOG_FLUSH_OFFSET_CHECKPOINT_INTERVAL_MS = "log.flush.offset.checkpoint.interval.ms";
+    public static final String LOG_FLUSH_OFFSET_CHECKPOINT_INTERVAL_MS =
+        LogManagerConfig.FLUSH_OFFSET_CHECKPOINT_INTERVAL_MS_CONFIG;
     /** Kafka's log-start checkpoint interval. */
     public static final String LOG_FLUSH_START_OFFSET_CHECKPOINT_INTERVAL_MS =
-        "log.flush.start.offset.checkpoint.interval.ms";
+        LogManagerConfig.FLUSH_START_OFFSET_CHECKPOINT_INTERVAL_MS_CONFIG;
     /** Kafka's high-watermark checkpoint interval. */
     public static final String REPLICA_HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS =
-        "replica.high.watermark.checkpoint.interval.ms";
+        LogManagerConfig.HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS_CONFIG;
     /** Kafka's threads per log directory that open (and recover) logs at start. */
-    public static final String NUM_RECOVERY_THREADS_PER_DATA_DIR = "num.recovery.threads.per.data.dir";
+    public static final String NUM_RECOVERY_THREADS_PER_DATA_DIR =
+        LogManagerConfig.RECOVERY_THREADS_PER_DATA_DIR_CONFIG;
 
-    /** Kafka's broker-level names of topic settings, to the topic-level names {@link LogConfig} reads. */
-    private static final Map<String, String> BROKER_TO_TOPIC = Map.ofEntries(
-        Map.entry("log.segment.bytes", LogConfig.SEGMENT_BYTES_CONFIG),
-        Map.entry("log.roll.ms", LogConfig.SEGMENT_MS_CONFIG),
-        Map.entry("log.roll.jitter.ms", LogConfig.SEGMENT_JITTER_MS_CONFIG),
-        Map.entry("log.index.size.max.bytes", LogConfig.SEGMENT_INDEX_BYTES_CONFIG),
-        Map.entry("log.index.interval.bytes", LogConfig.INDEX_INTERVAL_BYTES_CONFIG),
-        Map.entry("message.max.bytes", LogConfig.MAX_MESSAGE_BYTES_CONFIG),
-        Map.entry("log.message.timestamp.type", LogConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG),
-        Map.entry("log.message.timestamp.before.max.ms", LogConfig.MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG),
-        Map.entry("log.message.timestamp.after.max.ms", LogConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG),
-        Map.entry("log.retention.ms", LogConfig.RETENTION_MS_CONFIG),
-        Map.entry("log.retention.bytes", LogConfig.RETENTION_BYTES_CONFIG),
-        Map.entry("log.flush.interval.messages", LogConfig.FLUSH_MESSAGES_CONFIG),
-        Map.entry("log.flush.interval.ms", LogConfig.FLUSH_MS_CONFIG),
-        Map.entry("log.segment.delete.delay.ms", LogConfig.FILE_DELETE_DELAY_MS_CONFIG),
-        Map.entry("log.cleanup.policy", LogConfig.CLEANUP_POLICY_CONFIG));
+    private static final ConfigDef TABLE = new ConfigDef("SeglogBrokerConfig");
+    private static final ConfigKey<String> ADVERTISED = TABLE.stringKey(ADVERTISED_LISTENERS, null,
+        "the PLAINTEXT://host:port other brokers and clients are told (default: the listener, localhost for an empty"
+            + " host)", "broker");
+    private static final ConfigKey<Integer> NETWORK_THREADS = TABLE.intKey(NUM_NETWORK_THREADS, 3, 1,
+        "the Kafka-protocol server's event-loop threads", "wire");
+    private static final ConfigKey<String> DIRS = TABLE.stringKey(LOG_DIRS, null,
+        "comma-separated log directories (default: log.dir)", "log manager");
+    private static final ConfigKey<String> DIR = TABLE.stringKey(LOG_DIR, "/tmp/kafka-logs",
+        "the log directory when log.dirs is absent", "log manager");
+    private static final ConfigKey<Integer> REPLICATION_FACTOR = TABLE.intKey(DEFAULT_REPLICATION_FACTOR, 1, 1,
+        "the replication factor of topics created without one", "broker");
+    private static final ConfigKey<Integer> PARTITIONS = TABLE.intKey(NUM_PARTITIONS, 1, 1,
+        "the partition count of topics created without one", "broker");
+    private static final ConfigKey<Boolean> AUTO_CREATE = TABLE.booleanKey(AUTO_CREATE_TOPICS_ENABLE, true,
+        "whether a Metadata request creates the topics it names", "broker");
+    private static final ConfigKey<Long> RETENTION_MINUTES = TABLE.optionalLongKey("log.retention.minutes",
+        Long.MIN_VALUE, "retention.ms's broker-wide default in minutes, when log.retention.ms is absent",
+        "log manager");
+    private static final ConfigKey<Long> RETENTION_HOURS = TABLE.optionalLongKey("log.retention.hours",
+        Long.MIN_VALUE, "retention.ms's broker-wide default in hours, when log.retention.ms and"
+            + " log.retention.minutes are absent", "log manager");
+    /** Kafka's broker-level names of topic settings: each the broker-wide default of the topic-level key. */
+    private static final List<ConfigKey<?>> BROKER_TO_TOPIC = List.of(
+        synonym("log.segment.bytes", LogConfig.SEGMENT_BYTES_CONFIG, Integer.class),
+        synonym("log.roll.ms", LogConfig.SEGMENT_MS_CONFIG, Long.class),
+        synonym("log.roll.jitter.ms", LogConfig.SEGMENT_JITTER_MS_CONFIG, Long.class),
+        synonym("log.index.size.max.bytes", LogConfig.SEGMENT_INDEX_BYTES_CONFIG, Integer.class),
+        synonym("log.index.interval.bytes", LogConfig.INDEX_INTERVAL_BYTES_CONFIG, Integer.class),
+        synonym("message.max.bytes", LogConfig.MAX_MESSAGE_BYTES_CONFIG, Integer.class),
+        synonym("log.message.timestamp.type", LogConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG,
+            io.seglog.storage.TimestampType.class),
+        synonym("log.message.timestamp.before.max.ms", LogConfig.MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG, Long.class),
+        synonym("log.message.timestamp.after.max.ms", LogConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG, Long.class),
+        synonym("log.retention.ms", LogConfig.RETENTION_MS_CONFIG, Long.class),
+        synonym("log.retention.bytes", LogConfig.RETENTION_BYTES_CONFIG, Long.class),
+        synonym("log.flush.interval.messages", LogConfig.FLUSH_MESSAGES_CONFIG, Long.class),
+        synonym("log.flush.interval.ms", LogConfig.FLUSH_MS_CONFIG, Long.class),
+        synonym("log.segment.delete.delay.ms", LogConfig.FILE_DELETE_DELAY_MS_CONFIG, Long.class),
+        synonym("log.cleanup.policy", LogConfig.CLEANUP_POLICY_CONFIG, io.seglog.storage.CleanupPolicy.class));
 
     /** The topic-level names {@link LogConfig} reads, accepted here as broker-wide defaults. */
-    private static final java.util.Set<String> TOPIC_KEYS = java.util.Set.of(LogConfig.SEGMENT_BYTES_CONFIG,
+    static final java.util.Set<String> TOPIC_KEYS = java.util.Set.of(LogConfig.SEGMENT_BYTES_CONFIG,
         LogConfig.INTERNAL_SEGMENT_BYTES_CONFIG, LogConfig.SEGMENT_MS_CONFIG, LogConfig.SEGMENT_JITTER_MS_CONFIG,
         LogConfig.SEGMENT_INDEX_BYTES_CONFIG, LogConfig.INDEX_INTERVAL_BYTES_CONFIG, LogConfig.MAX_MESSAGE_BYTES_CONFIG,
         LogConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG, LogConfig.MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG,
@@ -138,16 +167,26 @@ public record SeglogBrokerConfig(ReplicationConfig replication, WireServerConfig
         if (advertisedPort < 0 || advertisedPort > 65_535) {
             throw new IllegalArgumentException(ADVERTISED_LISTENERS + " port=" + advertisedPort + " outside [0, 65535]");
         }
-        if (networkThreads < 1) {
-            throw new IllegalArgumentException(NUM_NETWORK_THREADS + "=" + networkThreads + " must be >= 1");
-        }
-        if (defaultReplicationFactor < 1) {
-            throw new IllegalArgumentException(DEFAULT_REPLICATION_FACTOR + "=" + defaultReplicationFactor
-                + " must be >= 1");
-        }
-        if (numPartitions < 1) {
-            throw new IllegalArgumentException(NUM_PARTITIONS + "=" + numPartitions + " must be >= 1");
-        }
+        TABLE.assign().set(NETWORK_THREADS, networkThreads).set(REPLICATION_FACTOR, defaultReplicationFactor)
+            .set(PARTITIONS, numPartitions).set(AUTO_CREATE, autoCreateTopics).validate();
+    }
+
+    private static <T> ConfigKey<T> synonym(final String brokerName, final String topicName, final Class<T> type) {
+        return TABLE.synonym(brokerName, LogConfig.configDef().key(topicName, type), "log manager");
+    }
+
+    private static String topicName(final ConfigKey<?> synonym) {
+        return synonym.synonymOf().name();
+    }
+
+    /**
+     * The table of the broker's own keys (for the configuration reference); each component's keys are in its own
+     * table, and the broker's reference (docs/configuration.md) lists them all.
+     *
+     * @return the table
+     */
+    public static ConfigDef configDef() {
+        return TABLE;
     }
 
     /**
@@ -171,23 +210,22 @@ public record SeglogBrokerConfig(ReplicationConfig replication, WireServerConfig
 
     /** Reads the properties and judges the keys it did not read (see {@link BrokerProperties}). */
     static Checked checked(final Map<String, ?> supplied) {
-        // Every component asks its keys of this view, present or not: what was asked is what Seglog knows.
-        final BrokerProperties.Recording props = new BrokerProperties.Recording(supplied);
-        final SeglogBrokerConfig config = read(props);
-        props.known(TOPIC_KEYS); // read by iterating, not asked by name
-        return new Checked(config, BrokerProperties.check(supplied, props.asked()));
+        // What Seglog knows is what the components' tables define (ConfigReferenceTest checks that every key a
+        // component reads is in them).
+        final SeglogBrokerConfig config = read(supplied);
+        return new Checked(config, BrokerProperties.check(supplied, ConfigReference.brokerKeys(TOPIC_KEYS)));
     }
 
-    private static SeglogBrokerConfig read(final Map<String, ?> props) {
+    static SeglogBrokerConfig read(final Map<String, ?> props) {
         final ReplicationConfig replication = ReplicationConfig.fromProperties(props);
         final WireServerConfig listener = WireServerConfig.fromProperties(props);
         String advertisedHost = listener.host().isEmpty() || "0.0.0.0".equals(listener.host()) ? "localhost"
             : listener.host();
         int advertisedPort = listener.port();
-        final Object advertised = props.get(ADVERTISED_LISTENERS);
-        if (advertised != null && !advertised.toString().isBlank()) {
+        final String advertised = ADVERTISED.read(props);
+        if (advertised != null && !advertised.isBlank()) {
             final WireServerConfig parsed = WireServerConfig.fromProperties(
-                Map.of(WireServerConfig.LISTENERS, advertised.toString()));
+                Map.of(WireServerConfig.LISTENERS, advertised));
             advertisedHost = parsed.host().isEmpty() ? advertisedHost : parsed.host();
             advertisedPort = parsed.port();
         }
@@ -197,41 +235,24 @@ public record SeglogBrokerConfig(ReplicationConfig replication, WireServerConfig
                 topicDefaults.put(k, v); // a topic-level name given as the broker's default
             }
         });
-        BROKER_TO_TOPIC.forEach((broker, topic) -> {
-            if (props.containsKey(broker) && !props.containsKey(topic)) {
-                topicDefaults.put(topic, props.get(broker));
+        for (final ConfigKey<?> broker : BROKER_TO_TOPIC) {
+            final String topic = topicName(broker);
+            if (props.containsKey(broker.name()) && !props.containsKey(topic)) {
+                topicDefaults.put(topic, props.get(broker.name()));
             }
-        });
+        }
         retention(props).ifPresent(ms -> topicDefaults.putIfAbsent(LogConfig.RETENTION_MS_CONFIG, ms));
-        final LogManagerConfig.Builder logManager = LogManagerConfig.builder()
+        final LogManagerConfig logs = LogManagerConfig.builder()
             .logDirs(logDirs(props).toArray(new Path[0]))
             .logConfig(LogConfig.fromProperties(topicDefaults))
             .cleanerConfig(io.seglog.storage.CleanerConfig.fromProperties(props))
-            .brokerEpoch(-1);
-        if (props.get(LOG_RETENTION_CHECK_INTERVAL_MS) != null) {
-            logManager.retentionCheckIntervalMs(longValue(props, LOG_RETENTION_CHECK_INTERVAL_MS));
-        }
-        if (props.get(LOG_FLUSH_SCHEDULER_INTERVAL_MS) != null) {
-            logManager.flushCheckIntervalMs(longValue(props, LOG_FLUSH_SCHEDULER_INTERVAL_MS));
-        }
-        if (props.get(LOG_FLUSH_OFFSET_CHECKPOINT_INTERVAL_MS) != null) {
-            logManager.recoveryPointCheckpointIntervalMs(longValue(props, LOG_FLUSH_OFFSET_CHECKPOINT_INTERVAL_MS));
-        }
-        if (props.get(LOG_FLUSH_START_OFFSET_CHECKPOINT_INTERVAL_MS) != null) {
-            logManager.logStartCheckpointIntervalMs(longValue(props, LOG_FLUSH_START_OFFSET_CHECKPOINT_INTERVAL_MS));
-        }
-        if (props.get(REPLICA_HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS) != null) {
-            logManager.highWatermarkCheckpointIntervalMs(longValue(props,
-                REPLICA_HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS));
-        }
-        if (props.get(NUM_RECOVERY_THREADS_PER_DATA_DIR) != null) {
-            logManager.openThreadsPerDir(intValue(props, NUM_RECOVERY_THREADS_PER_DATA_DIR, 1));
-        }
-        final LogManagerConfig logs = logManager.build();
+            .brokerEpoch(-1)
+            .properties(props)
+            .build();
         return new SeglogBrokerConfig(replication, listener, advertisedHost, advertisedPort,
-            intValue(props, NUM_NETWORK_THREADS, 3), logs, ReplicaManagerConfig.fromProperties(props),
-            intValue(props, DEFAULT_REPLICATION_FACTOR, 1), intValue(props, NUM_PARTITIONS, 1),
-            booleanValue(props, AUTO_CREATE_TOPICS_ENABLE, true), GroupCoordinatorConfig.fromProperties(props));
+            NETWORK_THREADS.read(props), logs, ReplicaManagerConfig.fromProperties(props),
+            REPLICATION_FACTOR.read(props), PARTITIONS.read(props), AUTO_CREATE.read(props),
+            GroupCoordinatorConfig.fromProperties(props));
     }
 
     /**
@@ -271,7 +292,7 @@ public record SeglogBrokerConfig(ReplicationConfig replication, WireServerConfig
         out.put(NUM_NETWORK_THREADS, String.valueOf(networkThreads));
         out.put(LOG_DIRS, String.join(",", logs.logDirs().stream().map(Path::toString).toList()));
         final Map<String, String> topic = logs.logConfig().toProperties();
-        BROKER_TO_TOPIC.forEach((brokerName, topicName) -> out.put(brokerName, topic.get(topicName)));
+        BROKER_TO_TOPIC.forEach(broker -> out.put(broker.name(), topic.get(topicName(broker))));
         out.put(ReplicaManagerConfig.REPLICA_LAG_TIME_MAX_MS, String.valueOf(replicas.replicaLagTimeMaxMs()));
         out.put(ReplicaManagerConfig.REPLICA_FETCH_WAIT_MAX_MS, String.valueOf(replicas.fetchWaitMaxMs()));
         out.put(ReplicaManagerConfig.REPLICA_FETCH_MIN_BYTES, String.valueOf(replicas.fetchMinBytes()));
@@ -294,18 +315,17 @@ public record SeglogBrokerConfig(ReplicationConfig replication, WireServerConfig
         if (props.get("log.retention.ms") != null) {
             return java.util.Optional.empty(); // mapped above
         }
-        if (props.get("log.retention.minutes") != null) {
-            return java.util.Optional.of(longValue(props, "log.retention.minutes") * 60_000L);
+        final Long minutes = RETENTION_MINUTES.read(props);
+        if (minutes != null) {
+            return java.util.Optional.of(minutes * 60_000L);
         }
-        if (props.get("log.retention.hours") != null) {
-            return java.util.Optional.of(longValue(props, "log.retention.hours") * 3_600_000L);
-        }
-        return java.util.Optional.empty();
+        final Long hours = RETENTION_HOURS.read(props);
+        return hours == null ? java.util.Optional.empty() : java.util.Optional.of(hours * 3_600_000L);
     }
 
     private static List<Path> logDirs(final Map<String, ?> props) {
-        final Object dirs = props.get(LOG_DIRS) != null ? props.get(LOG_DIRS) : props.get(LOG_DIR);
-        final String value = dirs == null ? "/tmp/kafka-logs" : dirs.toString();
+        final String dirs = DIRS.read(props);
+        final String value = dirs != null ? dirs : DIR.read(props);
         final List<Path> out = new ArrayList<>();
         for (final String d : value.split(",")) {
             if (!d.isBlank()) {
@@ -318,40 +338,7 @@ public record SeglogBrokerConfig(ReplicationConfig replication, WireServerConfig
         return out;
     }
 
-    static int intValue(final Map<String, ?> props, final String key, final int fallback) {
-        final Object v = props.get(key);
-        if (v == null) {
-            return fallback;
-        }
-        final long parsed = longValue(props, key);
-        if (parsed < Integer.MIN_VALUE || parsed > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException(key + "=" + v + " does not fit in an int");
-        }
-        return (int) parsed;
-    }
 
-    static long longValue(final Map<String, ?> props, final String key, final long fallback) {
-        return props.get(key) == null ? fallback : longValue(props, key);
-    }
 
-    private static boolean booleanValue(final Map<String, ?> props, final String key, final boolean fallback) {
-        final Object v = props.get(key);
-        if (v == null) {
-            return fallback;
-        }
-        final String text = v.toString().trim();
-        if (!"true".equalsIgnoreCase(text) && !"false".equalsIgnoreCase(text)) {
-            throw new IllegalArgumentException(key + "=" + v + " must be true or false");
-        }
-        return Boolean.parseBoolean(text);
-    }
 
-    private static long longValue(final Map<String, ?> props, final String key) {
-        final Object v = props.get(key);
-        try {
-            return v instanceof Number n ? n.longValue() : Long.parseLong(v.toString().trim());
-        } catch (final NumberFormatException e) {
-            throw new IllegalArgumentException(key + "=" + v + " is not an integer", e);
-        }
-    }
 }

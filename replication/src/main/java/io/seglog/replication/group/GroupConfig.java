@@ -1,5 +1,9 @@
 package io.seglog.replication.group;
 
+import io.seglog.storage.config.ConfigDef;
+import io.seglog.storage.config.ConfigKey;
+import java.util.Map;
+
 /**
  * The classic group coordinator's settings, with Kafka's names and defaults.
  *
@@ -36,6 +40,31 @@ public record GroupConfig(int minSessionTimeoutMs, int maxSessionTimeoutMs, int 
     /** {@code offsets.retention.check.interval.ms}. */
     public static final String OFFSETS_RETENTION_CHECK_INTERVAL_MS = "offsets.retention.check.interval.ms";
 
+    private static final String READER = "group coordinator";
+    private static final ConfigDef TABLE = new ConfigDef("GroupConfig");
+    private static final ConfigKey<Integer> MIN_SESSION = TABLE.intKey(MIN_SESSION_TIMEOUT_MS, 6_000, 0,
+        "the shortest session timeout a member may ask for", READER);
+    private static final ConfigKey<Integer> MAX_SESSION = TABLE.intKey(MAX_SESSION_TIMEOUT_MS, 1_800_000, 0,
+        "the longest session timeout a member may ask for", READER);
+    private static final ConfigKey<Integer> INITIAL_DELAY = TABLE.intKey(INITIAL_REBALANCE_DELAY_MS, 3_000, 0,
+        "how long the first rebalance of an empty group waits for more members", READER);
+    private static final ConfigKey<Integer> SIZE = TABLE.intKey(MAX_SIZE, Integer.MAX_VALUE, 1,
+        "the most members a group may have", READER);
+    private static final ConfigKey<Integer> METADATA_MAX = TABLE.intKey(OFFSET_METADATA_MAX_BYTES, 4_096, 0,
+        "the longest metadata an offset commit may carry", READER);
+    private static final ConfigKey<Integer> RETENTION_MINUTES = TABLE.intKey(OFFSETS_RETENTION_MINUTES, 7 * 24 * 60, 1,
+        "how long an empty group's offsets are kept after it became empty", READER);
+    private static final ConfigKey<Long> RETENTION_CHECK = TABLE.longKey(OFFSETS_RETENTION_CHECK_INTERVAL_MS, 600_000,
+        1, "how often expired offsets are looked for", READER);
+    /** Kafka's fixed 5 minutes: how long a new member's parked JoinGroup may wait (not a property). */
+    private static final int NEW_MEMBER_JOIN_TIMEOUT_MS = 300_000;
+
+    static {
+        TABLE.crossRule(v -> v.get(MAX_SESSION) >= v.get(MIN_SESSION) ? null
+            : MIN_SESSION_TIMEOUT_MS + "=" + v.get(MIN_SESSION) + " and " + MAX_SESSION_TIMEOUT_MS + "="
+                + v.get(MAX_SESSION) + ": need 0 <= min <= max");
+    }
+
     /**
      * Checks the settings.
      *
@@ -50,28 +79,13 @@ public record GroupConfig(int minSessionTimeoutMs, int maxSessionTimeoutMs, int 
      * @throws IllegalArgumentException naming the setting and value
      */
     public GroupConfig {
-        if (minSessionTimeoutMs < 0 || maxSessionTimeoutMs < minSessionTimeoutMs) {
-            throw new IllegalArgumentException(MIN_SESSION_TIMEOUT_MS + "=" + minSessionTimeoutMs + " and "
-                + MAX_SESSION_TIMEOUT_MS + "=" + maxSessionTimeoutMs + ": need 0 <= min <= max");
-        }
-        if (initialRebalanceDelayMs < 0) {
-            throw new IllegalArgumentException(INITIAL_REBALANCE_DELAY_MS + "=" + initialRebalanceDelayMs
-                + ": must be >= 0");
-        }
-        if (maxSize < 1) {
-            throw new IllegalArgumentException(MAX_SIZE + "=" + maxSize + ": must be >= 1");
-        }
-        if (offsetMetadataMaxBytes < 0) {
-            throw new IllegalArgumentException(OFFSET_METADATA_MAX_BYTES + "=" + offsetMetadataMaxBytes
-                + ": must be >= 0");
-        }
+        TABLE.assign().set(MIN_SESSION, minSessionTimeoutMs).set(MAX_SESSION, maxSessionTimeoutMs)
+            .set(INITIAL_DELAY, initialRebalanceDelayMs).set(SIZE, maxSize).set(METADATA_MAX, offsetMetadataMaxBytes)
+            .set(RETENTION_CHECK, offsetsRetentionCheckIntervalMs).validate();
+        // Kept in ms (tests and the simulation retain for less than a minute): checked here, not as the minutes key.
         if (offsetsRetentionMs < 1) {
             throw new IllegalArgumentException(OFFSETS_RETENTION_MINUTES + ": " + offsetsRetentionMs
                 + " ms: must be >= 1");
-        }
-        if (offsetsRetentionCheckIntervalMs < 1) {
-            throw new IllegalArgumentException(OFFSETS_RETENTION_CHECK_INTERVAL_MS + "="
-                + offsetsRetentionCheckIntervalMs + ": must be >= 1");
         }
         if (newMemberJoinTimeoutMs < 1) {
             throw new IllegalArgumentException("newMemberJoinTimeoutMs=" + newMemberJoinTimeoutMs + ": must be >= 1");
@@ -84,7 +98,28 @@ public record GroupConfig(int minSessionTimeoutMs, int maxSessionTimeoutMs, int 
      * @return the settings
      */
     public static GroupConfig defaults() {
-        return new GroupConfig(6_000, 1_800_000, 3_000, Integer.MAX_VALUE, 300_000, 4_096, 7L * 24 * 60 * 60_000,
-            600_000);
+        return fromProperties(Map.of());
+    }
+
+    /**
+     * Reads Kafka's property names; absent keys keep Kafka's defaults.
+     *
+     * @param props property names to values (text or numbers)
+     * @return the settings
+     * @throws IllegalArgumentException naming the key and the value of an invalid setting
+     */
+    public static GroupConfig fromProperties(final Map<String, ?> props) {
+        return new GroupConfig(MIN_SESSION.read(props), MAX_SESSION.read(props), INITIAL_DELAY.read(props),
+            SIZE.read(props), NEW_MEMBER_JOIN_TIMEOUT_MS, METADATA_MAX.read(props),
+            RETENTION_MINUTES.read(props) * 60_000L, RETENTION_CHECK.read(props));
+    }
+
+    /**
+     * The table of this class's keys (for the configuration reference).
+     *
+     * @return the table
+     */
+    public static ConfigDef configDef() {
+        return TABLE;
     }
 }

@@ -1,5 +1,7 @@
 package io.seglog.replication.replica;
 
+import io.seglog.storage.config.ConfigDef;
+import io.seglog.storage.config.ConfigKey;
 import java.util.Map;
 
 /**
@@ -63,6 +65,43 @@ public record ReplicaManagerConfig(long replicaLagTimeMaxMs, int fetchWaitMaxMs,
      */
     public static final long DEFAULT_MAX_UNREPLICATED_BYTES = 4 << 20;
 
+    private static final String READER = "replica manager";
+    private static final ConfigDef TABLE = new ConfigDef("ReplicaManagerConfig");
+    /** The one definition of {@value #REPLICA_LAG_TIME_MAX_MS} (ReplicationConfig reads it too). */
+    static final ConfigKey<Long> REPLICA_LAG_TIME_MAX = TABLE.longKey(REPLICA_LAG_TIME_MAX_MS, 30_000, 1,
+        "a follower not caught up for this long leaves the ISR", READER);
+    private static final ConfigKey<Integer> FETCH_WAIT_MAX = TABLE.intKey(REPLICA_FETCH_WAIT_MAX_MS, 500, 0,
+        "how long a leader holds a follower's fetch that finds nothing new", READER);
+    private static final ConfigKey<Integer> FETCH_MIN = TABLE.intKey(REPLICA_FETCH_MIN_BYTES, 1, 1,
+        "bytes a follower's fetch waits for", READER);
+    private static final ConfigKey<Integer> FETCH_MAX = TABLE.intKey(REPLICA_FETCH_MAX_BYTES, 1 << 20, 1,
+        "bytes fetched per partition (the first batch is returned whole even when larger)", READER);
+    private static final ConfigKey<Integer> FETCH_RESPONSE_MAX = TABLE.intKey(REPLICA_FETCH_RESPONSE_MAX_BYTES,
+        10 << 20, 1, "bytes per fetch response", READER);
+    private static final ConfigKey<Long> FETCH_BACKOFF = TABLE.longKey(REPLICA_FETCH_BACKOFF_MS, 1_000, 0,
+        "a fetcher's pause after an error", READER);
+    private static final ConfigKey<Integer> FETCHERS = TABLE.intKey(NUM_REPLICA_FETCHERS, 1, 1,
+        "fetcher threads per source broker", READER);
+    private static final ConfigKey<Integer> SOCKET_TIMEOUT = TABLE.intKey(REPLICA_SOCKET_TIMEOUT_MS, 30_000, 1,
+        "a fetcher gives up on a request after this long", READER);
+    private static final ConfigKey<Boolean> DURABLE = TABLE.booleanKey(DURABLE_ACKS, false,
+        "Seglog's own: acks=all also waits until the leader and every follower that counted has the records on disk",
+        READER);
+    private static final ConfigKey<Integer> RECEIVE_BUFFER = TABLE.intKeyWhere(REPLICA_SOCKET_RECEIVE_BUFFER_BYTES, -1,
+        v -> v == -1 || v > 0, "must be -1 (the OS's) or positive",
+        "a fetcher's socket receive buffer; -1 leaves the OS's autotuning (Kafka's default is 65536)", READER);
+    private static final ConfigKey<Long> UNREPLICATED = TABLE.longKey(MAX_UNREPLICATED_BYTES,
+        DEFAULT_MAX_UNREPLICATED_BYTES, -1, "Seglog's own: an acks=1 produce is answered once every in-sync follower"
+            + " that is fetching is within this many bytes of its batches' end; -1 answers at once, as Kafka does",
+        READER);
+
+    static {
+        // Kafka's rule: a fetch held for its whole wait must still answer before the fetcher gives up on it.
+        TABLE.crossRule(v -> v.get(FETCH_WAIT_MAX) < v.get(SOCKET_TIMEOUT) ? null
+            : REPLICA_FETCH_WAIT_MAX_MS + "=" + v.get(FETCH_WAIT_MAX) + " must be >= 0 and below "
+                + REPLICA_SOCKET_TIMEOUT_MS + "=" + v.get(SOCKET_TIMEOUT));
+    }
+
     /**
      * Checks every value, naming the key.
      *
@@ -80,28 +119,11 @@ public record ReplicaManagerConfig(long replicaLagTimeMaxMs, int fetchWaitMaxMs,
      * @throws IllegalArgumentException naming the key and value
      */
     public ReplicaManagerConfig {
-        positive(REPLICA_LAG_TIME_MAX_MS, replicaLagTimeMaxMs);
-        positive(REPLICA_FETCH_MIN_BYTES, fetchMinBytes);
-        positive(REPLICA_FETCH_MAX_BYTES, fetchMaxBytes);
-        positive(REPLICA_FETCH_RESPONSE_MAX_BYTES, fetchResponseMaxBytes);
-        positive(NUM_REPLICA_FETCHERS, numReplicaFetchers);
-        positive(REPLICA_SOCKET_TIMEOUT_MS, replicaSocketTimeoutMs);
-        if (replicaSocketReceiveBufferBytes == 0 || replicaSocketReceiveBufferBytes < -1) {
-            throw new IllegalArgumentException(REPLICA_SOCKET_RECEIVE_BUFFER_BYTES + "="
-                + replicaSocketReceiveBufferBytes + " must be -1 (the OS's) or positive");
-        }
-        if (fetchWaitMaxMs < 0 || fetchWaitMaxMs >= replicaSocketTimeoutMs) {
-            // Kafka's rule: a fetch held for its whole wait must still answer before the fetcher gives up on it.
-            throw new IllegalArgumentException(REPLICA_FETCH_WAIT_MAX_MS + "=" + fetchWaitMaxMs + " must be >= 0 and below "
-                + REPLICA_SOCKET_TIMEOUT_MS + "=" + replicaSocketTimeoutMs);
-        }
-        if (fetchBackoffMs < 0) {
-            throw new IllegalArgumentException(REPLICA_FETCH_BACKOFF_MS + "=" + fetchBackoffMs + " must be >= 0");
-        }
-        if (maxUnreplicatedBytes < -1) {
-            throw new IllegalArgumentException(MAX_UNREPLICATED_BYTES + "=" + maxUnreplicatedBytes
-                + " must be -1 (answer acks=1 at once) or >= 0");
-        }
+        TABLE.assign().set(REPLICA_LAG_TIME_MAX, replicaLagTimeMaxMs).set(FETCH_WAIT_MAX, fetchWaitMaxMs)
+            .set(FETCH_MIN, fetchMinBytes).set(FETCH_MAX, fetchMaxBytes).set(FETCH_RESPONSE_MAX, fetchResponseMaxBytes)
+            .set(FETCH_BACKOFF, fetchBackoffMs).set(FETCHERS, numReplicaFetchers).set(SOCKET_TIMEOUT,
+                replicaSocketTimeoutMs).set(DURABLE, durableAcks).set(RECEIVE_BUFFER, replicaSocketReceiveBufferBytes)
+            .set(UNREPLICATED, maxUnreplicatedBytes).validate();
     }
 
     /**
@@ -116,11 +138,6 @@ public record ReplicaManagerConfig(long replicaLagTimeMaxMs, int fetchWaitMaxMs,
         return Math.max(1_000, 2L * fetchWaitMaxMs);
     }
 
-    private static void positive(final String key, final long value) {
-        if (value < 1) {
-            throw new IllegalArgumentException(key + "=" + value + " must be >= 1");
-        }
-    }
 
     /**
      * Kafka's defaults, durable acks off.
@@ -128,8 +145,7 @@ public record ReplicaManagerConfig(long replicaLagTimeMaxMs, int fetchWaitMaxMs,
      * @return the configuration
      */
     public static ReplicaManagerConfig defaults() {
-        return new ReplicaManagerConfig(30_000, 500, 1, 1 << 20, 10 << 20, 1_000, 1, 30_000, false, -1,
-            DEFAULT_MAX_UNREPLICATED_BYTES);
+        return fromProperties(Map.of());
     }
 
     /**
@@ -141,19 +157,19 @@ public record ReplicaManagerConfig(long replicaLagTimeMaxMs, int fetchWaitMaxMs,
      * @throws IllegalArgumentException naming the key when a value does not parse or is out of range
      */
     public static ReplicaManagerConfig fromProperties(final Map<String, ?> props) {
-        final ReplicaManagerConfig d = defaults();
-        return new ReplicaManagerConfig(
-            number(props, REPLICA_LAG_TIME_MAX_MS, d.replicaLagTimeMaxMs()),
-            (int) number(props, REPLICA_FETCH_WAIT_MAX_MS, d.fetchWaitMaxMs()),
-            (int) number(props, REPLICA_FETCH_MIN_BYTES, d.fetchMinBytes()),
-            (int) number(props, REPLICA_FETCH_MAX_BYTES, d.fetchMaxBytes()),
-            (int) number(props, REPLICA_FETCH_RESPONSE_MAX_BYTES, d.fetchResponseMaxBytes()),
-            number(props, REPLICA_FETCH_BACKOFF_MS, d.fetchBackoffMs()),
-            (int) number(props, NUM_REPLICA_FETCHERS, d.numReplicaFetchers()),
-            (int) number(props, REPLICA_SOCKET_TIMEOUT_MS, d.replicaSocketTimeoutMs()),
-            bool(props, DURABLE_ACKS, d.durableAcks()),
-            (int) number(props, REPLICA_SOCKET_RECEIVE_BUFFER_BYTES, d.replicaSocketReceiveBufferBytes()),
-            numberAnySize(props, MAX_UNREPLICATED_BYTES, d.maxUnreplicatedBytes()));
+        return new ReplicaManagerConfig(REPLICA_LAG_TIME_MAX.read(props), FETCH_WAIT_MAX.read(props),
+            FETCH_MIN.read(props), FETCH_MAX.read(props), FETCH_RESPONSE_MAX.read(props), FETCH_BACKOFF.read(props),
+            FETCHERS.read(props), SOCKET_TIMEOUT.read(props), DURABLE.read(props), RECEIVE_BUFFER.read(props),
+            UNREPLICATED.read(props));
+    }
+
+    /**
+     * The table of this class's keys (for the configuration reference).
+     *
+     * @return the table
+     */
+    public static ConfigDef configDef() {
+        return TABLE;
     }
 
     /**
@@ -177,45 +193,8 @@ public record ReplicaManagerConfig(long replicaLagTimeMaxMs, int fetchWaitMaxMs,
             numReplicaFetchers, replicaSocketTimeoutMs, durableAcks, -1, DEFAULT_MAX_UNREPLICATED_BYTES);
     }
 
-    private static long numberAnySize(final Map<String, ?> props, final String key, final long fallback) {
-        final Object value = props.get(key);
-        if (value == null) {
-            return fallback;
-        }
-        try {
-            return Long.parseLong(value.toString().trim());
-        } catch (final NumberFormatException e) {
-            throw new IllegalArgumentException(key + "=" + value + " is not a number", e);
-        }
-    }
 
-    private static long number(final Map<String, ?> props, final String key, final long fallback) {
-        final Object value = props.get(key);
-        if (value == null) {
-            return fallback;
-        }
-        try {
-            final long parsed = Long.parseLong(value.toString().trim());
-            if (parsed > Integer.MAX_VALUE && !key.endsWith(".ms")) {
-                throw new IllegalArgumentException(key + "=" + value + " must be at most " + Integer.MAX_VALUE);
-            }
-            return parsed;
-        } catch (final NumberFormatException e) {
-            throw new IllegalArgumentException(key + "=" + value + " is not a number", e);
-        }
-    }
 
-    private static boolean bool(final Map<String, ?> props, final String key, final boolean fallback) {
-        final Object value = props.get(key);
-        if (value == null) {
-            return fallback;
-        }
-        final String text = value.toString().trim();
-        if (!"true".equalsIgnoreCase(text) && !"false".equalsIgnoreCase(text)) {
-            throw new IllegalArgumentException(key + "=" + value + " must be true or false");
-        }
-        return Boolean.parseBoolean(text);
-    }
 
     /**
      * This configuration with another lag limit.
@@ -275,5 +254,19 @@ public record ReplicaManagerConfig(long replicaLagTimeMaxMs, int fetchWaitMaxMs,
         return new ReplicaManagerConfig(replicaLagTimeMaxMs, fetchWaitMaxMs, fetchMinBytes, fetchMaxBytes,
             fetchResponseMaxBytes, fetchBackoffMs, numReplicaFetchers, replicaSocketTimeoutMs, durableAcks,
             replicaSocketReceiveBufferBytes, bytes);
+    }
+
+    /**
+     * Kafka's names and this configuration's values, from the table.
+     *
+     * @return e.g. {@code ReplicaManagerConfig{replica.lag.time.max.ms=30000, ...}}
+     */
+    @Override
+    public String toString() {
+        return TABLE.assign().set(REPLICA_LAG_TIME_MAX, replicaLagTimeMaxMs).set(FETCH_WAIT_MAX, fetchWaitMaxMs)
+            .set(FETCH_MIN, fetchMinBytes).set(FETCH_MAX, fetchMaxBytes).set(FETCH_RESPONSE_MAX, fetchResponseMaxBytes)
+            .set(FETCH_BACKOFF, fetchBackoffMs).set(FETCHERS, numReplicaFetchers).set(SOCKET_TIMEOUT,
+                replicaSocketTimeoutMs).set(DURABLE, durableAcks).set(RECEIVE_BUFFER, replicaSocketReceiveBufferBytes)
+            .set(UNREPLICATED, maxUnreplicatedBytes).toString();
     }
 }

@@ -1,5 +1,7 @@
 package io.seglog.replication.wire;
 
+import io.seglog.storage.config.ConfigDef;
+import io.seglog.storage.config.ConfigKey;
 import java.util.Map;
 
 /**
@@ -41,6 +43,20 @@ public record WireServerConfig(String host, int port, int maxRequestBytes, long 
     public static final int DEFAULT_SOCKET_BUFFER_BYTES = -1;
     private static final String PLAINTEXT = "PLAINTEXT://";
 
+    private static final ConfigDef TABLE = new ConfigDef("WireServerConfig");
+    private static final ConfigKey<String> LISTENER = TABLE.stringKey(LISTENERS, null,
+        "the one PLAINTEXT://host:port listener the broker serves Kafka clients on (required)", "wire");
+    private static final ConfigKey<Integer> REQUEST_MAX = TABLE.intKey(SOCKET_REQUEST_MAX_BYTES,
+        DEFAULT_MAX_REQUEST_BYTES, RequestDecoder.MIN_FRAME_BYTES, "the largest request frame accepted", "wire");
+    private static final ConfigKey<Long> IDLE = TABLE.longKey(CONNECTIONS_MAX_IDLE_MS, DEFAULT_CONNECTIONS_MAX_IDLE_MS,
+        1, "a connection idle this long is closed", "wire");
+    private static final ConfigKey<Integer> SEND_BUFFER = TABLE.intKeyWhere(SOCKET_SEND_BUFFER_BYTES,
+        DEFAULT_SOCKET_BUFFER_BYTES, v -> v == -1 || v > 0, "must be -1 (the OS's) or positive",
+        "a connection's socket send buffer; -1 leaves the OS's autotuning (Kafka's default is 102400)", "wire");
+    private static final ConfigKey<Integer> RECEIVE_BUFFER = TABLE.intKeyWhere(SOCKET_RECEIVE_BUFFER_BYTES,
+        DEFAULT_SOCKET_BUFFER_BYTES, v -> v == -1 || v > 0, "must be -1 (the OS's) or positive",
+        "a connection's socket receive buffer; -1 leaves the OS's autotuning (Kafka's default is 102400)", "wire");
+
     /**
      * Validates the fields.
      *
@@ -59,21 +75,8 @@ public record WireServerConfig(String host, int port, int maxRequestBytes, long 
         if (port < 0 || port > 65_535) {
             throw new IllegalArgumentException(LISTENERS + " port=" + port + " must be in [0, 65535]");
         }
-        if (maxRequestBytes < RequestDecoder.MIN_FRAME_BYTES) {
-            throw new IllegalArgumentException(SOCKET_REQUEST_MAX_BYTES + "=" + maxRequestBytes + " must be at least "
-                + RequestDecoder.MIN_FRAME_BYTES);
-        }
-        if (connectionsMaxIdleMs < 1) {
-            throw new IllegalArgumentException(CONNECTIONS_MAX_IDLE_MS + "=" + connectionsMaxIdleMs + " must be >= 1");
-        }
-        if (sendBufferBytes == 0 || sendBufferBytes < -1) {
-            throw new IllegalArgumentException(SOCKET_SEND_BUFFER_BYTES + "=" + sendBufferBytes
-                + " must be -1 (the OS's) or positive");
-        }
-        if (receiveBufferBytes == 0 || receiveBufferBytes < -1) {
-            throw new IllegalArgumentException(SOCKET_RECEIVE_BUFFER_BYTES + "=" + receiveBufferBytes
-                + " must be -1 (the OS's) or positive");
-        }
+        TABLE.assign().set(REQUEST_MAX, maxRequestBytes).set(IDLE, connectionsMaxIdleMs)
+            .set(SEND_BUFFER, sendBufferBytes).set(RECEIVE_BUFFER, receiveBufferBytes).validate();
     }
 
     /**
@@ -118,11 +121,10 @@ public record WireServerConfig(String host, int port, int maxRequestBytes, long 
      * @throws IllegalArgumentException naming the key and the value when one is missing or invalid
      */
     public static WireServerConfig fromProperties(final Map<String, ?> props) {
-        final Object listeners = props.get(LISTENERS);
-        if (listeners == null) {
+        final String listener = LISTENER.read(props);
+        if (listener == null) {
             throw new IllegalArgumentException(LISTENERS + " must be set, e.g. PLAINTEXT://127.0.0.1:9092");
         }
-        final String listener = listeners.toString().trim();
         if (!listener.startsWith(PLAINTEXT) || listener.indexOf(',') >= 0) {
             throw new IllegalArgumentException(LISTENERS + "=" + listener + " must be one PLAINTEXT://host:port"
                 + " listener (TLS and SASL are not served yet)");
@@ -138,26 +140,28 @@ public record WireServerConfig(String host, int port, int maxRequestBytes, long 
         } catch (final NumberFormatException e) {
             throw new IllegalArgumentException(LISTENERS + "=" + listener + " has a port that is not a number", e);
         }
-        final long max = number(props, SOCKET_REQUEST_MAX_BYTES, DEFAULT_MAX_REQUEST_BYTES);
-        if (max > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException(SOCKET_REQUEST_MAX_BYTES + "=" + max + " does not fit in an int");
-        }
-        return new WireServerConfig(hostPort.substring(0, colon), port, (int) max,
-            number(props, CONNECTIONS_MAX_IDLE_MS, DEFAULT_CONNECTIONS_MAX_IDLE_MS),
-            (int) number(props, SOCKET_SEND_BUFFER_BYTES, DEFAULT_SOCKET_BUFFER_BYTES),
-            (int) number(props, SOCKET_RECEIVE_BUFFER_BYTES, DEFAULT_SOCKET_BUFFER_BYTES));
+        return new WireServerConfig(hostPort.substring(0, colon), port, REQUEST_MAX.read(props), IDLE.read(props),
+            SEND_BUFFER.read(props), RECEIVE_BUFFER.read(props));
     }
 
-    /** A numeric property, or its default when absent; the error names the key and the value. */
-    private static long number(final Map<String, ?> props, final String key, final long defaultValue) {
-        final Object value = props.get(key);
-        if (value == null) {
-            return defaultValue;
-        }
-        try {
-            return Long.parseLong(value.toString().trim());
-        } catch (final NumberFormatException e) {
-            throw new IllegalArgumentException(key + "=" + value + " is not a number", e);
-        }
+    /**
+     * The table of this class's keys (for the configuration reference).
+     *
+     * @return the table
+     */
+    public static ConfigDef configDef() {
+        return TABLE;
+    }
+
+    /**
+     * Kafka's names and this configuration's values, from the table.
+     *
+     * @return e.g. {@code WireServerConfig{listeners=PLAINTEXT://127.0.0.1:9092, ...}}
+     */
+    @Override
+    public String toString() {
+        return TABLE.assign().set(LISTENER, PLAINTEXT + host + ":" + port).set(REQUEST_MAX, maxRequestBytes)
+            .set(IDLE, connectionsMaxIdleMs).set(SEND_BUFFER, sendBufferBytes).set(RECEIVE_BUFFER, receiveBufferBytes)
+            .toString();
     }
 }

@@ -2,6 +2,7 @@ package io.seglog.replication.zk;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.seglog.storage.LogConfig;
 import java.util.Collections;
 import java.util.Map;
 import java.util.Optional;
@@ -25,7 +26,7 @@ public record TopicConfigZnode(Map<String, String> config) {
     /** The version written. */
     public static final int VERSION = 1;
     /** Kafka's topic-level override of the cluster's {@code unclean.leader.election.enable}. */
-    public static final String UNCLEAN_LEADER_ELECTION_ENABLE = "unclean.leader.election.enable";
+    public static final String UNCLEAN_LEADER_ELECTION_ENABLE = LogConfig.UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG;
 
     /**
      * Copies.

@@ -1,14 +1,16 @@
 package io.seglog.storage.config;
 
+import java.util.Map;
 import java.util.Objects;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
  * One configuration key, defined once: its property name (Kafka's where Kafka has the key), type, default, range,
- * documentation and the component that reads it. A {@link ConfigDef} holds the keys of one configuration object
- * and drives everything else from them: the builder's defaults, parsing properties, validation, equality and
- * {@code toString}.
+ * documentation, the component that reads it and whether it may change at run time (a topic-level setting a running
+ * log takes over, {@link #dynamic()}). A {@link ConfigDef} holds the keys of one configuration object and drives
+ * everything else from them: the builder's defaults, parsing properties, validation, equality, {@code toString}
+ * and the generated reference ({@link ConfigDocs}). A key with a null default is optional (unset means absent).
  *
  * @param <T> the value type
  */
@@ -23,6 +25,12 @@ public final class ConfigKey<T> {
     private final String rule;
     private final String doc;
     private final String readBy;
+    /** Set while the owning class's static initialiser defines its table ({@link ConfigDef#dynamic}), then read only. */
+    private boolean dynamic;
+    /** Likewise ({@link ConfigDef#secret}): the value is never printed. */
+    private boolean secret;
+    /** Likewise ({@link ConfigDef#synonym}): the key of another table this one stands for, or null. */
+    private ConfigKey<T> synonymOf;
 
     ConfigKey(final int index, final String name, final Class<T> type, final T defaultValue,
               final Function<String, T> parser, final Function<T, String> printer, final Predicate<T> valid,
@@ -37,13 +45,88 @@ public final class ConfigKey<T> {
         this.rule = rule;
         this.doc = doc;
         this.readBy = readBy;
-        if (!valid.test(defaultValue)) {
+        if (defaultValue != null && !valid.test(defaultValue)) {
             throw new IllegalStateException("the default of " + name + " breaks its own rule: " + rule);
         }
     }
 
     int index() {
         return index;
+    }
+
+    Class<T> type() {
+        return type;
+    }
+
+    boolean valid(final T value) {
+        return valid.test(value);
+    }
+
+    boolean hasType(final Class<?> expected) {
+        return type == expected;
+    }
+
+    void markDynamic() {
+        dynamic = true;
+    }
+
+    void markSynonymOf(final ConfigKey<T> of) {
+        synonymOf = of;
+    }
+
+    /**
+     * The key this one is another name for (Kafka's broker-level {@code log.segment.bytes} for the topic-level
+     * {@code segment.bytes}), or null.
+     *
+     * @return the key, or null
+     */
+    public ConfigKey<T> synonymOf() {
+        return synonymOf;
+    }
+
+    void markSecret() {
+        secret = true;
+    }
+
+    /**
+     * Whether a running component takes a new value of this key over (a topic-level setting changed through
+     * Kafka's {@code AlterConfigs} or {@code kafka-configs.sh}); false for a key read once at start.
+     *
+     * @return whether the key is dynamic
+     */
+    public boolean dynamic() {
+        return dynamic;
+    }
+
+    /**
+     * Whether the value is a secret, never printed ({@code toString} and messages show {@code [hidden]}).
+     *
+     * @return whether the key is secret
+     */
+    public boolean secret() {
+        return secret;
+    }
+
+    /**
+     * The value type as the reference names it: {@code int}, {@code long}, {@code double}, {@code boolean} or
+     * {@code string} (a name, a list of names, a path).
+     *
+     * @return the type name
+     */
+    public String typeName() {
+        if (type == Integer.class) {
+            return "int";
+        }
+        if (type == Long.class) {
+            return "long";
+        }
+        if (type == Double.class) {
+            return "double";
+        }
+        if (type == Boolean.class) {
+            return "boolean";
+        }
+        return "string";
     }
 
     /**
@@ -99,11 +182,14 @@ public final class ConfigKey<T> {
      * @throws IllegalArgumentException naming the key and the value when it is out of range or null
      */
     public T check(final T value) {
+        if (value == null && defaultValue == null) {
+            return null; // an optional key left unset
+        }
         if (value == null) {
             throw new IllegalArgumentException(name + " must not be null");
         }
         if (!valid.test(value)) {
-            throw new IllegalArgumentException(name + "=" + format(value) + " " + rule);
+            throw new IllegalArgumentException(name + "=" + (secret ? "[hidden]" : format(value)) + " " + rule);
         }
         return value;
     }
@@ -121,20 +207,30 @@ public final class ConfigKey<T> {
             throw new IllegalArgumentException(name + "=null has no value");
         }
         final T value;
-        if (type.isInstance(raw)) {
+        if (type.isInstance(raw) && type != String.class) {
             value = type.cast(raw);
         } else if (type == Long.class && (raw instanceof Integer || raw instanceof Short)) {
             value = type.cast(((Number) raw).longValue());
         } else if (type == Integer.class && (raw instanceof Long || raw instanceof Short)) {
             final long wide = ((Number) raw).longValue();
-            if (wide < Integer.MIN_VALUE || wide > Integer.MAX_VALUE) {
-                throw new IllegalArgumentException(name + "=" + raw + " does not fit an int");
-            }
-            value = type.cast((int) wide);
+            value = type.cast(ConfigDef.parseInt(name, wide));
         } else {
             value = parser.apply(String.valueOf(raw).trim());
         }
         return check(value);
+    }
+
+    /**
+     * Reads this key from properties: its value parsed and range-checked when present, else the default. Asks the map
+     * for this name only, so a map that records what was asked learns which keys Seglog knows.
+     *
+     * @param properties names to values (strings, numbers, booleans)
+     * @return the value
+     * @throws IllegalArgumentException naming the key and the value when it does not parse or is out of range
+     */
+    public T read(final Map<String, ?> properties) {
+        final Object raw = properties.get(name);
+        return raw == null ? defaultValue : fromProperty(raw);
     }
 
     /**
@@ -144,7 +240,7 @@ public final class ConfigKey<T> {
      * @return its text
      */
     public String format(final T value) {
-        return printer.apply(value);
+        return value == null ? "" : printer.apply(value);
     }
 
     @Override

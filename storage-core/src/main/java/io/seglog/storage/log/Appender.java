@@ -1,5 +1,6 @@
 package io.seglog.storage.log;
 
+import io.seglog.storage.config.TopicKeyNames;
 import io.seglog.storage.epoch.LeaderEpochCache;
 import io.seglog.storage.format.CompressionType;
 import io.seglog.storage.format.InvalidRecordException;
@@ -64,8 +65,8 @@ public final class Appender implements AutoCloseable {
      */
     public static final long MAX_LAST_OFFSET = Long.MAX_VALUE - 1;
 
-    private static final String TIMESTAMP_BEFORE_KEY = "message.timestamp.before.max.ms";
-    private static final String TIMESTAMP_AFTER_KEY = "message.timestamp.after.max.ms";
+    private static final String TIMESTAMP_BEFORE_KEY = TopicKeyNames.MESSAGE_TIMESTAMP_BEFORE_MAX_MS;
+    private static final String TIMESTAMP_AFTER_KEY = TopicKeyNames.MESSAGE_TIMESTAMP_AFTER_MAX_MS;
 
     private final Segments segments;
     private final LogEnd end;

@@ -1,5 +1,7 @@
 package io.seglog.storage.segment;
 
+import io.seglog.storage.config.TopicKeyNames;
+
 /**
  * What a segment, its loader and its recovery scan need to know of the log's configuration, as plain values:
  * the root package's {@code LogConfig} builds one, so this package never depends on the API above it.
@@ -16,8 +18,11 @@ package io.seglog.storage.segment;
  */
 public record SegmentConfig(int segmentBytes, long segmentMs, int segmentIndexBytes, int indexIntervalBytes,
                             int mappedAppendMaxBytes, boolean readMapped, boolean truncateOnCorruption) {
-    /** The name of the key behind {@link #truncateOnCorruption}, for messages that tell the operator what to set. */
-    public static final String CORRUPTION_POLICY_KEY = "seglog.corruption.policy";
+    /**
+     * The name of the key behind {@link #truncateOnCorruption}, for messages that tell the operator what to set
+     * (defined in LogConfig's table).
+     */
+    public static final String CORRUPTION_POLICY_KEY = TopicKeyNames.CORRUPTION_POLICY;
 
     /**
      * Kafka's rule for where a batch may start after the offset {@code nextOffset} that the log (or the previous

@@ -55,7 +55,7 @@ class ArchitectureTest {
         .layer("Io").definedBy(ROOT + ".io..")
         .whereLayer("Example").mayNotBeAccessedByAnyLayer()
         .whereLayer("Api").mayOnlyBeAccessedByLayers("Example")
-        .whereLayer("Config").mayOnlyBeAccessedByLayers("Api")
+        .whereLayer("Config").mayOnlyBeAccessedByLayers("Api", "Log", "Producer", "Segment")
         .whereLayer("Log").mayOnlyBeAccessedByLayers("Api")
         .whereLayer("Producer").mayOnlyBeAccessedByLayers("Api", "Log")
         .whereLayer("Segment").mayOnlyBeAccessedByLayers("Api", "Log", "Producer")

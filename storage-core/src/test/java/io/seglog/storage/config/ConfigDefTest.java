@@ -38,9 +38,9 @@ class ConfigDefTest {
     void rangesAndTypesAreCheckedWithTheKeyInTheMessage() {
         assertEquals("max.compaction.lag.ms=0 must be at least 1", assertThrows(IllegalArgumentException.class,
             () -> DEF.parse(Map.of("max.compaction.lag.ms", 0), DEF.defaults())).getMessage());
-        assertEquals("min.compaction.lag.ms=1.5 is not a number", assertThrows(IllegalArgumentException.class,
+        assertEquals("min.compaction.lag.ms=1.5 is not an integer", assertThrows(IllegalArgumentException.class,
             () -> DEF.parse(Map.of("min.compaction.lag.ms", 1.5), DEF.defaults())).getMessage());
-        assertEquals("cleaner.enable=yes is not a boolean (true or false)", assertThrows(IllegalArgumentException.class,
+        assertEquals("cleaner.enable=yes is not true or false", assertThrows(IllegalArgumentException.class,
             () -> DEF.parse(Map.of("cleaner.enable", "yes"), DEF.defaults())).getMessage());
     }
 
@@ -58,5 +58,55 @@ class ConfigDefTest {
         def.intKey("a", 1, 0, "a", "test");
         assertThrows(IllegalStateException.class, () -> def.intKey("a", 1, 0, "a", "test"));
         assertThrows(IllegalStateException.class, () -> def.intKey("b", -1, 0, "b", "test"));
+    }
+
+    @Test
+    void oneSetOfParsersAcceptsTextAndNumbersAndNamesTheKey() {
+        assertEquals(7, ConfigDef.parseInt("a", " 7 "));
+        assertEquals(7L, ConfigDef.parseLong("a", 7));
+        assertEquals(0.5, ConfigDef.parseDouble("a", "0.5"));
+        assertEquals(true, ConfigDef.parseBoolean("a", "TRUE"));
+        assertEquals("a=4294967296 does not fit in an int", assertThrows(IllegalArgumentException.class,
+            () -> ConfigDef.parseInt("a", 1L << 32)).getMessage());
+        assertEquals("a=x is not a number", assertThrows(IllegalArgumentException.class,
+            () -> ConfigDef.parseDouble("a", "x")).getMessage());
+    }
+
+    @Test
+    void aRecordShapedConfigRunsTheSameValidationPass() {
+        assertEquals("conflict: min.compaction.lag.ms=10 is above max.compaction.lag.ms=9",
+            assertThrows(IllegalArgumentException.class,
+                () -> DEF.assign().set(MIN_LAG, 10L).set(MAX_LAG, 9L).validate()).getMessage());
+        assertEquals("max.compaction.lag.ms=0 must be at least 1", assertThrows(IllegalArgumentException.class,
+            () -> DEF.assign().set(MAX_LAG, 0L).validate()).getMessage());
+        DEF.assign().set(MIN_LAG, 1L).validate();
+    }
+
+    @Test
+    void secretsAreHiddenAndOptionalKeysMayStayUnset() {
+        final ConfigDef def = new ConfigDef("Zk");
+        final ConfigKey<String> digest = def.stringKey("digest", null, "user:password", "zk");
+        final ConfigKey<Integer> port = def.intKey("port", 1, 0, 9, "a port", "wire");
+        def.secret(digest);
+        def.dynamic(port);
+        final Object[] values = def.defaults();
+        assertEquals("Zk{digest=, port=1}", def.toString(values));
+        def.parse(Map.of("digest", "u:s3cret"), values);
+        assertEquals("Zk{digest=[hidden], port=1}", def.toString(values));
+        assertEquals(List.of(false, true), List.of(digest.dynamic(), port.dynamic()));
+        assertEquals(null, digest.read(Map.of()));
+        assertEquals(List.of("x"), def.unknown(List.of("port", "x")));
+        assertEquals(port, def.key("port", Integer.class));
+        assertThrows(IllegalStateException.class, () -> def.key("port", Long.class));
+    }
+
+    @Test
+    void theReferenceListsEveryKeyWithItsTypeDefaultRangeAndReader() {
+        final String md = ConfigDocs.markdown("Ref", "Intro.", List.of(new ConfigDocs.Section(DEF, "The lags.")));
+        assertEquals("# Ref\n\nIntro.\n\n## Compaction\n\nThe lags.\n\n"
+            + "| Key | Type | Default | Valid values | Read by | Dynamic | Description |\n|---|---|---|---|---|---|---|\n"
+            + "| `min.compaction.lag.ms` | long | `0` | at least 0 | cleaner | no | min lag |\n"
+            + "| `max.compaction.lag.ms` | long | `9223372036854775807` | at least 1 | cleaner | no | max lag |\n"
+            + "| `cleaner.enable` | boolean | `true` | true or false | cleaner | no | on |\n", md);
     }
 }
