@@ -145,6 +145,8 @@ public final class Partition {
     private final ReentrantReadWriteLock roleLock = new ReentrantReadWriteLock();
     /** Reads the log's answer under the log's append lock: made once, so an append allocates only its result. */
     private final LeaderAppendResult.Handler<AppendResult> onLeaderAppend = this::answer;
+    /** The broker's eligibility rule, made once, so the high-watermark check after each append allocates none. */
+    private final IsrRules.Eligibility eligible;
     /** Guards the followers' progress, the ISR change in flight and the HW decisions (inside the read lock). */
     private final Object progressLock = new Object();
 
@@ -183,6 +185,7 @@ public final class Partition {
         this.localBrokerId = localBrokerId;
         this.log = log;
         this.ctx = ctx;
+        this.eligible = ctx::isEligible;
     }
 
     // ------------------------------------------------------------------------------------------------- role
@@ -813,7 +816,7 @@ public final class Partition {
                 final List<Integer> maximal = maximalIsr();
                 final long now = ctx.nowMs();
                 final long next = IsrRules.highWatermark(hw, leo, followers.values(), isr.size(), maximal,
-                    effectiveMinIsr(), ctx::isEligible, now, ctx.replicaLagTimeMaxMs());
+                    effectiveMinIsr(), eligible, now, ctx.replicaLagTimeMaxMs());
                 boolean moved = false;
                 if (next > hw) {
                     log.updateHighWatermark(next);
@@ -821,7 +824,7 @@ public final class Partition {
                 }
                 if (ctx.durableAcks()) {
                     final long durable = IsrRules.durableHighWatermark(log.highWatermark(), log.flushedOffset(), leo,
-                        followers.values(), maximal, ctx::isEligible, now, ctx.replicaLagTimeMaxMs());
+                        followers.values(), maximal, eligible, now, ctx.replicaLagTimeMaxMs());
                     if (durable > durableHighWatermark) {
                         durableHighWatermark = durable;
                         moved = true;
