@@ -7,7 +7,7 @@ package io.seglog.storage;
 public final class InvalidProducerEpochException extends ProducerAppendException {
     private static final long serialVersionUID = 1L;
 
-    InvalidProducerEpochException(final LeaderAppendInfo info) {
+    InvalidProducerEpochException(final LeaderAppendResult info) {
         super(info);
     }
 }

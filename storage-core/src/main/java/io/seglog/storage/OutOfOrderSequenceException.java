@@ -7,7 +7,7 @@ package io.seglog.storage;
 public final class OutOfOrderSequenceException extends ProducerAppendException {
     private static final long serialVersionUID = 1L;
 
-    OutOfOrderSequenceException(final LeaderAppendInfo info) {
+    OutOfOrderSequenceException(final LeaderAppendResult info) {
         super(info);
     }
 }

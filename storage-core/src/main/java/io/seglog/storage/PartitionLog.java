@@ -20,7 +20,6 @@ import io.seglog.storage.log.Segments;
 import io.seglog.storage.log.Truncation;
 import io.seglog.storage.log.Watermarks;
 import io.seglog.storage.producer.ProducerStateManager;
-import io.seglog.storage.producer.ProducerVerdict;
 import io.seglog.storage.segment.CorruptSegmentException;
 import io.seglog.storage.segment.LogLoader;
 import io.seglog.storage.segment.LogSegment;
@@ -57,12 +56,13 @@ import org.slf4j.LoggerFactory;
  * <p>Producers (Kafka's idempotent producer): a leader append checks each batch that carries a producer id against
  * that producer's state (epoch, last five batches): a retry of a retained batch appends nothing and is answered with
  * the original offsets, a fenced epoch or a sequence gap is refused (see
- * {@link #appendAsLeader(ByteBuffer, int, LeaderAppendInfo)}). The state is snapshotted to {@code <offset>.snapshot}
- * files in Kafka's format at every roll and at close, rebuilt at open from the latest trusted snapshot plus the
- * batches after it, and producers idle for {@code producer.id.expiration.ms} are forgotten. <b>Transactions are not
- * implemented</b>: transactional and control batches are stored and served like any other, but there is no last
- * stable offset, no aborted-transaction index and no {@code read_committed} isolation; the transactional fields of
- * the snapshot are only carried so that Kafka can read it (docs/format.md, docs/recovery.md).
+ * {@link #appendAsLeader(ByteBuffer, int, LeaderAppendResult.Handler)}). The state is snapshotted to
+ * {@code <offset>.snapshot} files in Kafka's format at every roll and at close, rebuilt at open from the latest
+ * trusted snapshot plus the batches after it, and producers idle for {@code producer.id.expiration.ms} are
+ * forgotten. <b>Transactions are not implemented</b>: transactional and control batches are stored and served like
+ * any other, but there is no last stable offset, no aborted-transaction index and no {@code read_committed}
+ * isolation; the transactional fields of the snapshot are only carried so that Kafka can read it (docs/format.md,
+ * docs/recovery.md).
  *
  * <p>Reads: through a {@link LogReader} ({@link #reader()}), a per-thread cursor that reads whole batches by
  * offset and searches by timestamp without allocating; {@link #read} and {@link #offsetForTimestamp} are the
@@ -115,6 +115,8 @@ public final class PartitionLog implements AutoCloseable {
     private final FileIO io;
     private final InstantSource time;
     private final ReentrantLock appendLock = new ReentrantLock();
+    /** The answer to the leader append in progress: the writer's, written and read only under {@link #appendLock}. */
+    private final LeaderAppendResult leaderAnswer = new LeaderAppendResult();
     private final Segments segments;
     private final LogEnd end;
     private final Watermarks watermarks;
@@ -508,12 +510,12 @@ public final class PartitionLog implements AutoCloseable {
      * {@code batches} must be whole v2 batches; they are validated with Kafka's client rules (CRC, lengths,
      * {@code recordsCount == lastOffsetDelta + 1}, sequential record offset deltas, {@code max.message.bytes},
      * at most {@code segment.bytes}) and their producers' state (see
-     * {@link #appendAsLeader(ByteBuffer, int, LeaderAppendInfo)}), then stamped in place: {@code baseOffset} from
-     * the log end offset on, {@code partitionLeaderEpoch}, and with {@code LogAppendTime} the broker time (CRC
+     * {@link #appendAsLeader(ByteBuffer, int, LeaderAppendResult.Handler)}), then stamped in place: {@code baseOffset}
+     * from the log end offset on, {@code partitionLeaderEpoch}, and with {@code LogAppendTime} the broker time (CRC
      * recomputed). The buffer's position and limit are unchanged. All-or-nothing.
      *
      * <p>A retry of a batch already in the log (a duplicate) appends nothing and returns the original batch's last
-     * offset; use the overload with a {@link LeaderAppendInfo} to tell a duplicate from an append.
+     * offset; use the overload with a {@link LeaderAppendResult.Handler} to tell a duplicate from an append.
      *
      * @param batches     the batches; modified in place
      * @param leaderEpoch the leader epoch to stamp, 0 or more
@@ -521,24 +523,25 @@ public final class PartitionLog implements AutoCloseable {
      * @throws InvalidRecordException naming the field, value, limit, batch and position of the first problem
      * @throws OutOfOrderSequenceException if a batch's sequence does not follow its producer's (nothing appended)
      * @throws InvalidProducerEpochException if a batch's producer epoch is fenced (nothing appended)
-     * @throws IllegalArgumentException if {@code batches} is empty or read-only, or the epoch is negative or below
-     *                                  the log's latest (a fenced leader)
+     * @throws FencedLeaderEpochException if the epoch is below the log's latest, a fenced leader (nothing appended)
+     * @throws IllegalArgumentException if {@code batches} is empty or read-only, or the epoch is negative
      * @throws StorageException if the write fails (the log goes offline) or the log is closed or offline
      */
     public long appendAsLeader(final ByteBuffer batches, final int leaderEpoch) {
-        final ProducerVerdict verdict;
         final long lastOffset;
         appendLock.lock();
         try {
-            verdict = appendLocked(batches, leaderEpoch);
-            final int outcome = verdict.outcome();
-            if (outcome == ProducerVerdict.OUT_OF_ORDER_SEQUENCE || outcome == ProducerVerdict.INVALID_PRODUCER_EPOCH) {
-                final LeaderAppendInfo refused = new LeaderAppendInfo();
-                copy(verdict, refused);
-                throw outcome == ProducerVerdict.OUT_OF_ORDER_SEQUENCE ? new OutOfOrderSequenceException(refused)
-                    : new InvalidProducerEpochException(refused);
+            appendLocked(batches, leaderEpoch);
+            switch (leaderAnswer.outcome()) {
+                case OUT_OF_ORDER_SEQUENCE:
+                    throw new OutOfOrderSequenceException(leaderAnswer);
+                case INVALID_PRODUCER_EPOCH:
+                    throw new InvalidProducerEpochException(leaderAnswer);
+                case FENCED_LEADER_EPOCH:
+                    throw new FencedLeaderEpochException(leaderAnswer);
+                default:
+                    lastOffset = leaderAnswer.lastOffset();
             }
-            lastOffset = verdict.lastOffset();
         } finally {
             appendLock.unlock();
         }
@@ -548,74 +551,67 @@ public final class PartitionLog implements AutoCloseable {
 
     /**
      * Appends batches from a producer as the partition leader, as {@link #appendAsLeader(ByteBuffer, int)} does, and
-     * answers in {@code result}, the caller's own reusable object, so that no outcome costs an allocation or an
-     * exception. Each batch with a producer id ({@code != -1}) is checked as Kafka 4.4's
-     * {@code ProducerAppendInfo} checks a client's batch, in order:
+     * answers with a {@link LeaderAppendResult}, the log's own, handed to {@code handler} under the append lock, so
+     * that no outcome costs an allocation or an exception. Each batch with a producer id ({@code != -1}) is checked
+     * as Kafka 4.4's {@code ProducerAppendInfo} checks a client's batch, in order:
      * <ul>
      *   <li>the same epoch and sequence range as one of the producer's last five batches: a duplicate; the whole
-     *       append is answered {@link LeaderAppendInfo.Outcome#DUPLICATE} with that batch's original offsets and
-     *       nothing is appended (Kafka answers NONE with those offsets);</li>
-     *   <li>an epoch below the producer's: {@link LeaderAppendInfo.Outcome#INVALID_PRODUCER_EPOCH};</li>
+     *       append is answered {@link AppendOutcome#DUPLICATE} with that batch's original offsets and nothing is
+     *       appended (Kafka answers NONE with those offsets);</li>
+     *   <li>an epoch below the producer's: {@link AppendOutcome#INVALID_PRODUCER_EPOCH};</li>
      *   <li>a new epoch whose first sequence is not 0 (unless the producer had no epoch), or, in the same epoch, a
      *       first sequence that is not the last one plus one (wrapping from {@link Integer#MAX_VALUE} to 0; any
      *       sequence is accepted from a producer the log does not know):
-     *       {@link LeaderAppendInfo.Outcome#OUT_OF_ORDER_SEQUENCE}.</li>
+     *       {@link AppendOutcome#OUT_OF_ORDER_SEQUENCE}.</li>
      * </ul>
-     * A refusal appends nothing and leaves the buffer as it was. Batches without a producer id skip all of it.
-     * Transactional semantics are not implemented (see the class comment).
+     * Before those, a leader epoch below the log's latest is answered {@link AppendOutcome#FENCED_LEADER_EPOCH}
+     * with both epochs. A refusal appends nothing and leaves the buffer as it was. Batches without a producer id skip
+     * the producer checks. Transactional semantics are not implemented (see the class comment).
      *
+     * <p>The handler runs in the calling thread while the append lock is held, so appends are answered in the order
+     * they were written; it must be quick and must not call this log's write methods.
+     *
+     * @param <T>         what the handler makes of the answer
      * @param batches     the batches; modified in place when appended
      * @param leaderEpoch the leader epoch to stamp, 0 or more
-     * @param result      filled with the outcome and offsets; owned by the caller
+     * @param handler     reads the answer, which is valid during its call only
+     * @return what the handler returned
      * @throws InvalidRecordException naming the field, value, limit, batch and position of the first problem
-     * @throws IllegalArgumentException if {@code batches} is empty or read-only, or the epoch is negative or below
-     *                                  the log's latest (a fenced leader)
+     * @throws IllegalArgumentException if {@code batches} is empty or read-only, or the epoch is negative
      * @throws StorageException if the write fails (the log goes offline) or the log is closed or offline
      */
-    public void appendAsLeader(final ByteBuffer batches, final int leaderEpoch, final LeaderAppendInfo result) {
-        Objects.requireNonNull(result, "result");
+    public <T> T appendAsLeader(final ByteBuffer batches, final int leaderEpoch,
+                                final LeaderAppendResult.Handler<T> handler) {
+        Objects.requireNonNull(handler, "handler");
+        final T answer;
+        final boolean appended;
         appendLock.lock();
         try {
-            copy(appendLocked(batches, leaderEpoch), result);
+            appendLocked(batches, leaderEpoch);
+            appended = leaderAnswer.outcome() == AppendOutcome.APPENDED;
+            answer = handler.onLeaderAppend(leaderAnswer);
         } finally {
             appendLock.unlock();
         }
-        if (result.outcome() == LeaderAppendInfo.Outcome.APPENDED) {
+        if (appended) {
             maybeFlushAfterAppend();
         }
+        return answer;
     }
 
-    /** The append under the lock; the verdict is the appender's, valid until the lock is released. */
-    private ProducerVerdict appendLocked(final ByteBuffer batches, final int leaderEpoch) {
+    /** The append under the lock: fills {@link #leaderAnswer}, valid until the lock is released. */
+    private void appendLocked(final ByteBuffer batches, final int leaderEpoch) {
         if (leaderEpoch < 0) {
             throw new IllegalArgumentException("leaderEpoch=" + leaderEpoch + " must be >= 0");
         }
         try {
             ensureWritable();
-            return appender.appendAsLeader(batches, leaderEpoch);
+            leaderAnswer.begin(name, leaderEpoch, batches.remaining(), appender.logAppendTime());
+            appender.appendAsLeader(batches, leaderEpoch, leaderAnswer.sink());
+            leaderAnswer.end(watermarks.logStartOffset());
         } catch (final LogWriteException e) {
             throw goOffline(e.what(), e.getCause());
         }
-    }
-
-    private void copy(final ProducerVerdict verdict, final LeaderAppendInfo into) {
-        final LeaderAppendInfo.Outcome outcome;
-        switch (verdict.outcome()) {
-            case ProducerVerdict.DUPLICATE:
-                outcome = LeaderAppendInfo.Outcome.DUPLICATE;
-                break;
-            case ProducerVerdict.OUT_OF_ORDER_SEQUENCE:
-                outcome = LeaderAppendInfo.Outcome.OUT_OF_ORDER_SEQUENCE;
-                break;
-            case ProducerVerdict.INVALID_PRODUCER_EPOCH:
-                outcome = LeaderAppendInfo.Outcome.INVALID_PRODUCER_EPOCH;
-                break;
-            default:
-                outcome = LeaderAppendInfo.Outcome.APPENDED;
-        }
-        into.fill(outcome, verdict.firstOffset(), verdict.lastOffset(), verdict.timestamp(), verdict.producerId(),
-            verdict.producerEpoch(), verdict.currentEpoch(), verdict.firstSequence(), verdict.currentLastSequence(),
-            verdict.batchIndex(), name);
     }
 
     /**

@@ -2,8 +2,8 @@ package io.seglog.storage;
 
 /**
  * A leader append refused by its producer's state (thrown by {@link PartitionLog#appendAsLeader(java.nio.ByteBuffer,
- * int)}; the overload that takes a {@link LeaderAppendInfo} answers with a result code instead). Names the producer
- * id, both epochs and the sequences; nothing was appended.
+ * int)}; the overload that takes a {@link LeaderAppendResult.Handler} answers with an {@link AppendOutcome} instead).
+ * Names the producer id, both epochs and the sequences; nothing was appended.
  */
 public abstract class ProducerAppendException extends RuntimeException {
     private static final long serialVersionUID = 1L;
@@ -14,7 +14,7 @@ public abstract class ProducerAppendException extends RuntimeException {
     private final int firstSequence;
     private final int currentLastSequence;
 
-    ProducerAppendException(final LeaderAppendInfo info) {
+    ProducerAppendException(final LeaderAppendResult info) {
         super(info.message());
         this.producerId = info.producerId();
         this.producerEpoch = info.producerEpoch();

@@ -30,7 +30,7 @@ class BeginLeaderEpochTest {
             assertEquals(new EpochEndOffset(1, 3), log.endOffsetForEpoch(1));
             assertEquals(new EpochEndOffset(1, 3), log.endOffsetForEpoch(3));
             assertEquals(new EpochEndOffset(4, 3), log.endOffsetForEpoch(4));
-            final IllegalArgumentException fenced = assertThrows(IllegalArgumentException.class,
+            final FencedLeaderEpochException fenced = assertThrows(FencedLeaderEpochException.class,
                 () -> log.appendAsLeader(batch(0, 9L), 2));
             assertTrue(fenced.getMessage().contains("leaderEpoch=2"), fenced.getMessage());
             assertThrows(IllegalArgumentException.class, () -> log.beginLeaderEpoch(3));

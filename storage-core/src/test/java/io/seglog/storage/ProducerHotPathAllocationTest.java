@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * An idempotent producer's appends, and the retries answered as duplicates, allocate nothing in steady state: one
- * map lookup per batch, the answer in the caller's {@link LeaderAppendInfo}.
+ * map lookup per batch, the log's own {@link LeaderAppendResult} read by a handler made once.
  */
 class ProducerHotPathAllocationTest {
     private static final int WARMUP_CALLS = 20_000;
@@ -40,16 +40,17 @@ class ProducerHotPathAllocationTest {
         final ByteBuffer append = ByteBuffer.allocateDirect(heap.remaining()).put(heap).flip();
         final UnsafeBuffer view = new UnsafeBuffer(append);
         final RecordBatch batch = RecordBatch.forOwnedBuffers();
-        final LeaderAppendInfo info = new LeaderAppendInfo();
+        final LeaderAppendResult info = new LeaderAppendResult();
+        final LeaderAppendResult.Handler<LeaderAppendResult> keep = info::copyFrom;
         try (PartitionLog log = PartitionLog.open(dir.resolve("idem-0"), LogConfig.builder().build(), FileIO.system(),
             Clock.systemUTC())) {
             int sequence = 0;
             for (int i = 0; i < WARMUP_CALLS; i++) {
-                sequence = appendThenRetry(log, view, batch, append, info, sequence);
+                sequence = appendThenRetry(log, view, batch, append, keep, sequence);
             }
             final long before = allocatedBytes();
             for (int i = 0; i < MEASURED_CALLS; i++) {
-                sequence = appendThenRetry(log, view, batch, append, info, sequence);
+                sequence = appendThenRetry(log, view, batch, append, keep, sequence);
             }
             final long allocated = allocatedBytes() - before;
             assertEquals(1, log.segmentCount(), "no roll in the measured window");
@@ -60,15 +61,16 @@ class ProducerHotPathAllocationTest {
     }
 
     private static int appendThenRetry(final PartitionLog log, final UnsafeBuffer view, final RecordBatch batch,
-                                       final ByteBuffer append, final LeaderAppendInfo info, final int sequence) {
+                                       final ByteBuffer append,
+                                       final LeaderAppendResult.Handler<LeaderAppendResult> keep, final int sequence) {
         view.putInt(RecordBatchDescriptor.BASE_SEQUENCE_OFFSET, sequence, ByteOrder.BIG_ENDIAN);
         batch.wrap(view, 0).writeCrc();
-        log.appendAsLeader(append, 1, info);
-        if (info.outcome() != LeaderAppendInfo.Outcome.APPENDED) {
+        LeaderAppendResult info = log.appendAsLeader(append, 1, keep);
+        if (info.outcome() != AppendOutcome.APPENDED) {
             throw new AssertionError(info.toString());
         }
         final long first = info.firstOffset();
-        log.appendAsLeader(append, 1, info);
+        info = log.appendAsLeader(append, 1, keep);
         if (!info.duplicate() || info.firstOffset() != first) {
             throw new AssertionError(info.toString());
         }

@@ -53,7 +53,8 @@ class ProducerSequenceOracleTest {
     private KafkaScheduler scheduler;
     private UnifiedLog kafka;
     private PartitionLog ours;
-    private final LeaderAppendInfo info = new LeaderAppendInfo();
+    private final LeaderAppendResult info = new LeaderAppendResult();
+    private final LeaderAppendResult.Handler<LeaderAppendResult> keep = info::copyFrom;
 
     /** One batch: producer id (-1 for a plain batch), epoch, first sequence, record count. */
     record Batch(long pid, int epoch, int seq, int records) {
@@ -143,8 +144,8 @@ class ProducerSequenceOracleTest {
                     : Math.max(0, next[p] + (random.nextInt(4) == 0 ? random.nextInt(-6, 3) : 0));
                 append.add(b(p + 1, epoch, seq, records));
             }
-            final LeaderAppendInfo.Outcome outcome = compare("seed " + seed + " step " + step + " " + append, append);
-            if (outcome == LeaderAppendInfo.Outcome.APPENDED) {
+            final AppendOutcome outcome = compare("seed " + seed + " step " + step + " " + append, append);
+            if (outcome == AppendOutcome.APPENDED) {
                 for (final Batch batch : append) {
                     epochs[(int) batch.pid() - 1] = batch.epoch();
                     next[(int) batch.pid() - 1] = batch.seq() + batch.records();
@@ -156,31 +157,31 @@ class ProducerSequenceOracleTest {
     @org.junit.jupiter.api.Test
     void severalBatchesInOneAppendAreCheckedInOrderAsKafkasUpdatedEntry() {
         // Kafka's ProducerAppendInfo checks each batch against the producer as the earlier batches left it.
-        ours.appendAsLeader(encode(List.of(b(1, 0, 0, 2), b(1, 0, 2, 2))), 0, info);
-        assertEquals(LeaderAppendInfo.Outcome.APPENDED, info.outcome());
+        ours.appendAsLeader(encode(List.of(b(1, 0, 0, 2), b(1, 0, 2, 2))), 0, keep);
+        assertEquals(AppendOutcome.APPENDED, info.outcome());
         assertEquals(3, info.lastOffset());
 
-        ours.appendAsLeader(encode(List.of(b(1, 0, 4, 1), b(1, 0, 6, 1))), 0, info);
-        assertEquals(LeaderAppendInfo.Outcome.OUT_OF_ORDER_SEQUENCE, info.outcome(), "a gap in the second batch");
+        ours.appendAsLeader(encode(List.of(b(1, 0, 4, 1), b(1, 0, 6, 1))), 0, keep);
+        assertEquals(AppendOutcome.OUT_OF_ORDER_SEQUENCE, info.outcome(), "a gap in the second batch");
         assertEquals(1, info.batchIndex());
         assertEquals(4, info.currentLastSequence(), "the first batch of the append ended at 4");
         assertEquals(4, ours.logEndOffset(), "all or nothing");
 
-        ours.appendAsLeader(encode(List.of(b(2, 0, 0, 1), b(1, 0, 0, 2))), 0, info);
-        assertEquals(LeaderAppendInfo.Outcome.DUPLICATE, info.outcome(), "a retry answers for the whole append");
+        ours.appendAsLeader(encode(List.of(b(2, 0, 0, 1), b(1, 0, 0, 2))), 0, keep);
+        assertEquals(AppendOutcome.DUPLICATE, info.outcome(), "a retry answers for the whole append");
         assertEquals(0, info.firstOffset());
         assertEquals(1, info.lastOffset());
         assertEquals(4, ours.logEndOffset());
 
-        ours.appendAsLeader(encode(List.of(b(1, 1, 0, 1), b(1, 0, 7, 1))), 0, info);
-        assertEquals(LeaderAppendInfo.Outcome.INVALID_PRODUCER_EPOCH, info.outcome(),
+        ours.appendAsLeader(encode(List.of(b(1, 1, 0, 1), b(1, 0, 7, 1))), 0, keep);
+        assertEquals(AppendOutcome.INVALID_PRODUCER_EPOCH, info.outcome(),
             "an epoch bump earlier in the append fences the old epoch after it");
         assertEquals(1, info.currentProducerEpoch());
         assertEquals(4, ours.logEndOffset());
     }
 
     /** Appends the same bytes to both logs and asserts the same answer; returns ours. */
-    private LeaderAppendInfo.Outcome compare(final String what, final List<Batch> append) throws Exception {
+    private AppendOutcome compare(final String what, final List<Batch> append) throws Exception {
         final ByteBuffer bytes = encode(append);
         final ByteBuffer forKafka = ByteBuffer.allocate(bytes.remaining()).put(bytes.duplicate()).flip();
         final long kafkaEndBefore = kafka.logEndOffset();
@@ -194,7 +195,7 @@ class ProducerSequenceOracleTest {
         } catch (final InvalidProducerEpochException e) {
             kafkaAnswer = "INVALID_PRODUCER_EPOCH";
         }
-        ours.appendAsLeader(bytes, 0, info);
+        ours.appendAsLeader(bytes, 0, keep);
         final String ourAnswer = info.succeeded() ? info.outcome() + " [" + info.firstOffset() + ", "
             + info.lastOffset() + "]" : info.outcome().toString();
         assertEquals(kafkaAnswer, ourAnswer, what + " (our message: " + info.message() + ")");

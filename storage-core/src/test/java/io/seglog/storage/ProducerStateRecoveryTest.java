@@ -43,7 +43,8 @@ class ProducerStateRecoveryTest {
     Path root;
 
     private final ManualClock clock = new ManualClock(START_MS);
-    private final LeaderAppendInfo info = new LeaderAppendInfo();
+    private final LeaderAppendResult info = new LeaderAppendResult();
+    private final LeaderAppendResult.Handler<LeaderAppendResult> keep = info::copyFrom;
 
     private Path dir() {
         return root.resolve("t-0");
@@ -76,15 +77,15 @@ class ProducerStateRecoveryTest {
     /** Appends {@code count} one-record batches from sequence {@code from}. */
     private void appendOneRecordBatches(final PartitionLog log, final int from, final int count) {
         for (int s = from; s < from + count; s++) {
-            log.appendAsLeader(batch(0, s, 1), 0, info);
-            assertEquals(LeaderAppendInfo.Outcome.APPENDED, info.outcome(), info.message());
+            log.appendAsLeader(batch(0, s, 1), 0, keep);
+            assertEquals(AppendOutcome.APPENDED, info.outcome(), info.message());
         }
     }
 
     private void assertRetryIsDuplicate(final PartitionLog log, final int seq, final long offset) {
         final long end = log.logEndOffset();
-        log.appendAsLeader(batch(0, seq, 1), 0, info);
-        assertEquals(LeaderAppendInfo.Outcome.DUPLICATE, info.outcome(), info.toString());
+        log.appendAsLeader(batch(0, seq, 1), 0, keep);
+        assertEquals(AppendOutcome.DUPLICATE, info.outcome(), info.toString());
         assertEquals(offset, info.firstOffset());
         assertEquals(end, log.logEndOffset(), "nothing appended");
     }
@@ -99,19 +100,19 @@ class ProducerStateRecoveryTest {
     @Test
     void cleanCloseWritesASnapshotAtTheLogEndThatTheReopenUses() throws Exception {
         try (PartitionLog log = open(LogConfig.builder().build(), 0, false)) {
-            log.appendAsLeader(batch(0, 0, 2), 0, info);
-            log.appendAsLeader(batch(0, 2, 2), 0, info);
+            log.appendAsLeader(batch(0, 0, 2), 0, keep);
+            log.appendAsLeader(batch(0, 2, 2), 0, keep);
         }
         assertArrayEquals(new long[] {4}, snapshotOffsets());
         // A clean reopen at the snapshot's offset replays nothing: the snapshot alone holds the producer.
         try (PartitionLog log = open(LogConfig.builder().build(), 4, true)) {
             assertEquals(1, log.producerIdCount());
-            log.appendAsLeader(batch(0, 2, 2), 0, info);
-            assertEquals(LeaderAppendInfo.Outcome.DUPLICATE, info.outcome());
+            log.appendAsLeader(batch(0, 2, 2), 0, keep);
+            assertEquals(AppendOutcome.DUPLICATE, info.outcome());
             assertEquals(2, info.firstOffset());
             assertEquals(3, info.lastOffset());
-            log.appendAsLeader(batch(0, 5, 1), 0, info);
-            assertEquals(LeaderAppendInfo.Outcome.OUT_OF_ORDER_SEQUENCE, info.outcome(), "the last sequence was 3");
+            log.appendAsLeader(batch(0, 5, 1), 0, keep);
+            assertEquals(AppendOutcome.OUT_OF_ORDER_SEQUENCE, info.outcome(), "the last sequence was 3");
         }
     }
 
@@ -135,8 +136,8 @@ class ProducerStateRecoveryTest {
             assertArrayEquals(new long[] {3, 6}, snapshotOffsets());
             assertRetryIsDuplicate(log, 9, 9);
             assertRetryIsDuplicate(log, 7, 7);
-            log.appendAsLeader(batch(0, 10, 1), 0, info);
-            assertEquals(LeaderAppendInfo.Outcome.APPENDED, info.outcome(), info.message());
+            log.appendAsLeader(batch(0, 10, 1), 0, keep);
+            assertEquals(AppendOutcome.APPENDED, info.outcome(), info.message());
             assertEquals(10, info.firstOffset());
         }
         // With no snapshot at all (recovery point 0) the whole log is replayed.
@@ -172,10 +173,10 @@ class ProducerStateRecoveryTest {
             assertEquals(5, log.truncateTo(5));
 
             assertArrayEquals(new long[] {3}, snapshotOffsets());
-            log.appendAsLeader(batch(0, 7, 1), 0, info);
-            assertEquals(LeaderAppendInfo.Outcome.OUT_OF_ORDER_SEQUENCE, info.outcome(), "sequence 5 comes next");
-            log.appendAsLeader(batch(0, 5, 1), 0, info);
-            assertEquals(LeaderAppendInfo.Outcome.APPENDED, info.outcome(), "no longer a duplicate: it was cut");
+            log.appendAsLeader(batch(0, 7, 1), 0, keep);
+            assertEquals(AppendOutcome.OUT_OF_ORDER_SEQUENCE, info.outcome(), "sequence 5 comes next");
+            log.appendAsLeader(batch(0, 5, 1), 0, keep);
+            assertEquals(AppendOutcome.APPENDED, info.outcome(), "no longer a duplicate: it was cut");
             assertEquals(5, info.firstOffset());
             assertRetryIsDuplicate(log, 4, 4);
 
@@ -203,8 +204,8 @@ class ProducerStateRecoveryTest {
     void producersIdleForTheExpirationAreForgottenAndMayStartAnywhere() throws Exception {
         final LogConfig config = LogConfig.builder().producerIdExpirationMs(60_000).build();
         try (PartitionLog log = open(config, 0, false)) {
-            log.appendAsLeader(batch(PID, 0, 0, 1, clock.millis()), 0, info);
-            log.appendAsLeader(batch(7L, 0, 0, 1, clock.millis() + 30_000), 0, info);
+            log.appendAsLeader(batch(PID, 0, 0, 1, clock.millis()), 0, keep);
+            log.appendAsLeader(batch(7L, 0, 0, 1, clock.millis() + 30_000), 0, keep);
             clock.advanceMs(59_999);
             assertEquals(0, log.removeExpiredProducers());
             clock.advanceMs(1);
@@ -212,8 +213,8 @@ class ProducerStateRecoveryTest {
             assertEquals(1, log.removeExpiredProducers(), "the last timestamp is the batch's max timestamp");
 
             assertEquals(1, log.producerIdCount());
-            log.appendAsLeader(batch(PID, 0, 17, 1, clock.millis()), 0, info);
-            assertEquals(LeaderAppendInfo.Outcome.APPENDED, info.outcome(), "an unknown producer starts anywhere");
+            log.appendAsLeader(batch(PID, 0, 17, 1, clock.millis()), 0, keep);
+            assertEquals(AppendOutcome.APPENDED, info.outcome(), "an unknown producer starts anywhere");
         }
         clock.advanceMs(120_000);
         try (PartitionLog log = open(config, 3, true)) {
@@ -243,8 +244,8 @@ class ProducerStateRecoveryTest {
     @Test
     void kafkaOpensOurLogAndAnswersARetryFromOurSnapshot() throws Exception {
         try (PartitionLog log = open(LogConfig.builder().build(), 0, false)) {
-            log.appendAsLeader(batch(PID, 0, 0, 2, clock.millis()), 0, info);
-            log.appendAsLeader(batch(PID, 0, 2, 3, clock.millis()), 0, info);
+            log.appendAsLeader(batch(PID, 0, 0, 2, clock.millis()), 0, keep);
+            log.appendAsLeader(batch(PID, 0, 2, 3, clock.millis()), 0, keep);
         }
         Files.deleteIfExists(dir().resolve(".lock"));
         final KafkaScheduler scheduler = new KafkaScheduler(1);
@@ -292,11 +293,11 @@ class ProducerStateRecoveryTest {
         assertTrue(Files.exists(dir().resolve("00000000000000000005.snapshot")), "Kafka wrote its snapshot");
         try (PartitionLog log = open(LogConfig.builder().build(), 5, true)) {
             assertEquals(1, log.producerIdCount());
-            log.appendAsLeader(batch(PID, 1, 4, 1, clock.millis()), 0, info);
-            assertEquals(LeaderAppendInfo.Outcome.DUPLICATE, info.outcome());
+            log.appendAsLeader(batch(PID, 1, 4, 1, clock.millis()), 0, keep);
+            assertEquals(AppendOutcome.DUPLICATE, info.outcome());
             assertEquals(4, info.firstOffset());
-            log.appendAsLeader(batch(PID, 0, 5, 1, clock.millis()), 0, info);
-            assertEquals(LeaderAppendInfo.Outcome.INVALID_PRODUCER_EPOCH, info.outcome());
+            log.appendAsLeader(batch(PID, 0, 5, 1, clock.millis()), 0, keep);
+            assertEquals(AppendOutcome.INVALID_PRODUCER_EPOCH, info.outcome());
         }
     }
 }

@@ -1,9 +1,15 @@
 package io.seglog.replication.replica;
 
+import io.seglog.storage.AppendOutcome;
+import io.seglog.storage.LeaderAppendResult;
+
 /**
- * A partition's answer to one produce.
+ * A partition's answer to one produce: the log's {@link AppendOutcome} when the append reached the log, and the
+ * Kafka error the wire answers with.
  *
  * @param error           NONE, or why nothing was appended (or, for acks=all, why it was not acknowledged)
+ * @param outcome         how the log's append ended, or null when the append did not reach the log (refused before
+ *                        it, or failed in it: {@code error} says why)
  * @param baseOffset      the first offset assigned, -1 on an error before the append
  * @param lastOffset      the last offset assigned, -1 on an error before the append
  * @param logAppendTimeMs the broker time stamped into the batches under {@code LogAppendTime}, else -1
@@ -12,8 +18,8 @@ package io.seglog.replication.replica;
  * @param leaderEpoch     the leader epoch the batches were appended in (their acknowledgement belongs to it), -1
  *                        on an error before the append
  */
-public record AppendResult(ReplicaError error, long baseOffset, long lastOffset, long logAppendTimeMs,
-                           long logStartOffset, String message, int leaderEpoch) {
+public record AppendResult(ReplicaError error, AppendOutcome outcome, long baseOffset, long lastOffset,
+                           long logAppendTimeMs, long logStartOffset, String message, int leaderEpoch) {
     /**
      * An error before any append.
      *
@@ -22,7 +28,24 @@ public record AppendResult(ReplicaError error, long baseOffset, long lastOffset,
      * @return the result
      */
     public static AppendResult error(final ReplicaError error, final String message) {
-        return new AppendResult(error, -1, -1, -1, -1, message, -1);
+        return new AppendResult(error, null, -1, -1, -1, -1, message, -1);
+    }
+
+    /**
+     * The result of the log's answer: {@link ReplicaError#of(AppendOutcome)} is the error; an appended batch or a
+     * duplicate keeps the offsets, times and epoch (Kafka answers a retried batch with NONE and its original
+     * offsets); a refusal keeps only the description, as an error before the append does.
+     *
+     * @param appended the log's answer, read under the log's append lock
+     * @return the result
+     */
+    public static AppendResult of(final LeaderAppendResult appended) {
+        final ReplicaError error = ReplicaError.of(appended.outcome());
+        if (!appended.succeeded()) {
+            return new AppendResult(error, appended.outcome(), -1, -1, -1, -1, appended.message(), -1);
+        }
+        return new AppendResult(error, appended.outcome(), appended.firstOffset(), appended.lastOffset(),
+            appended.logAppendTimeMs(), appended.logStartOffset(), null, appended.leaderEpoch());
     }
 
     /**
@@ -32,7 +55,7 @@ public record AppendResult(ReplicaError error, long baseOffset, long lastOffset,
      * @return the result
      */
     public AppendResult withError(final ReplicaError outcome) {
-        return new AppendResult(outcome, baseOffset, lastOffset, logAppendTimeMs, logStartOffset, message,
+        return new AppendResult(outcome, this.outcome, baseOffset, lastOffset, logAppendTimeMs, logStartOffset, message,
             leaderEpoch);
     }
 }

@@ -5,8 +5,9 @@ import io.seglog.replication.policy.FetchDivergence;
 import io.seglog.replication.policy.FollowerProgress;
 import io.seglog.replication.policy.IsrRules;
 import io.seglog.replication.transport.PartitionStateInfo;
+import io.seglog.storage.AppendOutcome;
 import io.seglog.storage.EpochEndOffset;
-import io.seglog.storage.LeaderAppendInfo;
+import io.seglog.storage.LeaderAppendResult;
 import io.seglog.storage.LeaderEpochEntry;
 import io.seglog.storage.LogRecord;
 import io.seglog.storage.LogSlice;
@@ -14,7 +15,6 @@ import io.seglog.storage.OffsetOutOfRangeException;
 import io.seglog.storage.PartitionLog;
 import io.seglog.storage.Records;
 import io.seglog.storage.StorageException;
-import io.seglog.storage.TimestampType;
 import io.seglog.storage.TopicPartition;
 import io.seglog.storage.format.CodecUnavailableException;
 import io.seglog.storage.format.InvalidRecordException;
@@ -27,7 +27,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -144,24 +143,15 @@ public final class Partition {
     private final PartitionLog log;
     private final Context ctx;
     private final ReentrantReadWriteLock roleLock = new ReentrantReadWriteLock();
-    /** Makes "the log end, then the append" one step, so the first offset assigned is known. */
-    private final ReentrantLock appendLock = new ReentrantLock();
-    /** The log's answer to the leader append in progress; reused, guarded by {@link #appendLock}. */
-    private final LeaderAppendInfo appendInfo = new LeaderAppendInfo();
+    /** Reads the log's answer under the log's append lock: made once, so an append allocates only its result. */
+    private final LeaderAppendResult.Handler<AppendResult> onLeaderAppend = this::answer;
+    /** The broker's eligibility rule, made once, so the high-watermark check after each append allocates none. */
+    private final IsrRules.Eligibility eligible;
     /** Guards the followers' progress, the ISR change in flight and the HW decisions (inside the read lock). */
     private final Object progressLock = new Object();
 
-    /** How many leader appends the acks=1 flow control remembers. */
-    private static final int APPEND_RING = 4096;
-    /**
-     * acks=1 flow control: the end offset (exclusive) and the running byte total of each of the latest appends as
-     * leader, a ring indexed by append number modulo {@link #APPEND_RING}; guarded by {@link #appendLock}, reset when
-     * this broker becomes leader.
-     */
-    private final long[] appendEnds = new long[APPEND_RING];
-    private final long[] appendTotals = new long[APPEND_RING];
-    private long appends;
-    private long appendedBytes;
+    /** acks=1 flow control: this leadership's latest appends, recorded in the order the log wrote them. */
+    private final AppendRing appendRing = new AppendRing();
 
     // The role: written under the write lock.
     private volatile int leaderId = LeaderAndIsr.NO_LEADER;
@@ -195,6 +185,7 @@ public final class Partition {
         this.localBrokerId = localBrokerId;
         this.log = log;
         this.ctx = ctx;
+        this.eligible = ctx::isEligible;
     }
 
     // ------------------------------------------------------------------------------------------------- role
@@ -216,12 +207,7 @@ public final class Partition {
             final LeaderAndIsr lai = state.leaderAndIsr();
             if (newLeader) {
                 leaderSinceEpoch = lai.leaderEpoch();
-                appendLock.lock();
-                try {
-                    appends = 0; // the flow control counts this leadership's appends only
-                } finally {
-                    appendLock.unlock();
-                }
+                appendRing.reset(); // the flow control counts this leadership's appends only
             }
             leaderEpochStartOffset = ctx.safetyFixes().leaderEpochAtElection()
                 ? log.beginLeaderEpoch(lai.leaderEpoch()) : log.logEndOffset();
@@ -453,7 +439,10 @@ public final class Partition {
 
     /**
      * Appends a producer's batches as leader (Kafka's {@code appendRecordsToLeader}): refused before the append with
-     * NOT_ENOUGH_REPLICAS for acks=all while the ISR is smaller than {@code min.insync.replicas}.
+     * NOT_ENOUGH_REPLICAS for acks=all while the ISR is smaller than {@code min.insync.replicas}. The log's answer
+     * becomes the result through {@link AppendResult#of}, the one mapping of its {@link AppendOutcome} to Kafka's
+     * errors; a leader epoch the log has moved past is {@link AppendOutcome#FENCED_LEADER_EPOCH}, answered
+     * NOT_LEADER_OR_FOLLOWER with both epochs in the message.
      *
      * @param records the batches, stamped in place
      * @param acks    the produce's acks (-1, 0 or 1)
@@ -472,54 +461,19 @@ public final class Partition {
                 return AppendResult.error(ReplicaError.NOT_ENOUGH_REPLICAS, "the ISR " + isr + " of " + tp
                     + " is smaller than min.insync.replicas=" + minIsr + " (capped at the replication factor)");
             }
-            final LeaderAppendInfo.Outcome outcome;
-            final long base;
-            final long last;
-            final long duplicateTimestamp;
-            final String refusal;
-            appendLock.lock();
-            try {
-                final int size = records.remaining();
-                log.appendAsLeader(records, leaderEpoch, appendInfo);
-                outcome = appendInfo.outcome();
-                base = appendInfo.firstOffset();
-                last = appendInfo.lastOffset();
-                duplicateTimestamp = appendInfo.duplicateTimestamp();
-                refusal = outcome == LeaderAppendInfo.Outcome.APPENDED ? null : appendInfo.message();
-                if (outcome == LeaderAppendInfo.Outcome.APPENDED) {
-                    appendedBytes += size;
-                    final int slot = (int) (appends++ % APPEND_RING);
-                    appendEnds[slot] = last + 1;
-                    appendTotals[slot] = appendedBytes;
-                }
-            } finally {
-                appendLock.unlock();
-            }
-            // Kafka's produce answers: a retried batch gets NONE with its original offsets (nothing was appended);
-            // a sequence gap OUT_OF_ORDER_SEQUENCE_NUMBER; an old producer epoch INVALID_PRODUCER_EPOCH.
-            if (outcome == LeaderAppendInfo.Outcome.OUT_OF_ORDER_SEQUENCE) {
-                return AppendResult.error(ReplicaError.OUT_OF_ORDER_SEQUENCE_NUMBER, refusal);
-            }
-            if (outcome == LeaderAppendInfo.Outcome.INVALID_PRODUCER_EPOCH) {
-                return AppendResult.error(ReplicaError.INVALID_PRODUCER_EPOCH, refusal);
-            }
-            final boolean logAppendTime = log.config().messageTimestampType() == TimestampType.LOG_APPEND_TIME;
-            final long appendTime = !logAppendTime ? -1
-                : outcome == LeaderAppendInfo.Outcome.DUPLICATE ? duplicateTimestamp : stampedMaxTimestamp(records);
-            result = new AppendResult(ReplicaError.NONE, base, last, appendTime, log.logStartOffset(), null,
-                leaderEpoch);
+            result = log.appendAsLeader(records, leaderEpoch, onLeaderAppend);
         } catch (final InvalidRecordException e) {
             return AppendResult.error(ReplicaError.of(e), e.getMessage());
         } catch (final CodecUnavailableException e) {
             // storage-core's codec libraries are optional; an embedder's broker without one answers as Kafka does.
             return AppendResult.error(ReplicaError.UNSUPPORTED_COMPRESSION_TYPE, e.getMessage());
-        } catch (final IllegalArgumentException e) {
-            // The log holds a newer epoch than this leader's: a newer leader's records reached it (fenced).
-            return AppendResult.error(ReplicaError.NOT_LEADER_OR_FOLLOWER, e.getMessage());
         } catch (final StorageException e) {
             return AppendResult.error(ReplicaError.KAFKA_STORAGE_ERROR, e.getMessage());
         } finally {
             roleLock.readLock().unlock();
+        }
+        if (result.error() != ReplicaError.NONE) {
+            return result; // refused by the log (a producer's state, or a fenced leader): nothing appended
         }
         ctx.onAppended(tp);
         if (maybeIncrementHighWatermark()) {
@@ -536,12 +490,14 @@ public final class Partition {
     }
 
     /**
-     * The max timestamp of the first batch, where the log stamped LogAppendTime: read big-endian as the format is,
-     * without changing the caller's buffer order.
+     * The log's answer made the partition's, under the log's append lock (so appends reach the flow control's ring in
+     * the order they were written): an append is remembered for acks=1, and every outcome becomes a result.
      */
-    private static long stampedMaxTimestamp(final ByteBuffer records) {
-        final long raw = records.getLong(records.position() + RecordBatchDescriptor.MAX_TIMESTAMP_OFFSET);
-        return records.order() == ByteOrder.BIG_ENDIAN ? raw : Long.reverseBytes(raw);
+    private AppendResult answer(final LeaderAppendResult appended) {
+        if (appended.outcome() == AppendOutcome.APPENDED) {
+            appendRing.record(appended.lastOffset() + 1, appended.sizeInBytes());
+        }
+        return AppendResult.of(appended);
     }
 
     /**
@@ -597,40 +553,7 @@ public final class Partition {
         if (isr.size() < 2) {
             return -1;
         }
-        appendLock.lock();
-        try {
-            final long oldest = Math.max(0, appends - APPEND_RING);
-            final long own = firstAtLeast(oldest, appends - 1, lastOffset + 1, appendEnds);
-            if (own < 0 || appendEnds[(int) (own % APPEND_RING)] != lastOffset + 1) {
-                return -1;
-            }
-            final long mustHold = appendTotals[(int) (own % APPEND_RING)] - maxBytes;
-            if (mustHold <= 0) {
-                return -1;
-            }
-            // Found: the followers need that append's end. Its total is at least mustHold, so own qualifies.
-            final long first = firstAtLeast(oldest, own, mustHold, appendTotals);
-            return appendEnds[(int) (first % APPEND_RING)];
-        } finally {
-            appendLock.unlock();
-        }
-    }
-
-    /** The first append number in {@code [from, to]} whose value is at least {@code key}, or -1; values ascend. */
-    private static long firstAtLeast(final long from, final long to, final long key, final long[] values) {
-        long lo = from;
-        long hi = to;
-        long found = -1;
-        while (lo <= hi) {
-            final long mid = (lo + hi) >>> 1;
-            if (values[(int) (mid % APPEND_RING)] >= key) {
-                found = mid;
-                hi = mid - 1;
-            } else {
-                lo = mid + 1;
-            }
-        }
-        return found;
+        return appendRing.target(lastOffset, maxBytes);
     }
 
     /**
@@ -893,7 +816,7 @@ public final class Partition {
                 final List<Integer> maximal = maximalIsr();
                 final long now = ctx.nowMs();
                 final long next = IsrRules.highWatermark(hw, leo, followers.values(), isr.size(), maximal,
-                    effectiveMinIsr(), ctx::isEligible, now, ctx.replicaLagTimeMaxMs());
+                    effectiveMinIsr(), eligible, now, ctx.replicaLagTimeMaxMs());
                 boolean moved = false;
                 if (next > hw) {
                     log.updateHighWatermark(next);
@@ -901,7 +824,7 @@ public final class Partition {
                 }
                 if (ctx.durableAcks()) {
                     final long durable = IsrRules.durableHighWatermark(log.highWatermark(), log.flushedOffset(), leo,
-                        followers.values(), maximal, ctx::isEligible, now, ctx.replicaLagTimeMaxMs());
+                        followers.values(), maximal, eligible, now, ctx.replicaLagTimeMaxMs());
                     if (durable > durableHighWatermark) {
                         durableHighWatermark = durable;
                         moved = true;

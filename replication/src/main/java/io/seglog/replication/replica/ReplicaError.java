@@ -1,5 +1,6 @@
 package io.seglog.replication.replica;
 
+import io.seglog.storage.AppendOutcome;
 import io.seglog.storage.format.InvalidRecordException;
 
 /**
@@ -86,6 +87,24 @@ public enum ReplicaError {
             }
         }
         return UNKNOWN_SERVER_ERROR;
+    }
+
+    /**
+     * The answer to a leader append's outcome, as a Kafka broker answers a produce: an append or a retried batch
+     * NONE (the retry with its original offsets), a sequence gap OUT_OF_ORDER_SEQUENCE_NUMBER, an old producer epoch
+     * INVALID_PRODUCER_EPOCH, and a leader the log has moved past (a newer leader's epoch reached it)
+     * NOT_LEADER_OR_FOLLOWER, which tells the client to refresh its metadata.
+     *
+     * @param outcome the log's outcome
+     * @return the error
+     */
+    public static ReplicaError of(final AppendOutcome outcome) {
+        return switch (outcome) {
+            case APPENDED, DUPLICATE -> NONE;
+            case OUT_OF_ORDER_SEQUENCE -> OUT_OF_ORDER_SEQUENCE_NUMBER;
+            case INVALID_PRODUCER_EPOCH -> INVALID_PRODUCER_EPOCH;
+            case FENCED_LEADER_EPOCH -> NOT_LEADER_OR_FOLLOWER;
+        };
     }
 
     /**

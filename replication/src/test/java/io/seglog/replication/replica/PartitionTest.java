@@ -14,6 +14,7 @@ import io.seglog.replication.policy.FetchDivergence;
 import io.seglog.replication.replica.ReplicaFixtures.ManualClock;
 import io.seglog.replication.replica.ReplicaFixtures.ManualIsrWriter;
 import io.seglog.replication.replica.ReplicaFixtures.TestContext;
+import io.seglog.storage.AppendOutcome;
 import io.seglog.storage.EpochEndOffset;
 import io.seglog.storage.LeaderEpochEntry;
 import io.seglog.storage.LogBatch;
@@ -432,6 +433,47 @@ class PartitionTest {
         assertEquals(47, fenced.error().code());
         assertTrue(fenced.message().contains("is 2, which is smaller than the last seen epoch 3"), fenced.message());
         assertEquals(1, log.logEndOffset(), "neither was appended");
+    }
+
+    @Test
+    void leaderAppendInAnEpochTheLogHasMovedPastIsTheFencedOutcomeNamingBothEpochs() {
+        open(1);
+        lead(1, List.of(1), 1, List.of(1));
+        append("a");
+        log.beginLeaderEpoch(4); // a newer leader's epoch reached the log behind this leader's back
+
+        final AppendResult fenced = partition.appendAsLeader(batch("b"), (short) 1);
+
+        assertEquals(AppendOutcome.FENCED_LEADER_EPOCH, fenced.outcome());
+        assertEquals(ReplicaError.NOT_LEADER_OR_FOLLOWER, fenced.error(), "the produce answer Kafka's leader gives");
+        assertEquals(6, fenced.error().code());
+        assertTrue(fenced.message().contains("leaderEpoch=1") && fenced.message().contains("epoch 4"),
+            fenced.message());
+        assertEquals(-1, fenced.baseOffset());
+        assertEquals(-1, fenced.logStartOffset());
+        assertEquals(1, log.logEndOffset(), "nothing appended");
+    }
+
+    @Test
+    void everyLogOutcomeTravelsTypedWithItsKafkaError() {
+        open(1);
+        lead(1, List.of(1), 1, List.of(1));
+        final AppendResult appended = partition.appendAsLeader(producerBatch(9L, (short) 0, 0, "a"), (short) 1);
+        final AppendResult retry = partition.appendAsLeader(producerBatch(9L, (short) 0, 0, "a"), (short) 1);
+        final AppendResult gap = partition.appendAsLeader(producerBatch(9L, (short) 0, 7, "b"), (short) 1);
+        partition.makeFollower(state(2, 2, List.of(2, 1), 2, List.of(1, 2)));
+        final AppendResult notLeader = partition.appendAsLeader(batch("c"), (short) 1);
+
+        assertEquals(AppendOutcome.APPENDED, appended.outcome());
+        assertEquals(0, appended.logStartOffset());
+        assertEquals(1, appended.leaderEpoch());
+        assertEquals(AppendOutcome.DUPLICATE, retry.outcome());
+        assertEquals(ReplicaError.NONE, retry.error());
+        assertNull(retry.message(), "a retry is answered like the original");
+        assertEquals(AppendOutcome.OUT_OF_ORDER_SEQUENCE, gap.outcome());
+        assertEquals(ReplicaError.OUT_OF_ORDER_SEQUENCE_NUMBER, gap.error());
+        assertNull(notLeader.outcome(), "refused before the log");
+        assertEquals(ReplicaError.NOT_LEADER_OR_FOLLOWER, notLeader.error());
     }
 
     private static ByteBuffer producerBatch(final long producerId, final short epoch, final int sequence,

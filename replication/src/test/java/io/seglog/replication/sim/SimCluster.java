@@ -1834,7 +1834,7 @@ final class SimCluster implements AutoCloseable {
                         ? partitionOf((ProduceResponseData) m) : null;
                     final AppendResult r = p == null ? null : p.errorCode() != 0
                         ? AppendResult.error(ReplicaError.ofCode(p.errorCode()), p.errorMessage())
-                        : new AppendResult(ReplicaError.NONE, p.baseOffset(), -1, p.logAppendTimeMs(),
+                        : new AppendResult(ReplicaError.NONE, null, p.baseOffset(), -1, p.logAppendTimeMs(),
                             p.logStartOffset(), null, -1);
                     idempotentAnswer(tp, producerId, sequence, leaderId, digest, r, failure, answered);
                 }));

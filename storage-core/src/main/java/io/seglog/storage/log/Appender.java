@@ -8,7 +8,6 @@ import io.seglog.storage.format.RecordBatch;
 import io.seglog.storage.format.RecordBatchDescriptor;
 import io.seglog.storage.format.RecordBatchValidator;
 import io.seglog.storage.producer.ProducerStateManager;
-import io.seglog.storage.producer.ProducerVerdict;
 import io.seglog.storage.segment.AppendBatches;
 import io.seglog.storage.segment.BatchHeaders;
 import io.seglog.storage.segment.LogSegment;
@@ -83,8 +82,6 @@ public final class Appender implements AutoCloseable {
     private RecordBatchValidator followerValidator;
     private final AppendBatches batches = new AppendBatches();
     private final ProducerStateManager producers;
-    /** The leader append's answer; the caller copies it out before releasing the append lock. */
-    private final ProducerVerdict verdict = new ProducerVerdict();
     /**
      * The cache's latest leader epoch as the last successful append found (or made) it; -1 when not known. While
      * it holds, appends in that epoch skip the cache's read-lock round trips (the fencing check, the latest-epoch
@@ -154,6 +151,16 @@ public final class Appender implements AutoCloseable {
     }
 
     /**
+     * Whether leader appends are stamped with the broker's time ({@code message.timestamp.type=LogAppendTime}) under
+     * the current rules. Writer only: the caller holds the log's append lock.
+     *
+     * @return true for {@code LogAppendTime}
+     */
+    public boolean logAppendTime() {
+        return rules.logAppendTime();
+    }
+
+    /**
      * Replaces the configuration's parts (a topic's configuration changed): the next append validates, compresses
      * and decides its roll by the new values. The validators and the re-compression are rebuilt only when their
      * settings changed (the old ones' native state is freed). Writer only: the caller holds the log's append lock.
@@ -201,14 +208,15 @@ public final class Appender implements AutoCloseable {
      *
      * @param source      the batches, stamped in place
      * @param leaderEpoch the epoch to stamp, 0 or more (checked by the caller)
-     * @return the answer, owned by this appender and overwritten by the next append: appended with the offsets
-     *     assigned, a duplicate with the original batch's offsets (nothing written or stamped), or a producer-state
-     *     refusal (nothing written or stamped)
+     * @param sink        told how the append ended, exactly once: appended with the offsets assigned, a fenced
+     *                    leader, a duplicate with the original batch's offsets, or a producer-state refusal (nothing
+     *                    written or stamped unless appended)
+     * @return whether the batches were appended
      * @throws InvalidRecordException naming the first problem; nothing was written or stamped
-     * @throws IllegalArgumentException if the epoch is below the log's latest (a fenced leader)
      * @throws LogWriteException if a write fails; the log must go offline
      */
-    public ProducerVerdict appendAsLeader(final ByteBuffer source, final int leaderEpoch) throws LogWriteException {
+    public boolean appendAsLeader(final ByteBuffer source, final int leaderEpoch, final LeaderAppendSink sink)
+        throws LogWriteException {
         final int offset = source.position();
         final int length = wrapForAppend(source);
         final boolean logAppendTime = rules.logAppendTime();
@@ -217,14 +225,15 @@ public final class Appender implements AutoCloseable {
         // Walk 1: Kafka's validation, the segment-size guard and the record count for the offset span.
         final long records = validateLeaderBatches(offset, length, logAppendTime, nowMs);
         if (recompression != null && recompression.needed(appendView, offset, length)) {
-            return appendRecompressed(source, offset, leaderEpoch, logAppendTime);
+            return appendRecompressed(source, offset, leaderEpoch, logAppendTime, sink);
         }
         final boolean epochConfirmed = leaderEpoch == confirmedEpoch;
         if (!epochConfirmed) {
             final int latestEpoch = epochs.latestEpoch();
             if (leaderEpoch < latestEpoch) {
-                throw new IllegalArgumentException("leaderEpoch=" + leaderEpoch + " is below the log's latest"
-                    + " leader epoch " + latestEpoch + " (a fenced leader must not append)");
+                // An expected outcome (a newer leader's records reached this log), answered as a value.
+                sink.fencedLeaderEpoch(leaderEpoch, latestEpoch);
+                return false;
             }
         }
         final long firstOffset = end.offset();
@@ -236,8 +245,8 @@ public final class Appender implements AutoCloseable {
         }
         checkOffsetSpan(firstOffset, firstOffset + records - 1, offset);
         // Kafka's producer-state rules (a header read per batch; a map lookup per idempotent batch), before any stamp.
-        if (!producers.checkLeaderAppend(appendView, offset, length, verdict)) {
-            return verdict;
+        if (!producers.checkLeaderAppend(appendView, offset, length, sink)) {
+            return false;
         }
         // Walk 2: stamp each batch and note it for the segment.
         batches.clear();
@@ -266,8 +275,8 @@ public final class Appender implements AutoCloseable {
         appendWithEpochs(source, offset, firstOffset, next - 1, nowMs);
         confirmedEpoch = leaderEpoch;
         producers.onAppended(appendView, offset, length, next);
-        verdict.appended(firstOffset, next - 1);
-        return verdict;
+        sink.appended(firstOffset, next - 1, logAppendTime ? nowMs : -1);
+        return true;
     }
 
     /**
@@ -276,16 +285,17 @@ public final class Appender implements AutoCloseable {
      * size); with log-append time the caller's header is stamped too, so that a caller reading the stamp from its
      * buffer (a produce response) sees the time the log stored.
      */
-    private ProducerVerdict appendRecompressed(final ByteBuffer source, final int offset, final int leaderEpoch,
-                                               final boolean logAppendTime) throws LogWriteException {
+    private boolean appendRecompressed(final ByteBuffer source, final int offset, final int leaderEpoch,
+                                       final boolean logAppendTime, final LeaderAppendSink sink)
+        throws LogWriteException {
         final ByteBuffer rebuilt = recompression.rebuild(appendView, offset);
-        final ProducerVerdict last = appendAsLeader(rebuilt, leaderEpoch);
-        if (logAppendTime && last.outcome() == ProducerVerdict.APPENDED) {
+        final boolean appended = appendAsLeader(rebuilt, leaderEpoch, sink);
+        if (logAppendTime && appended) {
             final long stamped = rebuilt.getLong(RecordBatchDescriptor.MAX_TIMESTAMP_OFFSET);
             wrapForAppend(source);
             batchView.wrap(appendView, offset).setLogAppendTime(stamped);
         }
-        return last;
+        return appended;
     }
 
     /**

@@ -154,16 +154,16 @@ public final class ProducerStateManager {
      * @param view    the append's bytes
      * @param offset  where the first batch starts in {@code view}
      * @param length  the bytes of whole batches
-     * @param verdict reset, or filled with the duplicate or the refusal
-     * @return true if the append may go ahead; false for a duplicate or a refusal (see {@code verdict})
+     * @param sink    told of the duplicate or the refusal, if any (nothing is told when the append may go ahead)
+     * @return true if the append may go ahead; false for a duplicate or a refusal (reported to {@code sink})
      */
     public boolean checkLeaderAppend(final DirectBuffer view, final int offset, final int length,
-                                     final ProducerVerdict verdict) {
+                                     final ProducerCheckSink sink) {
         pendingCount = 0;
         int index = 0;
         for (int p = offset, limit = offset + length; p < limit; index++) {
             final long pid = view.getLong(p + PRODUCER_ID_OFFSET, ByteOrder.BIG_ENDIAN);
-            if (pid != NO_PRODUCER_ID && !checkBatch(view, p, index, pid, verdict)) {
+            if (pid != NO_PRODUCER_ID && !checkBatch(view, p, index, pid, sink)) {
                 return false;
             }
             p += LOG_OVERHEAD + view.getInt(p + LENGTH_OFFSET, ByteOrder.BIG_ENDIAN);
@@ -172,7 +172,7 @@ public final class ProducerStateManager {
     }
 
     private boolean checkBatch(final DirectBuffer view, final int p, final int index, final long pid,
-                               final ProducerVerdict verdict) {
+                               final ProducerCheckSink sink) {
         final short epoch = view.getShort(p + PRODUCER_EPOCH_OFFSET, ByteOrder.BIG_ENDIAN);
         final int firstSeq = view.getInt(p + BASE_SEQUENCE_OFFSET, ByteOrder.BIG_ENDIAN);
         final int delta = view.getInt(p + LAST_OFFSET_DELTA_OFFSET, ByteOrder.BIG_ENDIAN);
@@ -184,7 +184,7 @@ public final class ProducerStateManager {
         if (!control && current != null && currentEpoch == epoch) {
             final int found = current.findBatch(firstSeq, lastSeq);
             if (found >= 0) {
-                verdict.duplicate(index, pid, epoch, firstSeq, current.batchFirstOffset(found),
+                sink.duplicate(index, pid, epoch, firstSeq, current.batchFirstOffset(found),
                     current.batchLastOffset(found), current.batchTimestamp(found));
                 return false;
             }
@@ -199,15 +199,14 @@ public final class ProducerStateManager {
         }
         final short updatedEpoch = pending >= 0 ? pendingEpochs[pending] : currentEpoch;
         if (epoch < updatedEpoch) {
-            verdict.set(ProducerVerdict.INVALID_PRODUCER_EPOCH, index, pid, epoch, updatedEpoch, firstSeq,
+            sink.invalidProducerEpoch(index, pid, epoch, updatedEpoch, firstSeq,
                 pending >= 0 ? pendingLastSeqs[pending] : current == null ? NO_SEQUENCE : current.lastSeq());
             return false;
         }
         if (!control) {
             if (epoch != updatedEpoch) {
                 if (firstSeq != 0 && updatedEpoch != NO_PRODUCER_EPOCH) {
-                    verdict.set(ProducerVerdict.OUT_OF_ORDER_SEQUENCE, index, pid, epoch, updatedEpoch, firstSeq,
-                        NO_SEQUENCE);
+                    sink.outOfOrderSequence(index, pid, epoch, updatedEpoch, firstSeq, NO_SEQUENCE);
                     return false;
                 }
             } else {
@@ -215,8 +214,7 @@ public final class ProducerStateManager {
                     : epoch == currentEpoch && current != null ? current.lastSeq() : NO_SEQUENCE;
                 // A producer with no epoch (all its batches gone to retention or DeleteRecords) may go on anywhere.
                 if (currentEpoch != NO_PRODUCER_EPOCH && !inSequence(currentLastSeq, firstSeq)) {
-                    verdict.set(ProducerVerdict.OUT_OF_ORDER_SEQUENCE, index, pid, epoch, updatedEpoch, firstSeq,
-                        currentLastSeq);
+                    sink.outOfOrderSequence(index, pid, epoch, updatedEpoch, firstSeq, currentLastSeq);
                     return false;
                 }
             }

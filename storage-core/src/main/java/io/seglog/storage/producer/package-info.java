@@ -5,9 +5,10 @@
  *
  * <p>{@link io.seglog.storage.producer.ProducerStateManager} owns the state and the {@code .snapshot} files
  * ({@link io.seglog.storage.producer.ProducerSnapshotDescriptor} is their layout, {@code ProducerSnapshotFile} the
- * codec); {@link io.seglog.storage.producer.ProducerVerdict} is the leader check's answer, reused by the log's
- * writer. Transactions are not implemented: the transactional fields Kafka's snapshot carries (coordinator epoch,
- * first offset of the open transaction) are kept and written so that Kafka reads our snapshots, nothing more.
+ * codec); the leader check reports a duplicate or a refusal to a
+ * {@link io.seglog.storage.producer.ProducerCheckSink}, which the log's one answer to the append implements.
+ * Transactions are not implemented: the transactional fields Kafka's snapshot carries (coordinator epoch, first
+ * offset of the open transaction) are kept and written so that Kafka reads our snapshots, nothing more.
  *
  * <p>Depends on the segment layer (to rebuild state from batches), the checkpoint writer (atomic file
  * replacement), the format and the file seam; never on the API package. Internal; not exported.

@@ -183,7 +183,8 @@ class TruncationTest extends ScratchDirTest {
             assertEquals(new EpochEndOffset(2, 2), log.endOffsetForEpoch(3)); // largest known epoch <= 3 ends at 2
             assertThrows(io.seglog.storage.format.InvalidRecordException.class,
                 () -> log.appendAsFollower(KafkaBatches.batchAtOffsets(3, 3)));
-            assertThrows(IllegalArgumentException.class, () -> log.appendAsLeader(KafkaBatches.batch(0, 1L), 3));
+            assertThrows(io.seglog.storage.FencedLeaderEpochException.class,
+                () -> log.appendAsLeader(KafkaBatches.batch(0, 1L), 3));
             assertEquals(3, log.logEndOffset());
             log.truncateTo(2);
             assertEquals(List.of(new LeaderEpochEntry(2, 0)), log.leaderEpochs());
