@@ -69,6 +69,8 @@ public final class GroupManager {
     private final LongSupplier wallClockMs;
 
     /**
+     * A manager that has its scheduler to itself (its timer keys are scoped as those of partition 0's).
+     *
      * @param config    the settings
      * @param scheduler the coordinator's thread, timers and clock
      * @param log       the offsets partition the group records go to
@@ -78,7 +80,27 @@ public final class GroupManager {
      */
     public GroupManager(final GroupConfig config, final GroupScheduler scheduler, final GroupLog log,
                         final RandomGenerator ids, final LongSupplier wallClockMs) {
-        this.tasks = new GroupTasks(scheduler);
+        this(config, scheduler, log, ids, wallClockMs, 0);
+    }
+
+    /**
+     * A manager of one offsets partition, whose scheduler the managers of other partitions may share: its timer keys
+     * are scoped by the partition's number, unique per scheduler as long as one manager per partition is loaded at a
+     * time (a manager loaded again after an {@link #unload} may reuse the number).
+     *
+     * @param config           the settings
+     * @param scheduler        the coordinator's thread, timers and clock
+     * @param log              the offsets partition the group records go to
+     * @param ids              where new member ids come from (seeded in a simulation)
+     * @param wallClockMs      the wall clock, ms since the epoch: the timestamps written in records (commit time, state
+     *                         time), which Kafka's tools and offset retention read as such; timers use the scheduler's
+     *                         clock
+     * @param offsetsPartition the number of the {@code __consumer_offsets} partition, 0 or more
+     * @throws IllegalArgumentException when the partition number is negative
+     */
+    public GroupManager(final GroupConfig config, final GroupScheduler scheduler, final GroupLog log,
+                        final RandomGenerator ids, final LongSupplier wallClockMs, final int offsetsPartition) {
+        this.tasks = new GroupTasks(scheduler, offsetsPartition);
         this.writes = new GroupWrites(log);
         this.membership = new GroupMembership(config, tasks, writes, ids, wallClockMs);
         this.offsets = new CommittedOffsets(config, tasks, writes, membership, wallClockMs);
@@ -384,7 +406,8 @@ public final class GroupManager {
     /**
      * This coordinator no longer leads the offsets partition: every parked JoinGroup and SyncGroup is answered
      * NOT_COORDINATOR (the clients find the new coordinator), every session timer stops, and the groups and offsets
-     * are dropped (the new leader loads them from the log).
+     * are dropped (the new leader loads them from the log). The manager schedules nothing after it and is not called
+     * again; a manager of the partition loaded later is a new one.
      */
     public void unload() {
         tasks.stop();

@@ -1,31 +1,39 @@
 package io.seglog.replication.group;
 
-import java.util.concurrent.atomic.AtomicLong;
-
 /**
  * A {@link GroupManager}'s timers and write completions on the coordinator's {@link GroupScheduler}: it owns the scope
  * of the manager's timer keys and whether the manager still runs (set once, by {@link #stop}, when the manager is
  * unloaded). A timer or completion that fires after {@link #stop} does nothing (a completion runs only its
  * {@code afterStop} part), so a late one never touches the groups or offsets of the manager that replaced it.
  *
+ * <p>Timer keys are unique per scheduler because the scope is the offsets partition's number ({@code groups-7-...}):
+ * the managers of a coordinator's partitions share its scheduler, and at most one manager per partition schedules at a
+ * time. A manager of the same partition loaded again after an unload reuses the keys, which is safe: the unloaded one
+ * has cancelled its timers, schedules nothing once stopped, and is never called again (the coordinator drops it).
+ *
  * <p>Only the manager's owners of state ({@link GroupMembership}, {@link CommittedOffsets}) schedule through it;
  * only {@link GroupManager#unload} stops it. Touched only on the coordinator's thread.
  */
 final class GroupTasks {
-    private static final AtomicLong INSTANCES = new AtomicLong();
-
     private final GroupScheduler scheduler;
-    /** Scopes this manager's timer keys: another manager of the same partition (a reload) shares the scheduler. */
-    private final String keyPrefix = "groups-" + INSTANCES.incrementAndGet() + "-";
+    /** Scopes this manager's timer keys: the other partitions' managers share the scheduler. */
+    private final String keyPrefix;
     /** Set by {@link #stop}: timers and write completions that fire after it do nothing. */
     private boolean stopped;
 
-    GroupTasks(final GroupScheduler scheduler) {
+    GroupTasks(final GroupScheduler scheduler, final int partition) {
+        if (partition < 0) {
+            throw new IllegalArgumentException("partition=" + partition + " must be >= 0");
+        }
         this.scheduler = scheduler;
+        this.keyPrefix = "groups-" + partition + "-";
     }
 
-    /** A timer of this manager (its key scoped to it); it does nothing once the manager is stopped. */
+    /** A timer of this manager (its key scoped to it); none is set once the manager is stopped, none runs after. */
     void schedule(final String key, final long delayMs, final Runnable task) {
+        if (stopped) {
+            return;
+        }
         scheduler.schedule(keyPrefix + key, delayMs, () -> {
             if (!stopped) {
                 task.run();
