@@ -207,7 +207,8 @@ public final class GroupCoordinator implements LeadershipListener, GroupApis.Coo
             current.leaderEpoch = Math.max(current.leaderEpoch, leaderEpoch);
             return;
         }
-        final GroupManager groups = new GroupManager(config, thread, new OffsetsLog(tp), ids, wallClockMs);
+        final GroupManager groups = new GroupManager(config, thread, new OffsetsLog(tp), ids, wallClockMs,
+            tp.partition());
         final Shard shard = new Shard(leaderEpoch, groups);
         shards.put(tp.partition(), shard);
         final Optional<PartitionLog> log = replicas.log(tp);

@@ -20,7 +20,7 @@ import java.util.concurrent.CompletableFuture;
  * every choice made from them, a new leader, the first member to take over, is deterministic), static members by
  * instance id, members admitted but not yet rejoined with their id (KIP-394), members whose SyncGroup is awaited, the
  * generation, the chosen protocol and the leader. Touched only on the coordinator's thread; the rules that move it
- * between states live in {@link GroupManager}.
+ * between states live in {@link GroupMembership}; each field here is written only through this class's methods.
  */
 final class ClassicGroup {
     private final String groupId;
@@ -38,7 +38,7 @@ final class ClassicGroup {
     private final Map<String, Integer> supportedProtocols = new HashMap<>();
     private int awaitingJoin;
     private boolean newMemberAdded;
-    /** The manager's sequence number of this group's latest metadata write (0: none yet). */
+    /** The {@link GroupWrites} sequence number of this group's latest metadata write (0: none yet). */
     private long metadataSequence;
 
     ClassicGroup(final String groupId, final long nowMs) {

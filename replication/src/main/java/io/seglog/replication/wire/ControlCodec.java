@@ -1,6 +1,20 @@
 package io.seglog.replication.wire;
 
-import io.seglog.replication.election.LeaderAndIsr;
+import static io.seglog.replication.wire.ControlStructures.checkBrokerId;
+import static io.seglog.replication.wire.ControlStructures.errorCode;
+import static io.seglog.replication.wire.ControlStructures.readBrokers;
+import static io.seglog.replication.wire.ControlStructures.readPartitions;
+import static io.seglog.replication.wire.ControlStructures.readRefusal;
+import static io.seglog.replication.wire.ControlStructures.readStates;
+import static io.seglog.replication.wire.ControlStructures.sorted;
+import static io.seglog.replication.wire.ControlStructures.sortedBrokers;
+import static io.seglog.replication.wire.ControlStructures.sortedStates;
+import static io.seglog.replication.wire.ControlStructures.writeBrokers;
+import static io.seglog.replication.wire.ControlStructures.writePartition;
+import static io.seglog.replication.wire.ControlStructures.writePartitions;
+import static io.seglog.replication.wire.ControlStructures.writeRefusal;
+import static io.seglog.replication.wire.ControlStructures.writeStates;
+
 import io.seglog.replication.transport.ControlRequest;
 import io.seglog.replication.transport.ControlRequestRefusedException;
 import io.seglog.replication.transport.ControlResponse;
@@ -13,22 +27,14 @@ import io.seglog.replication.transport.StaleControllerEpochException;
 import io.seglog.replication.transport.StaleLeaderEpochException;
 import io.seglog.replication.transport.StopReplicaRequest;
 import io.seglog.replication.transport.UpdateMetadataRequest;
-import io.seglog.storage.TopicId;
 import io.seglog.storage.TopicPartition;
 import java.nio.ByteBuffer;
-import java.nio.CharBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CharsetDecoder;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 
@@ -149,6 +155,11 @@ import java.util.function.Consumer;
  * bytes. Anything else is a {@link MalformedControlMessageException} naming the message, field, position and value.
  * The encoders refuse (with {@link IllegalArgumentException}) what the decoders would.
  *
+ * <p>The code follows the diagrams' layers, each written once: this class the messages (their keys, versions, error
+ * codes and the order of their parts), {@code ControlStructures} the structures they are built of (PartitionState,
+ * LiveBroker, TopicPartition arrays, Refusal), {@code ControlWriter} and {@code ControlReader} the primitives (the
+ * writer sizes a body, then fills a buffer of exactly that size; the reader checks every field before it is used).
+ *
  * <p>Stateless and thread-safe.
  */
 public final class ControlCodec {
@@ -203,7 +214,7 @@ public final class ControlCodec {
     static final int MIN_PARTITION_ERROR_LENGTH = MIN_TOPIC_PARTITION_LENGTH + INT16_LENGTH + MIN_REFUSAL_LENGTH;
 
     /** The order of every partition list on the wire: by topic (ASCII, so bytewise), then by number. */
-    private static final Comparator<TopicPartition> PARTITION_ORDER =
+    static final Comparator<TopicPartition> PARTITION_ORDER =
         Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition);
 
     private ControlCodec() {
@@ -289,7 +300,7 @@ public final class ControlCodec {
                 + FIRST_VERSION + " to " + latestVersion(key));
         }
         final boolean withIds = version >= TOPIC_ID_VERSION;
-        final Consumer<Out> header = out -> {
+        final Consumer<ControlWriter> header = out -> {
             out.int32(request.controllerId());
             out.int32(request.controllerEpoch());
             out.int64(request.brokerEpoch());
@@ -297,18 +308,18 @@ public final class ControlCodec {
         if (request instanceof LeaderAndIsrRequest lai) {
             final List<Map.Entry<TopicPartition, PartitionStateInfo>> states = sortedStates(lai.partitions());
             final List<LiveBroker> leaders = sortedBrokers("liveLeaders", lai.liveLeaders());
-            return encode(header.andThen(out -> writeStates(out, states, withIds))
+            return ControlWriter.encode(header.andThen(out -> writeStates(out, states, withIds))
                 .andThen(out -> writeBrokers(out, leaders)));
         }
         if (request instanceof UpdateMetadataRequest um) {
             final List<LiveBroker> brokers = sortedBrokers("liveBrokers", um.liveBrokers());
             final List<Map.Entry<TopicPartition, PartitionStateInfo>> states = sortedStates(um.partitions());
-            return encode(header.andThen(out -> writeBrokers(out, brokers))
+            return ControlWriter.encode(header.andThen(out -> writeBrokers(out, brokers))
                 .andThen(out -> writeStates(out, states, withIds)));
         }
         final StopReplicaRequest stop = (StopReplicaRequest) request;
         final List<TopicPartition> partitions = sorted(stop.partitions());
-        return encode(header.andThen(out -> {
+        return ControlWriter.encode(header.andThen(out -> {
             out.bool(stop.delete());
             writePartitions(out, partitions);
         }));
@@ -326,7 +337,7 @@ public final class ControlCodec {
      */
     public static ControlRequest decodeRequest(final short apiKey, final short version, final ByteBuffer body) {
         Objects.requireNonNull(body, "body");
-        final In in = new In(typeName(apiKey, "request") + " request v" + version, body);
+        final ControlReader in = new ControlReader(typeName(apiKey, "request") + " request v" + version, body);
         in.checkVersion(version, latestVersion(apiKey));
         final boolean withIds = version >= TOPIC_ID_VERSION;
         final int controllerId = in.brokerId("controllerId");
@@ -362,7 +373,7 @@ public final class ControlCodec {
         final List<Map.Entry<TopicPartition, ControlRequestRefusedException>> errors =
             new ArrayList<>(response.partitionErrors().entrySet());
         errors.sort(Map.Entry.comparingByKey(PARTITION_ORDER));
-        return encode(out -> {
+        return ControlWriter.encode(out -> {
             out.int16(NONE);
             out.int32(errors.size());
             for (final Map.Entry<TopicPartition, ControlRequestRefusedException> error : errors) {
@@ -386,7 +397,7 @@ public final class ControlCodec {
             throw new IllegalArgumentException("refusal class=" + refusal.getClass().getName()
                 + " cannot refuse a whole message (only StaleControllerEpochException or StaleBrokerEpochException)");
         }
-        return encode(out -> {
+        return ControlWriter.encode(out -> {
             out.int16(errorCode(refusal));
             writeRefusal(out, refusal);
         });
@@ -405,7 +416,7 @@ public final class ControlCodec {
      */
     public static ControlResponse decodeResponse(final short apiKey, final short version, final ByteBuffer body) {
         Objects.requireNonNull(body, "body");
-        final In in = new In(typeName(apiKey, "response") + " response v" + version, body);
+        final ControlReader in = new ControlReader(typeName(apiKey, "response") + " response v" + version, body);
         in.checkVersion(version, latestVersion(apiKey));
         final short code = in.errorCode("errorCode", NONE, STALE_CONTROLLER_EPOCH, STALE_BROKER_EPOCH);
         if (code != NONE) {
@@ -439,7 +450,7 @@ public final class ControlCodec {
      */
     public static ByteBuffer encodeControlledShutdownRequest(final int brokerId, final long brokerEpoch) {
         checkBrokerId("brokerId", brokerId);
-        return encode(out -> {
+        return ControlWriter.encode(out -> {
             out.int32(brokerId);
             out.int64(brokerEpoch);
         });
@@ -455,7 +466,7 @@ public final class ControlCodec {
      */
     public static ControlledShutdown decodeControlledShutdownRequest(final short version, final ByteBuffer body) {
         Objects.requireNonNull(body, "body");
-        final In in = new In("ControlledShutdown request v" + version, body);
+        final ControlReader in = new ControlReader("ControlledShutdown request v" + version, body);
         in.checkVersion(version, FIRST_VERSION);
         final ControlledShutdown request = new ControlledShutdown(in.brokerId("brokerId"), in.int64("brokerEpoch"));
         in.end();
@@ -470,7 +481,7 @@ public final class ControlCodec {
      */
     public static ByteBuffer encodeControlledShutdownResponse(final Set<TopicPartition> stillLed) {
         final List<TopicPartition> partitions = sorted(Objects.requireNonNull(stillLed, "stillLed"));
-        return encode(out -> {
+        return ControlWriter.encode(out -> {
             out.int16(NONE);
             writePartitions(out, partitions);
         });
@@ -487,13 +498,13 @@ public final class ControlCodec {
         Objects.requireNonNull(e, "e");
         if (e instanceof NotControllerException notController) {
             checkBrokerId("brokerId", notController.brokerId());
-            return encode(out -> {
+            return ControlWriter.encode(out -> {
                 out.int16(NOT_CONTROLLER);
                 out.int32(notController.brokerId());
             });
         }
         if (e instanceof StaleBrokerEpochException stale) {
-            return encode(out -> {
+            return ControlWriter.encode(out -> {
                 out.int16(STALE_BROKER_EPOCH);
                 writeRefusal(out, stale);
             });
@@ -514,7 +525,7 @@ public final class ControlCodec {
      */
     public static Set<TopicPartition> decodeControlledShutdownResponse(final short version, final ByteBuffer body) {
         Objects.requireNonNull(body, "body");
-        final In in = new In("ControlledShutdown response v" + version, body);
+        final ControlReader in = new ControlReader("ControlledShutdown response v" + version, body);
         in.checkVersion(version, FIRST_VERSION);
         final short code = in.errorCode("errorCode", NONE, NOT_CONTROLLER, STALE_BROKER_EPOCH);
         final RuntimeException refusal;
@@ -529,218 +540,6 @@ public final class ControlCodec {
         }
         in.end();
         throw refusal;
-    }
-
-    // ---------------------------------------------------------------------------------------------------- encoding
-
-    /**
-     * Runs a writer twice: once to size the body, once to fill a buffer of exactly that size, so nothing is resized
-     * or copied. Strings are UTF-8-encoded in both passes; control messages are rare enough for that to cost nothing
-     * that matters, and it keeps one writer per message instead of a writer and a sizer that could disagree.
-     */
-    private static ByteBuffer encode(final Consumer<Out> writer) {
-        final Out sizing = new Out(null);
-        writer.accept(sizing);
-        if (sizing.size > Integer.MAX_VALUE - 8) {
-            throw new IllegalArgumentException("message size=" + sizing.size + " bytes exceeds what a frame can carry");
-        }
-        final ByteBuffer buffer = ByteBuffer.allocate((int) sizing.size);
-        writer.accept(new Out(buffer));
-        if (buffer.hasRemaining()) {
-            throw new IllegalStateException("sized " + sizing.size + " bytes but wrote " + buffer.position());
-        }
-        return buffer.flip();
-    }
-
-    private static void writeStates(final Out out, final List<Map.Entry<TopicPartition, PartitionStateInfo>> states,
-                                    final boolean withIds) {
-        out.int32(states.size());
-        Map.Entry<TopicPartition, PartitionStateInfo> previous = null;
-        for (final Map.Entry<TopicPartition, PartitionStateInfo> entry : states) {
-            final PartitionStateInfo state = entry.getValue();
-            if (withIds && previous != null && previous.getKey().topic().equals(entry.getKey().topic())
-                && !previous.getValue().topicId().equals(state.topicId())) {
-                throw new IllegalArgumentException("topicId=" + state.topicId() + " of " + entry.getKey()
-                    + " differs from topicId=" + previous.getValue().topicId() + " of " + previous.getKey());
-            }
-            previous = entry;
-            final LeaderAndIsr leaderAndIsr = state.leaderAndIsr();
-            writePartition(out, entry.getKey());
-            out.int32(state.controllerEpoch());
-            out.int32(leaderAndIsr.leader());
-            out.int32(leaderAndIsr.leaderEpoch());
-            out.int32(leaderAndIsr.partitionEpoch());
-            out.bool(state.isNew());
-            writeIds(out, leaderAndIsr.isr());
-            writeIds(out, state.replicas());
-            if (withIds) {
-                out.int64(state.topicId().mostSignificantBits());
-                out.int64(state.topicId().leastSignificantBits());
-            }
-        }
-    }
-
-    private static void writeIds(final Out out, final List<Integer> ids) {
-        out.int32(ids.size());
-        for (final int id : ids) {
-            out.int32(id);
-        }
-    }
-
-    private static void writeBrokers(final Out out, final List<LiveBroker> brokers) {
-        out.int32(brokers.size());
-        for (final LiveBroker broker : brokers) {
-            out.int32(broker.id());
-            out.int64(broker.epoch());
-            out.string("host", broker.host(), false);
-            out.int32(broker.port());
-            out.string("rack", broker.rack().orElse(null), true);
-        }
-    }
-
-    private static void writePartitions(final Out out, final List<TopicPartition> partitions) {
-        out.int32(partitions.size());
-        for (final TopicPartition tp : partitions) {
-            writePartition(out, tp);
-        }
-    }
-
-    private static void writePartition(final Out out, final TopicPartition tp) {
-        out.string("topic", tp.topic(), false);
-        out.int32(tp.partition());
-    }
-
-    /** The Refusal structure: what follows the error code. */
-    private static void writeRefusal(final Out out, final ControlRequestRefusedException refusal) {
-        out.int64(refusal.requestEpoch());
-        out.int64(refusal.currentEpoch());
-        out.string("reason", refusal.reason(), true);
-    }
-
-    private static short errorCode(final ControlRequestRefusedException refusal) {
-        if (refusal instanceof StaleControllerEpochException) {
-            return STALE_CONTROLLER_EPOCH;
-        }
-        if (refusal instanceof StaleLeaderEpochException) {
-            return FENCED_LEADER_EPOCH;
-        }
-        if (refusal instanceof StaleBrokerEpochException) {
-            return STALE_BROKER_EPOCH;
-        }
-        throw new IllegalArgumentException("refusal class=" + refusal.getClass().getName() + " has no error code");
-    }
-
-    private static List<Map.Entry<TopicPartition, PartitionStateInfo>> sortedStates(
-        final Map<TopicPartition, PartitionStateInfo> states) {
-        final List<Map.Entry<TopicPartition, PartitionStateInfo>> sorted = new ArrayList<>(states.entrySet());
-        sorted.sort(Map.Entry.comparingByKey(PARTITION_ORDER));
-        for (final Map.Entry<TopicPartition, PartitionStateInfo> entry : sorted) {
-            checkIds("replicas of " + entry.getKey(), entry.getValue().replicas());
-        }
-        return sorted;
-    }
-
-    private static List<LiveBroker> sortedBrokers(final String field, final Map<Integer, LiveBroker> brokers) {
-        final List<LiveBroker> sorted = new ArrayList<>(brokers.size());
-        for (final Map.Entry<Integer, LiveBroker> entry : brokers.entrySet()) {
-            if (entry.getKey() != entry.getValue().id()) {
-                throw new IllegalArgumentException(field + " holds broker.id=" + entry.getValue().id() + " under key="
-                    + entry.getKey());
-            }
-            sorted.add(entry.getValue());
-        }
-        sorted.sort(Comparator.comparingInt(LiveBroker::id));
-        return sorted;
-    }
-
-    private static List<TopicPartition> sorted(final Set<TopicPartition> partitions) {
-        final List<TopicPartition> sorted = new ArrayList<>(partitions);
-        sorted.sort(PARTITION_ORDER);
-        return sorted;
-    }
-
-    private static void checkIds(final String field, final List<Integer> ids) {
-        final Set<Integer> seen = new HashSet<>();
-        for (final int id : ids) {
-            checkBrokerId(field, id);
-            if (!seen.add(id)) {
-                throw new IllegalArgumentException(field + "=" + ids + " holds broker.id=" + id + " twice");
-            }
-        }
-    }
-
-    private static void checkBrokerId(final String field, final int id) {
-        if (id < 0) {
-            throw new IllegalArgumentException(field + "=" + id + " must be >= 0");
-        }
-    }
-
-    /** Where a writer puts the body: a size counter (no buffer) in the first pass, the buffer in the second. */
-    private static final class Out {
-        private final ByteBuffer buffer;
-        private long size;
-
-        Out(final ByteBuffer buffer) {
-            this.buffer = buffer;
-        }
-
-        void int8(final int value) {
-            size += INT8_LENGTH;
-            if (buffer != null) {
-                buffer.put((byte) value);
-            }
-        }
-
-        void bool(final boolean value) {
-            int8(value ? 1 : 0);
-        }
-
-        void int16(final int value) {
-            size += INT16_LENGTH;
-            if (buffer != null) {
-                buffer.putShort((short) value);
-            }
-        }
-
-        void int32(final int value) {
-            size += INT32_LENGTH;
-            if (buffer != null) {
-                buffer.putInt(value);
-            }
-        }
-
-        void int64(final long value) {
-            size += INT64_LENGTH;
-            if (buffer != null) {
-                buffer.putLong(value);
-            }
-        }
-
-        void string(final String field, final String value, final boolean nullable) {
-            if (value == null) {
-                if (!nullable) {
-                    throw new IllegalArgumentException(field + "=null is not nullable");
-                }
-                int16(-1);
-                return;
-            }
-            final ByteBuffer utf8;
-            try {
-                // A strict encoder: String.getBytes would write '?' for a lone surrogate, which decodes differently.
-                utf8 = StandardCharsets.UTF_8.newEncoder().encode(CharBuffer.wrap(value));
-            } catch (final CharacterCodingException e) {
-                throw new IllegalArgumentException(field + "=" + value + " is not valid Unicode", e);
-            }
-            if (utf8.remaining() > Short.MAX_VALUE) {
-                throw new IllegalArgumentException(field + " length=" + utf8.remaining() + " bytes exceeds "
-                    + Short.MAX_VALUE);
-            }
-            int16(utf8.remaining());
-            size += utf8.remaining();
-            if (buffer != null) {
-                buffer.put(utf8);
-            }
-        }
     }
 
     // ---------------------------------------------------------------------------------------------------- decoding
@@ -759,271 +558,6 @@ public final class ControlCodec {
                     + LEADER_AND_ISR_KEY + " (LeaderAndIsr), " + UPDATE_METADATA_KEY + " (UpdateMetadata) or "
                     + STOP_REPLICA_KEY + " (StopReplica)" + (apiKey == CONTROLLED_SHUTDOWN_KEY
                     ? "; ControlledShutdown has its own decoder" : ""), null);
-        }
-    }
-
-    private static Map<TopicPartition, PartitionStateInfo> readStates(final In in, final boolean withIds) {
-        final int count = in.count("partitions", MIN_PARTITION_STATE_LENGTH + (withIds ? UUID_LENGTH : 0));
-        final Map<TopicPartition, PartitionStateInfo> states = new HashMap<>();
-        TopicPartition previous = null;
-        TopicId previousId = null;
-        for (int i = 0; i < count; i++) {
-            in.element("partitions", i);
-            final TopicPartition tp = in.topicPartition(previous);
-            final int controllerEpoch = in.int32("controllerEpoch");
-            final int leader = in.int32AtLeast("leader", LeaderAndIsr.LEADER_DURING_DELETE);
-            final int leaderEpoch = in.int32AtLeast("leaderEpoch", 0);
-            final int partitionEpoch = in.int32AtLeast("partitionEpoch", 0);
-            final boolean isNew = in.bool("isNew");
-            final List<Integer> isr = in.brokerIds("isr");
-            final List<Integer> replicas = in.brokerIds("replicas");
-            TopicId topicId = TopicId.ZERO;
-            if (withIds) {
-                final int at = in.offset();
-                topicId = new TopicId(in.int64("topicId"), in.int64("topicId"));
-                if (previous != null && previous.topic().equals(tp.topic()) && !topicId.equals(previousId)) {
-                    throw in.malformed("topicId", at, topicId.toString(), "partitions of topic " + tp.topic()
-                        + " must carry one topic id, as the one before: " + previousId);
-                }
-            }
-            states.put(tp, new PartitionStateInfo(controllerEpoch,
-                new LeaderAndIsr(leader, leaderEpoch, isr, partitionEpoch), replicas, isNew, topicId));
-            previous = tp;
-            previousId = topicId;
-        }
-        in.element(null, 0);
-        return states;
-    }
-
-    private static Map<Integer, LiveBroker> readBrokers(final In in, final String array) {
-        final int count = in.count(array, MIN_LIVE_BROKER_LENGTH);
-        final Map<Integer, LiveBroker> brokers = new HashMap<>();
-        int previous = -1;
-        for (int i = 0; i < count; i++) {
-            in.element(array, i);
-            final int at = in.offset();
-            final int id = in.brokerId("id");
-            if (id <= previous) {
-                throw in.malformed("id", at, String.valueOf(id), "ids must ascend, after " + previous);
-            }
-            final long epoch = in.int64("epoch");
-            final String host = in.string("host", false);
-            final int portAt = in.offset();
-            final int port = in.int32("port");
-            if (port < 0 || port > 65_535) {
-                throw in.malformed("port", portAt, String.valueOf(port), "must be 0 to 65535");
-            }
-            final String rack = in.string("rack", true);
-            brokers.put(id, new LiveBroker(id, epoch, host, port, Optional.ofNullable(rack)));
-            previous = id;
-        }
-        in.element(null, 0);
-        return brokers;
-    }
-
-    private static Set<TopicPartition> readPartitions(final In in, final String array) {
-        final int count = in.count(array, MIN_TOPIC_PARTITION_LENGTH);
-        final List<TopicPartition> partitions = new ArrayList<>(count);
-        TopicPartition previous = null;
-        for (int i = 0; i < count; i++) {
-            in.element(array, i);
-            previous = in.topicPartition(previous);
-            partitions.add(previous);
-        }
-        in.element(null, 0);
-        return Set.copyOf(partitions); // the order check has ruled out repeats
-    }
-
-    /** The Refusal structure after its error code, as the exception the code names. */
-    private static ControlRequestRefusedException readRefusal(final In in, final short code) {
-        final long requestEpoch = in.int64("requestEpoch");
-        final long currentEpoch = in.int64("currentEpoch");
-        final String reason = in.string("reason", true);
-        switch (code) {
-            case STALE_CONTROLLER_EPOCH:
-                return new StaleControllerEpochException(reason, requestEpoch, currentEpoch);
-            case FENCED_LEADER_EPOCH:
-                return new StaleLeaderEpochException(reason, requestEpoch, currentEpoch);
-            default:
-                return new StaleBrokerEpochException(reason, requestEpoch, currentEpoch);
-        }
-    }
-
-    /**
-     * Reads one body, checking every field before it is used: nothing is read past the limit, and a count is
-     * compared with the bytes left before anything is allocated for it. Reads a duplicate, so the caller's buffer
-     * keeps its position (and a little-endian order set on it does not matter).
-     */
-    private static final class In {
-        private final String messageType;
-        private final ByteBuffer buffer;
-        private final int start;
-        private final CharsetDecoder utf8 = StandardCharsets.UTF_8.newDecoder();
-        /** The array being read and the entry's index, named in errors; null outside arrays. */
-        private String array;
-        private int index;
-
-        In(final String messageType, final ByteBuffer body) {
-            this.messageType = messageType;
-            this.buffer = body.duplicate(); // a duplicate is big-endian whatever the original's order
-            this.start = buffer.position();
-        }
-
-        void checkVersion(final short version, final short latest) {
-            if (version < FIRST_VERSION || version > latest) {
-                throw new MalformedControlMessageException(messageType, "version",
-                    MalformedControlMessageException.IN_HEADER, String.valueOf(version), "only " + FIRST_VERSION
-                    + " to " + latest + " are known", null);
-            }
-        }
-
-        int offset() {
-            return buffer.position() - start;
-        }
-
-        void element(final String arrayName, final int entry) {
-            this.array = arrayName;
-            this.index = entry;
-        }
-
-        MalformedControlMessageException malformed(final String field, final int at, final String found,
-                                                   final String rule) {
-            return malformed(field, at, found, rule, null);
-        }
-
-        MalformedControlMessageException malformed(final String field, final int at, final String found,
-                                                   final String rule, final Throwable cause) {
-            final String path = array == null ? field : array + "[" + index + "]." + field;
-            return new MalformedControlMessageException(messageType, path, at, found, rule, cause);
-        }
-
-        /** Fails unless {@code bytes} are left; the field's name is {@code field + suffix}, built only then. */
-        private void need(final String field, final String suffix, final int bytes) {
-            if (buffer.remaining() < bytes) {
-                throw malformed(field + suffix, offset(), buffer.remaining() + " bytes left", "needs " + bytes);
-            }
-        }
-
-        int int32(final String field) {
-            need(field, "", INT32_LENGTH);
-            return buffer.getInt();
-        }
-
-        long int64(final String field) {
-            need(field, "", INT64_LENGTH);
-            return buffer.getLong();
-        }
-
-        boolean bool(final String field) {
-            final int at = offset();
-            need(field, "", INT8_LENGTH);
-            final byte value = buffer.get();
-            if (value != 0 && value != 1) {
-                throw malformed(field, at, String.valueOf(value), "a boolean is 0 or 1");
-            }
-            return value == 1;
-        }
-
-        int int32AtLeast(final String field, final int min) {
-            final int at = offset();
-            final int value = int32(field);
-            if (value < min) {
-                throw malformed(field, at, String.valueOf(value), "must be at least " + min);
-            }
-            return value;
-        }
-
-        int brokerId(final String field) {
-            return int32AtLeast(field, 0);
-        }
-
-        short errorCode(final String field, final short... allowed) {
-            final int at = offset();
-            need(field, "", INT16_LENGTH);
-            final short code = buffer.getShort();
-            for (final short ok : allowed) {
-                if (code == ok) {
-                    return code;
-                }
-            }
-            throw malformed(field, at, String.valueOf(code), "must be one of " + Arrays.toString(allowed));
-        }
-
-        /** An array's count, bounded by the bytes left: each entry takes at least {@code minEntryBytes}. */
-        int count(final String field, final int minEntryBytes) {
-            final int at = offset();
-            need(field, " count", INT32_LENGTH);
-            final int count = buffer.getInt();
-            if (count < 0) {
-                throw malformed(field + " count", at, String.valueOf(count), "must be 0 or more");
-            }
-            if ((long) count * minEntryBytes > buffer.remaining()) {
-                throw malformed(field + " count", at, String.valueOf(count), "needs at least "
-                    + (long) count * minEntryBytes + " bytes, " + buffer.remaining() + " left");
-            }
-            return count;
-        }
-
-        List<Integer> brokerIds(final String field) {
-            final int count = count(field, INT32_LENGTH);
-            final List<Integer> ids = new ArrayList<>(count);
-            final Set<Integer> seen = new HashSet<>();
-            for (int i = 0; i < count; i++) {
-                final int at = offset();
-                final int id = buffer.getInt(); // count() has checked that all of them are there
-                if (id < 0 || !seen.add(id)) {
-                    throw malformed(field + "[" + i + "]", at, String.valueOf(id), id < 0 ? "must be at least 0"
-                        : "broker ids must be distinct");
-                }
-                ids.add(id);
-            }
-            return ids;
-        }
-
-        String string(final String field, final boolean nullable) {
-            final int at = offset();
-            need(field, " length", INT16_LENGTH);
-            final short length = buffer.getShort();
-            if (length == -1 && nullable) {
-                return null;
-            }
-            if (length < 0) {
-                throw malformed(field + " length", at, String.valueOf(length), nullable
-                    ? "must be -1 (null) or 0 to 32767" : "must be 0 to 32767 (not nullable)");
-            }
-            need(field, "", length);
-            final ByteBuffer bytes = buffer.slice(buffer.position(), length);
-            try {
-                final String value = utf8.decode(bytes).toString();
-                buffer.position(buffer.position() + length);
-                return value;
-            } catch (final CharacterCodingException e) {
-                throw malformed(field, at, length + " bytes that are not UTF-8", "strict UTF-8", e);
-            }
-        }
-
-        /** A TopicPartition, which must come after {@code previous} in {@link #PARTITION_ORDER}. */
-        TopicPartition topicPartition(final TopicPartition previous) {
-            final int at = offset();
-            final String topic = string("topic", false);
-            try {
-                TopicPartition.validateTopic(topic);
-            } catch (final IllegalArgumentException e) {
-                throw malformed("topic", at, topic, e.getMessage(), e);
-            }
-            final int partition = int32AtLeast("partition", 0);
-            final TopicPartition tp = new TopicPartition(topic, partition);
-            if (previous != null && PARTITION_ORDER.compare(previous, tp) >= 0) {
-                throw malformed("(topic, partition)", at, tp.toString(), "partitions must ascend by topic then "
-                    + "number, after " + previous);
-            }
-            return tp;
-        }
-
-        void end() {
-            if (buffer.hasRemaining()) {
-                throw malformed("end of body", offset(), buffer.remaining() + " more bytes", "nothing follows the body");
-            }
         }
     }
 }

@@ -4,18 +4,12 @@ import io.seglog.replication.election.LeaderAndIsr;
 import io.seglog.storage.TopicPartition;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,6 +26,13 @@ import org.slf4j.LoggerFactory;
  * <p>Malformed payloads written by other clients are logged with their path and skipped; they never throw out of
  * a read.
  *
+ * <p>This class is the one entry point for the znodes; it keeps the topics, admin requests, cluster id and producer
+ * id blocks itself and hands the other families to package-private classes, none of which holds state beyond the
+ * connection: {@code BrokerZnodes} (registrations), {@code ControllerZnodes} (the seat and the epoch),
+ * {@code PartitionStateZnodes} (partition states and ISR change notifications) and {@code FencedWrites}, which owns
+ * the fence's on/off switch and the waits for ZooKeeper's answers; {@link AdminZkStore} holds topic configurations
+ * and reassignments.
+ *
  * <p>Thread-safe (stateless apart from the client).
  */
 public final class KafkaZkStore {
@@ -39,9 +40,11 @@ public final class KafkaZkStore {
     private static final byte[] EMPTY = new byte[0];
 
     private final ZkConnection zk;
+    private final FencedWrites fencing;
+    private final BrokerZnodes brokerZnodes;
+    private final ControllerZnodes controllerZnodes;
+    private final PartitionStateZnodes partitionStateZnodes;
     private final AdminZkStore admin;
-    /** KAFKA-6082: every controller write checks the controller epoch's version. Off only in a simulation's proof. */
-    private final boolean fenced;
 
     /**
      * Wraps a connection.
@@ -62,7 +65,10 @@ public final class KafkaZkStore {
      */
     public KafkaZkStore(final ZkConnection zk, final boolean fenced) {
         this.zk = zk;
-        this.fenced = fenced;
+        this.fencing = new FencedWrites(zk, fenced);
+        this.brokerZnodes = new BrokerZnodes(zk, fencing);
+        this.controllerZnodes = new ControllerZnodes(zk, fencing);
+        this.partitionStateZnodes = new PartitionStateZnodes(zk, fencing);
         this.admin = new AdminZkStore(this);
     }
 
@@ -110,74 +116,7 @@ public final class KafkaZkStore {
      */
     public long registerBroker(final BrokerRegistration registration, final long previousSessionId, final long waitMs,
                                final LongSupplier nanoClock) {
-        final String path = ZkPaths.brokerPath(registration.id());
-        final byte[] json = registration.toJson();
-        final long deadlineNs = nanoClock.getAsLong() + TimeUnit.MILLISECONDS.toNanos(waitMs);
-        long toldOwner = 0;
-        while (true) {
-            try {
-                // create + setData in one multi: the setData result carries the stat, hence the czxid.
-                final List<ZkStat> stats = zk.multi(List.of(new ZkOp.Create(path, EMPTY, true),
-                    new ZkOp.SetData(path, json, 0)));
-                return stats.get(1).czxid();
-            } catch (final ZkException e) {
-                if (e.error() != ZkError.NODE_EXISTS) {
-                    throw e;
-                }
-            }
-            final Optional<ZkNode> existing = zk.getData(path, null);
-            if (existing.isEmpty()) {
-                continue;
-            }
-            final ZkStat stat = existing.get().stat();
-            final long owner = stat.ephemeralOwner();
-            if (owner == zk.sessionId()) {
-                // A retry after CONNECTIONLOSS: our own create had landed.
-                if (!java.util.Arrays.equals(existing.get().data(), json)) {
-                    zk.setData(path, json, stat.version());
-                }
-                return stat.czxid();
-            }
-            if (owner != 0 && owner == previousSessionId) {
-                LOG.info("Deleting {} left by this broker's expired session 0x{}", path, Long.toHexString(owner));
-                try {
-                    zk.delete(path, stat.version());
-                } catch (final ZkException e) {
-                    if (e.error() != ZkError.NO_NODE && e.error() != ZkError.BAD_VERSION) {
-                        throw e;
-                    }
-                }
-                continue;
-            }
-            final long remainingNs = deadlineNs - nanoClock.getAsLong();
-            if (remainingNs <= 0) {
-                throw new ZkException(ZkError.NODE_EXISTS, path, new IllegalStateException("broker.id="
-                    + registration.id() + " is registered by another live session 0x" + Long.toHexString(owner)));
-            }
-            if (owner != toldOwner) {
-                // Once per holder, not per wait: a previous process of this broker whose session has not expired yet,
-                // or another live broker with this id (then this one never registers).
-                LOG.info("{} is held by session 0x{} (this broker's previous process, or another broker with broker.id="
-                    + "{}); waiting up to {} ms for it to go", path, Long.toHexString(owner), registration.id(),
-                    TimeUnit.NANOSECONDS.toMillis(remainingNs));
-                toldOwner = owner;
-            }
-            awaitDeletion(path, remainingNs);
-        }
-    }
-
-    private void awaitDeletion(final String path, final long timeoutNs) {
-        final CountDownLatch changed = new CountDownLatch(1);
-        if (zk.exists(path, p -> changed.countDown()).isEmpty()) {
-            return;
-        }
-        try {
-            changed.await(Math.min(timeoutNs, TimeUnit.MILLISECONDS.toNanos(zk.requestTimeoutMs())),
-                TimeUnit.NANOSECONDS);
-        } catch (final InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new ZkException(ZkError.OTHER, path, e);
-        }
+        return brokerZnodes.registerBroker(registration, previousSessionId, waitMs, nanoClock);
     }
 
     /**
@@ -189,33 +128,7 @@ public final class KafkaZkStore {
      * @throws ZkException on failure
      */
     public Map<Integer, BrokerInfo> brokers(final ZkWatch watch) {
-        final List<String> children = zk.children(ZkPaths.BROKER_IDS, watch).orElse(List.of());
-        final Map<Integer, CompletableFuture<Optional<ZkNode>>> pending = new LinkedHashMap<>();
-        for (final String child : children) {
-            final int id;
-            try {
-                id = ZkPaths.brokerIdFromChild(child);
-            } catch (final MalformedZnodeException e) {
-                logMalformed(e);
-                continue;
-            }
-            pending.put(id, zk.getDataAsync(ZkPaths.brokerPath(id), null));
-        }
-        final Map<Integer, BrokerInfo> brokers = new HashMap<>();
-        final long deadlineNs = deadlineNs();
-        for (final Map.Entry<Integer, CompletableFuture<Optional<ZkNode>>> e : pending.entrySet()) {
-            final Optional<ZkNode> node = awaitBy(e.getValue(), ZkPaths.brokerPath(e.getKey()), deadlineNs);
-            if (node.isEmpty()) {
-                continue;
-            }
-            try {
-                brokers.put(e.getKey(), new BrokerInfo(BrokerRegistration.fromJson(e.getKey(), node.get().data()),
-                    node.get().stat().czxid()));
-            } catch (final MalformedZnodeException ex) {
-                logMalformed(ex);
-            }
-        }
-        return brokers;
+        return brokerZnodes.brokers(watch);
     }
 
     /**
@@ -226,17 +139,7 @@ public final class KafkaZkStore {
      * @throws ZkException on failure
      */
     public Optional<BrokerInfo> broker(final int id) {
-        final Optional<ZkNode> node = zk.getData(ZkPaths.brokerPath(id), null);
-        if (node.isEmpty()) {
-            return Optional.empty();
-        }
-        try {
-            return Optional.of(new BrokerInfo(BrokerRegistration.fromJson(id, node.get().data()),
-                node.get().stat().czxid()));
-        } catch (final MalformedZnodeException e) {
-            logMalformed(e);
-            return Optional.empty();
-        }
+        return brokerZnodes.broker(id);
     }
 
     // ------------------------------------------------------------------------------------------ controller
@@ -250,16 +153,7 @@ public final class KafkaZkStore {
      * @throws ZkException on failure
      */
     public OptionalInt controllerId(final ZkWatch watch) {
-        final Optional<ZkNode> node = zk.getData(ZkPaths.CONTROLLER, watch);
-        if (node.isEmpty()) {
-            return OptionalInt.empty();
-        }
-        try {
-            return OptionalInt.of(ControllerZnode.fromJson(node.get().data()).brokerId());
-        } catch (final MalformedZnodeException e) {
-            logMalformed(e);
-            return OptionalInt.of(-1);
-        }
+        return controllerZnodes.controllerId(watch);
     }
 
     /**
@@ -272,52 +166,7 @@ public final class KafkaZkStore {
      * @throws ZkException on failure (including a malformed {@code /controller_epoch}, which stops elections)
      */
     public Optional<ControllerElection> tryElectController(final int brokerId, final long timestampMs) {
-        Optional<ZkNode> epochNode = zk.getData(ZkPaths.CONTROLLER_EPOCH, null);
-        if (epochNode.isEmpty()) {
-            try {
-                zk.create(ZkPaths.CONTROLLER_EPOCH, ControllerEpochZnode.toBytes(ControllerEpochZnode.INITIAL_EPOCH),
-                    false);
-            } catch (final ZkException e) {
-                if (e.error() != ZkError.NODE_EXISTS) {
-                    throw e;
-                }
-            }
-            epochNode = zk.getData(ZkPaths.CONTROLLER_EPOCH, null);
-            if (epochNode.isEmpty()) {
-                return Optional.empty();
-            }
-        }
-        final int epoch = parseEpoch(epochNode.get());
-        final int newEpoch = epoch + 1;
-        try {
-            final List<ZkStat> stats = zk.multi(List.of(
-                new ZkOp.Create(ZkPaths.CONTROLLER, new ControllerZnode(brokerId, timestampMs).toJson(), true),
-                new ZkOp.SetData(ZkPaths.CONTROLLER_EPOCH, ControllerEpochZnode.toBytes(newEpoch),
-                    epochNode.get().stat().version())));
-            return Optional.of(new ControllerElection(newEpoch, stats.get(1).version()));
-        } catch (final ZkException e) {
-            if (e.error() != ZkError.NODE_EXISTS && e.error() != ZkError.BAD_VERSION
-                && e.error() != ZkError.CONNECTION_LOSS && e.error() != ZkError.TIMEOUT) {
-                throw e;
-            }
-            // A retried multi may have landed the first time: if /controller is ours at newEpoch, we won.
-            final OptionalInt current = controllerId(null);
-            final Optional<ZkNode> after = zk.getData(ZkPaths.CONTROLLER_EPOCH, null);
-            if (current.isPresent() && current.getAsInt() == brokerId && after.isPresent()
-                && parseEpoch(after.get()) == newEpoch) {
-                return Optional.of(new ControllerElection(newEpoch, after.get().stat().version()));
-            }
-            return Optional.empty();
-        }
-    }
-
-    private static int parseEpoch(final ZkNode node) {
-        try {
-            return ControllerEpochZnode.fromBytes(node.data());
-        } catch (final MalformedZnodeException e) {
-            logMalformed(e);
-            throw new ZkException(ZkError.OTHER, ZkPaths.CONTROLLER_EPOCH, e);
-        }
+        return controllerZnodes.tryElectController(brokerId, timestampMs);
     }
 
     /**
@@ -328,7 +177,7 @@ public final class KafkaZkStore {
      * @throws ZkException on failure
      */
     public long registrationsUpTo() {
-        return zk.exists(ZkPaths.BROKER_IDS, null).map(ZkStat::pzxid).orElse(0L);
+        return brokerZnodes.registrationsUpTo();
     }
 
     /**
@@ -338,17 +187,7 @@ public final class KafkaZkStore {
      * @throws ZkException on failure
      */
     public Optional<Versioned<Integer>> controllerEpoch() {
-        final Optional<ZkNode> node = zk.getData(ZkPaths.CONTROLLER_EPOCH, null);
-        if (node.isEmpty()) {
-            return Optional.empty();
-        }
-        try {
-            return Optional.of(new Versioned<>(ControllerEpochZnode.fromBytes(node.get().data()),
-                node.get().stat().version()));
-        } catch (final MalformedZnodeException e) {
-            logMalformed(e);
-            return Optional.empty();
-        }
+        return controllerZnodes.controllerEpoch();
     }
 
     /**
@@ -358,15 +197,7 @@ public final class KafkaZkStore {
      * @throws ZkException on failure other than "already gone"
      */
     public void deleteController(final int epochZkVersion) {
-        try {
-            fencedMulti(epochZkVersion, List.of(new ZkOp.Delete(ZkPaths.CONTROLLER, -1)));
-        } catch (final ControllerMovedException e) {
-            LOG.info("Not deleting {}: {}", ZkPaths.CONTROLLER, e.getMessage());
-        } catch (final ZkException e) {
-            if (e.error() != ZkError.NO_NODE) {
-                throw e;
-            }
-        }
+        controllerZnodes.deleteController(epochZkVersion);
     }
 
     /**
@@ -378,21 +209,7 @@ public final class KafkaZkStore {
      * @throws ZkException on failure
      */
     public boolean deleteControllerIfOwnedBy(final long sessionId) {
-        final Optional<ZkNode> node = zk.getData(ZkPaths.CONTROLLER, null);
-        if (node.isEmpty() || node.get().stat().ephemeralOwner() != sessionId) {
-            return false;
-        }
-        try {
-            LOG.info("Deleting {} held by this broker's session 0x{} after it gave up the controllership",
-                ZkPaths.CONTROLLER, Long.toHexString(sessionId));
-            zk.delete(ZkPaths.CONTROLLER, node.get().stat().version());
-            return true;
-        } catch (final ZkException e) {
-            if (e.error() == ZkError.NO_NODE || e.error() == ZkError.BAD_VERSION) {
-                return false;
-            }
-            throw e;
-        }
+        return controllerZnodes.deleteControllerIfOwnedBy(sessionId);
     }
 
     /**
@@ -405,49 +222,7 @@ public final class KafkaZkStore {
      * @throws ZkException              when one of {@code ops} fails
      */
     List<ZkStat> fencedMulti(final int epochZkVersion, final List<ZkOp> ops) {
-        return awaitFenced(fencedMultiAsync(epochZkVersion, ops), ops.isEmpty() ? "multi" : ops.get(0).path());
-    }
-
-    private CompletableFuture<List<ZkStat>> fencedMultiAsync(final int epochZkVersion, final List<ZkOp> ops) {
-        final List<ZkOp> all = new ArrayList<>(ops.size() + 1);
-        all.add(fenced ? new ZkOp.Check(ZkPaths.CONTROLLER_EPOCH, epochZkVersion)
-            : new ZkOp.Check(ZkPaths.CONTROLLER_EPOCH, -1));
-        all.addAll(ops);
-        return zk.multiAsync(all).handle((stats, failure) -> {
-            if (failure == null) {
-                return stats.subList(1, stats.size());
-            }
-            final Throwable cause = failure instanceof java.util.concurrent.CompletionException ? failure.getCause()
-                : failure;
-            if (cause instanceof ZkException z && z.path().equals(ZkPaths.CONTROLLER_EPOCH)
-                && (z.error() == ZkError.BAD_VERSION || z.error() == ZkError.NO_NODE)) {
-                throw new ControllerMovedException(epochZkVersion, "writing " + ops.stream().map(ZkOp::path).toList());
-            }
-            throw cause instanceof RuntimeException r ? r : new ZkException(ZkError.OTHER, "multi", cause);
-        });
-    }
-
-    private long deadlineNs() {
-        return ZkCalls.deadlineNs(zk.requestTimeoutMs());
-    }
-
-    private <T> T awaitBy(final CompletableFuture<T> f, final String what, final long deadlineNs) {
-        return ZkCalls.awaitBy(f, what, deadlineNs, zk.requestTimeoutMs());
-    }
-
-    private <T> T awaitFenced(final CompletableFuture<T> f, final String what) {
-        return awaitFenced(f, what, deadlineNs());
-    }
-
-    private <T> T awaitFenced(final CompletableFuture<T> f, final String what, final long deadlineNs) {
-        try {
-            return awaitBy(f, what, deadlineNs);
-        } catch (final ZkException e) {
-            if (e.getCause() instanceof ControllerMovedException moved) {
-                throw moved;
-            }
-            throw e;
-        }
+        return fencing.fencedMulti(epochZkVersion, ops);
     }
 
     // --------------------------------------------------------------------------------------------- topics
@@ -616,27 +391,7 @@ public final class KafkaZkStore {
      * @throws ZkException on failure
      */
     public Map<TopicPartition, Optional<PartitionStateZnode>> partitionStates(final Collection<TopicPartition> partitions) {
-        final Map<TopicPartition, CompletableFuture<Optional<ZkNode>>> pending = new LinkedHashMap<>();
-        for (final TopicPartition tp : partitions) {
-            pending.put(tp, zk.getDataAsync(ZkPaths.partitionStatePath(tp), null));
-        }
-        final Map<TopicPartition, Optional<PartitionStateZnode>> states = new LinkedHashMap<>();
-        final long deadlineNs = deadlineNs();
-        for (final Map.Entry<TopicPartition, CompletableFuture<Optional<ZkNode>>> e : pending.entrySet()) {
-            final String path = ZkPaths.partitionStatePath(e.getKey());
-            final Optional<ZkNode> node = awaitBy(e.getValue(), path, deadlineNs);
-            if (node.isEmpty()) {
-                states.put(e.getKey(), Optional.empty());
-                continue;
-            }
-            try {
-                states.put(e.getKey(), Optional.of(PartitionStateZnode.fromJson(path, node.get().data(),
-                    node.get().stat().version())));
-            } catch (final MalformedZnodeException ex) {
-                logMalformed(ex);
-            }
-        }
-        return states;
+        return partitionStateZnodes.partitionStates(partitions);
     }
 
     /**
@@ -650,51 +405,7 @@ public final class KafkaZkStore {
      */
     public Set<TopicPartition> createPartitionStates(final Map<TopicPartition, PartitionStateZnode> states,
                                                      final int epochZkVersion) {
-        final Set<String> topics = new TreeSet<>();
-        states.keySet().forEach(tp -> topics.add(tp.topic()));
-        final List<CompletableFuture<List<ZkStat>>> containers = new ArrayList<>();
-        for (final String topic : topics) {
-            containers.add(fencedMultiAsync(epochZkVersion,
-                List.of(new ZkOp.Create(ZkPaths.partitionsPath(topic), EMPTY, false))));
-        }
-        awaitIgnoringExists(containers);
-        containers.clear();
-        for (final TopicPartition tp : states.keySet()) {
-            containers.add(fencedMultiAsync(epochZkVersion,
-                List.of(new ZkOp.Create(ZkPaths.partitionPath(tp), EMPTY, false))));
-        }
-        awaitIgnoringExists(containers);
-        final Map<TopicPartition, CompletableFuture<List<ZkStat>>> pending = new LinkedHashMap<>();
-        for (final Map.Entry<TopicPartition, PartitionStateZnode> e : states.entrySet()) {
-            pending.put(e.getKey(), fencedMultiAsync(epochZkVersion,
-                List.of(new ZkOp.Create(ZkPaths.partitionStatePath(e.getKey()), e.getValue().toJson(), false))));
-        }
-        final Set<TopicPartition> created = new TreeSet<>(KafkaZkStore::compare);
-        final long deadlineNs = deadlineNs();
-        for (final Map.Entry<TopicPartition, CompletableFuture<List<ZkStat>>> e : pending.entrySet()) {
-            try {
-                awaitFenced(e.getValue(), ZkPaths.partitionStatePath(e.getKey()), deadlineNs);
-                created.add(e.getKey());
-            } catch (final ZkException ex) {
-                if (ex.error() != ZkError.NODE_EXISTS) {
-                    throw ex;
-                }
-            }
-        }
-        return created;
-    }
-
-    private void awaitIgnoringExists(final List<CompletableFuture<List<ZkStat>>> futures) {
-        final long deadlineNs = deadlineNs();
-        for (final CompletableFuture<List<ZkStat>> f : futures) {
-            try {
-                awaitFenced(f, "create", deadlineNs);
-            } catch (final ZkException e) {
-                if (e.error() != ZkError.NODE_EXISTS) {
-                    throw e;
-                }
-            }
-        }
+        return partitionStateZnodes.createPartitionStates(states, epochZkVersion);
     }
 
     /**
@@ -710,25 +421,7 @@ public final class KafkaZkStore {
      */
     public Map<TopicPartition, LeaderAndIsr> updatePartitionStates(final Map<TopicPartition, PartitionStateZnode> states,
                                                                    final int epochZkVersion) {
-        final Map<TopicPartition, CompletableFuture<List<ZkStat>>> pending = new LinkedHashMap<>();
-        for (final Map.Entry<TopicPartition, PartitionStateZnode> e : states.entrySet()) {
-            pending.put(e.getKey(), fencedMultiAsync(epochZkVersion, List.of(new ZkOp.SetData(
-                ZkPaths.partitionStatePath(e.getKey()), e.getValue().toJson(),
-                e.getValue().leaderAndIsr().partitionEpoch()))));
-        }
-        final Map<TopicPartition, LeaderAndIsr> written = new LinkedHashMap<>();
-        final long deadlineNs = deadlineNs();
-        for (final Map.Entry<TopicPartition, CompletableFuture<List<ZkStat>>> e : pending.entrySet()) {
-            try {
-                final List<ZkStat> stats = awaitFenced(e.getValue(), ZkPaths.partitionStatePath(e.getKey()), deadlineNs);
-                written.put(e.getKey(), states.get(e.getKey()).leaderAndIsr().withPartitionEpoch(stats.get(0).version()));
-            } catch (final ZkException ex) {
-                if (ex.error() != ZkError.BAD_VERSION && ex.error() != ZkError.NO_NODE) {
-                    throw ex;
-                }
-            }
-        }
-        return written;
+        return partitionStateZnodes.updatePartitionStates(states, epochZkVersion);
     }
 
     /**
@@ -745,15 +438,7 @@ public final class KafkaZkStore {
      */
     public PartitionStateZnode updateIsrAsLeader(final TopicPartition tp, final PartitionStateZnode current,
                                                  final List<Integer> isr) {
-        final LeaderAndIsr next = current.leaderAndIsr().newIsr(isr);
-        final PartitionStateZnode written = new PartitionStateZnode(next, current.controllerEpoch(),
-            current.leaderRecovering());
-        final ZkStat stat = zk.setData(ZkPaths.partitionStatePath(tp), written.toJson(),
-            current.leaderAndIsr().partitionEpoch());
-        zk.multi(List.of(new ZkOp.CreateSequential(ZkPaths.isrChangeSequencePrefix(),
-            new IsrChangeNotificationZnode(Set.of(tp)).toJson())));
-        return new PartitionStateZnode(next.withPartitionEpoch(stat.version()), current.controllerEpoch(),
-            current.leaderRecovering());
+        return partitionStateZnodes.updateIsrAsLeader(tp, current, isr);
     }
 
     /**
@@ -790,27 +475,7 @@ public final class KafkaZkStore {
      * @throws ZkException on failure
      */
     public Map<String, Set<TopicPartition>> isrChangeNotifications(final ZkWatch watch) {
-        final Map<String, Set<TopicPartition>> result = new TreeMap<>();
-        for (final String child : zk.children(ZkPaths.ISR_CHANGE, watch).orElse(List.of())) {
-            final String path;
-            try {
-                path = ZkPaths.isrChangePath(child);
-            } catch (final IllegalArgumentException e) {
-                LOG.warn("Skipping {}/{}: {}", ZkPaths.ISR_CHANGE, child, e.getMessage());
-                continue;
-            }
-            final Optional<ZkNode> node = zk.getData(path, null);
-            if (node.isEmpty()) {
-                continue;
-            }
-            try {
-                result.put(child, IsrChangeNotificationZnode.fromJson(path, node.get().data()).partitions());
-            } catch (final MalformedZnodeException e) {
-                logMalformed(e);
-                result.put(child, Set.of());
-            }
-        }
-        return result;
+        return partitionStateZnodes.isrChangeNotifications(watch);
     }
 
     /**
@@ -821,20 +486,7 @@ public final class KafkaZkStore {
      * @throws ControllerMovedException when fenced
      */
     public void deleteIsrChangeNotifications(final Collection<String> children, final int epochZkVersion) {
-        final List<CompletableFuture<List<ZkStat>>> pending = new ArrayList<>();
-        for (final String child : children) {
-            pending.add(fencedMultiAsync(epochZkVersion, List.of(new ZkOp.Delete(ZkPaths.isrChangePath(child), -1))));
-        }
-        final long deadlineNs = deadlineNs();
-        for (final CompletableFuture<List<ZkStat>> f : pending) {
-            try {
-                awaitFenced(f, ZkPaths.ISR_CHANGE, deadlineNs);
-            } catch (final ZkException e) {
-                if (e.error() != ZkError.NO_NODE) {
-                    throw e;
-                }
-            }
-        }
+        partitionStateZnodes.deleteIsrChangeNotifications(children, epochZkVersion);
     }
 
     // -------------------------------------------------------------------------------- preferred election
