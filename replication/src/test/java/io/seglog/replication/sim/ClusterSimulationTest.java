@@ -148,7 +148,9 @@ class ClusterSimulationTest {
         if (settings.wire()) {
             assertTrue(frames > 0, "requests and answers travelled as bytes");
         }
-        if (seeds >= 10) {
+        // Whether a run retries, reassigns or creates topics is drawn per seed; ten seeds can happen to move no
+        // partition (seeds 1-10 do not), so the aggregate checks hold campaigns of 30 seeds or more (both defaults).
+        if (seeds >= 30) {
             assertTrue(retries > 0, "idempotent producers retried batches");
             assertTrue(moved > 0, "reassignments completed");
             if (settings.wire()) {

@@ -595,8 +595,8 @@ public final class SimScheduler {
         public void schedule(final String key, final long delayMs, final Runnable task) {
             cancel(key);
             final Timer[] self = new Timer[1];
-            // The event is named without the manager's instance number (a counter of the JVM, which a second run in
-            // the same JVM would see higher), so that a seed's events and digest are the same in any JVM.
+            // The event is named without the key's prefix (groups-<offsets partition>-, a counter of the JVM before the
+            // group rooms were split), so that a seed's events and digest stay what they were in earlier runs.
             final String name = "group-timer " + key.replaceFirst("^groups-\\d+-", "");
             self[0] = SimScheduler.this.schedule(name, node, delayMs, () -> {
                 timers.remove(key, self[0]);
