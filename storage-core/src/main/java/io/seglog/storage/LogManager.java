@@ -1,17 +1,13 @@
 package io.seglog.storage;
 
-import io.seglog.storage.checkpoint.CleanShutdownFile;
-import io.seglog.storage.checkpoint.CorruptCheckpointException;
-import io.seglog.storage.checkpoint.OffsetCheckpointFile;
+import io.seglog.storage.LogDirectory.Checkpoint;
 import io.seglog.storage.checkpoint.PartitionKey;
 import io.seglog.storage.cleaner.CleanableLog;
 import io.seglog.storage.cleaner.LogCleaner;
 import io.seglog.storage.dir.LogDirLock;
-import io.seglog.storage.dir.LogDirLockedException;
 import io.seglog.storage.io.FileIO;
 import io.seglog.storage.log.ParallelOpen;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -50,6 +46,10 @@ import org.slf4j.LoggerFactory;
  * first failure, pending durable waits fail, nothing is retried, and no clean-shutdown marker is written for
  * it. Partitions in other directories keep working.
  *
+ * <p>Who owns what: each {@link LogDirectory} owns one directory's lock, health, checkpoint files and clean-shutdown
+ * marker (the only writer of each); this manager owns which partitions exist and where, the scheduled tasks, the
+ * cleaner and its own lifecycle, and supplies a directory with its logs when it writes a checkpoint.
+ *
  * <p>Thread-safe: partitions are created and deleted under a lock; lookups are lock-free.
  */
 public final class LogManager implements AutoCloseable {
@@ -57,30 +57,8 @@ public final class LogManager implements AutoCloseable {
     /** Suffix of a partition directory renamed for deletion: {@code <topic>-<partition>.<uuid>-delete}. */
     public static final String DELETE_DIR_SUFFIX = "-delete";
 
-    /** One log directory. */
-    private static final class Dir {
-        final Path path;
-        final LogDirLock lock;
-        final LogDirFailure failure;
-        final OffsetCheckpointFile recoveryPoints;
-        final OffsetCheckpointFile logStarts;
-        final OffsetCheckpointFile highWatermarks;
-        final CleanShutdownFile cleanShutdown;
-        boolean hadCleanShutdown;
-
-        Dir(final FileIO io, final Path path, final LogDirLock lock) {
-            this.path = path;
-            this.lock = lock;
-            this.failure = new LogDirFailure(path);
-            this.recoveryPoints = new OffsetCheckpointFile(io, path.resolve(OffsetCheckpointFile.RECOVERY_POINT_FILE));
-            this.logStarts = new OffsetCheckpointFile(io, path.resolve(OffsetCheckpointFile.LOG_START_FILE));
-            this.highWatermarks = new OffsetCheckpointFile(io, path.resolve(OffsetCheckpointFile.REPLICATION_FILE));
-            this.cleanShutdown = new CleanShutdownFile(io, path);
-        }
-    }
-
     /** A partition and its directory. */
-    private record Entry(PartitionLog log, Dir dir) {
+    private record Entry(PartitionLog log, LogDirectory dir) {
     }
 
     private final LogManagerConfig config;
@@ -90,10 +68,10 @@ public final class LogManager implements AutoCloseable {
     private final InstantSource time;
     private final Scheduler scheduler;
     private final boolean ownsScheduler;
-    private final List<Dir> dirs;
+    private final List<LogDirectory> dirs;
     private final Map<TopicPartition, Entry> logs = new ConcurrentHashMap<>();
     /** Partitions found at open in a directory that could not start: never re-created elsewhere. */
-    private final Map<TopicPartition, Dir> offlineAtStart = new ConcurrentHashMap<>();
+    private final Map<TopicPartition, LogDirectory> offlineAtStart = new ConcurrentHashMap<>();
     /** Why each partition that did not open at start did not (the log's own error: corruption, I/O, ...). */
     private final Map<TopicPartition, StorageException> openFailures = new ConcurrentHashMap<>();
     private final List<Scheduler.Cancellable> tasks = new ArrayList<>();
@@ -103,7 +81,7 @@ public final class LogManager implements AutoCloseable {
     private LogCleaner cleaner;
 
     private LogManager(final LogManagerConfig config, final FileIO io, final InstantSource time,
-                       final Scheduler scheduler, final boolean ownsScheduler, final List<Dir> dirs,
+                       final Scheduler scheduler, final boolean ownsScheduler, final List<LogDirectory> dirs,
                        final Function<String, LogConfig> topicConfigs) {
         this.config = config;
         this.topicConfigs = topicConfigs != null ? topicConfigs : config::logConfig;
@@ -192,12 +170,12 @@ public final class LogManager implements AutoCloseable {
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(io, "io");
         Objects.requireNonNull(time, "time");
-        final List<Dir> dirs = new ArrayList<>();
+        final List<LogDirectory> dirs = new ArrayList<>();
         Scheduler sched = scheduler;
         LogManager manager = null;
         try {
             for (final Path path : config.logDirs()) {
-                dirs.add(openDir(io, path));
+                dirs.add(LogDirectory.open(io, path));
             }
             if (sched == null) {
                 sched = Scheduler.singleThread("seglog-log-manager");
@@ -225,8 +203,8 @@ public final class LogManager implements AutoCloseable {
             return;
         }
         final List<Path> paths = new ArrayList<>();
-        for (final Dir dir : dirs) {
-            paths.add(dir.path);
+        for (final LogDirectory dir : dirs) {
+            paths.add(dir.path());
         }
         try {
             cleaner = new LogCleaner(config.cleanerConfig().settings(), paths, this::cleanableLogs, io, time);
@@ -246,7 +224,7 @@ public final class LogManager implements AutoCloseable {
     List<CleanableLog> cleanableLogs() {
         final List<CleanableLog> views = new ArrayList<>();
         for (final Map.Entry<TopicPartition, Entry> e : logs.entrySet()) {
-            if (!e.getValue().dir.failure.isOffline()) {
+            if (!e.getValue().dir.failure().isOffline()) {
                 views.add(new PartitionCleaning(e.getValue().log, e.getKey()));
             }
         }
@@ -262,79 +240,10 @@ public final class LogManager implements AutoCloseable {
         return Optional.ofNullable(cleaner);
     }
 
-    private static Dir openDir(final FileIO io, final Path path) {
-        try {
-            io.createDirectories(path);
-        } catch (final IOException e) {
-            throw new StorageException("cannot create the log directory: " + e, path, e);
-        }
-        final LogDirLock lock;
-        try {
-            lock = LogDirLock.acquire(io, path);
-        } catch (final LogDirLockedException e) {
-            throw new StorageException("cannot lock the log directory (is another process or LogManager using it?): "
-                + e.getMessage(), path, e);
-        } catch (final java.nio.file.FileSystemException e) {
-            // Not a lock held by someone else: the directory cannot be written (read-only, or permissions).
-            throw new StorageException("cannot create the lock file in the log directory (read-only file system or"
-                + " no write permission?): " + e, path, e);
-        } catch (final IOException e) {
-            throw new StorageException("cannot lock the log directory: " + e, path, e);
-        }
-        try {
-            ensurePartitionsFree(io, path);
-        } catch (final RuntimeException e) {
-            try {
-                lock.close();
-            } catch (final IOException suppressed) {
-                e.addSuppressed(suppressed);
-            }
-            throw e;
-        }
-        final Dir dir = new Dir(io, path, lock);
-        try {
-            dir.hadCleanShutdown = dir.cleanShutdown.consume().present();
-        } catch (final IOException | RuntimeException e) {
-            final StorageException failure = new StorageException("cannot read the clean-shutdown marker: " + e,
-                dir.cleanShutdown.file(), e);
-            try {
-                lock.close();
-            } catch (final IOException suppressed) {
-                failure.addSuppressed(suppressed);
-            }
-            throw failure;
-        }
-        return dir;
-    }
-
-    /**
-     * Refuses to start over a partition another writer has open, before anything in the directory changes (the
-     * clean-shutdown marker is consumed next, and partitions are recovered): each partition's lock is taken and
-     * released at once. A writer that opens one between this check and the load is refused there.
-     *
-     * @throws LogInUseException naming the first partition directory held
-     */
-    private static void ensurePartitionsFree(final FileIO io, final Path logDir) {
-        for (final Path child : PartitionDirs.list(logDir)) {
-            if (child.getFileName().toString().endsWith(DELETE_DIR_SUFFIX)
-                || PartitionDirs.parse(child, false) == null) {
-                continue;
-            }
-            try {
-                LogDirLock.acquire(io, child).close();
-            } catch (final LogDirLockedException e) {
-                throw new LogInUseException(child, e.inThisProcess() ? "another log in this process"
-                    : "another process", e);
-            } catch (final IOException e) {
-                throw new StorageException("cannot lock the partition directory: " + e, child, e);
-            }
-        }
-    }
-
-    private static void releaseLocks(final List<Dir> dirs, final Throwable primary) {
+    private static void releaseLocks(final List<LogDirectory> dirs, final Throwable primary) {
         for (int i = dirs.size() - 1; i >= 0; i--) {
             try {
-                dirs.get(i).lock.close();
+                dirs.get(i).releaseLock();
             } catch (final IOException | RuntimeException e) {
                 primary.addSuppressed(e);
             }
@@ -363,11 +272,11 @@ public final class LogManager implements AutoCloseable {
     private void loadAll() {
         final List<OpenTask> toOpen = new ArrayList<>();
         final Map<TopicPartition, Path> seen = new HashMap<>();
-        for (final Dir dir : dirs) {
-            final Map<TopicPartition, Long> recoveryPoints = readCheckpoint(dir.recoveryPoints);
-            final Map<TopicPartition, Long> logStarts = readCheckpoint(dir.logStarts);
-            final Map<TopicPartition, Long> highWatermarks = readCheckpoint(dir.highWatermarks);
-            for (final Path child : PartitionDirs.list(dir.path)) {
+        for (final LogDirectory dir : dirs) {
+            final Map<TopicPartition, Long> recoveryPoints = dir.readCheckpoint(Checkpoint.RECOVERY_POINTS);
+            final Map<TopicPartition, Long> logStarts = dir.readCheckpoint(Checkpoint.LOG_STARTS);
+            final Map<TopicPartition, Long> highWatermarks = dir.readCheckpoint(Checkpoint.HIGH_WATERMARKS);
+            for (final Path child : PartitionDirs.list(dir.path())) {
                 final String name = child.getFileName().toString();
                 if (name.endsWith(DELETE_DIR_SUFFIX)) {
                     PartitionDirs.deleteRecursively(io, child);
@@ -385,7 +294,7 @@ public final class LogManager implements AutoCloseable {
                 // No log-start entry: -1, so that the open knows the checkpoint says nothing of this log (Kafka writes
                 // entries only for logs whose start is above their first segment).
                 toOpen.add(new OpenTask(tp, child, recoveryPoints.getOrDefault(tp, 0L),
-                    logStarts.getOrDefault(tp, -1L), highWatermarks.getOrDefault(tp, 0L), dir.hadCleanShutdown,
+                    logStarts.getOrDefault(tp, -1L), highWatermarks.getOrDefault(tp, 0L), dir.hadCleanShutdown(),
                     dirs.indexOf(dir)));
             }
         }
@@ -403,8 +312,8 @@ public final class LogManager implements AutoCloseable {
                 // Kafka's rule: a partition that cannot be opened for an I/O or corruption reason takes its log
                 // directory offline; the other directories start.
                 LOG.error("cannot open {}; log directory {} goes offline: {}", result.task().dir(),
-                    dirs.get(result.task().dirIndex()).path, failure.getMessage());
-                dirs.get(result.task().dirIndex()).failure.markOffline("opening partition " + result.task().tp(),
+                    dirs.get(result.task().dirIndex()).path(), failure.getMessage());
+                dirs.get(result.task().dirIndex()).failure().markOffline("opening partition " + result.task().tp(),
                     failure);
                 offlineAtStart.put(result.task().tp(), dirs.get(result.task().dirIndex()));
                 openFailures.put(result.task().tp(), (StorageException) failure);
@@ -417,8 +326,8 @@ public final class LogManager implements AutoCloseable {
             if (log == null) {
                 continue;
             }
-            final Dir dir = dirs.get(result.task().dirIndex());
-            if (unexpected != null || dir.failure.isOffline()) {
+            final LogDirectory dir = dirs.get(result.task().dirIndex());
+            if (unexpected != null || dir.failure().isOffline()) {
                 offlineAtStart.put(result.task().tp(), dir);
                 try {
                     log.close(); // abandons its segments when the directory is offline
@@ -432,9 +341,9 @@ public final class LogManager implements AutoCloseable {
         if (unexpected != null) {
             throw unexpected;
         }
-        if (dirs.stream().allMatch(d -> d.failure.isOffline())) {
+        if (dirs.stream().allMatch(d -> d.failure().isOffline())) {
             throw new StorageException("every log directory is offline after opening; first: "
-                + dirs.get(0).failure.failure().getMessage(), dirs.get(0).path, dirs.get(0).failure.failure());
+                + dirs.get(0).failure().failure().getMessage(), dirs.get(0).path(), dirs.get(0).failure().failure());
         }
     }
 
@@ -455,7 +364,7 @@ public final class LogManager implements AutoCloseable {
             if (verifyPool != null && verifyThreads > 0) {
                 options = options.verifyingOn(verifyPool, verifyThreads);
             }
-            final Dir dir = dirs.get(task.dirIndex());
+            final LogDirectory dir = dirs.get(task.dirIndex());
             final PartitionLog log = PartitionLog.open(task.dir(), topicConfigs.apply(task.tp().topic()), io, time,
                 new SplittableRandom(), options, environment(dir, task.logStartOffset(), task.highWatermark(),
                     task.hadCleanShutdown() ? -1 : task.recoveryPoint()));
@@ -466,27 +375,23 @@ public final class LogManager implements AutoCloseable {
     }
 
     /** What a log of {@code dir} gets from this manager: the directory's state, the scheduler, the checkpoints. */
-    private LogEnvironment environment(final Dir dir, final long logStartOffset, final long highWatermark,
-                                                 final long unflushedFrom) {
-        return new LogEnvironment(dir.failure, scheduler,
-            () -> writeCheckpoint(dir, dir.recoveryPoints, PartitionLog::flushedOffset),
-            () -> writeCheckpoint(dir, dir.logStarts, PartitionLog::logStartOffset), logStartOffset, highWatermark,
+    private LogEnvironment environment(final LogDirectory dir, final long logStartOffset, final long highWatermark,
+                                       final long unflushedFrom) {
+        return new LogEnvironment(dir.failure(), scheduler,
+            () -> dir.writeCheckpoint(Checkpoint.RECOVERY_POINTS, () -> logsIn(dir)),
+            () -> dir.writeCheckpoint(Checkpoint.LOG_STARTS, () -> logsIn(dir)), logStartOffset, highWatermark,
             unflushedFrom);
     }
 
-    private static Map<TopicPartition, Long> readCheckpoint(final OffsetCheckpointFile file) {
-        try {
-            final Map<TopicPartition, Long> offsets = new HashMap<>();
-            file.read().forEach((key, offset) -> offsets.put(new TopicPartition(key.topic(), key.partition()), offset));
-            return offsets;
-        } catch (final CorruptCheckpointException e) {
-            // The documented safe fallback: an empty map (recovery point 0 = full recovery; log start from the
-            // segments; high watermark at the log start, re-learned from the leader).
-            LOG.warn("ignoring malformed checkpoint " + e.getMessage(), e);
-            return Map.of();
-        } catch (final IOException e) {
-            throw new StorageException("cannot read checkpoint: " + e, file.file(), e);
+    /** The open logs of one directory now. */
+    private Map<TopicPartition, PartitionLog> logsIn(final LogDirectory dir) {
+        final Map<TopicPartition, PartitionLog> in = new HashMap<>();
+        for (final Map.Entry<TopicPartition, Entry> e : logs.entrySet()) {
+            if (e.getValue().dir == dir) {
+                in.put(e.getKey(), e.getValue().log);
+            }
         }
+        return in;
     }
 
     private void scheduleTasks() {
@@ -551,7 +456,7 @@ public final class LogManager implements AutoCloseable {
             if (again != null) {
                 return again.log;
             }
-            final Dir home = offlineAtStart.get(tp);
+            final LogDirectory home = offlineAtStart.get(tp);
             if (home != null) {
                 // Its data lives in an offline directory: a new empty copy elsewhere would diverge from it.
                 final StorageException why = openFailures.get(tp);
@@ -559,10 +464,10 @@ public final class LogManager implements AutoCloseable {
                     throw new StorageException("partition " + tp + " did not open at start, so its log directory is"
                         + " offline: " + why.getMessage(), why.path(), why);
                 }
-                home.failure.ensureOnline();
+                home.failure().ensureOnline();
             }
-            final Dir dir = leastLoadedOnlineDir();
-            final Path partitionDir = PartitionDirs.resolveInside(dir.path, tp);
+            final LogDirectory dir = leastLoadedOnlineDir();
+            final Path partitionDir = PartitionDirs.resolveInside(dir.path(), tp);
             final PartitionLog log;
             try {
                 log = PartitionLog.open(partitionDir, logConfig, io, time, new SplittableRandom(),
@@ -570,18 +475,18 @@ public final class LogManager implements AutoCloseable {
             } catch (final LogInUseException e) {
                 throw e; // another writer holds it: the caller's problem, not the directory's
             } catch (final StorageException e) {
-                throw dir.failure.markOffline("creating partition " + tp, e);
+                throw dir.failure().markOffline("creating partition " + tp, e);
             }
             logs.put(tp, new Entry(log, dir));
             return log;
         }
     }
 
-    private Dir leastLoadedOnlineDir() {
-        Dir best = null;
+    private LogDirectory leastLoadedOnlineDir() {
+        LogDirectory best = null;
         int bestCount = Integer.MAX_VALUE;
-        for (final Dir dir : dirs) {
-            if (dir.failure.isOffline()) {
+        for (final LogDirectory dir : dirs) {
+            if (dir.failure().isOffline()) {
                 continue;
             }
             int count = 0;
@@ -596,8 +501,8 @@ public final class LogManager implements AutoCloseable {
             }
         }
         if (best == null) {
-            throw new StorageException("every log directory is offline; first: " + dirs.get(0).failure.failure()
-                .getMessage(), dirs.get(0).path, dirs.get(0).failure.failure());
+            throw new StorageException("every log directory is offline; first: " + dirs.get(0).failure().failure()
+                .getMessage(), dirs.get(0).path(), dirs.get(0).failure().failure());
         }
         return best;
     }
@@ -616,7 +521,7 @@ public final class LogManager implements AutoCloseable {
         Objects.requireNonNull(logConfig, "logConfig");
         int updated = 0;
         for (final Map.Entry<TopicPartition, Entry> e : logs.entrySet()) {
-            if (e.getKey().topic().equals(topic) && !e.getValue().dir.failure.isOffline()) {
+            if (e.getKey().topic().equals(topic) && !e.getValue().dir.failure().isOffline()) {
                 try {
                     e.getValue().log.updateConfig(logConfig);
                     updated++;
@@ -656,7 +561,7 @@ public final class LogManager implements AutoCloseable {
      */
     public Optional<Path> logDir(final TopicPartition tp) {
         final Entry entry = logs.get(tp);
-        return entry == null ? Optional.empty() : Optional.of(entry.dir.path);
+        return entry == null ? Optional.empty() : Optional.of(entry.dir.path());
     }
 
     /**
@@ -678,10 +583,14 @@ public final class LogManager implements AutoCloseable {
      * @throws IllegalArgumentException if it is not one of this manager's directories
      */
     public boolean isOffline(final Path logDir) {
+        return dirAt(logDir).failure().isOffline();
+    }
+
+    private LogDirectory dirAt(final Path logDir) {
         final Path n = logDir.toAbsolutePath().normalize();
-        for (final Dir dir : dirs) {
-            if (dir.path.equals(n)) {
-                return dir.failure.isOffline();
+        for (final LogDirectory dir : dirs) {
+            if (dir.path().equals(n)) {
+                return dir;
             }
         }
         throw new IllegalArgumentException("logDir=" + logDir + " is not one of " + config.logDirs());
@@ -707,20 +616,20 @@ public final class LogManager implements AutoCloseable {
             if (entry == null) {
                 return false;
             }
-            entry.dir.failure.ensureOnline();
+            entry.dir.failure().ensureOnline();
             logs.remove(tp);
             if (cleaner != null) {
-                cleaner.forget(entry.dir.path, new PartitionKey(tp.topic(), tp.partition()));
+                cleaner.forget(entry.dir.path(), new PartitionKey(tp.topic(), tp.partition()));
             }
             // The partition's lock is kept until the directory is renamed: no writer opens it in between.
             final LogDirLock held = entry.log.closeKeepingLock();
-            renamed = entry.dir.path.resolve(
+            renamed = entry.dir.path().resolve(
                 PartitionDirs.deleteDirName(tp, UUID.randomUUID().toString().replace("-", "")));
             try {
                 io.atomicMove(entry.log.dir(), renamed);
-                io.fsyncDirectory(entry.dir.path);
+                io.fsyncDirectory(entry.dir.path());
             } catch (final IOException | RuntimeException e) {
-                throw entry.dir.failure.markOffline("rename of " + entry.log.dir() + " for deletion", e);
+                throw entry.dir.failure().markOffline("rename of " + entry.log.dir() + " for deletion", e);
             } finally {
                 try {
                     held.close();
@@ -748,7 +657,7 @@ public final class LogManager implements AutoCloseable {
 
     void runRetention() {
         for (final Entry entry : logs.values()) {
-            if (entry.dir.failure.isOffline() || entry.log.isClosed()) {
+            if (entry.dir.failure().isOffline() || entry.log.isClosed()) {
                 continue;
             }
             try {
@@ -765,7 +674,7 @@ public final class LogManager implements AutoCloseable {
         final long nowMs = time.millis();
         for (final Entry entry : logs.values()) {
             final PartitionLog log = entry.log;
-            if (entry.dir.failure.isOffline() || log.isClosed()) {
+            if (entry.dir.failure().isOffline() || log.isClosed()) {
                 continue;
             }
             try {
@@ -779,48 +688,23 @@ public final class LogManager implements AutoCloseable {
     }
 
     void checkpointRecoveryPoints() {
-        writeCheckpoints(d -> d.recoveryPoints, PartitionLog::flushedOffset);
+        writeCheckpoints(Checkpoint.RECOVERY_POINTS);
     }
 
     void checkpointLogStartOffsets() {
-        writeCheckpoints(d -> d.logStarts, PartitionLog::logStartOffset);
+        writeCheckpoints(Checkpoint.LOG_STARTS);
     }
 
     void checkpointHighWatermarks() {
-        writeCheckpoints(d -> d.highWatermarks, PartitionLog::highWatermark);
+        writeCheckpoints(Checkpoint.HIGH_WATERMARKS);
     }
 
-    private void writeCheckpoints(final java.util.function.Function<Dir, OffsetCheckpointFile> file,
-                                  final java.util.function.ToLongFunction<PartitionLog> offset) {
-        for (final Dir dir : dirs) {
+    private void writeCheckpoints(final Checkpoint which) {
+        for (final LogDirectory dir : dirs) {
             try {
-                writeCheckpoint(dir, file.apply(dir), offset);
+                dir.writeCheckpoint(which, () -> logsIn(dir));
             } catch (final StorageException e) {
-                LOG.error("checkpoint write failed in {}: {}", dir.path, e.getMessage());
-            }
-        }
-    }
-
-    /** Writes one checkpoint of one directory; a failure takes the directory offline. */
-    private void writeCheckpoint(final Dir dir, final OffsetCheckpointFile file,
-                                 final java.util.function.ToLongFunction<PartitionLog> offset) {
-        if (dir.failure.isOffline()) {
-            return;
-        }
-        // A truncating thread writes the recovery points too (Environment.recoveryPointLowered): one writer
-        // per file at a time, and offsets read under the lock, so a later write never carries older values.
-        synchronized (file) {
-            final Map<PartitionKey, Long> offsets = new HashMap<>();
-            for (final Map.Entry<TopicPartition, Entry> e : logs.entrySet()) {
-                if (e.getValue().dir == dir) {
-                    offsets.put(new PartitionKey(e.getKey().topic(), e.getKey().partition()),
-                        offset.applyAsLong(e.getValue().log));
-                }
-            }
-            try {
-                file.write(offsets);
-            } catch (final IOException | RuntimeException e) {
-                throw dir.failure.markOffline("write of " + file.file().getFileName(), e);
+                LOG.error("checkpoint write failed in {}: {}", dir.path(), e.getMessage());
             }
         }
     }
@@ -853,7 +737,7 @@ public final class LogManager implements AutoCloseable {
             scheduler.close();
         }
         Throwable failure = null;
-        final Map<Dir, Boolean> dirClean = new HashMap<>();
+        final Map<LogDirectory, Boolean> dirClean = new HashMap<>();
         for (final Entry entry : logs.values()) {
             try {
                 entry.log.close();
@@ -862,31 +746,20 @@ public final class LogManager implements AutoCloseable {
                 failure = add(failure, e);
             }
         }
-        for (final Dir dir : dirs) {
-            if (dir.failure.isOffline() || Boolean.FALSE.equals(dirClean.get(dir))) {
+        for (final LogDirectory dir : dirs) {
+            if (dir.failure().isOffline() || Boolean.FALSE.equals(dirClean.get(dir))) {
                 continue;
             }
             try {
-                writeCheckpoint(dir, dir.recoveryPoints, PartitionLog::flushedOffset);
-                writeCheckpoint(dir, dir.logStarts, PartitionLog::logStartOffset);
-                writeCheckpoint(dir, dir.highWatermarks, PartitionLog::highWatermark);
-                // Last: the marker promises that everything before it is on disk (ST-10).
-                dir.cleanShutdown.write(config.brokerEpoch());
+                dir.writeCleanShutdown(() -> logsIn(dir), config.brokerEpoch());
             } catch (final IOException | RuntimeException e) {
-                dir.failure.markOffline("clean shutdown", e);
                 failure = add(failure, e);
-                try {
-                    // A marker whose directory entry may not be durable must not vouch for this directory.
-                    io.deleteIfExists(dir.cleanShutdown.file());
-                } catch (final IOException | RuntimeException suppressed) {
-                    e.addSuppressed(suppressed);
-                }
             }
         }
         logs.clear();
         for (int i = dirs.size() - 1; i >= 0; i--) {
             try {
-                dirs.get(i).lock.close();
+                dirs.get(i).releaseLock();
             } catch (final IOException | RuntimeException e) {
                 failure = add(failure, e);
             }
@@ -913,13 +786,7 @@ public final class LogManager implements AutoCloseable {
      * @throws IllegalArgumentException if it is not one of this manager's directories
      */
     public boolean hadCleanShutdown(final Path logDir) {
-        final Path n = logDir.toAbsolutePath().normalize();
-        for (final Dir dir : dirs) {
-            if (dir.path.equals(n)) {
-                return dir.hadCleanShutdown;
-            }
-        }
-        throw new IllegalArgumentException("logDir=" + logDir + " is not one of " + config.logDirs());
+        return dirAt(logDir).hadCleanShutdown();
     }
 
     @Override

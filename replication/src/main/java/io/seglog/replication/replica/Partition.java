@@ -1,32 +1,19 @@
 package io.seglog.replication.replica;
 
 import io.seglog.replication.election.LeaderAndIsr;
-import io.seglog.replication.policy.FetchDivergence;
 import io.seglog.replication.policy.FollowerProgress;
-import io.seglog.replication.policy.IsrRules;
 import io.seglog.replication.transport.PartitionStateInfo;
 import io.seglog.storage.AppendOutcome;
 import io.seglog.storage.EpochEndOffset;
 import io.seglog.storage.LeaderAppendResult;
-import io.seglog.storage.LeaderEpochEntry;
-import io.seglog.storage.LogRecord;
-import io.seglog.storage.LogSlice;
 import io.seglog.storage.OffsetOutOfRangeException;
 import io.seglog.storage.PartitionLog;
-import io.seglog.storage.Records;
 import io.seglog.storage.StorageException;
 import io.seglog.storage.TopicPartition;
 import io.seglog.storage.format.CodecUnavailableException;
 import io.seglog.storage.format.InvalidRecordException;
-import io.seglog.storage.format.RecordBatchDescriptor;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -39,11 +26,20 @@ import org.slf4j.LoggerFactory;
  * fetcher brings and takes the leader's high watermark. The rules it applies are in
  * {@link io.seglog.replication.policy}; time comes from the {@link Context}.
  *
- * <p>Threads: any. The role (leader, epochs, ISR) changes under a write lock; appends, reads and fetches run under
- * the read lock, so a LeaderAndIsr waits for the appends in flight and none starts in the old role after it. The
- * followers' progress, the ISR change in flight and the high-watermark decisions are guarded by a monitor taken
- * inside the read lock. Nothing here blocks on ZooKeeper or the network: an ISR write is handed to the writer and
- * its outcome applied when it completes.
+ * <p>Who owns what: Partition is the entry point the replica manager, the fetchers and the wire call, and owns the
+ * role (leader, leader epoch, controller epoch, assignment, where the leader's epoch began, stopped) and its lock.
+ * {@link IsrTracker} owns the ISR, the followers' progress, the ISR change in flight and the high-watermark
+ * decisions; {@link ProduceAcks} the leadership's start and the acks=1 ring, and when waiting produces are answered.
+ * {@link LeaderReads} (a leader's answers read from the log) and {@link FollowerWrites} (a follower's changes to the
+ * log) own no state. Each field has one writer, the class that declares it.
+ *
+ * <p>Threads: any. Locks, always in this order: the role lock (a read-write lock; the role and the ISR tracker's
+ * role-wide state change under its write lock; appends, reads, fetches and follower changes run under its read
+ * lock, so a LeaderAndIsr waits for those in flight and none starts in the old role after it), then the tracker's
+ * monitor (the followers' progress, the ISR change in flight, the HW decisions), then the log's own locks (its
+ * append lock, under which the answer handler records in the acks ring, whose monitor is innermost). Nothing here
+ * blocks on ZooKeeper or the network: an ISR write is handed to the writer outside every lock and its outcome
+ * applied under the write lock when it completes.
  */
 public final class Partition {
     /** ListOffsets v8+ (KIP-405): the local log's start, which is the log start without tiered storage. */
@@ -144,33 +140,24 @@ public final class Partition {
     private final Context ctx;
     private final ReentrantReadWriteLock roleLock = new ReentrantReadWriteLock();
     /** Reads the log's answer under the log's append lock: made once, so an append allocates only its result. */
-    private final LeaderAppendResult.Handler<AppendResult> onLeaderAppend = this::answer;
-    /** The broker's eligibility rule, made once, so the high-watermark check after each append allocates none. */
-    private final IsrRules.Eligibility eligible;
-    /** Guards the followers' progress, the ISR change in flight and the HW decisions (inside the read lock). */
-    private final Object progressLock = new Object();
+    private final LeaderAppendResult.Handler<AppendResult> onLeaderAppend;
+    /** The ISR, the followers' progress, the ISR change in flight and the high-watermark decisions. */
+    private final IsrTracker tracker;
+    /** The leader's answers read from the log alone (no state). */
+    private final LeaderReads reads;
+    /** The follower's changes to the log (no state). */
+    private final FollowerWrites followerWrites;
 
-    /** acks=1 flow control: this leadership's latest appends, recorded in the order the log wrote them. */
-    private final AppendRing appendRing = new AppendRing();
+    /** The leadership's start and the acks=1 flow control's ring: when produces waiting on the HW are answered. */
+    private final ProduceAcks produceAcks;
 
     // The role: written under the write lock.
     private volatile int leaderId = LeaderAndIsr.NO_LEADER;
     private volatile int leaderEpoch = -1;
-    /** The epoch in which this broker last became leader (a re-election at a higher epoch keeps it). */
-    private int leaderSinceEpoch = -1;
-    private int partitionEpoch = -1;
     private int controllerEpoch = -1;
     private volatile List<Integer> assignment = List.of();
-    private volatile List<Integer> isr = List.of();
     private long leaderEpochStartOffset = -1;
-    private Map<Integer, FollowerProgress> followers = Map.of();
     private volatile boolean stopped;
-
-    // Under progressLock.
-    private List<Integer> pendingIsr;
-    /** An ISR write found a newer leadership in the store: no more proposals until a LeaderAndIsr. */
-    private boolean isrStale;
-    private long durableHighWatermark = -1;
 
     /**
      * A partition with no role yet.
@@ -185,7 +172,11 @@ public final class Partition {
         this.localBrokerId = localBrokerId;
         this.log = log;
         this.ctx = ctx;
-        this.eligible = ctx::isEligible;
+        this.tracker = new IsrTracker(tp, localBrokerId, log, ctx);
+        this.reads = new LeaderReads(log);
+        this.followerWrites = new FollowerWrites(tp, log);
+        this.produceAcks = new ProduceAcks(log, ctx, tracker);
+        this.onLeaderAppend = produceAcks::answer;
     }
 
     // ------------------------------------------------------------------------------------------------- role
@@ -206,39 +197,17 @@ public final class Partition {
             newLeader = leaderId != localBrokerId;
             final LeaderAndIsr lai = state.leaderAndIsr();
             if (newLeader) {
-                leaderSinceEpoch = lai.leaderEpoch();
-                appendRing.reset(); // the flow control counts this leadership's appends only
+                produceAcks.beginLeadership(lai.leaderEpoch());
             }
             leaderEpochStartOffset = ctx.safetyFixes().leaderEpochAtElection()
                 ? log.beginLeaderEpoch(lai.leaderEpoch()) : log.logEndOffset();
             setRole(state);
-            final long now = ctx.nowMs();
-            final long leo = log.logEndOffset();
-            final Map<Integer, FollowerProgress> next = new HashMap<>();
-            for (final int replica : assignment) {
-                if (replica == localBrokerId) {
-                    continue;
-                }
-                final FollowerProgress known = followers.get(replica);
-                final FollowerProgress f = known != null ? known : new FollowerProgress(replica);
-                if (newLeader || known == null) {
-                    f.resetForNewLeader(now, isr.contains(replica));
-                } else {
-                    f.resetForReelectedLeader(now, leo, isr.contains(replica));
-                }
-                next.put(replica, f);
-            }
-            followers = next;
-            synchronized (progressLock) {
-                pendingIsr = null;
-                isrStale = false;
-                durableHighWatermark = -1;
-            }
+            tracker.lead(lai, assignment, newLeader);
         } finally {
             roleLock.writeLock().unlock();
         }
         LOG.info("{} broker.id={} leads in epoch {} from offset {} (isr={}, highWatermark={})", tp, localBrokerId,
-            leaderEpoch, leaderEpochStartOffset, isr, log.highWatermark());
+            leaderEpoch, leaderEpochStartOffset, tracker.isr(), log.highWatermark());
         if (maybeIncrementHighWatermark()) {
             ctx.onHighWatermarkChanged(tp);
         }
@@ -258,12 +227,8 @@ public final class Partition {
             final boolean changed = leaderId != state.leaderAndIsr().leader()
                 || leaderEpoch != state.leaderAndIsr().leaderEpoch() || stopped;
             setRole(state);
-            followers = Map.of();
+            tracker.follow(state.leaderAndIsr());
             leaderEpochStartOffset = -1;
-            synchronized (progressLock) {
-                pendingIsr = null;
-                isrStale = false;
-            }
             return changed;
         } finally {
             roleLock.writeLock().unlock();
@@ -274,9 +239,7 @@ public final class Partition {
         final LeaderAndIsr lai = state.leaderAndIsr();
         leaderId = lai.leader();
         leaderEpoch = lai.leaderEpoch();
-        partitionEpoch = lai.partitionEpoch();
         controllerEpoch = state.controllerEpoch();
-        isr = List.copyOf(lai.isr());
         assignment = List.copyOf(state.replicas());
         stopped = false;
     }
@@ -287,10 +250,7 @@ public final class Partition {
         try {
             stopped = true;
             leaderId = LeaderAndIsr.NO_LEADER;
-            followers = Map.of();
-            synchronized (progressLock) {
-                pendingIsr = null;
-            }
+            tracker.stop();
         } finally {
             roleLock.writeLock().unlock();
         }
@@ -329,7 +289,7 @@ public final class Partition {
      * @return the ISR
      */
     public List<Integer> isr() {
-        return isr;
+        return tracker.isr();
     }
 
     /**
@@ -347,7 +307,7 @@ public final class Partition {
      * @return under-replicated
      */
     public boolean underReplicated() {
-        return isLeader() && isr.size() < assignment.size();
+        return isLeader() && tracker.isr().size() < assignment.size();
     }
 
     /**
@@ -357,7 +317,7 @@ public final class Partition {
      * @return under min ISR
      */
     public boolean underMinIsr() {
-        return isLeader() && isr.size() < effectiveMinIsr();
+        return isLeader() && tracker.isr().size() < effectiveMinIsr();
     }
 
     /**
@@ -367,7 +327,7 @@ public final class Partition {
      * @return at min ISR
      */
     public boolean atMinIsr() {
-        return isLeader() && isr.size() == effectiveMinIsr();
+        return isLeader() && tracker.isr().size() == effectiveMinIsr();
     }
 
     /**
@@ -416,10 +376,7 @@ public final class Partition {
     public long followerLogEndOffset(final int brokerId) {
         roleLock.readLock().lock();
         try {
-            final FollowerProgress f = followers.get(brokerId);
-            synchronized (progressLock) {
-                return f == null ? -1 : f.logEndOffset();
-            }
+            return tracker.followerLogEndOffset(brokerId);
         } finally {
             roleLock.readLock().unlock();
         }
@@ -457,6 +414,7 @@ public final class Partition {
                     + " is not the leader of " + tp + " (leader " + leaderId + ")");
             }
             final int minIsr = effectiveMinIsr();
+            final List<Integer> isr = tracker.isr();
             if (acks == -1 && isr.size() < minIsr) {
                 return AppendResult.error(ReplicaError.NOT_ENOUGH_REPLICAS, "the ISR " + isr + " of " + tp
                     + " is smaller than min.insync.replicas=" + minIsr + " (capped at the replication factor)");
@@ -489,103 +447,26 @@ public final class Partition {
         return result;
     }
 
-    /**
-     * The log's answer made the partition's, under the log's append lock (so appends reach the flow control's ring in
-     * the order they were written): an append is remembered for acks=1, and every outcome becomes a result.
-     */
-    private AppendResult answer(final LeaderAppendResult appended) {
-        if (appended.outcome() == AppendOutcome.APPENDED) {
-            appendRing.record(appended.lastOffset() + 1, appended.sizeInBytes());
-        }
-        return AppendResult.of(appended);
-    }
-
-    /**
-     * Whether an acks=all produce that appended up to {@code lastOffset} may be answered: the high watermark (or,
-     * with durable acks, the durable high watermark) passed it.
-     *
-     * A new leader epoch with this broker still leader (the controller dropped a dead replica from the ISR) keeps
-     * the produce waiting, as Kafka's {@code checkEnoughReplicasReachOffset} does: a leader's log is never truncated,
-     * so the batch is still at its offsets. Leadership lost since the append, even if regained, answers
-     * NOT_LEADER_OR_FOLLOWER (a follower may have truncated it).
-     *
-     * @param lastOffset the produce's last offset
-     * @param epoch      the leader epoch it was appended in
-     * @return NONE when acknowledged; NOT_ENOUGH_REPLICAS_AFTER_APPEND when replicated but the ISR is now below
-     *     {@code min.insync.replicas}; NOT_LEADER_OR_FOLLOWER when this broker lost the leadership since the
-     *     append; null while it must wait
-     */
+    /** Whether an acks=all produce may be answered ({@link ProduceAcks#acksStatus}); null while it waits. */
     ReplicaError acksStatus(final long lastOffset, final int epoch) {
         roleLock.readLock().lock();
         try {
-            if (!isLeader() || epoch < leaderSinceEpoch) {
-                return ReplicaError.NOT_LEADER_OR_FOLLOWER;
-            }
-            final long committed;
-            synchronized (progressLock) {
-                committed = ctx.durableAcks() ? Math.min(durableHighWatermark, log.highWatermark())
-                    : log.highWatermark();
-            }
-            if (committed <= lastOffset) {
-                return null;
-            }
-            return isr.size() < effectiveMinIsr() ? ReplicaError.NOT_ENOUGH_REPLICAS_AFTER_APPEND
-                : ReplicaError.NONE;
+            return produceAcks.acksStatus(lastOffset, epoch, isLeader(), effectiveMinIsr());
         } finally {
             roleLock.readLock().unlock();
         }
     }
 
-    /**
-     * acks=1 flow control: the offset the high watermark must reach before an acks=1 produce that appended up to
-     * {@code lastOffset} is answered, so that at most {@code maxBytes} of acknowledged records lie beyond what every
-     * in-sync follower holds: the end of the first append whose running total reaches this one's less
-     * {@code maxBytes}. Worked from the ring of this leadership's latest appends; when this append has already left the
-     * ring, the produce need not wait, and when the first such append has, the oldest one remembered stands in (a
-     * tighter bound).
-     *
-     * @param lastOffset the produce's last offset
-     * @param maxBytes   the bound, 0 or more
-     * @return the offset, or -1 when the produce need not wait (no follower in the ISR, or everything this leader
-     *     appended is within the bound)
-     */
+    /** acks=1 flow control: the HW an acks=1 produce waits for ({@link ProduceAcks#unreplicatedTarget}), or -1. */
     long unreplicatedTarget(final long lastOffset, final long maxBytes) {
-        if (isr.size() < 2) {
-            return -1;
-        }
-        return appendRing.target(lastOffset, maxBytes);
+        return produceAcks.unreplicatedTarget(lastOffset, maxBytes);
     }
 
-    /**
-     * Whether an acks=1 produce held by the flow control may be answered: the high watermark reached
-     * {@code target}, or no in-sync follower short of it has fetched within {@code activeWindowMs} (a stopped or
-     * paused follower is not waited for).
-     *
-     * @param target         from {@link #unreplicatedTarget}
-     * @param epoch          the leader epoch of the append
-     * @param activeWindowMs how recently a follower must have fetched to be waited for
-     * @return NONE to answer; NOT_LEADER_OR_FOLLOWER when this broker lost the leadership since the append (the
-     *     batch may be truncated); null while it waits
-     */
+    /** Whether a held acks=1 produce may be answered ({@link ProduceAcks#unreplicatedStatus}); null while it waits. */
     ReplicaError unreplicatedStatus(final long target, final int epoch, final long activeWindowMs) {
         roleLock.readLock().lock();
         try {
-            if (!isLeader() || epoch < leaderSinceEpoch) {
-                return ReplicaError.NOT_LEADER_OR_FOLLOWER;
-            }
-            if (log.highWatermark() >= target) {
-                return ReplicaError.NONE;
-            }
-            final long activeSince = ctx.nowMs() - activeWindowMs;
-            synchronized (progressLock) {
-                for (final int id : isr) {
-                    final FollowerProgress f = followers.get(id);
-                    if (f != null && f.logEndOffset() < target && f.lastFetchTimeMs() >= activeSince) {
-                        return null;
-                    }
-                }
-            }
-            return ReplicaError.NONE;
+            return produceAcks.unreplicatedStatus(target, epoch, isLeader(), activeWindowMs);
         } finally {
             roleLock.readLock().unlock();
         }
@@ -615,7 +496,6 @@ public final class Partition {
                                        final boolean recordProgress) {
         final FollowerProgress follower;
         final int readEpoch;
-        final long leo;
         final ReadResult read;
         roleLock.readLock().lock();
         try {
@@ -624,26 +504,12 @@ public final class Partition {
             if (epochError != null) {
                 return ReadResult.error(epochError);
             }
-            follower = followers.get(replicaId);
+            follower = tracker.follower(replicaId);
             if (follower == null) {
                 return ReadResult.error(currentLeaderEpoch >= 0 ? ReplicaError.UNKNOWN_LEADER_EPOCH
                     : ReplicaError.NOT_LEADER_OR_FOLLOWER);
             }
-            final long hw = log.highWatermark();
-            final long logStart = log.logStartOffset();
-            leo = log.logEndOffset();
-            final EpochEndOffset epochEnd = lastFetchedEpoch >= 0 ? log.endOffsetForEpoch(lastFetchedEpoch)
-                : EpochEndOffset.UNDEFINED;
-            switch (FetchDivergence.decide(lastFetchedEpoch, fetchOffset, logStart, epochEnd)) {
-                case DIVERGING:
-                    return new ReadResult(ReplicaError.NONE, hw, logStart, leo, epochEnd, null);
-                case OUT_OF_RANGE:
-                    return new ReadResult(ReplicaError.OFFSET_OUT_OF_RANGE, hw, logStart, leo, EpochEndOffset.UNDEFINED,
-                        null);
-                default:
-                    break;
-            }
-            read = readBelow(Long.MAX_VALUE, fetchOffset, maxBytes, minOneBatch, hw, logStart, leo);
+            read = reads.forFollower(lastFetchedEpoch, fetchOffset, maxBytes, minOneBatch);
         } catch (final OffsetOutOfRangeException e) {
             return ReadResult.error(ReplicaError.OFFSET_OUT_OF_RANGE);
         } catch (final StorageException e) {
@@ -651,12 +517,12 @@ public final class Partition {
         } finally {
             roleLock.readLock().unlock();
         }
-        if (!recordProgress || read.error() != ReplicaError.NONE) {
-            return read; // an out-of-range fetch records no progress
+        if (!recordProgress || read.error() != ReplicaError.NONE || !read.divergingEpoch().isUndefined()) {
+            return read; // an out-of-range or diverging fetch records no progress
         }
         final long previous = follower.logEndOffset(); // a hint for the trigger below, read without the lock
         final IsrWriter.Proposal expand = recordFollowerFetch(follower, readEpoch, fetchOffset, followerLogStart,
-            followerDurable, leo, replicaBrokerEpoch);
+            followerDurable, read.logEndOffset(), replicaBrokerEpoch);
         if (expand != null) {
             sendIsr(expand);
         }
@@ -679,79 +545,32 @@ public final class Partition {
             if (!isLeader() || leaderEpoch != readEpoch) {
                 return null; // the role changed since the read: its offsets were checked against another leadership
             }
-            synchronized (progressLock) {
-                follower.onFetch(fetchOffset, followerLogStart, followerDurable, leaderLogEndOffset, ctx.nowMs(),
-                    brokerEpoch);
-                // Kafka's maybeExpandIsr: one change in flight at a time.
-                if (pendingIsr != null || isrStale || isr.contains(follower.brokerId())) {
-                    return null;
-                }
-                if (!IsrRules.canJoinIsr(follower, log.highWatermark(),
-                    ctx.safetyFixes().currentEpochToJoinIsr() ? leaderEpochStartOffset : -1,
-                    ctx.isEligible(follower.brokerId()))) {
-                    return null;
-                }
-                final List<Integer> expanded = new ArrayList<>(isr);
-                expanded.add(follower.brokerId());
-                return propose(expanded);
-            }
+            return tracker.onFollowerFetch(follower, fetchOffset, followerLogStart, followerDurable, leaderLogEndOffset,
+                brokerEpoch, ctx.safetyFixes().currentEpochToJoinIsr() ? leaderEpochStartOffset : -1, leaderEpoch,
+                controllerEpoch);
         } finally {
             roleLock.readLock().unlock();
         }
     }
 
-    /**
-     * Records a proposal in flight; under the read lock and the progress lock. A leader elected uncleanly has nothing
-     * to recover (no transaction or producer state yet), so its ISR writes mark the partition RECOVERED (KIP-704).
-     */
-    private IsrWriter.Proposal propose(final List<Integer> newIsr) {
-        pendingIsr = List.copyOf(newIsr);
-        return new IsrWriter.Proposal(localBrokerId, leaderEpoch, pendingIsr, partitionEpoch, controllerEpoch, false);
-    }
-
     /** Hands a proposal to the writer, outside every lock (its outcome takes the write lock). */
     private void sendIsr(final IsrWriter.Proposal proposal) {
-        LOG.info("{} leader {} epoch {}: ISR {} -> {}", tp, localBrokerId, proposal.leaderEpoch(), isr, proposal.isr());
+        LOG.info("{} leader {} epoch {}: ISR {} -> {}", tp, localBrokerId, proposal.leaderEpoch(), tracker.isr(),
+            proposal.isr());
         ctx.isrWriter().write(tp, proposal).whenComplete((result, failure) -> onIsrWritten(proposal, result, failure));
     }
 
     private void onIsrWritten(final IsrWriter.Proposal proposal, final IsrWriter.Result result,
                               final Throwable failure) {
-        List<Integer> before = null;
+        final List<Integer> before;
         roleLock.writeLock().lock();
         try {
-            synchronized (progressLock) {
-                if (!isLeader() || leaderEpoch != proposal.leaderEpoch()) {
-                    // A newer role: its LeaderAndIsr carried the state, and reset the change in flight; one pending
-                    // now is the new role's and stays pending until its own answer.
-                    return;
-                }
-                if (pendingIsr != null && pendingIsr.equals(proposal.isr())) {
-                    pendingIsr = null;
-                }
-                if (failure != null) {
-                    LOG.warn("{} ISR change to {} not written (proposed again later): {}", tp, proposal.isr(),
-                        failure.toString());
-                } else if (result instanceof IsrWriter.Written written) {
-                    before = isr;
-                    isr = proposal.isr();
-                    partitionEpoch = written.partitionEpoch();
-                } else {
-                    final LeaderAndIsr current = ((IsrWriter.Conflict) result).current();
-                    if (current != null && current.leader() == localBrokerId && current.leaderEpoch() == leaderEpoch) {
-                        // The same leadership at another version: our earlier write whose answer was lost, or a
-                        // change that kept the epoch. Adopt it and decide again from it (KAFKA-2729 left Kafka's
-                        // leaders stuck on a stale version until the next LeaderAndIsr).
-                        LOG.info("{} ISR write found version {} (expected {}): adopting ISR {}", tp,
-                            current.partitionEpoch(), proposal.partitionEpoch(), current.isr());
-                        isr = List.copyOf(current.isr());
-                        partitionEpoch = current.partitionEpoch();
-                    } else {
-                        LOG.info("{} ISR write found a newer leadership {}: waiting for the controller", tp, current);
-                        isrStale = true;
-                    }
-                }
+            if (!isLeader() || leaderEpoch != proposal.leaderEpoch()) {
+                // A newer role: its LeaderAndIsr carried the state, and reset the change in flight; one pending now
+                // is the new role's and stays pending until its own answer.
+                return;
             }
+            before = tracker.onIsrWritten(proposal, result, failure, leaderEpoch);
         } finally {
             roleLock.writeLock().unlock();
         }
@@ -778,21 +597,12 @@ public final class Partition {
             if (!isLeader()) {
                 return false;
             }
-            synchronized (progressLock) {
-                if (pendingIsr != null || isrStale) {
-                    return false;
-                }
-                final List<Integer> out = IsrRules.outOfSync(localBrokerId, isr, followers.values(),
-                    log.logEndOffset(), ctx.nowMs(), ctx.replicaLagTimeMaxMs());
-                if (out.isEmpty()) {
-                    return false;
-                }
-                final List<Integer> shrunk = new ArrayList<>(isr);
-                shrunk.removeAll(out);
-                proposal = propose(shrunk);
-            }
+            proposal = tracker.maybeShrink(leaderEpoch, controllerEpoch);
         } finally {
             roleLock.readLock().unlock();
+        }
+        if (proposal == null) {
+            return false;
         }
         sendIsr(proposal);
         return true;
@@ -807,31 +617,7 @@ public final class Partition {
     boolean maybeIncrementHighWatermark() {
         roleLock.readLock().lock();
         try {
-            if (!isLeader()) {
-                return false;
-            }
-            synchronized (progressLock) {
-                final long leo = log.logEndOffset();
-                final long hw = log.highWatermark();
-                final List<Integer> maximal = maximalIsr();
-                final long now = ctx.nowMs();
-                final long next = IsrRules.highWatermark(hw, leo, followers.values(), isr.size(), maximal,
-                    effectiveMinIsr(), eligible, now, ctx.replicaLagTimeMaxMs());
-                boolean moved = false;
-                if (next > hw) {
-                    log.updateHighWatermark(next);
-                    moved = true;
-                }
-                if (ctx.durableAcks()) {
-                    final long durable = IsrRules.durableHighWatermark(log.highWatermark(), log.flushedOffset(), leo,
-                        followers.values(), maximal, eligible, now, ctx.replicaLagTimeMaxMs());
-                    if (durable > durableHighWatermark) {
-                        durableHighWatermark = durable;
-                        moved = true;
-                    }
-                }
-                return moved;
-            }
+            return isLeader() && tracker.maybeIncrementHighWatermark(effectiveMinIsr());
         } catch (final StorageException e) {
             LOG.warn("{}: high watermark not moved: {}", tp, e.getMessage());
             return false;
@@ -840,25 +626,13 @@ public final class Partition {
         }
     }
 
-    /** The committed ISR plus the members being added (Kafka's maximal ISR); under the progress lock. */
-    private List<Integer> maximalIsr() {
-        if (pendingIsr == null) {
-            return isr;
-        }
-        final Set<Integer> union = new LinkedHashSet<>(isr);
-        union.addAll(pendingIsr);
-        return List.copyOf(union);
-    }
-
     /**
      * The durable high watermark (durable acks only).
      *
      * @return the offset, -1 when unknown or durable acks are off
      */
     public long durableHighWatermark() {
-        synchronized (progressLock) {
-            return durableHighWatermark;
-        }
+        return tracker.durableHighWatermark();
     }
 
     private ReplicaError checkEpochAsLeader(final int currentLeaderEpoch) {
@@ -890,7 +664,7 @@ public final class Partition {
             }
             final long hw = log.highWatermark();
             final long logStart = log.logStartOffset();
-            return readBelow(hw, fetchOffset, maxBytes, minOneBatch, hw, logStart, log.logEndOffset());
+            return reads.readBelow(hw, fetchOffset, maxBytes, minOneBatch, hw, logStart, log.logEndOffset());
         } catch (final OffsetOutOfRangeException e) {
             return ReadResult.error(ReplicaError.OFFSET_OUT_OF_RANGE);
         } catch (final StorageException e) {
@@ -898,22 +672,6 @@ public final class Partition {
         } finally {
             roleLock.readLock().unlock();
         }
-    }
-
-    /**
-     * Reads whole batches from {@code fetchOffset} below {@code maxOffset} (the log end for a follower, the high
-     * watermark for a consumer), under the caller's role lock. An offset outside {@code [logStart, leo]} is
-     * OFFSET_OUT_OF_RANGE; an offset at the bound answers no records.
-     */
-    private ReadResult readBelow(final long maxOffset, final long fetchOffset, final int maxBytes,
-                                 final boolean minOneBatch, final long hw, final long logStart, final long leo) {
-        if (fetchOffset < logStart || fetchOffset > leo) {
-            return new ReadResult(ReplicaError.OFFSET_OUT_OF_RANGE, hw, logStart, leo, EpochEndOffset.UNDEFINED, null);
-        }
-        final LogSlice slice = fetchOffset >= Math.min(maxOffset, leo) || maxBytes == 0 && !minOneBatch ? null
-            : log.read(fetchOffset, maxBytes, maxOffset, minOneBatch);
-        return new ReadResult(ReplicaError.NONE, hw, logStart, leo, EpochEndOffset.UNDEFINED,
-            slice == null || slice.isEmpty() ? null : slice);
     }
 
     /**
@@ -937,30 +695,7 @@ public final class Partition {
             if (epochError != null) {
                 return OffsetResult.error(epochError);
             }
-            final long bound = fromReplica ? log.logEndOffset() : log.highWatermark();
-            // Without tiered storage the local log is the whole log (Kafka's UnifiedLog without remote storage).
-            if (timestamp == PartitionLog.EARLIEST_TIMESTAMP || timestamp == EARLIEST_LOCAL_TIMESTAMP) {
-                final long start = log.logStartOffset();
-                return new OffsetResult(ReplicaError.NONE, start, -1, epochAt(start));
-            }
-            if (timestamp == LATEST_TIERED_TIMESTAMP || timestamp == EARLIEST_PENDING_UPLOAD_TIMESTAMP) {
-                return new OffsetResult(ReplicaError.NONE, -1, -1, -1); // nothing tiered, nothing pending upload
-            }
-            if (!fromReplica && leaderEpochStartOffset > log.highWatermark()) {
-                return OffsetResult.error(ReplicaError.OFFSET_NOT_AVAILABLE);
-            }
-            if (timestamp == PartitionLog.LATEST_TIMESTAMP) {
-                return new OffsetResult(ReplicaError.NONE, bound, -1, leaderEpoch);
-            }
-            final long offset = log.reader().offsetForTimestamp(timestamp, bound);
-            if (offset < 0 || offset >= bound) {
-                return new OffsetResult(ReplicaError.NONE, -1, -1, -1);
-            }
-            long found = -1;
-            for (final LogRecord record : Records.of(log, offset, offset + 1)) {
-                found = record.timestamp();
-            }
-            return new OffsetResult(ReplicaError.NONE, offset, found, epochAt(offset));
+            return reads.listOffset(timestamp, fromReplica, leaderEpoch, leaderEpochStartOffset);
         } catch (final CodecUnavailableException e) {
             // The batch the timestamp lands in uses a codec whose library this broker lacks.
             return OffsetResult.error(ReplicaError.UNKNOWN_SERVER_ERROR);
@@ -969,16 +704,6 @@ public final class Partition {
         } finally {
             roleLock.readLock().unlock();
         }
-    }
-
-    private int epochAt(final long offset) {
-        int epoch = -1;
-        for (final LeaderEpochEntry e : log.leaderEpochs()) {
-            if (e.startOffset() <= offset) {
-                epoch = e.epoch();
-            }
-        }
-        return epoch;
     }
 
     /**
@@ -1014,8 +739,8 @@ public final class Partition {
     }
 
     /**
-     * Appends what the fetcher brought, then takes the leader's high watermark (capped at the log end) and log start
-     * (Kafka's {@code processPartitionData}). Nothing happens when the role changed since the fetch was sent.
+     * Appends what the fetcher brought and takes the leader's watermarks ({@link FollowerWrites#append}), unless the
+     * role changed since the fetch was sent.
      *
      * @param records        the batches, in the leader's offsets
      * @param epoch          the leader epoch the fetch was sent in
@@ -1025,61 +750,22 @@ public final class Partition {
      * @throws InvalidRecordException when the batches do not continue the log or are malformed
      */
     long appendAsFollower(final ByteBuffer records, final int epoch, final long leaderHw, final long leaderLogStart) {
-        return asFollower(epoch, () -> {
-            if (records != null && records.hasRemaining()) {
-                restartAtFirstBatchIfEmpty(records, epoch);
-                log.appendAsFollower(records);
-            }
-            log.updateHighWatermark(leaderHw);
-            if (leaderLogStart > log.logStartOffset() && leaderLogStart <= log.highWatermark()) {
-                log.deleteRecordsBefore(leaderLogStart);
-            }
-            return log.logEndOffset();
-        });
+        return asFollower(epoch, () -> followerWrites.append(records, leaderId, epoch, leaderHw, leaderLogStart));
     }
 
     /**
-     * An empty follower log restarted at the leader's log start, which may lie inside a batch (a log start raised by
-     * offset, not by segment), cannot take the whole batch the leader serves from there: it starts over at that
-     * batch's base offset instead (Kafka's answer to {@code UnexpectedAppendOffsetException}). A log holding records
-     * is never moved.
-     */
-    private void restartAtFirstBatchIfEmpty(final ByteBuffer records, final int epoch) {
-        final long end = log.logEndOffset();
-        if (end != log.logStartOffset()
-            || records.remaining() < RecordBatchDescriptor.LAST_OFFSET_DELTA_OFFSET + Integer.BYTES) {
-            return;
-        }
-        final ByteBuffer header = records.duplicate().order(ByteOrder.BIG_ENDIAN);
-        final long base = header.getLong(records.position() + RecordBatchDescriptor.BASE_OFFSET_OFFSET);
-        final long last = base + header.getInt(records.position() + RecordBatchDescriptor.LAST_OFFSET_DELTA_OFFSET);
-        if (base < end && last >= end) {
-            LOG.info("{} follower of {} in epoch {}: empty log at {} restarts at {}, the base of the batch holding it",
-                tp, leaderId, epoch, end, base);
-            log.truncateFullyAndStartAt(base);
-        }
-    }
-
-    /**
-     * Truncates the follower's log (by epoch, after a diverging epoch or an OffsetsForLeaderEpoch answer, or to the
-     * leader's end after OFFSET_OUT_OF_RANGE). Nothing happens when the role changed since the fetch was sent.
+     * Truncates the follower's log ({@link FollowerWrites#truncateTo}), unless the role changed since the fetch.
      *
      * @param offset the new log end offset
      * @param epoch  the leader epoch the fetch was sent in
      * @return the log end offset after it, or -1 when the role changed
      */
     long truncateAsFollower(final long offset, final int epoch) {
-        return asFollower(epoch, () -> {
-            if (offset < log.logEndOffset()) {
-                LOG.info("{} follower of {} in epoch {}: truncating from {} to {}", tp, leaderId, epoch,
-                    log.logEndOffset(), offset);
-            }
-            return log.truncateTo(offset);
-        });
+        return asFollower(epoch, () -> followerWrites.truncateTo(offset, leaderId, epoch));
     }
 
     /**
-     * Empties the follower's log and restarts it at {@code offset} (the leader's log start passed this log's end).
+     * Empties the follower's log and restarts it at {@code offset} ({@link FollowerWrites#truncateFullyAndStartAt}).
      *
      * @param offset the leader's log start offset
      * @param epoch  the leader epoch the fetch was sent in
@@ -1087,21 +773,12 @@ public final class Partition {
      */
     boolean truncateFullyAsFollower(final long offset, final int epoch) {
         return asFollower(epoch, () -> {
-            LOG.info("{} follower of {} in epoch {}: log [{}, {}) is below the leader's start {}; restarting there", tp,
-                leaderId, epoch, log.logStartOffset(), log.logEndOffset(), offset);
-            log.truncateFullyAndStartAt(offset);
+            followerWrites.truncateFullyAndStartAt(offset, leaderId, epoch);
             return 0;
         }) >= 0;
     }
 
-    /**
-     * Runs a follower's change to the log under the role read lock, only while this broker still follows the
-     * partition in the epoch the fetch was sent in.
-     *
-     * @param epoch  the leader epoch the fetch was sent in
-     * @param change the change; returns a non-negative result
-     * @return the change's result, or -1 when the role changed
-     */
+    /** Runs a follower's change (non-negative result) under the role read lock while this broker follows in epoch. */
     private long asFollower(final int epoch, final LongSupplier change) {
         roleLock.readLock().lock();
         try {
@@ -1114,6 +791,6 @@ public final class Partition {
     @Override
     public String toString() {
         return "Partition[" + tp + ", broker=" + localBrokerId + ", leader=" + leaderId + ", epoch=" + leaderEpoch
-            + ", isr=" + isr + "]";
+            + ", isr=" + tracker.isr() + "]";
     }
 }

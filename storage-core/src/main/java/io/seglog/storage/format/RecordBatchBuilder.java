@@ -28,7 +28,6 @@ import static io.seglog.storage.format.RecordBatchDescriptor.TIMESTAMP_TYPE_MASK
 import static io.seglog.storage.format.RecordBatchDescriptor.TRANSACTIONAL_FLAG_MASK;
 import static java.nio.ByteOrder.BIG_ENDIAN;
 
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
@@ -60,8 +59,9 @@ import org.agrona.concurrent.UnsafeBuffer;
  * is known (one copy of the record). A record that does not fit the remaining capacity throws {@link IllegalStateException} and is
  * rolled back; the records before it stay and the batch can still be built.
  *
- * <p>Allocation-free once constructed, except the {@code String} header convenience which encodes the key.
- * Not thread-safe: one instance per writing thread.
+ * <p>Owns the batch being written (its header fields, the open record, the counts); a {@code BatchCompressor} owns
+ * the codecs and the buffers {@link #compression} goes through. Allocation-free once constructed, except the
+ * {@code String} header convenience which encodes the key. Not thread-safe: one instance per writing thread.
  */
 public final class RecordBatchBuilder implements AutoCloseable {
     /** Most bytes a record adds beyond its key, value and headers: Kafka's {@code MAX_RECORD_OVERHEAD}. */
@@ -85,9 +85,8 @@ public final class RecordBatchBuilder implements AutoCloseable {
     private long logAppendTimeMs;
 
     private CompressionType compression = CompressionType.NONE;
-    private Codecs codecs;
-    private ByteBuffer plainRecords;
-    private ByteBuffer packedRecords;
+    /** The codecs and their reusable buffers, kept across {@link #wrap}. */
+    private final BatchCompressor compressor = new BatchCompressor();
 
     private int count;
     /** The offset delta of the last record appended, -1 before the first. */
@@ -585,7 +584,9 @@ public final class RecordBatchBuilder implements AutoCloseable {
                 + " is below the last record's offset delta " + lastRecordDelta);
         }
         if (compression != CompressionType.NONE) {
-            compressRecords();
+            final int recordsStart = startIndex + RECORDS_OFFSET;
+            position = recordsStart + compressor.compressInPlace(compression, buffer, recordsStart,
+                position - recordsStart, limit - recordsStart);
         }
         final int size = position - startIndex;
         buffer.putLong(startIndex + BASE_OFFSET_OFFSET, baseOffset, BIG_ENDIAN);
@@ -608,40 +609,6 @@ public final class RecordBatchBuilder implements AutoCloseable {
         return size;
     }
 
-    private void compressRecords() {
-        if (codecs == null) {
-            codecs = new Codecs();
-        }
-        final Codec codec = codecs.codec(compression);
-        final int recordsStart = startIndex + RECORDS_OFFSET;
-        final int plainBytes = position - recordsStart;
-        // Buffers grown past DecompressionBuffer.RETAINED_BYTES for one large batch are not kept for small ones.
-        if (plainRecords == null || plainRecords.capacity() < plainBytes
-            || plainRecords.capacity() > DecompressionBuffer.RETAINED_BYTES
-            && plainBytes <= DecompressionBuffer.RETAINED_BYTES) {
-            plainRecords = ByteBuffer.allocateDirect(plainBytes);
-        }
-        final int bound = codec.maxCompressedBytes(plainBytes);
-        if (packedRecords == null || packedRecords.capacity() < bound
-            || packedRecords.capacity() > DecompressionBuffer.RETAINED_BYTES
-            && bound <= DecompressionBuffer.RETAINED_BYTES) {
-            packedRecords = ByteBuffer.allocateDirect(bound);
-        }
-        final ByteBuffer plain = plainRecords.clear();
-        buffer.getBytes(recordsStart, plain, 0, plainBytes);
-        plain.limit(plainBytes).position(0);
-        final ByteBuffer packed = packedRecords.clear();
-        codec.compress(plain, packed);
-        final int packedBytes = packed.position();
-        if (packedBytes > limit - recordsStart) {
-            throw new IllegalStateException("the " + compression.kafkaName() + " records take " + packedBytes
-                + " bytes, more than the " + (limit - recordsStart) + " the batch's capacity leaves (records of "
-                + plainBytes + " bytes that do not compress)");
-        }
-        buffer.putBytes(recordsStart, packed, 0, packedBytes);
-        position = recordsStart + packedBytes;
-    }
-
     /**
      * Sets the levels {@link #compression} compresses at (Kafka's {@code compression.gzip.level},
      * {@code compression.lz4.level}, {@code compression.zstd.level}); the defaults are Kafka's. Kept across
@@ -654,19 +621,14 @@ public final class RecordBatchBuilder implements AutoCloseable {
      * @throws IllegalArgumentException naming the level out of its range
      */
     public RecordBatchBuilder compressionLevels(final int gzipLevel, final int lz4Level, final int zstdLevel) {
-        final Codecs replacement = new Codecs(gzipLevel, lz4Level, zstdLevel);
-        close();
-        codecs = replacement;
+        compressor.levels(gzipLevel, lz4Level, zstdLevel);
         return this;
     }
 
     /** Releases the codecs' native state (zstd contexts, the deflater); idempotent. */
     @Override
     public void close() {
-        if (codecs != null) {
-            codecs.close();
-            codecs = null;
-        }
+        compressor.close();
     }
 
     private int startRecord(final long timestampMs, final int keyLength, final int valueLength,

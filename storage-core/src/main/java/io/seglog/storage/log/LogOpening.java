@@ -65,11 +65,7 @@ public record LogOpening(List<LogSegment> segments, LeaderEpochCache epochs, lon
         final boolean readOnly = options.readOnly();
         List<LogSegment> loaded = List.of();
         try {
-            if (!readOnly) {
-                io.createDirectories(dir);
-            } else if (!Files.isDirectory(dir)) {
-                throw new NoSuchFileException(dir.toString(), null, "no partition directory to open read-only");
-            }
+            prepareDirectory(io, dir, readOnly);
             final LeaderEpochCheckpointFile checkpoint =
                 new LeaderEpochCheckpointFile(io, dir.resolve(LeaderEpochCheckpointFile.FILE_NAME));
             // Read-only: the checkpoint's entries in a cache that is never persisted.
@@ -80,14 +76,7 @@ public record LogOpening(List<LogSegment> segments, LeaderEpochCache epochs, lon
                     rebuildEpochs ? null : epochs, options.verifyExecutor(), options.verifyThreads(), readOnly));
             loaded = result.segments();
             if (loaded.isEmpty()) {
-                if (readOnly) {
-                    throw new NoSuchFileException(dir.toString(), null, "holds no segment file to open read-only");
-                }
-                loaded = List.of(LogSegment.create(io, dir, 0, config, nowMs, rollJitterMs.getAsLong()));
-                io.fsyncDirectory(dir);
-                if (dir.toAbsolutePath().getParent() != null) {
-                    io.fsyncDirectory(dir.toAbsolutePath().getParent());
-                }
+                loaded = List.of(createFirstSegment(io, dir, config, nowMs, rollJitterMs, readOnly));
             }
             final LogSegment active = loaded.get(loaded.size() - 1);
             final long endOffset = active.reader().readNextOffset(active.sizeInBytes(), scratch);
@@ -149,21 +138,53 @@ public record LogOpening(List<LogSegment> segments, LeaderEpochCache epochs, lon
             }
             return new LogOpening(loaded, epochs, endOffset, repairs);
         } catch (final IOException | RuntimeException e) {
-            // After an I/O failure nothing may be synced again (the directory goes offline): abandon, not close.
-            // A read-only load always abandons: a close trims and syncs.
-            final boolean ioFailure = e instanceof IOException || readOnly;
-            for (int i = loaded.size() - 1; i >= 0; i--) {
-                try {
-                    if (ioFailure) {
-                        loaded.get(i).abandon();
-                        continue;
-                    }
-                    loaded.get(i).close();
-                } catch (final IOException | RuntimeException suppressed) {
-                    e.addSuppressed(suppressed);
-                }
-            }
+            releaseAfterFailure(loaded, e, readOnly);
             throw e;
+        }
+    }
+
+    /** Creates the partition directory, or (read-only) requires it. */
+    private static void prepareDirectory(final FileIO io, final Path dir, final boolean readOnly) throws IOException {
+        if (!readOnly) {
+            io.createDirectories(dir);
+        } else if (!Files.isDirectory(dir)) {
+            throw new NoSuchFileException(dir.toString(), null, "no partition directory to open read-only");
+        }
+    }
+
+    /** A directory without segments starts empty at offset 0 (read-only: refused), its entry made durable. */
+    private static LogSegment createFirstSegment(final FileIO io, final Path dir, final SegmentConfig config,
+                                                 final long nowMs, final LongSupplier rollJitterMs,
+                                                 final boolean readOnly) throws IOException {
+        if (readOnly) {
+            throw new NoSuchFileException(dir.toString(), null, "holds no segment file to open read-only");
+        }
+        final LogSegment segment = LogSegment.create(io, dir, 0, config, nowMs, rollJitterMs.getAsLong());
+        io.fsyncDirectory(dir);
+        if (dir.toAbsolutePath().getParent() != null) {
+            io.fsyncDirectory(dir.toAbsolutePath().getParent());
+        }
+        return segment;
+    }
+
+    /**
+     * Lets go of the segments a failed load opened, keeping every failure on {@code failure}. After an I/O failure
+     * nothing may be synced again (the directory goes offline): abandon, not close. A read-only load always
+     * abandons: a close trims and syncs.
+     */
+    private static void releaseAfterFailure(final List<LogSegment> loaded, final Exception failure,
+                                            final boolean readOnly) {
+        final boolean ioFailure = failure instanceof IOException || readOnly;
+        for (int i = loaded.size() - 1; i >= 0; i--) {
+            try {
+                if (ioFailure) {
+                    loaded.get(i).abandon();
+                    continue;
+                }
+                loaded.get(i).close();
+            } catch (final IOException | RuntimeException suppressed) {
+                failure.addSuppressed(suppressed);
+            }
         }
     }
 

@@ -111,19 +111,7 @@ final class LossWitnesses {
         if (!evidence.hadCleanShutdown()) {
             return losses; // a crash leaves strays, snapshots and epochs above what was flushed: no witnesses
         }
-        for (final long orphan : evidence.orphanIndexBases()) {
-            final boolean belowFirst = orphan < firstBase;
-            if (!belowFirst && orphan < endOffset) {
-                continue; // between segments the loader judged it; inside one, a replaced segment's leftover
-            }
-            final Path missing = dir.resolve(SegmentFiles.fileName(orphan, SegmentFiles.LOG_SUFFIX));
-            report(losses, truncate, missing, 0, new LogLoader.Loss(belowFirst ? orphan : endOffset,
-                belowFirst ? firstBase : orphan + 1, dir.resolve(SegmentFiles.fileName(orphan, SegmentFiles.INDEX_SUFFIX)),
-                "segmentFile", "the index files of the segment at base offset " + orphan + " remain but its data file"
-                    + " is gone, " + (belowFirst ? "below the first segment at " + firstBase
-                    : "at or above the log end " + endOffset) + ", after a clean shutdown (which leaves no stray file):"
-                    + " its records were lost"), missing.getFileName().toString(), "missing");
-        }
+        hearOrphanIndexes(losses, truncate, dir, firstBase, endOffset, evidence.orphanIndexBases());
         if (latestSnapshot > endOffset) {
             final long snapshot = latestSnapshot;
             report(losses, truncate, active.logFile(), active.sizeInBytes(), new LogLoader.Loss(endOffset, snapshot,
@@ -144,6 +132,28 @@ final class LossWitnesses {
                 "above " + latest.startOffset(), Long.toString(endOffset));
         }
         return losses;
+    }
+
+    /**
+     * The witness of index files whose data file is gone, after a clean shutdown (which leaves no stray file): below
+     * the first segment or at or above the log end, their records were lost.
+     */
+    private static void hearOrphanIndexes(final List<LogLoader.Loss> losses, final boolean truncate, final Path dir,
+                                          final long firstBase, final long endOffset, final long[] orphanIndexBases)
+        throws CorruptSegmentException {
+        for (final long orphan : orphanIndexBases) {
+            final boolean belowFirst = orphan < firstBase;
+            if (!belowFirst && orphan < endOffset) {
+                continue; // between segments the loader judged it; inside one, a replaced segment's leftover
+            }
+            final Path missing = dir.resolve(SegmentFiles.fileName(orphan, SegmentFiles.LOG_SUFFIX));
+            report(losses, truncate, missing, 0, new LogLoader.Loss(belowFirst ? orphan : endOffset,
+                belowFirst ? firstBase : orphan + 1, dir.resolve(SegmentFiles.fileName(orphan, SegmentFiles.INDEX_SUFFIX)),
+                "segmentFile", "the index files of the segment at base offset " + orphan + " remain but its data file"
+                    + " is gone, " + (belowFirst ? "below the first segment at " + firstBase
+                    : "at or above the log end " + endOffset) + ", after a clean shutdown (which leaves no stray file):"
+                    + " its records were lost"), missing.getFileName().toString(), "missing");
+        }
     }
 
     /**

@@ -181,22 +181,11 @@ public final class ProducerStateManager {
         final ProducerEntry current = producers.get(pid);
         final short currentEpoch = current == null ? NO_PRODUCER_EPOCH : current.epoch();
         // Kafka's analyzeAndValidateProducerState: a retry of a retained batch answers for the whole append.
-        if (!control && current != null && currentEpoch == epoch) {
-            final int found = current.findBatch(firstSeq, lastSeq);
-            if (found >= 0) {
-                sink.duplicate(index, pid, epoch, firstSeq, current.batchFirstOffset(found),
-                    current.batchLastOffset(found), current.batchTimestamp(found));
-                return false;
-            }
+        if (!control && reportedDuplicate(current, index, pid, epoch, firstSeq, lastSeq, sink)) {
+            return false;
         }
         // Kafka's "updatedEntry": the producer as the batches before this one in the append left it.
-        int pending = -1;
-        for (int i = pendingCount - 1; i >= 0; i--) {
-            if (pendingIds[i] == pid) {
-                pending = i;
-                break;
-            }
-        }
+        final int pending = latestPending(pid);
         final short updatedEpoch = pending >= 0 ? pendingEpochs[pending] : currentEpoch;
         if (epoch < updatedEpoch) {
             sink.invalidProducerEpoch(index, pid, epoch, updatedEpoch, firstSeq,
@@ -221,6 +210,32 @@ public final class ProducerStateManager {
         }
         addPending(pid, epoch, control ? (pending >= 0 ? pendingLastSeqs[pending] : NO_SEQUENCE) : lastSeq);
         return true;
+    }
+
+    /** Whether the batch is a retry of one the producer's entry retains (then told to the sink). */
+    private static boolean reportedDuplicate(final ProducerEntry current, final int index, final long pid,
+                                             final short epoch, final int firstSeq, final int lastSeq,
+                                             final ProducerCheckSink sink) {
+        if (current == null || current.epoch() != epoch) {
+            return false;
+        }
+        final int found = current.findBatch(firstSeq, lastSeq);
+        if (found < 0) {
+            return false;
+        }
+        sink.duplicate(index, pid, epoch, firstSeq, current.batchFirstOffset(found), current.batchLastOffset(found),
+            current.batchTimestamp(found));
+        return true;
+    }
+
+    /** The latest of this append's earlier batches of {@code pid}, or -1. */
+    private int latestPending(final long pid) {
+        for (int i = pendingCount - 1; i >= 0; i--) {
+            if (pendingIds[i] == pid) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     private static boolean inSequence(final int lastSeq, final int nextSeq) {

@@ -51,45 +51,64 @@ public final class EpochAgreement {
         final String remedy = remedy(checkpointFile);
         for (int i = 0; i < entries.size(); i++) {
             final EpochEntry entry = entries.get(i);
-            final long start = entry.startOffset();
-            if (start < first) {
+            if (entry.startOffset() < first) {
                 continue; // below the log (retention, or the log's start): nothing to compare with
             }
             // The first entry may have been moved up to the log start, inside a batch (Kafka's truncateFromStart):
             // then it must lie in a batch of its epoch, not begin one.
-            final boolean moved = i == 0 && start == logStartOffset;
-            final LogSegment segment = floor(segments, start);
-            final Header at = header(segment, start, cursor, scratch);
-            // In a log compacted at some time (whatever its policy now) the batch that began the epoch may be gone:
-            // the first batch after it carries the epoch.
-            final boolean compactedAway = at != null && at.baseOffset > start
-                && at.epoch == entry.epoch();
-            if (at == null || !moved && !compactedAway && at.baseOffset != start) {
-                return new CorruptSegmentException(segment.logFile(), new CorruptSegmentException.Finding(
-                    at == null ? segment.sizeInBytes() : at.position, start, "baseOffset", Long.toString(start),
-                    at == null ? "no batch" : Long.toString(at.baseOffset), "the checkpoint starts epoch "
-                        + entry.epoch() + " at offset " + start + ", which does not begin a batch" + remedy));
-            }
-            if (at.epoch >= 0 && at.epoch != entry.epoch()) {
-                return new CorruptSegmentException(segment.logFile(), new CorruptSegmentException.Finding(
-                    at.position, start, "partitionLeaderEpoch", Integer.toString(entry.epoch()),
-                    Integer.toString(at.epoch), "the checkpoint starts epoch " + entry.epoch() + " at offset "
-                        + start + remedy));
-            }
-            if (!moved && start > first) {
-                final LogSegment before = floor(segments, start - 1);
-                final Header previous = header(before, start - 1, cursor, scratch);
-                // (In a compacted log the batch found for start - 1 may be the one at or after start: no check.)
-                if (previous != null && previous.baseOffset < start && previous.epoch >= entry.epoch()) {
-                    return new CorruptSegmentException(before.logFile(), new CorruptSegmentException.Finding(
-                        previous.position, previous.baseOffset, "partitionLeaderEpoch",
-                        "below " + entry.epoch(), Integer.toString(previous.epoch), "the checkpoint starts epoch "
-                            + entry.epoch() + " at offset " + start + ", but the batch before it has epoch "
-                            + previous.epoch + remedy));
-                }
+            final boolean moved = i == 0 && entry.startOffset() == logStartOffset;
+            final CorruptSegmentException found = checkEntry(entry, moved, segments, cursor, scratch, remedy);
+            if (found != null) {
+                return found;
             }
         }
-        final EpochEntry last = entries.get(entries.size() - 1);
+        return checkLastBatch(entries.get(entries.size() - 1), segments, endOffset, cursor, scratch, remedy);
+    }
+
+    /** One entry against the batch it starts (or, moved to the log start, lies in) and the batch before it. */
+    private static CorruptSegmentException checkEntry(final EpochEntry entry, final boolean moved,
+                                                      final List<LogSegment> segments, final BatchCursor cursor,
+                                                      final ByteBuffer scratch, final String remedy)
+        throws IOException {
+        final long start = entry.startOffset();
+        final LogSegment segment = floor(segments, start);
+        final Header at = header(segment, start, cursor, scratch);
+        // In a log compacted at some time (whatever its policy now) the batch that began the epoch may be gone:
+        // the first batch after it carries the epoch.
+        final boolean compactedAway = at != null && at.baseOffset > start
+            && at.epoch == entry.epoch();
+        if (at == null || !moved && !compactedAway && at.baseOffset != start) {
+            return new CorruptSegmentException(segment.logFile(), new CorruptSegmentException.Finding(
+                at == null ? segment.sizeInBytes() : at.position, start, "baseOffset", Long.toString(start),
+                at == null ? "no batch" : Long.toString(at.baseOffset), "the checkpoint starts epoch "
+                    + entry.epoch() + " at offset " + start + ", which does not begin a batch" + remedy));
+        }
+        if (at.epoch >= 0 && at.epoch != entry.epoch()) {
+            return new CorruptSegmentException(segment.logFile(), new CorruptSegmentException.Finding(
+                at.position, start, "partitionLeaderEpoch", Integer.toString(entry.epoch()),
+                Integer.toString(at.epoch), "the checkpoint starts epoch " + entry.epoch() + " at offset "
+                    + start + remedy));
+        }
+        if (!moved && start > segments.get(0).baseOffset()) {
+            final LogSegment before = floor(segments, start - 1);
+            final Header previous = header(before, start - 1, cursor, scratch);
+            // (In a compacted log the batch found for start - 1 may be the one at or after start: no check.)
+            if (previous != null && previous.baseOffset < start && previous.epoch >= entry.epoch()) {
+                return new CorruptSegmentException(before.logFile(), new CorruptSegmentException.Finding(
+                    previous.position, previous.baseOffset, "partitionLeaderEpoch",
+                    "below " + entry.epoch(), Integer.toString(previous.epoch), "the checkpoint starts epoch "
+                        + entry.epoch() + " at offset " + start + ", but the batch before it has epoch "
+                        + previous.epoch + remedy));
+            }
+        }
+        return null;
+    }
+
+    /** The checkpoint's latest epoch against the log's last batch. */
+    private static CorruptSegmentException checkLastBatch(final EpochEntry last, final List<LogSegment> segments,
+                                                          final long endOffset, final BatchCursor cursor,
+                                                          final ByteBuffer scratch, final String remedy)
+        throws IOException {
         final LogSegment tail = floor(segments, endOffset - 1);
         final Header lastBatch = header(tail, endOffset - 1, cursor, scratch);
         if (lastBatch != null && lastBatch.epoch >= 0 && lastBatch.epoch != last.epoch()) {

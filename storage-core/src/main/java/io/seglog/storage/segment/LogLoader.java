@@ -428,6 +428,24 @@ public final class LogLoader {
             }
         }
 
+        /**
+         * A segment named inside the previous one's offsets: the files contradict each other (a crash cannot make
+         * this). Below the recovery point it is corruption; above it, the later segments were not durable either and
+         * go, as after a torn tail.
+         */
+        private void refuseOrDropOverlap(final long[] bases, final int i, final long expected) throws IOException {
+            final Path file = dir.resolve(SegmentFiles.fileName(bases[i], SegmentFiles.LOG_SUFFIX));
+            final String detail = "the segment starts inside the previous segment's offsets";
+            if (expected < options.recoveryPoint() && !config.truncateOnCorruption()) {
+                throw new CorruptSegmentException(file, new CorruptSegmentException.Finding(0, expected,
+                    "segmentBaseOffset", Long.toString(expected), Long.toString(bases[i]), detail
+                    + " below the recovery point " + options.recoveryPoint()));
+            }
+            LOG.warn("Recovery of {}: deleting segment {} and every later one: {} (expected base offset {}, "
+                + "found {})", dir, file.getFileName(), detail, expected, bases[i]);
+            deleteFrom(bases, i);
+        }
+
         void recoverFrom(final long[] bases, final int first, final List<LogSegment> segments, final long nowMs,
                          final LongSupplier jitter, final long expectedFirst, final long[] orphans)
             throws IOException {
@@ -462,19 +480,7 @@ public final class LogLoader {
                         + " previous segment held more)", dir, SegmentFiles.fileName(bases[i], SegmentFiles.LOG_SUFFIX),
                         bases[i], expected, options.recoveryPoint());
                 } else if (expected >= 0 && bases[i] < expected) {
-                    // A segment named inside the previous one's offsets: the files contradict each other (a crash
-                    // cannot make this). Below the recovery point it is corruption; above it, the later segments were
-                    // not durable either and go, as after a torn tail.
-                    final Path file = dir.resolve(SegmentFiles.fileName(bases[i], SegmentFiles.LOG_SUFFIX));
-                    final String detail = "the segment starts inside the previous segment's offsets";
-                    if (expected < options.recoveryPoint() && !config.truncateOnCorruption()) {
-                        throw new CorruptSegmentException(file, new CorruptSegmentException.Finding(0, expected,
-                            "segmentBaseOffset", Long.toString(expected), Long.toString(bases[i]), detail
-                            + " below the recovery point " + options.recoveryPoint()));
-                    }
-                    LOG.warn("Recovery of {}: deleting segment {} and every later one: {} (expected base offset {}, "
-                        + "found {})", dir, file.getFileName(), detail, expected, bases[i]);
-                    deleteFrom(bases, i);
+                    refuseOrDropOverlap(bases, i, expected);
                     changedDirectory = true;
                     break;
                 }

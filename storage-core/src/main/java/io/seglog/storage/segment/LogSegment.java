@@ -37,6 +37,12 @@ import org.agrona.DirectBuffer;
  * bytes, then the index entries, then publishes the new size through a volatile field; a reader bounds every
  * scan by a size it read, so it never sees a partial batch. Readers use positional reads or a read-only mapping
  * ({@code SegmentReader}), never the channel's position, so they do not disturb each other or the writer.
+ *
+ * <p>Who owns what: the segment owns its data file and channel, the published size, the writer's tail mapping and
+ * roll state; {@link SegmentIndexing} owns the index rule's state (bytes since the last entry, the largest timestamp
+ * so far and its offset) and adds the entries of appends, rebuilds and recovery scans; {@link SegmentReader} owns the
+ * readers' mapping; the indexes own their files. The open's findings (the first batch's timestamp, a rebuild, a
+ * lost tail) are still set by {@code SegmentFactory} before the segment is handed out.
  */
 public final class LogSegment implements AutoCloseable {
     /** Header bytes read to step over a batch and know its offsets: everything up to {@code lastOffsetDelta}. */
@@ -47,16 +53,10 @@ public final class LogSegment implements AutoCloseable {
     private static final long UNKNOWN = Long.MIN_VALUE;
 
     private static final VarHandle SIZE_IN_BYTES;
-    private static final VarHandle MAX_TIMESTAMP_SO_FAR;
-    private static final VarHandle OFFSET_OF_MAX_TIMESTAMP_SO_FAR;
 
     static {
         try {
-            final MethodHandles.Lookup lookup = MethodHandles.lookup();
-            SIZE_IN_BYTES = lookup.findVarHandle(LogSegment.class, "sizeInBytes", int.class);
-            MAX_TIMESTAMP_SO_FAR = lookup.findVarHandle(LogSegment.class, "maxTimestampSoFar", long.class);
-            OFFSET_OF_MAX_TIMESTAMP_SO_FAR = lookup.findVarHandle(LogSegment.class, "offsetOfMaxTimestampSoFar",
-                long.class);
+            SIZE_IN_BYTES = MethodHandles.lookup().findVarHandle(LogSegment.class, "sizeInBytes", int.class);
         } catch (final ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -69,7 +69,8 @@ public final class LogSegment implements AutoCloseable {
     private final TimeIndex timeIndex;
     /** The lock-free batch reads (header scans, offset and timestamp lookups). */
     private final SegmentReader reader;
-    private final int indexIntervalBytes;
+    /** The index rule's state: bytes since the last entry, the largest timestamp so far and its offset. */
+    private final SegmentIndexing indexing;
     private final long rollJitterMs;
     private final long createdMs;
     /** Small appends go through this mapping ({@code seglog.mapped.append.max.bytes}); null when off. */
@@ -78,11 +79,7 @@ public final class LogSegment implements AutoCloseable {
 
     /** Published size: bytes below it are whole batches with their index entries written. */
     private volatile int sizeInBytes;
-    /** Largest batch timestamp so far and the last offset of the first batch that reached it (Kafka's rule). */
-    volatile long maxTimestampSoFar = NO_TIMESTAMP;
-    volatile long offsetOfMaxTimestampSoFar;
     // Writer-only state.
-    private int bytesSinceLastIndexEntry;
     long rollingBasedTimestampMs = UNKNOWN;
     private boolean closed;
     /** Whether {@link #open} had to rebuild the indexes (missing or failing their sanity check). */
@@ -102,10 +99,9 @@ public final class LogSegment implements AutoCloseable {
         this.offsetIndex = offsetIndex;
         this.timeIndex = timeIndex;
         this.sizeInBytes = sizeInBytes;
-        this.indexIntervalBytes = config.indexIntervalBytes();
+        this.indexing = new SegmentIndexing(baseOffset, offsetIndex, timeIndex, config.indexIntervalBytes());
         this.rollJitterMs = rollJitterMs;
         this.createdMs = createdMs;
-        this.offsetOfMaxTimestampSoFar = baseOffset;
         this.mappedAppendMaxBytes = config.mappedAppendMaxBytes();
         this.mappedTail = mappedAppendMaxBytes > 0 ? new MappedTail(channel, config.segmentBytes()) : null;
         this.reader = new SegmentReader(logFile, baseOffset, channel, offsetIndex, timeIndex, config.readMapped(),
@@ -247,7 +243,7 @@ public final class LogSegment implements AutoCloseable {
         if (position == 0) {
             rollingBasedTimestampMs = maxTimestamp;
         }
-        accountBatch(lastOffset, maxTimestamp, position, size);
+        indexing.account(lastOffset, maxTimestamp, position, size);
     }
 
     /**
@@ -259,9 +255,7 @@ public final class LogSegment implements AutoCloseable {
      * @throws IOException if an index file cannot be written
      */
     void prepareIndexesForRecovery(final int dataBytes) throws IOException {
-        final int slots = (int) Math.min(Integer.MAX_VALUE, (long) dataBytes / Math.max(1, indexIntervalBytes) + 2);
-        offsetIndex.prepareForAppends(slots);
-        timeIndex.prepareForAppends(slots);
+        indexing.prepareForRecovery(dataBytes);
     }
 
     /**
@@ -271,7 +265,7 @@ public final class LogSegment implements AutoCloseable {
      * @throws IOException if an index cannot be resized
      */
     void finishRecovery() throws IOException {
-        bytesSinceLastIndexEntry = 0;
+        indexing.restartCount();
         onBecomeInactive();
     }
 
@@ -318,7 +312,7 @@ public final class LogSegment implements AutoCloseable {
         channel.force(true);
         offsetIndex.resize(maxIndexBytes);
         timeIndex.resize(maxIndexBytes);
-        bytesSinceLastIndexEntry = 0;
+        indexing.restartCount();
         if (position == 0) {
             rollingBasedTimestampMs = UNKNOWN;
         }
@@ -347,8 +341,7 @@ public final class LogSegment implements AutoCloseable {
             }
             position += batchSize;
         }
-        offsetOfMaxTimestampSoFar = offsetOfMax;
-        maxTimestampSoFar = maxTimestamp;
+        indexing.reloadedLargestTimestamp(maxTimestamp, offsetOfMax);
     }
 
     /**
@@ -469,7 +462,7 @@ public final class LogSegment implements AutoCloseable {
      * @return the timestamp, or -1 when no batch has one
      */
     public long maxTimestampSoFar() {
-        return maxTimestampSoFar;
+        return indexing.maxTimestampSoFar();
     }
 
     /**
@@ -539,16 +532,7 @@ public final class LogSegment implements AutoCloseable {
      * @return the number of entries
      */
     public int indexEntriesFor(final AppendBatches batches) {
-        int since = bytesSinceLastIndexEntry;
-        int entries = 0;
-        for (int i = 0, n = batches.count(); i < n; i++) {
-            if (since > indexIntervalBytes) {
-                entries++;
-                since = 0;
-            }
-            since += batches.size(i);
-        }
-        return entries;
+        return indexing.entriesFor(batches);
     }
 
     /**
@@ -577,31 +561,11 @@ public final class LogSegment implements AutoCloseable {
             if (filePosition == 0) {
                 rollingBasedTimestampMs = maxTimestamp;
             }
-            accountBatch(batches.lastOffset(i), maxTimestamp, filePosition, size);
+            indexing.account(batches.lastOffset(i), maxTimestamp, filePosition, size);
             filePosition += size;
         }
         // Release, not volatile (no full fence): readers' volatile loads still see the copy and index entries.
         SIZE_IN_BYTES.setRelease(this, filePosition);
-    }
-
-    private void accountBatch(final long lastOffset, final long maxTimestamp, final int filePosition, final int size) {
-        if (maxTimestamp > maxTimestampSoFar) {
-            // Release stores (no fence per batch); readers read each with a volatile load, as before.
-            OFFSET_OF_MAX_TIMESTAMP_SO_FAR.setRelease(this, lastOffset);
-            MAX_TIMESTAMP_SO_FAR.setRelease(this, maxTimestamp);
-        }
-        if (bytesSinceLastIndexEntry > indexIntervalBytes) {
-            // The guard in shouldRoll makes these full checks dead in practice; they keep an index that is
-            // full anyway (a tiny segment.index.bytes) from failing the append half-way: the index is sparser.
-            if (!offsetIndex.isFull()) {
-                offsetIndex.append(lastOffset, filePosition);
-            }
-            if (!timeIndex.isFull() && maxTimestampSoFar > timeIndex.lastTimestamp()) {
-                timeIndex.maybeAppend(maxTimestampSoFar, offsetOfMaxTimestampSoFar, false);
-            }
-            bytesSinceLastIndexEntry = 0;
-        }
-        bytesSinceLastIndexEntry += size;
     }
 
     private void writeFully(final ByteBuffer source, final int offset, final int length, final long filePosition)
@@ -629,11 +593,7 @@ public final class LogSegment implements AutoCloseable {
      */
     public void rebuildIndexes(final ByteBuffer scratch) throws IOException {
         reader.indexesRebuilt();
-        offsetIndex.truncate();
-        timeIndex.truncate();
-        maxTimestampSoFar = NO_TIMESTAMP;
-        offsetOfMaxTimestampSoFar = baseOffset;
-        bytesSinceLastIndexEntry = 0;
+        indexing.clearForRebuild();
         final int size = sizeInBytes;
         long previousLast = baseOffset - 1;
         for (int position = 0; position < size; ) {
@@ -653,13 +613,13 @@ public final class LogSegment implements AutoCloseable {
                         + " does not fit the segment's 32-bit relative offsets (the base offset is not covered by the"
                         + " CRC), found while rebuilding the indexes; re-fetch the partition from a replica"));
             }
-            accountBatch(lastOffset, scratch.getLong(MAX_TIMESTAMP_OFFSET), position, batchSize);
+            indexing.account(lastOffset, scratch.getLong(MAX_TIMESTAMP_OFFSET), position, batchSize);
             previousLast = lastOffset;
             position += batchSize;
         }
         // Kafka rebuilds with a fresh counter too; a reopened segment starts counting again from 0.
-        bytesSinceLastIndexEntry = 0;
-        appendFinalTimeIndexEntry();
+        indexing.restartCount();
+        indexing.appendFinalTimeIndexEntry();
     }
 
     int readHeader(final ByteBuffer scratch, final int position, final int limit, final int bytes)
@@ -678,18 +638,6 @@ public final class LogSegment implements AutoCloseable {
     }
 
     /**
-     * The time-index entry for the largest timestamp, added on roll and close (Kafka's
-     * {@code onBecomeInactiveSegment}), even when the index is otherwise full.
-     */
-    private void appendFinalTimeIndexEntry() {
-        // An index smaller than one entry (segment.index.bytes below 12, which Kafka allows) has no reserved slot:
-        // the segment then has no time-index entries and a timestamp search scans it from its first batch.
-        if (timeIndex.maxEntries() > 0 && maxTimestampSoFar > timeIndex.lastTimestamp()) {
-            timeIndex.maybeAppend(maxTimestampSoFar, offsetOfMaxTimestampSoFar, true);
-        }
-    }
-
-    /**
      * The segment stops being the active one (roll or close): appends the final time-index entry and trims
      * both index files to their entries, as Kafka's {@code onBecomeInactiveSegment} does. Writer only.
      *
@@ -698,7 +646,7 @@ public final class LogSegment implements AutoCloseable {
     public void onBecomeInactive() throws IOException {
         trimMappedTail();
         reader.seal();
-        appendFinalTimeIndexEntry();
+        indexing.appendFinalTimeIndexEntry();
         offsetIndex.trimToValidSize();
         timeIndex.trimToValidSize();
     }
