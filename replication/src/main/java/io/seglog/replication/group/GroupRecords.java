@@ -98,7 +98,7 @@ public final class GroupRecords {
      *
      * @param type the record type
      */
-    public record OtherKey(short type) implements Key {
+    record OtherKey(short type) implements Key {
         @Override
         public String group() {
             return null;
@@ -115,8 +115,8 @@ public final class GroupRecords {
      * @param expireTimestamp when it expires (only old clients give one), or -1
      * @param topicId         the topic's id, or null when not known (the zero id is read and written as null)
      */
-    public record OffsetValue(long offset, int leaderEpoch, String metadata, long commitTimestamp,
-                              long expireTimestamp, TopicId topicId) {
+    record OffsetValue(long offset, int leaderEpoch, String metadata, long commitTimestamp,
+                       long expireTimestamp, TopicId topicId) {
         /**
          * Checks the fields.
          *
@@ -142,8 +142,8 @@ public final class GroupRecords {
      * @param currentStateTimestamp when the group last changed state, ms since the epoch, or -1
      * @param members               the members
      */
-    public record GroupValue(String protocolType, int generation, String protocol, String leader,
-                             long currentStateTimestamp, List<MemberValue> members) {
+    record GroupValue(String protocolType, int generation, String protocol, String leader,
+                      long currentStateTimestamp, List<MemberValue> members) {
         /**
          * Checks and copies the fields.
          *
@@ -172,8 +172,8 @@ public final class GroupRecords {
      * @param subscription     the chosen protocol's metadata (the subscription), not copied
      * @param assignment       the member's assignment, not copied
      */
-    public record MemberValue(String memberId, String groupInstanceId, String clientId, String clientHost,
-                              int rebalanceTimeout, int sessionTimeout, byte[] subscription, byte[] assignment) {
+    record MemberValue(String memberId, String groupInstanceId, String clientId, String clientHost,
+                       int rebalanceTimeout, int sessionTimeout, byte[] subscription, byte[] assignment) {
         /**
          * Checks the fields.
          *
