@@ -42,7 +42,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class BrokerControlHandler implements ControlRequestHandler {
     /** Broker epoch while the broker has no registration: only messages for a newer registration are accepted. */
-    public static final long NO_BROKER_EPOCH = -1;
+    static final long NO_BROKER_EPOCH = -1;
     private static final Logger LOG = LoggerFactory.getLogger(BrokerControlHandler.class);
 
     private final int brokerId;
@@ -68,7 +68,7 @@ public final class BrokerControlHandler implements ControlRequestHandler {
      *
      * @param brokerId the broker
      */
-    public BrokerControlHandler(final int brokerId) {
+    BrokerControlHandler(final int brokerId) {
         this(brokerId, ReplicaStateListener.NONE);
     }
 
@@ -121,7 +121,7 @@ public final class BrokerControlHandler implements ControlRequestHandler {
      *
      * @param zxid the zxid every earlier registration's czxid is at most
      */
-    public synchronized void registrationsUpTo(final long zxid) {
+    synchronized void registrationsUpTo(final long zxid) {
         highestBrokerEpoch = Math.max(highestBrokerEpoch, zxid);
     }
 
@@ -204,7 +204,7 @@ public final class BrokerControlHandler implements ControlRequestHandler {
      *
      * @return an immutable snapshot: topic name to id
      */
-    public Map<String, TopicId> topicIds() {
+    Map<String, TopicId> topicIds() {
         return topicIds.byName();
     }
 
@@ -213,7 +213,7 @@ public final class BrokerControlHandler implements ControlRequestHandler {
      *
      * @return an immutable snapshot: topic id to name
      */
-    public Map<TopicId, String> topicNames() {
+    Map<TopicId, String> topicNames() {
         return topicIds.byId();
     }
 
@@ -266,7 +266,7 @@ public final class BrokerControlHandler implements ControlRequestHandler {
      * @param id the broker
      * @return its address, or empty when no message named it
      */
-    public Optional<LiveBroker> endpoint(final int id) {
+    Optional<LiveBroker> endpoint(final int id) {
         final LiveBroker live = liveBrokers.get(id);
         return live != null ? Optional.of(live) : Optional.ofNullable(leaderAddresses.get(id));
     }

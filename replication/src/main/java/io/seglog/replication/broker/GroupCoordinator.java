@@ -127,9 +127,9 @@ public final class GroupCoordinator implements LeadershipListener, GroupApis.Coo
      * @param ids             where member ids come from
      * @param threadName      the coordinator thread's name
      */
-    public GroupCoordinator(final GroupConfig config, final int partitions, final long appendTimeoutMs,
-                            final Replicas replicas, final ThreadFactory threadFactory, final LongSupplier clockMs,
-                            final LongSupplier wallClockMs, final RandomGenerator ids, final String threadName) {
+    GroupCoordinator(final GroupConfig config, final int partitions, final long appendTimeoutMs,
+                     final Replicas replicas, final ThreadFactory threadFactory, final LongSupplier clockMs,
+                     final LongSupplier wallClockMs, final RandomGenerator ids, final String threadName) {
         this(config, partitions, appendTimeoutMs, replicas, new GroupCoordinatorThread(threadName, threadFactory, clockMs),
             wallClockMs, ids);
     }

@@ -216,7 +216,7 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
      *
      * @return a broker id, or -1 when unknown
      */
-    public int activeControllerId() {
+    int activeControllerId() {
         return activeControllerId;
     }
 
@@ -225,7 +225,7 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
      *
      * @return the epoch, or -1 when not registered
      */
-    public long brokerEpoch() {
+    long brokerEpoch() {
         return brokerEpoch;
     }
 
@@ -234,7 +234,7 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
      *
      * @return the count
      */
-    public long refusedMessages() {
+    long refusedMessages() {
         return refusals.get();
     }
 

@@ -11,7 +11,7 @@ public final class UnknownTopicException extends IllegalArgumentException {
      *
      * @param topic the topic
      */
-    public UnknownTopicException(final String topic) {
+    UnknownTopicException(final String topic) {
         super("topic=" + topic + " does not exist");
     }
 }

@@ -107,7 +107,7 @@ public final class GroupLoader implements AutoCloseable {
      *
      * @return the count
      */
-    public long skipped() {
+    long skipped() {
         return skipped;
     }
 

@@ -78,8 +78,8 @@ public final class GroupManager {
      * @param wallClockMs the wall clock, ms since the epoch: the timestamps written in records (commit time, state
      *                  time), which Kafka's tools and offset retention read as such; timers use the scheduler's clock
      */
-    public GroupManager(final GroupConfig config, final GroupScheduler scheduler, final GroupLog log,
-                        final RandomGenerator ids, final LongSupplier wallClockMs) {
+    GroupManager(final GroupConfig config, final GroupScheduler scheduler, final GroupLog log,
+                 final RandomGenerator ids, final LongSupplier wallClockMs) {
         this(config, scheduler, log, ids, wallClockMs, 0);
     }
 
@@ -115,7 +115,7 @@ public final class GroupManager {
      * @param groupId the group
      * @return its state, or null when the group is not here
      */
-    public GroupState state(final String groupId) {
+    GroupState state(final String groupId) {
         final ClassicGroup group = membership.group(groupId);
         return group == null ? null : group.state();
     }
@@ -126,7 +126,7 @@ public final class GroupManager {
      * @param groupId the group
      * @return the generation, or -1 when the group is not here
      */
-    public int generation(final String groupId) {
+    int generation(final String groupId) {
         final ClassicGroup group = membership.group(groupId);
         return group == null ? -1 : group.generationId();
     }
@@ -137,7 +137,7 @@ public final class GroupManager {
      * @param groupId the group
      * @return the member ids (empty when the group is not here)
      */
-    public List<String> members(final String groupId) {
+    List<String> members(final String groupId) {
         final ClassicGroup group = membership.group(groupId);
         final List<String> out = new ArrayList<>();
         if (group != null) {
@@ -152,7 +152,7 @@ public final class GroupManager {
      * @param groupId the group
      * @return the leader's member id, or null
      */
-    public String leader(final String groupId) {
+    String leader(final String groupId) {
         final ClassicGroup group = membership.group(groupId);
         return group == null ? null : group.leaderId();
     }
@@ -248,7 +248,7 @@ public final class GroupManager {
      * (an old client's explicit expire timestamp wins). Groups in other states keep their offsets. An Empty group
      * left without offsets is deleted. A group with commits not yet committed is left for the next run.
      */
-    public void expireOffsets() {
+    void expireOffsets() {
         offsets.expireOffsets();
     }
 
@@ -380,7 +380,7 @@ public final class GroupManager {
      * @param value its value, or null for a tombstone
      * @throws MalformedGroupRecordException when the record is not one Kafka's schemas allow
      */
-    public void replay(final ByteBuffer key, final ByteBuffer value) {
+    void replay(final ByteBuffer key, final ByteBuffer value) {
         final GroupRecords.Key k = GroupRecords.decodeKey(key);
         if (k instanceof OffsetKey o) {
             if (value == null) {

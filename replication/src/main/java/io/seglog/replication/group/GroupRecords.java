@@ -29,17 +29,17 @@ import java.util.Objects;
  */
 public final class GroupRecords {
     /** The record type of the old offset-commit key (same fields as type 1). */
-    public static final short LEGACY_OFFSET_COMMIT = 0;
+    static final short LEGACY_OFFSET_COMMIT = 0;
     /** The record type of an offset commit. */
-    public static final short OFFSET_COMMIT = 1;
+    static final short OFFSET_COMMIT = 1;
     /** The record type of a group's metadata. */
-    public static final short GROUP_METADATA = 2;
+    static final short GROUP_METADATA = 2;
     /** The offset-commit value version written (Kafka 4.4's; flexible, with a tagged topic id). */
-    public static final short OFFSET_COMMIT_VALUE_VERSION = 4;
+    static final short OFFSET_COMMIT_VALUE_VERSION = 4;
     /** The offset-commit value version written when an expire timestamp is given (the only one that has it). */
-    public static final short OFFSET_COMMIT_VALUE_EXPIRING_VERSION = 1;
+    static final short OFFSET_COMMIT_VALUE_EXPIRING_VERSION = 1;
     /** The group-metadata value version written (Kafka 4.4's). */
-    public static final short GROUP_METADATA_VALUE_VERSION = 3;
+    static final short GROUP_METADATA_VALUE_VERSION = 3;
 
     private static final int TOPIC_ID_TAG = 0;
 
@@ -98,7 +98,7 @@ public final class GroupRecords {
      *
      * @param type the record type
      */
-    public record OtherKey(short type) implements Key {
+    record OtherKey(short type) implements Key {
         @Override
         public String group() {
             return null;
@@ -115,8 +115,8 @@ public final class GroupRecords {
      * @param expireTimestamp when it expires (only old clients give one), or -1
      * @param topicId         the topic's id, or null when not known (the zero id is read and written as null)
      */
-    public record OffsetValue(long offset, int leaderEpoch, String metadata, long commitTimestamp,
-                              long expireTimestamp, TopicId topicId) {
+    record OffsetValue(long offset, int leaderEpoch, String metadata, long commitTimestamp,
+                       long expireTimestamp, TopicId topicId) {
         /**
          * Checks the fields.
          *
@@ -142,8 +142,8 @@ public final class GroupRecords {
      * @param currentStateTimestamp when the group last changed state, ms since the epoch, or -1
      * @param members               the members
      */
-    public record GroupValue(String protocolType, int generation, String protocol, String leader,
-                             long currentStateTimestamp, List<MemberValue> members) {
+    record GroupValue(String protocolType, int generation, String protocol, String leader,
+                      long currentStateTimestamp, List<MemberValue> members) {
         /**
          * Checks and copies the fields.
          *
@@ -172,8 +172,8 @@ public final class GroupRecords {
      * @param subscription     the chosen protocol's metadata (the subscription), not copied
      * @param assignment       the member's assignment, not copied
      */
-    public record MemberValue(String memberId, String groupInstanceId, String clientId, String clientHost,
-                              int rebalanceTimeout, int sessionTimeout, byte[] subscription, byte[] assignment) {
+    record MemberValue(String memberId, String groupInstanceId, String clientId, String clientHost,
+                       int rebalanceTimeout, int sessionTimeout, byte[] subscription, byte[] assignment) {
         /**
          * Checks the fields.
          *
@@ -226,7 +226,7 @@ public final class GroupRecords {
      * @param key the key
      * @return the bytes
      */
-    public static byte[] encode(final OffsetKey key) {
+    static byte[] encode(final OffsetKey key) {
         final Writer w = new Writer();
         w.int16(OFFSET_COMMIT);
         w.string(key.group(), false);
@@ -241,7 +241,7 @@ public final class GroupRecords {
      * @param key the key
      * @return the bytes
      */
-    public static byte[] encode(final GroupKey key) {
+    static byte[] encode(final GroupKey key) {
         final Writer w = new Writer();
         w.int16(GROUP_METADATA);
         w.string(key.group(), false);
@@ -255,7 +255,7 @@ public final class GroupRecords {
      * @param value the value
      * @return the bytes
      */
-    public static byte[] encode(final OffsetValue value) {
+    static byte[] encode(final OffsetValue value) {
         final short version = value.expireTimestamp() >= 0 ? OFFSET_COMMIT_VALUE_EXPIRING_VERSION
             : OFFSET_COMMIT_VALUE_VERSION;
         final boolean flexible = version >= 4;
@@ -291,7 +291,7 @@ public final class GroupRecords {
      * @param value the value
      * @return the bytes
      */
-    public static byte[] encode(final GroupValue value) {
+    static byte[] encode(final GroupValue value) {
         final Writer w = new Writer();
         w.int16(GROUP_METADATA_VALUE_VERSION);
         w.string(value.protocolType(), false);
@@ -349,7 +349,7 @@ public final class GroupRecords {
      * @return the value
      * @throws MalformedGroupRecordException if the bytes are not a committed offset, or bytes are left over
      */
-    public static OffsetValue decodeOffsetValue(final ByteBuffer value) {
+    static OffsetValue decodeOffsetValue(final ByteBuffer value) {
         final Reader r = new Reader(value, "offset commit value");
         final short version = r.int16("version");
         if (version < 0 || version > OFFSET_COMMIT_VALUE_VERSION) {
@@ -389,7 +389,7 @@ public final class GroupRecords {
      * @return the value
      * @throws MalformedGroupRecordException if the bytes are not a group's metadata, or bytes are left over
      */
-    public static GroupValue decodeGroupValue(final ByteBuffer value) {
+    static GroupValue decodeGroupValue(final ByteBuffer value) {
         final Reader r = new Reader(value, "group metadata value");
         final short version = r.int16("version");
         if (version < 0 || version > 4) {

@@ -21,7 +21,7 @@ public final class GroupWriteException extends RuntimeException {
      *
      * @return the error
      */
-    public GroupError error() {
+    GroupError error() {
         return error;
     }
 }

@@ -4,7 +4,7 @@ package io.seglog.replication.group;
  * A {@code __consumer_offsets} record that is not what Kafka's schemas allow: names the part of the record, the field
  * and the position in it.
  */
-public final class MalformedGroupRecordException extends RuntimeException {
+final class MalformedGroupRecordException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     private final String field;

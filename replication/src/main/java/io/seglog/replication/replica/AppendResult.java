@@ -39,7 +39,7 @@ public record AppendResult(ReplicaError error, AppendOutcome outcome, long baseO
      * @param appended the log's answer, read under the log's append lock
      * @return the result
      */
-    public static AppendResult of(final LeaderAppendResult appended) {
+    static AppendResult of(final LeaderAppendResult appended) {
         final ReplicaError error = ReplicaError.of(appended.outcome());
         if (!appended.succeeded()) {
             return new AppendResult(error, appended.outcome(), -1, -1, -1, -1, appended.message(), -1);
@@ -54,7 +54,7 @@ public record AppendResult(ReplicaError error, AppendOutcome outcome, long baseO
      * @param outcome the error
      * @return the result
      */
-    public AppendResult withError(final ReplicaError outcome) {
+    AppendResult withError(final ReplicaError outcome) {
         return new AppendResult(outcome, this.outcome, baseOffset, lastOffset, logAppendTimeMs, logStartOffset, message,
             leaderEpoch);
     }

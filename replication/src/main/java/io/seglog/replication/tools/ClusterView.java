@@ -34,7 +34,7 @@ import java.util.TreeSet;
  *                           replicas
  * @param pendingPreferredElection partitions of a preferred-leader election request not yet taken
  */
-public record ClusterView(String clusterId, int controllerId, int controllerEpoch, List<Broker> brokers,
+record ClusterView(String clusterId, int controllerId, int controllerEpoch, List<Broker> brokers,
                           List<Topic> topics, List<String> pendingDeletions, Map<String, List<Integer>> pendingReassignment,
                           List<String> pendingPreferredElection) {
     /**

@@ -164,17 +164,17 @@ import java.util.function.Consumer;
  */
 public final class ControlCodec {
     /** API key of LeaderAndIsr. */
-    public static final short LEADER_AND_ISR_KEY = 16_400;
+    static final short LEADER_AND_ISR_KEY = 16_400;
     /** API key of UpdateMetadata. */
-    public static final short UPDATE_METADATA_KEY = 16_401;
+    static final short UPDATE_METADATA_KEY = 16_401;
     /** API key of StopReplica. */
     public static final short STOP_REPLICA_KEY = 16_402;
     /** API key of ControlledShutdown. */
-    public static final short CONTROLLED_SHUTDOWN_KEY = 16_403;
+    static final short CONTROLLED_SHUTDOWN_KEY = 16_403;
     /** The first version of every control message (history in the javadoc). */
     public static final short FIRST_VERSION = 0;
     /** The version of LeaderAndIsr and UpdateMetadata that carries topic ids. */
-    public static final short TOPIC_ID_VERSION = 1;
+    static final short TOPIC_ID_VERSION = 1;
 
     /** Error code: accepted. */
     static final short NONE = 0;
@@ -291,7 +291,7 @@ public final class ControlCodec {
      *                                  negative controller or replica id, a repeated replica, a live broker under
      *                                  another id, a string longer than 32767 bytes or not encodable)
      */
-    public static ByteBuffer encodeRequest(final ControlRequest request, final short version) {
+    static ByteBuffer encodeRequest(final ControlRequest request, final short version) {
         Objects.requireNonNull(request, "request");
         checkBrokerId("controllerId", request.controllerId());
         final short key = apiKey(request);

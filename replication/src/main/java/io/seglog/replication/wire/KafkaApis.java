@@ -102,8 +102,8 @@ public final class KafkaApis {
      * @param cluster      its metadata cache
      * @param topicCreator auto-creates topics named in Metadata requests, or {@link TopicCreator#NONE}
      */
-    public KafkaApis(final int brokerId, final ReplicaManager replicas, final ClusterView cluster,
-                     final TopicCreator topicCreator) {
+    KafkaApis(final int brokerId, final ReplicaManager replicas, final ClusterView cluster,
+              final TopicCreator topicCreator) {
         this(brokerId, replicas, cluster, topicCreator, () -> ProducerIdSource.NONE_AVAILABLE);
     }
 

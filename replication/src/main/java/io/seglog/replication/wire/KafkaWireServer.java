@@ -66,8 +66,8 @@ public final class KafkaWireServer implements AutoCloseable {
      * @throws IllegalArgumentException if an API is given twice, or ApiVersions is given
      * @throws UncheckedIOException naming the address when it cannot bind (every thread is ended first)
      */
-    public static KafkaWireServer start(final WireServerConfig config, final List<KafkaApi> served,
-                                        final int ioThreads, final ThreadFactory threadFactory) {
+    static KafkaWireServer start(final WireServerConfig config, final List<KafkaApi> served,
+                                 final int ioThreads, final ThreadFactory threadFactory) {
         return start(config, served, List.of(), ioThreads, threadFactory);
     }
 
@@ -83,9 +83,9 @@ public final class KafkaWireServer implements AutoCloseable {
      * @throws IllegalArgumentException if an API is given twice, or ApiVersions is given
      * @throws UncheckedIOException naming the address when it cannot bind (every thread is ended first)
      */
-    public static KafkaWireServer start(final WireServerConfig config, final List<KafkaApi> served,
-                                        final List<SeglogApi> seglogServed, final int ioThreads,
-                                        final ThreadFactory threadFactory) {
+    static KafkaWireServer start(final WireServerConfig config, final List<KafkaApi> served,
+                                 final List<SeglogApi> seglogServed, final int ioThreads,
+                                 final ThreadFactory threadFactory) {
         return start(config, served, seglogServed, ioThreads, threadFactory, RequestMetrics.NONE);
     }
 
@@ -225,7 +225,7 @@ public final class KafkaWireServer implements AutoCloseable {
      *
      * @return an unmodifiable view
      */
-    public Map<ApiKeys, KafkaApi> apis() {
+    Map<ApiKeys, KafkaApi> apis() {
         return apis;
     }
 

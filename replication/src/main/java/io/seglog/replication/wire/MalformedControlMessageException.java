@@ -11,7 +11,7 @@ package io.seglog.replication.wire;
  *
  * <p>Immutable and thread-safe.
  */
-public final class MalformedControlMessageException extends RuntimeException {
+final class MalformedControlMessageException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     /** The {@link #position()} of a fault in the request or response header (the API key or version). */

@@ -16,7 +16,7 @@ import org.apache.kafka.common.protocol.ApiKeys;
  */
 public final class RequestMetrics {
     /** Metrics that record nothing. */
-    public static final RequestMetrics NONE = new RequestMetrics(null);
+    static final RequestMetrics NONE = new RequestMetrics(null);
 
     private static final int APIS = maxApiId() + 1;
     private static final int VERSIONS = 64;

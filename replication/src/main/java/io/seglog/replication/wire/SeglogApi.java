@@ -19,7 +19,7 @@ import java.util.concurrent.CompletionStage;
  */
 public record SeglogApi(short key, short minVersion, short maxVersion, Handler handler) {
     /** The lowest key Seglog's own APIs may use: far above Kafka's (below 100 in 4.4). */
-    public static final short MIN_KEY = 16_384;
+    static final short MIN_KEY = 16_384;
 
     /**
      * Checks the key and range.

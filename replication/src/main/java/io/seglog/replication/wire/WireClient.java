@@ -86,8 +86,8 @@ public final class WireClient implements AutoCloseable {
      * @param maxResponseBytes the largest response frame accepted
      * @param connectTimeoutMs how long a connect may take
      */
-    public WireClient(final EventLoopGroup group, final String host, final int port, final String clientId,
-                      final int maxResponseBytes, final int connectTimeoutMs) {
+    WireClient(final EventLoopGroup group, final String host, final int port, final String clientId,
+               final int maxResponseBytes, final int connectTimeoutMs) {
         this(group, host, port, clientId, maxResponseBytes, connectTimeoutMs, -1);
     }
 
@@ -168,7 +168,7 @@ public final class WireClient implements AutoCloseable {
      * @return completes with the view, or exceptionally with an {@link IOException} when the connection fails or
      *     closes first or the response is malformed
      */
-    public <T extends AutoCloseable> CompletableFuture<T> sendInPlace(final ApiKeys api, final short version,
+    <T extends AutoCloseable> CompletableFuture<T> sendInPlace(final ApiKeys api, final short version,
                                                                      final ApiMessage body,
                                                                      final BiFunction<ApiMessage, Runnable, T> view) {
         final int correlationId = correlationIds.incrementAndGet();
@@ -237,7 +237,7 @@ public final class WireClient implements AutoCloseable {
      * @param body    the body (read from its position to its limit)
      * @return completes with the response body, positioned at its start
      */
-    public CompletableFuture<ByteBuffer> sendSeglog(final short key, final short version, final ByteBuffer body) {
+    CompletableFuture<ByteBuffer> sendSeglog(final short key, final short version, final ByteBuffer body) {
         final int correlationId = correlationIds.incrementAndGet();
         final RequestHeaderData header = new RequestHeaderData().setRequestApiKey(key).setRequestApiVersion(version)
             .setCorrelationId(correlationId).setClientId(clientId);
@@ -406,7 +406,7 @@ public final class WireClient implements AutoCloseable {
      *
      * @return host:port
      */
-    public String address() {
+    String address() {
         return host + ":" + port;
     }
 

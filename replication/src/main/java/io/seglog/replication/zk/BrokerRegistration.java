@@ -40,11 +40,11 @@ import java.util.Set;
 public record BrokerRegistration(int id, String host, int port, Optional<String> rack, long timestampMs,
     List<Endpoint> endpoints, int jmxPort) {
     /** The version written. */
-    public static final int VERSION = 5;
+    static final int VERSION = 5;
     /** The listener name and security protocol of the default endpoint. */
-    public static final String PLAINTEXT = "PLAINTEXT";
+    static final String PLAINTEXT = "PLAINTEXT";
     /** Kafka's security protocols: the legal values of {@code listener_security_protocol_map}. */
-    public static final Set<String> SECURITY_PROTOCOLS = Set.of(PLAINTEXT, "SSL", "SASL_PLAINTEXT", "SASL_SSL");
+    static final Set<String> SECURITY_PROTOCOLS = Set.of(PLAINTEXT, "SSL", "SASL_PLAINTEXT", "SASL_SSL");
     /** Most endpoints read from one registration. */
     static final int MAX_ENDPOINTS = 64;
     private static final int MAX_PORT = 65535;
@@ -137,7 +137,7 @@ public record BrokerRegistration(int id, String host, int port, Optional<String>
      * @throws MalformedZnodeException when the payload is not a valid registration
      * @throws IllegalArgumentException when {@code id} is negative (a caller's mistake)
      */
-    public static BrokerRegistration fromJson(final int id, final byte[] json) throws MalformedZnodeException {
+    static BrokerRegistration fromJson(final int id, final byte[] json) throws MalformedZnodeException {
         final String path = ZkPaths.brokerPath(id);
         final ObjectNode obj = ZkJson.parseObject(path, json);
         final int version = ZkJson.version(path, obj, 1, Integer.MAX_VALUE);

@@ -13,7 +13,7 @@ import java.util.UUID;
  */
 public final class ClusterIdZnode {
     /** The version written. */
-    public static final String VERSION = "1";
+    static final String VERSION = "1";
     /** The longest id read. */
     static final int MAX_ID_LENGTH = 256;
 
@@ -38,7 +38,7 @@ public final class ClusterIdZnode {
      * @param id the id, not empty
      * @return the JSON payload
      */
-    public static byte[] toJson(final String id) {
+    static byte[] toJson(final String id) {
         if (id == null || id.isEmpty() || id.length() > MAX_ID_LENGTH) {
             throw new IllegalArgumentException("clusterId=" + id + " must have 1 to " + MAX_ID_LENGTH + " characters");
         }

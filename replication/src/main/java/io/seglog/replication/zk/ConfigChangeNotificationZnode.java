@@ -18,7 +18,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  */
 public record ConfigChangeNotificationZnode(String entityPath) {
     /** The version written. */
-    public static final int VERSION = 2;
+    static final int VERSION = 2;
     /** The entity type of a topic's configuration ({@code /config/topics/<topic>}). */
     public static final String TOPICS = "topics";
 
@@ -40,7 +40,7 @@ public record ConfigChangeNotificationZnode(String entityPath) {
      * @param topic the topic
      * @return {@code topics/<topic>}
      */
-    public static ConfigChangeNotificationZnode topic(final String topic) {
+    static ConfigChangeNotificationZnode topic(final String topic) {
         return new ConfigChangeNotificationZnode(TOPICS + "/" + topic);
     }
 
@@ -82,7 +82,7 @@ public record ConfigChangeNotificationZnode(String entityPath) {
      * @return the notification
      * @throws MalformedZnodeException when the payload is not a valid notification
      */
-    public static ConfigChangeNotificationZnode fromJson(final String path, final byte[] json)
+    static ConfigChangeNotificationZnode fromJson(final String path, final byte[] json)
         throws MalformedZnodeException {
         final ObjectNode obj = ZkJson.parseObject(path, json);
         final int version = ZkJson.version(path, obj, 1, VERSION);

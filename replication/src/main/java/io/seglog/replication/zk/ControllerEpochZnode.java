@@ -9,7 +9,7 @@ import java.nio.charset.StandardCharsets;
  */
 public final class ControllerEpochZnode {
     /** The epoch the znode is created with. */
-    public static final int INITIAL_EPOCH = 0;
+    static final int INITIAL_EPOCH = 0;
 
     private ControllerEpochZnode() {
     }

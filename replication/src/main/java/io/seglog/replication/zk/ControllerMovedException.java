@@ -26,7 +26,7 @@ public final class ControllerMovedException extends RuntimeException {
      *
      * @return the expected {@code /controller_epoch} version
      */
-    public int expectedEpochZkVersion() {
+    int expectedEpochZkVersion() {
         return expectedEpochZkVersion;
     }
 }

@@ -20,7 +20,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * @param brokerId    the controller's broker id, zero or more
  * @param timestampMs when it became controller, epoch ms (informational)
  */
-public record ControllerZnode(int brokerId, long timestampMs) {
+record ControllerZnode(int brokerId, long timestampMs) {
     /** The version written. */
     public static final int VERSION = 2;
     /** The {@code kraftControllerEpoch} of a ZooKeeper-mode controller. */

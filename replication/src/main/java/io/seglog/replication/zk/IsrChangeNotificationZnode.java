@@ -19,7 +19,7 @@ import java.util.TreeSet;
  *
  * @param partitions the partitions whose ISR changed (copied, sorted, immutable)
  */
-public record IsrChangeNotificationZnode(Set<TopicPartition> partitions) {
+record IsrChangeNotificationZnode(Set<TopicPartition> partitions) {
     /** The version written. */
     public static final int VERSION = 1;
 

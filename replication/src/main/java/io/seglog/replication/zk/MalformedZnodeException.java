@@ -12,7 +12,7 @@ public final class MalformedZnodeException extends Exception {
     private static final long serialVersionUID = 1L;
 
     /** The value of {@link #field()} when the whole payload is at fault rather than one field. */
-    public static final String WHOLE_PAYLOAD = "<payload>";
+    static final String WHOLE_PAYLOAD = "<payload>";
 
     private final String path;
     private final String field;
@@ -24,7 +24,7 @@ public final class MalformedZnodeException extends Exception {
      * @param field  the field at fault, as a JSON path such as {@code partitions.0[1]}, or {@link #WHOLE_PAYLOAD}
      * @param reason what is wrong, with the value found and the limit where there is one
      */
-    public MalformedZnodeException(final String path, final String field, final String reason) {
+    MalformedZnodeException(final String path, final String field, final String reason) {
         this(path, field, reason, null);
     }
 
@@ -36,7 +36,7 @@ public final class MalformedZnodeException extends Exception {
      * @param reason what is wrong
      * @param cause  the underlying parser failure, or {@code null}
      */
-    public MalformedZnodeException(final String path, final String field, final String reason, final Throwable cause) {
+    MalformedZnodeException(final String path, final String field, final String reason, final Throwable cause) {
         super("malformed znode " + path + ": field=" + field + ": " + reason, cause);
         this.path = path;
         this.field = field;

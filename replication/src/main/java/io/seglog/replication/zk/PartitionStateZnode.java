@@ -27,7 +27,7 @@ import java.util.List;
  */
 public record PartitionStateZnode(LeaderAndIsr leaderAndIsr, int controllerEpoch, boolean leaderRecovering) {
     /** The only payload version. */
-    public static final int VERSION = 1;
+    static final int VERSION = 1;
     private static final int RECOVERED = 0;
     private static final int RECOVERING = 1;
     private static final String DEFAULT_PATH = "<partition state znode>";
@@ -99,7 +99,7 @@ public record PartitionStateZnode(LeaderAndIsr leaderAndIsr, int controllerEpoch
      * @throws MalformedZnodeException when the payload is not a valid partition state
      * @throws IllegalArgumentException when {@code version} is negative (a caller's mistake, not the payload's)
      */
-    public static PartitionStateZnode fromJson(final String path, final byte[] json, final int version)
+    static PartitionStateZnode fromJson(final String path, final byte[] json, final int version)
         throws MalformedZnodeException {
         if (version < 0) {
             throw new IllegalArgumentException("version=" + version + " must be >= 0 (path=" + path + ")");

@@ -17,7 +17,7 @@ import java.util.Set;
  *
  * @param partitions the partitions (copied, sorted, immutable)
  */
-public record PreferredReplicaElectionZnode(Set<TopicPartition> partitions) {
+record PreferredReplicaElectionZnode(Set<TopicPartition> partitions) {
     /** The version written. */
     public static final int VERSION = 1;
 

@@ -25,7 +25,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  */
 public record ProducerIdBlockZnode(int brokerId, long firstProducerId, long lastProducerId) {
     /** The version written. */
-    public static final int VERSION = 1;
+    static final int VERSION = 1;
     /** Ids per block: Kafka's {@code ProducerIdsBlock.PRODUCER_ID_BLOCK_SIZE}. */
     public static final int BLOCK_SIZE = 1000;
 
@@ -58,7 +58,7 @@ public record ProducerIdBlockZnode(int brokerId, long firstProducerId, long last
      * @return the next block
      * @throws IllegalStateException when the ids are exhausted (the next block would pass {@link Long#MAX_VALUE})
      */
-    public static ProducerIdBlockZnode next(final int brokerId, final ProducerIdBlockZnode previous) {
+    static ProducerIdBlockZnode next(final int brokerId, final ProducerIdBlockZnode previous) {
         if (previous == null) {
             return new ProducerIdBlockZnode(brokerId, 0, BLOCK_SIZE - 1);
         }

@@ -25,7 +25,7 @@ import java.util.TreeMap;
  */
 public record ReassignPartitionsZnode(Map<TopicPartition, List<Integer>> reassignments) {
     /** The version written. */
-    public static final int VERSION = 1;
+    static final int VERSION = 1;
 
     /**
      * Validates and copies.
@@ -73,7 +73,7 @@ public record ReassignPartitionsZnode(Map<TopicPartition, List<Integer>> reassig
      * @return the request
      * @throws MalformedZnodeException when the payload is not a valid request
      */
-    public static ReassignPartitionsZnode fromJson(final byte[] json) throws MalformedZnodeException {
+    static ReassignPartitionsZnode fromJson(final byte[] json) throws MalformedZnodeException {
         final String path = ZkPaths.REASSIGN;
         final ObjectNode obj = ZkJson.parseObject(path, json);
         ZkJson.version(path, obj, 1, Integer.MAX_VALUE);

@@ -36,7 +36,7 @@ import java.util.TreeMap;
 public record TopicAssignmentZnode(Map<Integer, List<Integer>> partitions, Map<Integer, List<Integer>> addingReplicas,
     Map<Integer, List<Integer>> removingReplicas, Optional<String> topicId) {
     /** The version written. */
-    public static final int VERSION = 3;
+    static final int VERSION = 3;
 
     /**
      * Validates and copies.

@@ -24,7 +24,7 @@ import java.util.TreeMap;
  */
 public record TopicConfigZnode(Map<String, String> config) {
     /** The version written. */
-    public static final int VERSION = 1;
+    static final int VERSION = 1;
     /** Kafka's topic-level override of the cluster's {@code unclean.leader.election.enable}. */
     public static final String UNCLEAN_LEADER_ELECTION_ENABLE = LogConfig.UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG;
 
@@ -69,7 +69,7 @@ public record TopicConfigZnode(Map<String, String> config) {
      * @return the configuration
      * @throws MalformedZnodeException when the payload is not such an object or a value is not a string
      */
-    public static TopicConfigZnode fromJson(final String path, final byte[] json) throws MalformedZnodeException {
+    static TopicConfigZnode fromJson(final String path, final byte[] json) throws MalformedZnodeException {
         final ObjectNode obj = ZkJson.parseObject(path, json);
         ZkJson.version(path, obj, 1, Integer.MAX_VALUE);
         final ObjectNode values = ZkJson.asObject(path, "config", ZkJson.required(path, obj, "config"));

@@ -28,19 +28,19 @@ public final class ZkPaths {
     /** The controller epoch; its znode version is the controller's fencing token. */
     public static final String CONTROLLER_EPOCH = "/controller_epoch";
     /** Parent of broker ids and topics. */
-    public static final String BROKERS = "/brokers";
+    static final String BROKERS = "/brokers";
     /** Parent of the ephemeral broker registrations. */
-    public static final String BROKER_IDS = BROKERS + "/ids";
+    static final String BROKER_IDS = BROKERS + "/ids";
     /** Parent of the topic assignments. */
     public static final String TOPICS = BROKERS + "/topics";
     /** Broker id generation (unused by Seglog, created for Kafka compatibility). */
-    public static final String BROKER_SEQUENCE_ID = BROKERS + "/seqid";
+    static final String BROKER_SEQUENCE_ID = BROKERS + "/seqid";
     /** Parent of the persistent-sequential ISR change notifications. */
     public static final String ISR_CHANGE = "/isr_change_notification";
     /** Name prefix of an ISR change notification; ZooKeeper appends a 10-digit sequence number. */
-    public static final String ISR_CHANGE_PREFIX = "isr_change_";
+    static final String ISR_CHANGE_PREFIX = "isr_change_";
     /** Parent of the admin requests. */
-    public static final String ADMIN = "/admin";
+    static final String ADMIN = "/admin";
     /** Parent of the topics marked for deletion. */
     public static final String DELETE_TOPICS = ADMIN + "/delete_topics";
     /** A request for preferred replica elections. */
@@ -48,27 +48,27 @@ public final class ZkPaths {
     /** A request for partition reassignments (Kafka's legacy, pre-2.4 mechanism). */
     public static final String REASSIGN = ADMIN + "/reassign_partitions";
     /** Parent of the per-entity configuration. */
-    public static final String CONFIG = "/config";
+    static final String CONFIG = "/config";
     /** Parent of the configuration change notifications. */
     public static final String CONFIG_CHANGES = CONFIG + "/changes";
     /** Name prefix of the persistent-sequential config change notifications under {@link #CONFIG_CHANGES}. */
-    public static final String CONFIG_CHANGE_PREFIX = "config_change_";
+    static final String CONFIG_CHANGE_PREFIX = "config_change_";
     /** Old consumers' parent (created by Kafka at start; kept for compatibility). */
-    public static final String CONSUMERS = "/consumers";
+    static final String CONSUMERS = "/consumers";
     /** Holds the cluster id's parent. */
-    public static final String CLUSTER = "/cluster";
+    static final String CLUSTER = "/cluster";
     /** The cluster id, created by the first broker (Kafka's {@code ClusterIdZNode}). */
     public static final String CLUSTER_ID = CLUSTER + "/id";
     /** Producer id block allocation (created by Kafka at start; kept for compatibility). */
     public static final String LATEST_PRODUCER_ID_BLOCK = "/latest_producer_id_block";
     /** Parent of log-directory failure notifications (created by Kafka at start; kept for compatibility). */
-    public static final String LOG_DIR_EVENT_NOTIFICATION = "/log_dir_event_notification";
+    static final String LOG_DIR_EVENT_NOTIFICATION = "/log_dir_event_notification";
 
     /**
      * The persistent paths that must exist before a broker or controller starts, in Kafka's order
      * ({@code ZkData.PersistentZkPaths}), so a Kafka tool pointed at our ZooKeeper finds the layout it expects.
      */
-    public static final List<String> PERSISTENT_PATHS = List.of(
+    static final List<String> PERSISTENT_PATHS = List.of(
         CONSUMERS,
         BROKER_IDS,
         TOPICS,
