@@ -167,7 +167,7 @@ public final class Partition {
      * @param log           its log, owned by the broker's log manager
      * @param ctx           the broker's services
      */
-    public Partition(final TopicPartition tp, final int localBrokerId, final PartitionLog log, final Context ctx) {
+    Partition(final TopicPartition tp, final int localBrokerId, final PartitionLog log, final Context ctx) {
         this.tp = tp;
         this.localBrokerId = localBrokerId;
         this.log = log;
@@ -190,7 +190,7 @@ public final class Partition {
      * @return whether this broker was not leader before
      * @throws StorageException if the epoch cannot be recorded (the log goes offline)
      */
-    public boolean makeLeader(final PartitionStateInfo state) {
+    boolean makeLeader(final PartitionStateInfo state) {
         final boolean newLeader;
         roleLock.writeLock().lock();
         try {
@@ -221,7 +221,7 @@ public final class Partition {
      * @param state the LeaderAndIsr state
      * @return whether the leader or the leader epoch changed (the fetcher must start over)
      */
-    public boolean makeFollower(final PartitionStateInfo state) {
+    boolean makeFollower(final PartitionStateInfo state) {
         roleLock.writeLock().lock();
         try {
             final boolean changed = leaderId != state.leaderAndIsr().leader()
@@ -245,7 +245,7 @@ public final class Partition {
     }
 
     /** Stops every role (StopReplica): requests in flight and later ones get NOT_LEADER_OR_FOLLOWER. */
-    public void stop() {
+    void stop() {
         roleLock.writeLock().lock();
         try {
             stopped = true;
@@ -490,7 +490,7 @@ public final class Partition {
      *                           read that answers it after a wait, as Kafka's {@code updateFetchState})
      * @return the records or the error
      */
-    public ReadResult fetchForFollower(final int replicaId, final long replicaBrokerEpoch, final int currentLeaderEpoch,
+    ReadResult fetchForFollower(final int replicaId, final long replicaBrokerEpoch, final int currentLeaderEpoch,
                                        final long fetchOffset, final int lastFetchedEpoch, final long followerLogStart,
                                        final long followerDurable, final int maxBytes, final boolean minOneBatch,
                                        final boolean recordProgress) {
@@ -590,7 +590,7 @@ public final class Partition {
      *
      * @return whether a change was proposed
      */
-    public boolean maybeShrinkIsr() {
+    boolean maybeShrinkIsr() {
         final IsrWriter.Proposal proposal;
         roleLock.readLock().lock();
         try {
@@ -654,7 +654,7 @@ public final class Partition {
      * @param minOneBatch        return the first batch whole even when larger than {@code maxBytes}
      * @return the records or the error
      */
-    public ReadResult fetchForConsumer(final int currentLeaderEpoch, final long fetchOffset, final int maxBytes,
+    ReadResult fetchForConsumer(final int currentLeaderEpoch, final long fetchOffset, final int maxBytes,
                                        final boolean minOneBatch) {
         roleLock.readLock().lock();
         try {

@@ -48,7 +48,11 @@ final class TestCluster implements AutoCloseable {
     TestCluster(final String connect, final UnaryOperator<ReplicationConfig.Builder> tweak) {
         base = tweak.apply(ReplicationConfig.builder().brokerId(0).zookeeperConnect(connect)
             .zookeeperSessionTimeoutMs(3000).zookeeperRequestTimeoutMs(3000).autoLeaderRebalanceEnable(false)).build();
-        observerClient = ZkClient.open(base.withBroker(999, null), threads("observer"), QUIET);
+        // The test's own reader of ZooKeeper is no broker under test: its answers may take seconds on a busy machine
+        // (a 3 s request timeout failed a read in TopicAdminIT beside two other test JVMs), so it waits as long as the
+        // tests' deadlines do, and its session outlives any pause.
+        observerClient = ZkClient.open(base.withBroker(999, null).toBuilder().zookeeperSessionTimeoutMs(30_000)
+            .zookeeperRequestTimeoutMs(30_000).build(), threads("observer"), QUIET);
         observerClient.awaitConnected(WAIT.toMillis());
         observer = new KafkaZkStore(observerClient);
         observer.createPersistentPaths();
