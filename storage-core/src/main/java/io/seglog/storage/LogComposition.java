@@ -100,8 +100,9 @@ final class LogComposition {
         this.epochs = opened.epochs();
         final Appender appender = new Appender(segments, end, epochs, config.segmentConfig(),
             LogOpener.appendRules(config), LogOpener.compression(config), time, producers);
-        final Truncation truncation = new Truncation(dir, io, time, config.segmentIndexBytes(), segments, end,
-            durability, watermarks, epochs, appender, env.recoveryPointLowered(), env.logStartRaised(), producers);
+        final Truncation truncation = new Truncation(dir, io, time, config.segmentIndexBytes(),
+            new Truncation.Owners(segments, end, durability, watermarks, epochs, appender, producers),
+            env.recoveryPointLowered(), env.logStartRaised());
         final Retention retention = new Retention(segments, end, watermarks, retired, LogOpener.retentionRules(config),
             scheduler == null ? null
                 : (name, unlink) -> scheduler.schedule(name, unlink, settings.current().fileDeleteDelayMs(), 0),
