@@ -1,5 +1,7 @@
 package io.seglog.storage;
 
+import static io.seglog.storage.LogConfigKeys.*;
+
 import io.seglog.storage.config.ConfigDef;
 import io.seglog.storage.config.ConfigKey;
 import io.seglog.storage.config.TopicKeyNames;
@@ -18,11 +20,15 @@ import org.slf4j.LoggerFactory;
  * property names by {@link #fromProperties(Map)}, so a Kafka operator's configuration carries over.
  *
  * <p>Every default is Kafka 4.4.0's (checked against {@code org.apache.kafka.storage.internals.log.LogConfig}
- * by a test). Each key is defined once, in one table ({@code KEYS} below: name, type, default, range,
+ * by a test). Each key is defined once, in one table ({@code LogConfigKeys}: name, type, default, range,
  * documentation, reader), which drives the builder's defaults, {@link #fromProperties}, the validation pass in
  * {@link Builder#build()} (ranges, then cross-field rules), {@link #equals}, {@link #hashCode} and
- * {@link #toString}; adding a key is its constants, its table entry, its accessor and its builder method, all in
- * this file. Every message names the key (Kafka's property name) and the rejected value.
+ * {@link #toString}; adding a key is its constants (here), its table entry, its accessor (here) and its builder
+ * method ({@code LogConfigBuilder}). Every message names the key (Kafka's property name) and the rejected value.
+ *
+ * <p>Who owns what: this class owns the immutable values of one configuration and the public names and defaults
+ * of its keys; {@code LogConfigKeys} owns the key table and its cross-field rules; {@code LogConfigBuilder}, the
+ * state behind {@link Builder}, owns the values being collected until {@link Builder#build()}.
  *
  * <p>Thread-safety: immutable, safe to share.
  */
@@ -180,92 +186,6 @@ public final class LogConfig {
 
     private static final Logger LOG = LoggerFactory.getLogger(LogConfig.class);
 
-    // ---- The table: one definition per key, in the order toString lists them. ----
-    private static final ConfigDef KEYS = new ConfigDef("LogConfig");
-    private static final ConfigKey<Integer> SEGMENT_BYTES = KEYS.intKey(SEGMENT_BYTES_CONFIG, DEFAULT_SEGMENT_BYTES,
-        MIN_SEGMENT_BYTES, "the size at which the active segment rolls", "segments");
-    private static final ConfigKey<Long> SEGMENT_MS = KEYS.longKey(SEGMENT_MS_CONFIG, DEFAULT_SEGMENT_MS, 1,
-        "the record-time age at which the active segment rolls", "segments");
-    private static final ConfigKey<Long> SEGMENT_JITTER_MS = KEYS.longKey(SEGMENT_JITTER_MS_CONFIG,
-        DEFAULT_SEGMENT_JITTER_MS, 0, "the largest random jitter subtracted from segment.ms", "segments");
-    private static final ConfigKey<Integer> SEGMENT_INDEX_BYTES = KEYS.intKey(SEGMENT_INDEX_BYTES_CONFIG,
-        DEFAULT_SEGMENT_INDEX_BYTES, MIN_SEGMENT_INDEX_BYTES, "the preallocated size of each index file", "segments");
-    private static final ConfigKey<Integer> INDEX_INTERVAL_BYTES = KEYS.intKey(INDEX_INTERVAL_BYTES_CONFIG,
-        DEFAULT_INDEX_INTERVAL_BYTES, 0, "log bytes between two sparse index entries", "segments");
-    private static final ConfigKey<Integer> MAX_MESSAGE_BYTES = KEYS.intKey(MAX_MESSAGE_BYTES_CONFIG,
-        DEFAULT_MAX_MESSAGE_BYTES, 0, "the largest record batch an append accepts", "append");
-    private static final ConfigKey<TimestampType> MESSAGE_TIMESTAMP_TYPE = KEYS.namedKey(MESSAGE_TIMESTAMP_TYPE_CONFIG,
-        TimestampType.class, TimestampType.CREATE_TIME, TimestampType::fromKafkaName, TimestampType::kafkaName,
-        "CreateTime keeps the producer's timestamps, LogAppendTime stamps the broker's", "append");
-    private static final ConfigKey<TopicCompression> COMPRESSION_TYPE = KEYS.namedKey(COMPRESSION_TYPE_CONFIG,
-        TopicCompression.class, TopicCompression.PRODUCER, TopicCompression::fromKafkaName, TopicCompression::kafkaName,
-        "producer, uncompressed, gzip, snappy, lz4 or zstd: producer keeps each producer's codec, another"
-            + " re-compresses", "append");
-    private static final ConfigKey<Integer> COMPRESSION_GZIP_LEVEL = levelKey(COMPRESSION_GZIP_LEVEL_CONFIG, -1, 1, 9,
-        "the gzip level of re-compression; -1 is zlib's default");
-    private static final ConfigKey<Integer> COMPRESSION_LZ4_LEVEL = levelKey(COMPRESSION_LZ4_LEVEL_CONFIG, 9, 1, 17,
-        "the lz4 level of re-compression; 9 is lz4's fast compressor");
-    private static final ConfigKey<Integer> COMPRESSION_ZSTD_LEVEL = levelKey(COMPRESSION_ZSTD_LEVEL_CONFIG, 3, -131072,
-        22, "the zstd level of re-compression");
-    private static final ConfigKey<Long> MESSAGE_TIMESTAMP_BEFORE_MAX_MS = KEYS.longKey(
-        MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG, DEFAULT_MESSAGE_TIMESTAMP_BEFORE_MAX_MS, 0,
-        "how far before the broker's time a CreateTime timestamp may lie", "append");
-    private static final ConfigKey<Long> MESSAGE_TIMESTAMP_AFTER_MAX_MS = KEYS.longKey(
-        MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG, DEFAULT_MESSAGE_TIMESTAMP_AFTER_MAX_MS, 0,
-        "how far after the broker's time a CreateTime timestamp may lie", "append");
-    private static final ConfigKey<Long> RETENTION_MS = KEYS.longKey(RETENTION_MS_CONFIG, DEFAULT_RETENTION_MS, -1,
-        "how long segments are kept, -1 forever", "retention");
-    private static final ConfigKey<Long> RETENTION_BYTES = KEYS.longKey(RETENTION_BYTES_CONFIG,
-        DEFAULT_RETENTION_BYTES, Long.MIN_VALUE, "the size above which the oldest segments go, negative for none",
-        "retention");
-    private static final ConfigKey<Long> FLUSH_MESSAGES = KEYS.longKey(FLUSH_MESSAGES_CONFIG, DEFAULT_FLUSH_MESSAGES,
-        1, "unflushed messages that force an fsync", "durability");
-    private static final ConfigKey<Long> FLUSH_MS = KEYS.longKey(FLUSH_MS_CONFIG, DEFAULT_FLUSH_MS, 0,
-        "the age of unflushed data that forces an fsync", "durability");
-    private static final ConfigKey<Long> PRODUCER_ID_EXPIRATION_MS = KEYS.longKey(PRODUCER_ID_EXPIRATION_MS_CONFIG,
-        DEFAULT_PRODUCER_ID_EXPIRATION_MS, 1, "how long a producer id's state outlives its last batch", "producers");
-    private static final ConfigKey<Long> PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS = KEYS.longKey(
-        PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS_CONFIG, DEFAULT_PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS, 1,
-        "how often expired producer ids are removed (on the log's scheduler)", "producers");
-    private static final ConfigKey<Long> FILE_DELETE_DELAY_MS = KEYS.longKey(FILE_DELETE_DELAY_MS_CONFIG,
-        DEFAULT_FILE_DELETE_DELAY_MS, 0, "the delay between renaming a segment .deleted and unlinking it",
-        "retention");
-    private static final ConfigKey<CorruptionPolicy> CORRUPTION_POLICY = KEYS.namedKey(CORRUPTION_POLICY_CONFIG,
-        CorruptionPolicy.class, CorruptionPolicy.FAIL, CorruptionPolicy::fromConfigName, CorruptionPolicy::configName,
-        "fail or truncate: what recovery does with corruption that is not a torn tail", "recovery");
-    private static final ConfigKey<Integer> MAPPED_APPEND_MAX_BYTES = KEYS.intKey(MAPPED_APPEND_MAX_BYTES_CONFIG,
-        DEFAULT_MAPPED_APPEND_MAX_BYTES, 0, "the largest append copied through the mapped tail, 0 for none",
-        "segments");
-    private static final ConfigKey<CleanupPolicy> CLEANUP_POLICY = KEYS.namedKey(CLEANUP_POLICY_CONFIG,
-        CleanupPolicy.class, CleanupPolicy.DELETE, CleanupPolicy::fromKafkaName, CleanupPolicy::kafkaName,
-        "delete, compact or both: what retention deletes and whether offsets may have gaps", "retention, append");
-    private static final ConfigKey<Double> MIN_CLEANABLE_DIRTY_RATIO = KEYS.doubleKey(MIN_CLEANABLE_DIRTY_RATIO_CONFIG,
-        DEFAULT_MIN_CLEANABLE_DIRTY_RATIO, 0, 1, "the dirty share above which a compacted log is cleaned", "cleaner");
-    private static final ConfigKey<Long> MIN_COMPACTION_LAG_MS = KEYS.longKey(MIN_COMPACTION_LAG_MS_CONFIG, 0, 0,
-        "the age below which records are not compacted", "cleaner");
-    private static final ConfigKey<Long> MAX_COMPACTION_LAG_MS = KEYS.longKey(MAX_COMPACTION_LAG_MS_CONFIG,
-        Long.MAX_VALUE, 1, "the age above which a dirty segment is compacted whatever the ratio", "cleaner");
-    private static final ConfigKey<Long> DELETE_RETENTION_MS = KEYS.longKey(DELETE_RETENTION_MS_CONFIG,
-        DEFAULT_DELETE_RETENTION_MS, 0, "how long tombstones survive cleaning", "cleaner");
-    private static final ConfigKey<Boolean> READ_MAPPED = KEYS.booleanKey(READ_MAPPED_CONFIG, DEFAULT_READ_MAPPED,
-        "read batch headers through a read-only mapping of each segment", "reads");
-    private static final ConfigKey<Integer> MIN_INSYNC_REPLICAS = KEYS.intKey(MIN_INSYNC_REPLICAS_CONFIG,
-        DEFAULT_MIN_INSYNC_REPLICAS, 1, "the fewest in-sync replicas for an acks=all write", "replication");
-    private static final ConfigKey<Boolean> UNCLEAN_LEADER_ELECTION_ENABLE = KEYS.booleanKey(
-        UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG, DEFAULT_UNCLEAN_LEADER_ELECTION_ENABLE,
-        "whether a replica outside the ISR may become leader", "replication");
-
-    static {
-        // Kafka's LogConfig.validateValues: records may not have to be compacted before they may be.
-        KEYS.crossRule(v -> v.get(MIN_COMPACTION_LAG_MS) > v.get(MAX_COMPACTION_LAG_MS)
-            ? "conflicting settings: " + MIN_COMPACTION_LAG_MS_CONFIG + "=" + v.get(MIN_COMPACTION_LAG_MS) + " > "
-                + MAX_COMPACTION_LAG_MS_CONFIG + "=" + v.get(MAX_COMPACTION_LAG_MS)
-            : null);
-        // Each applies from a log's next append, roll, retention check or cleaner pass (PartitionLog.updateConfig);
-        // these three are read only when a log opens.
-        KEYS.dynamicAllBut(PRODUCER_ID_EXPIRATION_MS, PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS, CORRUPTION_POLICY);
-    }
-
     /**
      * The table of every key this class reads, for the configuration reference and for components that read a
      * topic-level key as a broker-wide setting ({@code min.insync.replicas}, {@code unclean.leader.election.enable}).
@@ -280,7 +200,7 @@ public final class LogConfig {
     /** Derived once: the plain values the segment layer takes. */
     private final SegmentConfig segmentConfig;
 
-    private LogConfig(final Object[] values) {
+    LogConfig(final Object[] values) {
         this.values = values;
         this.segmentConfig = new SegmentConfig(segmentBytes(), segmentMs(), segmentIndexBytes(), indexIntervalBytes(),
             mappedAppendMaxBytes(), readMapped(), corruptionPolicy() == CorruptionPolicy.TRUNCATE);
@@ -477,12 +397,6 @@ public final class LogConfig {
      */
     public int compressionZstdLevel() {
         return get(COMPRESSION_ZSTD_LEVEL);
-    }
-
-    /** A codec level key: an int in {@code [min, max]}, or the default (which may lie outside, as gzip's -1). */
-    private static ConfigKey<Integer> levelKey(final String name, final int defaultValue, final int min,
-                                               final int max, final String doc) {
-        return KEYS.intKey(name, defaultValue, min, max, doc, "append");
     }
 
     /**
@@ -704,314 +618,14 @@ public final class LogConfig {
      * Collects values, each checked against its key's range as it is set, then runs the validation pass in
      * {@link #build()}. Not thread-safe.
      */
-    public static final class Builder {
-        private final Object[] values;
-
+    public static final class Builder extends LogConfigBuilder {
         private Builder(final Object[] values) {
-            this.values = values;
+            super(values);
         }
 
-        private <T> Builder set(final ConfigKey<T> key, final T value) {
-            ConfigDef.put(values, key, value); // checked in build(), so a builder may pass through a bad value
+        @Override
+        Builder self() {
             return this;
-        }
-
-        /**
-         * Sets Kafka's {@code cleanup.policy}.
-         *
-         * @param cleanupPolicy the policy
-         * @return this builder
-         */
-        public Builder cleanupPolicy(final CleanupPolicy cleanupPolicy) {
-            return set(CLEANUP_POLICY, Objects.requireNonNull(cleanupPolicy, "cleanupPolicy"));
-        }
-
-        /**
-         * Sets Kafka's {@code min.cleanable.dirty.ratio}.
-         *
-         * @param ratio in [0, 1]
-         * @return this builder
-         */
-        public Builder minCleanableDirtyRatio(final double ratio) {
-            return set(MIN_CLEANABLE_DIRTY_RATIO, ratio);
-        }
-
-        /**
-         * Sets Kafka's {@code min.compaction.lag.ms}.
-         *
-         * @param ms 0 or more
-         * @return this builder
-         */
-        public Builder minCompactionLagMs(final long ms) {
-            return set(MIN_COMPACTION_LAG_MS, ms);
-        }
-
-        /**
-         * Sets Kafka's {@code max.compaction.lag.ms}.
-         *
-         * @param ms at least 1
-         * @return this builder
-         */
-        public Builder maxCompactionLagMs(final long ms) {
-            return set(MAX_COMPACTION_LAG_MS, ms);
-        }
-
-        /**
-         * Sets Kafka's {@code delete.retention.ms}.
-         *
-         * @param ms 0 or more
-         * @return this builder
-         */
-        public Builder deleteRetentionMs(final long ms) {
-            return set(DELETE_RETENTION_MS, ms);
-        }
-
-        /**
-         * Sets {@code segment.bytes}. Unlike {@link #fromProperties(Map)}, the builder accepts segments below
-         * Kafka 4.4's 1 MiB minimum (down to {@link #MIN_SEGMENT_BYTES}), as Kafka's internal key does.
-         *
-         * @param segmentBytes the roll size in bytes
-         * @return this builder
-         */
-        public Builder segmentBytes(final int segmentBytes) {
-            return set(SEGMENT_BYTES, segmentBytes);
-        }
-
-        /**
-         * Sets {@code segment.ms}.
-         *
-         * @param segmentMs the record-time span of a segment
-         * @return this builder
-         */
-        public Builder segmentMs(final long segmentMs) {
-            return set(SEGMENT_MS, segmentMs);
-        }
-
-        /**
-         * Sets {@code segment.jitter.ms}.
-         *
-         * @param segmentJitterMs the maximum jitter, 0 for none
-         * @return this builder
-         */
-        public Builder segmentJitterMs(final long segmentJitterMs) {
-            return set(SEGMENT_JITTER_MS, segmentJitterMs);
-        }
-
-        /**
-         * Sets {@code segment.index.bytes}.
-         *
-         * @param segmentIndexBytes the preallocated size of each index file
-         * @return this builder
-         */
-        public Builder segmentIndexBytes(final int segmentIndexBytes) {
-            return set(SEGMENT_INDEX_BYTES, segmentIndexBytes);
-        }
-
-        /**
-         * Sets {@code index.interval.bytes}.
-         *
-         * @param indexIntervalBytes log bytes between index entries
-         * @return this builder
-         */
-        public Builder indexIntervalBytes(final int indexIntervalBytes) {
-            return set(INDEX_INTERVAL_BYTES, indexIntervalBytes);
-        }
-
-        /**
-         * Sets {@code max.message.bytes}.
-         *
-         * @param maxMessageBytes the largest batch accepted
-         * @return this builder
-         */
-        public Builder maxMessageBytes(final int maxMessageBytes) {
-            return set(MAX_MESSAGE_BYTES, maxMessageBytes);
-        }
-
-        /**
-         * Sets {@code compression.type}.
-         *
-         * @param compressionType the codec batches are stored in
-         * @return this builder
-         */
-        public Builder compressionType(final TopicCompression compressionType) {
-            return set(COMPRESSION_TYPE, Objects.requireNonNull(compressionType, COMPRESSION_TYPE_CONFIG));
-        }
-
-        /**
-         * Sets {@code compression.gzip.level}, {@code compression.lz4.level} and {@code compression.zstd.level}.
-         *
-         * @param gzipLevel -1 or 1 to 9
-         * @param lz4Level  1 to 17
-         * @param zstdLevel -131072 to 22
-         * @return this builder (a level out of its range is refused by {@code build()}, naming its key)
-         */
-        public Builder compressionLevels(final int gzipLevel, final int lz4Level, final int zstdLevel) {
-            set(COMPRESSION_GZIP_LEVEL, gzipLevel);
-            set(COMPRESSION_LZ4_LEVEL, lz4Level);
-            return set(COMPRESSION_ZSTD_LEVEL, zstdLevel);
-        }
-
-        /**
-         * Sets {@code message.timestamp.type}.
-         *
-         * @param messageTimestampType the timestamp type
-         * @return this builder
-         */
-        public Builder messageTimestampType(final TimestampType messageTimestampType) {
-            return set(MESSAGE_TIMESTAMP_TYPE, messageTimestampType);
-        }
-
-        /**
-         * Sets {@code retention.ms}.
-         *
-         * @param retentionMs retention time, -1 for forever
-         * @return this builder
-         */
-        public Builder retentionMs(final long retentionMs) {
-            return set(RETENTION_MS, retentionMs);
-        }
-
-        /**
-         * Sets {@code retention.bytes}.
-         *
-         * @param retentionBytes retention size, -1 for no limit
-         * @return this builder
-         */
-        public Builder retentionBytes(final long retentionBytes) {
-            return set(RETENTION_BYTES, retentionBytes);
-        }
-
-        /**
-         * Sets {@code message.timestamp.before.max.ms}.
-         *
-         * @param messageTimestampBeforeMaxMs how far before the broker's time a record timestamp may lie, 0 or more
-         * @return this builder
-         */
-        public Builder messageTimestampBeforeMaxMs(final long messageTimestampBeforeMaxMs) {
-            return set(MESSAGE_TIMESTAMP_BEFORE_MAX_MS, messageTimestampBeforeMaxMs);
-        }
-
-        /**
-         * Sets {@code message.timestamp.after.max.ms}.
-         *
-         * @param messageTimestampAfterMaxMs how far after the broker's time a record timestamp may lie, 0 or more
-         * @return this builder
-         */
-        public Builder messageTimestampAfterMaxMs(final long messageTimestampAfterMaxMs) {
-            return set(MESSAGE_TIMESTAMP_AFTER_MAX_MS, messageTimestampAfterMaxMs);
-        }
-
-        /**
-         * Sets {@value #MAPPED_APPEND_MAX_BYTES_CONFIG}.
-         *
-         * @param mappedAppendMaxBytes largest append copied through the mapped tail, 0 for none
-         * @return this builder
-         */
-        public Builder mappedAppendMaxBytes(final int mappedAppendMaxBytes) {
-            return set(MAPPED_APPEND_MAX_BYTES, mappedAppendMaxBytes);
-        }
-
-        /**
-         * Sets {@value #READ_MAPPED_CONFIG}.
-         *
-         * @param readMapped read batch headers through a mapping of each segment (true) or with positional reads
-         * @return this builder
-         */
-        public Builder readMapped(final boolean readMapped) {
-            return set(READ_MAPPED, readMapped);
-        }
-
-        /**
-         * Sets {@code flush.messages}.
-         *
-         * @param flushMessages unflushed messages that force an fsync
-         * @return this builder
-         */
-        public Builder flushMessages(final long flushMessages) {
-            return set(FLUSH_MESSAGES, flushMessages);
-        }
-
-        /**
-         * Sets {@code flush.ms}.
-         *
-         * @param flushMs age of unflushed data that forces an fsync
-         * @return this builder
-         */
-        public Builder flushMs(final long flushMs) {
-            return set(FLUSH_MS, flushMs);
-        }
-
-        /**
-         * Sets {@code producer.id.expiration.ms}.
-         *
-         * @param producerIdExpirationMs how long a producer id's state outlives its last batch
-         * @return this builder
-         */
-        public Builder producerIdExpirationMs(final long producerIdExpirationMs) {
-            return set(PRODUCER_ID_EXPIRATION_MS, producerIdExpirationMs);
-        }
-
-        /**
-         * Sets {@code producer.id.expiration.check.interval.ms}.
-         *
-         * @param intervalMs how often expired producer ids are removed
-         * @return this builder
-         */
-        public Builder producerIdExpirationCheckIntervalMs(final long intervalMs) {
-            return set(PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS, intervalMs);
-        }
-
-        /**
-         * Sets {@code file.delete.delay.ms}.
-         *
-         * @param fileDeleteDelayMs delay before a deleted segment is unlinked
-         * @return this builder
-         */
-        public Builder fileDeleteDelayMs(final long fileDeleteDelayMs) {
-            return set(FILE_DELETE_DELAY_MS, fileDeleteDelayMs);
-        }
-
-        /**
-         * Sets {@value #CORRUPTION_POLICY_CONFIG} (Seglog-specific).
-         *
-         * @param corruptionPolicy what recovery does with corruption that is not a torn tail
-         * @return this builder
-         */
-        public Builder corruptionPolicy(final CorruptionPolicy corruptionPolicy) {
-            return set(CORRUPTION_POLICY, Objects.requireNonNull(corruptionPolicy, CORRUPTION_POLICY_CONFIG));
-        }
-
-        /**
-         * Sets {@code min.insync.replicas}.
-         *
-         * @param minInsyncReplicas the fewest in-sync replicas for an acks=all write, at least 1
-         * @return this builder
-         */
-        public Builder minInsyncReplicas(final int minInsyncReplicas) {
-            return set(MIN_INSYNC_REPLICAS, minInsyncReplicas);
-        }
-
-        /**
-         * Sets {@code unclean.leader.election.enable}.
-         *
-         * @param enable whether a replica outside the ISR may become leader
-         * @return this builder
-         */
-        public Builder uncleanLeaderElectionEnable(final boolean enable) {
-            return set(UNCLEAN_LEADER_ELECTION_ENABLE, enable);
-        }
-
-        /**
-         * The validation pass: every value against its key's range (Kafka's ranges), then the cross-field rules.
-         *
-         * @return the immutable configuration
-         * @throws IllegalArgumentException naming the key (Kafka's property name) and the value of the first
-         *                                  invalid setting
-         */
-        public LogConfig build() {
-            final Object[] copy = values.clone();
-            KEYS.validate(copy);
-            return new LogConfig(copy);
         }
     }
 }

@@ -2,12 +2,14 @@ package io.seglog.storage;
 
 import io.seglog.storage.log.LogEnd;
 import io.seglog.storage.log.Segments;
+import io.seglog.storage.log.Watermarks;
 import io.seglog.storage.segment.BatchCursor;
 import io.seglog.storage.segment.LogSegment;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.WritableByteChannel;
+import java.nio.file.Path;
 
 /**
  * One reader's cursor over a {@link PartitionLog}: it owns the reader's scratch buffers, its snapshot of the log's
@@ -30,7 +32,10 @@ import java.nio.channels.WritableByteChannel;
  * snapshot.
  */
 public final class LogReader {
-    private final PartitionLog log;
+    /** The log's closed and offline state (its {@link LogHealth}), asked before each read. */
+    private final LogHealth health;
+    private final Path dir;
+    private final Watermarks watermarks;
     private final Segments segments;
     private final LogEnd end;
     private final LogEnd.Snapshot snapshot = new LogEnd.Snapshot();
@@ -44,8 +49,11 @@ public final class LogReader {
     private long requestedOffset = -1;
     private long firstOffset = -1;
 
-    LogReader(final PartitionLog log, final Segments segments, final LogEnd end) {
-        this.log = log;
+    LogReader(final LogHealth health, final Path dir, final Watermarks watermarks, final Segments segments,
+              final LogEnd end) {
+        this.health = health;
+        this.dir = dir;
+        this.watermarks = watermarks;
         this.segments = segments;
         this.end = end;
     }
@@ -69,13 +77,13 @@ public final class LogReader {
         if (maxBytes < 0) {
             throw new IllegalArgumentException("maxBytes=" + maxBytes + " must be >= 0");
         }
-        log.ensureReadable();
+        health.ensureReadable();
         final int truncationsAtStart = end.truncations();
         end.snapshot(snapshot);
         final long endOffset = snapshot.offset();
-        final long startOff = log.logStartOffset();
+        final long startOff = watermarks.logStartOffset();
         if (startOffset < startOff || startOffset > endOffset) {
-            throw new OffsetOutOfRangeException(log.dir().toString(), startOffset, startOff, endOffset);
+            throw new OffsetOutOfRangeException(dir.toString(), startOffset, startOff, endOffset);
         }
         final long bound = Math.min(maxOffsetExclusive, endOffset);
         if (startOffset >= bound) {
@@ -85,13 +93,13 @@ public final class LogReader {
         try {
             return readBelow(segsAtStart, startOffset, bound, maxBytes, minOneBatch);
         } catch (final IOException | IllegalStateException e) {
-            if (!log.isClosed() && (end.truncations() != truncationsAtStart || segments.array() != segsAtStart)) {
+            if (!health.isClosed() && (end.truncations() != truncationsAtStart || segments.array() != segsAtStart)) {
                 // The snapshot predates a truncation whose shrink this read ran into, or retention closed a segment
                 // under it (file.delete.delay.ms=0): read again from a fresh snapshot, which answers out-of-range
                 // when the offset went with the segment.
                 return read(startOffset, maxBytes, maxOffsetExclusive, minOneBatch);
             }
-            throw e instanceof IOException ? log.readFailure((IOException) e) : (IllegalStateException) e;
+            throw e instanceof IOException ? health.readFailure((IOException) e) : (IllegalStateException) e;
         }
     }
 
@@ -165,10 +173,10 @@ public final class LogReader {
                 + PartitionLog.LATEST_TIMESTAMP + " (latest), " + PartitionLog.EARLIEST_TIMESTAMP + " (earliest) or "
                 + PartitionLog.MAX_TIMESTAMP + " (the record with the largest timestamp)");
         }
-        log.ensureReadable();
+        health.ensureReadable();
         final int truncationsAtStart = end.truncations();
         end.snapshot(snapshot);
-        final long startOff = log.logStartOffset();
+        final long startOff = watermarks.logStartOffset();
         final long bound = Math.max(startOff, Math.min(maxOffsetExclusive, snapshot.offset()));
         if (timestampMs == PartitionLog.LATEST_TIMESTAMP) {
             return bound;
@@ -199,10 +207,10 @@ public final class LogReader {
                 }
             }
         } catch (final IOException | IllegalStateException e) {
-            if (!log.isClosed() && (end.truncations() != truncationsAtStart || segments.array() != segsAtStart)) {
+            if (!health.isClosed() && (end.truncations() != truncationsAtStart || segments.array() != segsAtStart)) {
                 return offsetForTimestamp(timestampMs, maxOffsetExclusive); // ran into a truncation or retention
             }
-            throw e instanceof IOException ? log.readFailure((IOException) e) : (IllegalStateException) e;
+            throw e instanceof IOException ? health.readFailure((IOException) e) : (IllegalStateException) e;
         }
         return -1;
     }

@@ -1,46 +1,20 @@
 package io.seglog.storage;
 
-import io.seglog.storage.checkpoint.CorruptCheckpointException;
-import io.seglog.storage.checkpoint.EpochEntry;
-import io.seglog.storage.checkpoint.PartitionMetadataFile;
 import io.seglog.storage.dir.LogDirLock;
-import io.seglog.storage.dir.LogDirLockedException;
 import io.seglog.storage.epoch.EpochEnd;
-import io.seglog.storage.epoch.LeaderEpochCache;
 import io.seglog.storage.format.InvalidRecordException;
 import io.seglog.storage.io.FileIO;
-import io.seglog.storage.log.Appender;
-import io.seglog.storage.log.Durability;
-import io.seglog.storage.log.LogEnd;
-import io.seglog.storage.log.LogOpening;
-import io.seglog.storage.log.LogWriteException;
-import io.seglog.storage.log.RetiredSegments;
-import io.seglog.storage.log.Retention;
-import io.seglog.storage.log.Segments;
-import io.seglog.storage.log.Truncation;
-import io.seglog.storage.log.Watermarks;
-import io.seglog.storage.producer.ProducerStateManager;
-import io.seglog.storage.segment.CorruptSegmentException;
-import io.seglog.storage.segment.LogLoader;
 import io.seglog.storage.segment.LogSegment;
-import io.seglog.storage.segment.SegmentConfig;
-import io.seglog.storage.segment.SegmentFiles;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.InstantSource;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Consumer;
 import java.util.random.RandomGenerator;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The log of one partition: an ordered set of segments in one directory, byte-compatible with Kafka's
@@ -68,12 +42,16 @@ import org.slf4j.LoggerFactory;
  * offset and searches by timestamp without allocating; {@link #read} and {@link #offsetForTimestamp} are the
  * one-call forms, which allocate.
  *
- * <p>State and its owners: this class composes the owners and holds none of their state itself. {@code Segments}
- * owns the segment array (roll, truncate, retire), {@code LogEnd} the published end readers see,
- * {@code Watermarks} the log start offset and high watermark, {@code Durability} the flushed offset and the
- * durability waiters, the leader-epoch cache the epochs; {@code Appender}, {@code Truncation} and
- * {@code Retention} are the paths that change them in order. What this class owns is the lifecycle: the append
- * lock, closing, and the offline state (an I/O failure anywhere takes the log offline, docs/architecture.md).
+ * <p>State and its owners: this class is the entry point and holds no state of its own; {@code LogComposition}
+ * builds, once at open, the owners and the paths its methods call. {@code Segments} owns the segment array (roll,
+ * truncate, retire), {@code LogEnd} the published end readers see, {@code Watermarks} the log start offset and high
+ * watermark, {@code Durability} the flushed offset and the durability waiters, the leader-epoch cache the epochs,
+ * {@code ProducerStateManager} the producer state, {@code LogSettings} the current configuration, {@code LogHealth}
+ * the closed flag, the offline cause and the directory's lock, {@code Flushing} the {@code flush.messages} rule,
+ * {@code Appends} the answer to the leader append in progress, {@code ProducerExpiry} the expiration check.
+ * {@code Appender}, {@code Truncation} and {@code Retention} change the owners in order; {@code LogOpener},
+ * {@code Truncations}, {@code Deletions}, {@code Reconfiguration}, {@code TopicIds} and {@code LogClosing} are the
+ * entry paths, which own nothing and take the one append lock as described below (docs/architecture.md).
  *
  * <p>Threads: one appender at a time (appends, truncations, retention, {@link #close}): calls are serialised by a
  * lock, so a second appender waits rather than corrupts; any number of readers concurrently with it and with each
@@ -105,147 +83,12 @@ public final class PartitionLog implements AutoCloseable {
      */
     public static final long MAX_TIMESTAMP = -3L;
 
-    private static final Logger LOG = LoggerFactory.getLogger(PartitionLog.class);
+    /** The owners and paths of this log, built once at open (see the class comment); final all through. */
+    private final LogComposition parts;
 
-    private final Path dir;
-    /** The directory's name (topic-partition), for producer-state messages; kept so an append allocates none. */
-    private final String name;
-    /** Replaced whole by {@link #updateConfig}; each component reads its part at its next use. */
-    private volatile LogConfig config;
-    private final FileIO io;
-    private final InstantSource time;
-    private final ReentrantLock appendLock = new ReentrantLock();
-    /** The answer to the leader append in progress: the writer's, written and read only under {@link #appendLock}. */
-    private final LeaderAppendResult leaderAnswer = new LeaderAppendResult();
-    private final Segments segments;
-    private final LogEnd end;
-    private final Watermarks watermarks;
-    private final Durability durability;
-    private final RetiredSegments retired;
-    private final LeaderEpochCache epochs;
-    private final Appender appender;
-    private final Truncation truncation;
-    private final Retention retention;
-    private final RecoveryReport recoveryReport;
-    /** The log directory's shared state when a LogManager opened this log; null for a standalone log. */
-    private final LogDirFailure dirFailure;
-    private final Consumer<StorageException> onDirOffline;
-    private final Scheduler scheduler;
-    /** Persists a raised log start (a log manager's checkpoint) before the segment files below it go. */
-    private final Runnable logStartRaised;
-    /** The active segment the last append saw: a new one means a roll, whose old segments are flushed (Kafka's). */
-    private final java.util.concurrent.atomic.AtomicReference<LogSegment> lastActive =
-        new java.util.concurrent.atomic.AtomicReference<>();
-    /** {@code flush.messages}, read on every append: a field, not a lookup in the configuration's table. */
-    private volatile long flushMessages;
-
-    /** The partition directory's {@code .lock}, held from before the open until {@link #close}: one writer. */
-    private final LogDirLock ownership;
-    /** Opened by {@link #openReadOnly}: no lock, nothing on disk ever changes, every write refused. */
-    private final boolean readOnly;
-    /** The producer state (idempotent produce) and its snapshots. */
-    private final ProducerStateManager producers;
-    /** The periodic producer-expiration check on the scheduler; null without one. */
-    private final Scheduler.Cancellable producerExpiration;
-    /** The directory's {@code partition.metadata}: the topic id, read at open, written once. */
-    private final PartitionMetadataFile metadataFile;
-
-    private volatile boolean closed;
-    private volatile Throwable offlineCause;
-
-    private PartitionLog(final Path dir, final LogConfig config, final FileIO io, final InstantSource time,
-                         final RandomGenerator jitterRandom, final LogOpening opened, final LogEnvironment env,
-                         final LogDirLock ownership, final long producerSnapshotLimit,
-                         final PartitionMetadataFile metadataFile) {
-        this.dir = dir;
-        this.metadataFile = metadataFile;
-        this.name = String.valueOf(dir.getFileName());
-        this.ownership = ownership;
-        this.readOnly = ownership == null;
-        this.config = config;
-        this.flushMessages = config.flushMessages();
-        this.io = io;
-        this.time = time;
-        // The jitter of each new segment comes from the configuration current at its roll.
-        this.segments = new Segments(io, dir, config.segmentConfig(), () -> jitter(this.config, jitterRandom),
-            opened.segments());
-        final LogSegment active = segments.active();
-        this.lastActive.set(active);
-        this.end = new LogEnd(opened.endOffset(), active, active.sizeInBytes());
-        this.watermarks = new Watermarks(segments.first().baseOffset());
-        if (watermarks.restore(env.logStartOffset(), env.highWatermark(), segments.first().baseOffset(),
-            opened.endOffset())) {
-            LOG.warn("Checkpointed offsets of {} lie beyond its log end {} (highWatermark={}, logStartOffset={});"
-                + " clamped to the log end", dir, opened.endOffset(), env.highWatermark(), env.logStartOffset());
-        }
-        this.producers = loadProducers(dir, config, io, time, opened, watermarks.logStartOffset(),
-            producerSnapshotLimit, segments.array());
-        this.scheduler = env.scheduler();
-        final Scheduler flushes = env.scheduler();
-        // A clean open finds everything on disk (close flushes); after a crash, unflushedFrom lowers it below.
-        this.durability = new Durability(dir.toString(), opened.endOffset(), active.baseOffset(), this::flush,
-            flushes == null ? null : task -> flushes.schedule("group-commit " + dir, task, 0, 0));
-        this.retired = new RetiredSegments(io, durability);
-        this.epochs = opened.epochs();
-        this.appender = new Appender(segments, end, epochs, config.segmentConfig(), appendRules(config),
-            compression(config), time, producers);
-        this.truncation = new Truncation(dir, io, time, config.segmentIndexBytes(), segments, end, durability,
-            watermarks, epochs, appender, env.recoveryPointLowered(), env.logStartRaised(), producers);
-        this.logStartRaised = env.logStartRaised();
-        this.retention = new Retention(segments, end, watermarks, retired, retentionRules(config),
-            flushes == null ? null
-                : (name, unlink) -> flushes.schedule(name, unlink, this.config.fileDeleteDelayMs(), 0),
-            failure -> goOffline("unlink of a deleted segment", failure), producers);
-        this.recoveryReport = RecoveryReport.of(opened.repairs());
-        if (env.unflushedFrom() >= 0) {
-            durability.markUnflushedFrom(env.unflushedFrom(), segments, opened.endOffset());
-        }
-        this.dirFailure = env.dirFailure();
-        this.onDirOffline = e -> durability.failAll(e, true);
-        if (dirFailure != null) {
-            dirFailure.onOffline(onDirOffline);
-        }
-        // Kafka's PeriodicProducerExpirationCheck, on the log's scheduler (a standalone log's owner calls
-        // removeExpiredProducers itself). Scheduled last: the first run comes an interval after construction.
-        final long expirationCheckMs = config.producerIdExpirationCheckIntervalMs();
-        this.producerExpiration = scheduler == null || readOnly ? null : scheduler.schedule(
-            "PeriodicProducerExpirationCheck " + dir, this::expireProducersOnSchedule, expirationCheckMs,
-            expirationCheckMs);
-    }
-
-    private static Appender.Rules appendRules(final LogConfig config) {
-        return new Appender.Rules(config.maxMessageBytes(),
-            config.messageTimestampType() == TimestampType.LOG_APPEND_TIME, config.messageTimestampBeforeMaxMs(),
-            config.messageTimestampAfterMaxMs());
-    }
-
-    private static Appender.Compression compression(final LogConfig config) {
-        return new Appender.Compression(config.compressionType().codec(), config.compressionGzipLevel(),
-            config.compressionLz4Level(), config.compressionZstdLevel());
-    }
-
-    private static Retention.Rules retentionRules(final LogConfig config) {
-        return new Retention.Rules(config.retentionMs(), config.retentionBytes(), config.cleanupPolicy().delete(),
-            config.fileDeleteDelayMs());
-    }
-
-    /**
-     * The producer state at open: read-only logs keep none (they never append); otherwise snapshots above
-     * {@code snapshotLimit} are distrusted and the state is rebuilt from the latest remaining snapshot and the log.
-     */
-    private static ProducerStateManager loadProducers(final Path dir, final LogConfig config, final FileIO io,
-                                                      final InstantSource time, final LogOpening opened,
-                                                      final long logStartOffset, final long snapshotLimit,
-                                                      final LogSegment[] segs) {
-        if (snapshotLimit < 0) {
-            return ProducerStateManager.inMemory(dir, opened.endOffset());
-        }
-        try {
-            return ProducerStateManager.load(io, dir, config.producerIdExpirationMs(), time.millis(), segs,
-                logStartOffset, opened.endOffset(), snapshotLimit);
-        } catch (final IOException e) {
-            throw new StorageException("cannot load the producer state: " + e.getMessage(), dir, e);
-        }
+    /** A log around what {@link LogOpener} opened and composed; called by it only. */
+    PartitionLog(final LogComposition parts) {
+        this.parts = parts;
     }
 
     /**
@@ -384,125 +227,14 @@ public final class PartitionLog implements AutoCloseable {
      */
     public static PartitionLog openReadOnly(final Path partitionDir, final LogConfig config, final FileIO io,
                                             final InstantSource time, final RecoveryOptions recovery) {
-        requireArguments(partitionDir, config, io, time, recovery);
-        final FileIO reading = new ReadOnlyFileIO(io, partitionDir);
-        // Positional reads, never a mapping of the data files a writer in another process may shrink.
-        final SegmentConfig segments = config.segmentConfig();
-        final SegmentConfig unmapped = new SegmentConfig(segments.segmentBytes(), segments.segmentMs(),
-            segments.segmentIndexBytes(), segments.indexIntervalBytes(), 0, false, segments.truncateOnCorruption());
-        final PartitionMetadataFile metadataFile = readMetadataFile(reading, partitionDir, false);
-        final LogOpening opened = load(partitionDir, " read-only", () -> LogOpening.load(reading, partitionDir,
-            unmapped, time.millis(), () -> 0L, new LogLoader.Options(recovery.hadCleanShutdown(),
-                recovery.recoveryPoint(), recovery.scanFromOffset(), null, recovery.verifyExecutor(),
-                recovery.verifyThreads(), true), -1));
-        return new PartitionLog(partitionDir, config, reading, time, new SplittableRandom(0), opened,
-            LogEnvironment.STANDALONE, null, -1, metadataFile);
+        return LogOpener.openReadOnly(partitionDir, config, io, time, recovery);
     }
 
+    /** A writable open with a log manager's environment (see {@link LogOpener}). */
     static PartitionLog open(final Path partitionDir, final LogConfig config, final FileIO io,
                              final InstantSource time, final RandomGenerator jitterRandom,
                              final RecoveryOptions recovery, final LogEnvironment env) {
-        requireArguments(partitionDir, config, io, time, recovery);
-        Objects.requireNonNull(jitterRandom, "jitterRandom");
-        final LogDirLock ownership = lockForWriting(io, partitionDir);
-        try {
-            final PartitionMetadataFile metadataFile = readMetadataFile(io, partitionDir, true);
-            final LogOpening opened = load(partitionDir, "", () -> LogOpening.load(io, partitionDir,
-                config.segmentConfig(), time.millis(), () -> jitter(config, jitterRandom),
-                new LogLoader.Options(recovery.hadCleanShutdown(), recovery.recoveryPoint(), recovery.scanFromOffset(),
-                    null, recovery.verifyExecutor(), recovery.verifyThreads()), env.logStartOffset()));
-            try {
-                // After a crash a snapshot above the recovery point may describe batches the crash lost (Kafka's rule).
-                final long snapshotLimit = recovery.hadCleanShutdown() ? Long.MAX_VALUE
-                    : Math.min(recovery.recoveryPoint(), recovery.scanFromOffset());
-                return new PartitionLog(partitionDir, config, io, time, jitterRandom, opened, env, ownership,
-                    Math.max(0, snapshotLimit), metadataFile);
-            } catch (final RuntimeException | Error e) {
-                abandonAll(opened, e);
-                throw e;
-            }
-        } catch (final RuntimeException | Error e) {
-            // Whatever failed (an Error included), the lock goes with it: the partition is not left "in use".
-            release(ownership, e);
-            throw e;
-        }
-    }
-
-    /** The topic id file, its failures as the API reports them: both name the file (and the line). */
-    private static PartitionMetadataFile readMetadataFile(final FileIO io, final Path partitionDir,
-                                                          final boolean writable) {
-        try {
-            return PartitionMetadataFile.open(io, partitionDir, writable);
-        } catch (final CorruptCheckpointException e) {
-            throw new StorageException("cannot open the log: " + e.getMessage(), e.file(), e);
-        } catch (final IOException e) {
-            throw new StorageException("cannot read " + PartitionMetadataFile.FILE_NAME + ": " + e, partitionDir, e);
-        }
-    }
-
-    private static void requireArguments(final Path partitionDir, final LogConfig config, final FileIO io,
-                                         final InstantSource time, final RecoveryOptions recovery) {
-        Objects.requireNonNull(partitionDir, "partitionDir");
-        Objects.requireNonNull(config, "config");
-        Objects.requireNonNull(io, "io");
-        Objects.requireNonNull(time, "time");
-        Objects.requireNonNull(recovery, "recovery");
-    }
-
-    /** A load, with its failures as the API reports them: corruption as itself, anything else as StorageException. */
-    @FunctionalInterface
-    private interface Load {
-        LogOpening run() throws IOException;
-    }
-
-    private static LogOpening load(final Path partitionDir, final String mode, final Load load) {
-        try {
-            return load.run();
-        } catch (final CorruptSegmentException e) {
-            throw CorruptLogException.of(e);
-        } catch (final IOException | RuntimeException e) {
-            throw e instanceof StorageException ? (StorageException) e
-                : new StorageException("cannot open the log" + mode + ": " + e.getMessage(), partitionDir, e);
-        }
-    }
-
-    private static void abandonAll(final LogOpening opened, final Throwable primary) {
-        for (final LogSegment segment : opened.segments()) {
-            try {
-                segment.abandon();
-            } catch (final IOException | RuntimeException e) {
-                primary.addSuppressed(e);
-            }
-        }
-    }
-
-    /**
-     * Creates the partition directory if needed and takes its {@code .lock}, before anything in it is read or
-     * repaired: a second writer (another log or log manager in this JVM, or another process) is refused here.
-     */
-    private static LogDirLock lockForWriting(final FileIO io, final Path partitionDir) {
-        try {
-            io.createDirectories(partitionDir);
-            return LogDirLock.acquire(io, partitionDir);
-        } catch (final LogDirLockedException e) {
-            throw new LogInUseException(partitionDir, e.inThisProcess() ? "another log in this process"
-                : "another process", e);
-        } catch (final IOException e) {
-            throw new StorageException("cannot create or lock the partition directory: " + e, partitionDir, e);
-        }
-    }
-
-    private static void release(final LogDirLock ownership, final Throwable failure) {
-        try {
-            ownership.close();
-        } catch (final IOException e) {
-            failure.addSuppressed(e);
-        }
-    }
-
-    private static long jitter(final LogConfig config, final RandomGenerator random) {
-        // Kafka's LogConfig.randomSegmentJitter: uniform in [0, min(segment.jitter.ms, segment.ms)).
-        return config.segmentJitterMs() == 0 ? 0 : random.nextLong(Math.min(config.segmentJitterMs(), config.segmentMs()));
+        return LogOpener.open(partitionDir, config, io, time, jitterRandom, recovery, env);
     }
 
     /**
@@ -528,25 +260,7 @@ public final class PartitionLog implements AutoCloseable {
      * @throws StorageException if the write fails (the log goes offline) or the log is closed or offline
      */
     public long appendAsLeader(final ByteBuffer batches, final int leaderEpoch) {
-        final long lastOffset;
-        appendLock.lock();
-        try {
-            appendLocked(batches, leaderEpoch);
-            switch (leaderAnswer.outcome()) {
-                case OUT_OF_ORDER_SEQUENCE:
-                    throw new OutOfOrderSequenceException(leaderAnswer);
-                case INVALID_PRODUCER_EPOCH:
-                    throw new InvalidProducerEpochException(leaderAnswer);
-                case FENCED_LEADER_EPOCH:
-                    throw new FencedLeaderEpochException(leaderAnswer);
-                default:
-                    lastOffset = leaderAnswer.lastOffset();
-            }
-        } finally {
-            appendLock.unlock();
-        }
-        maybeFlushAfterAppend();
-        return lastOffset;
+        return parts.appends.appendAsLeader(batches, leaderEpoch);
     }
 
     /**
@@ -583,35 +297,7 @@ public final class PartitionLog implements AutoCloseable {
     public <T> T appendAsLeader(final ByteBuffer batches, final int leaderEpoch,
                                 final LeaderAppendResult.Handler<T> handler) {
         Objects.requireNonNull(handler, "handler");
-        final T answer;
-        final boolean appended;
-        appendLock.lock();
-        try {
-            appendLocked(batches, leaderEpoch);
-            appended = leaderAnswer.outcome() == AppendOutcome.APPENDED;
-            answer = handler.onLeaderAppend(leaderAnswer);
-        } finally {
-            appendLock.unlock();
-        }
-        if (appended) {
-            maybeFlushAfterAppend();
-        }
-        return answer;
-    }
-
-    /** The append under the lock: fills {@link #leaderAnswer}, valid until the lock is released. */
-    private void appendLocked(final ByteBuffer batches, final int leaderEpoch) {
-        if (leaderEpoch < 0) {
-            throw new IllegalArgumentException("leaderEpoch=" + leaderEpoch + " must be >= 0");
-        }
-        try {
-            ensureWritable();
-            leaderAnswer.begin(name, leaderEpoch, batches.remaining(), appender.logAppendTime());
-            appender.appendAsLeader(batches, leaderEpoch, leaderAnswer.sink());
-            leaderAnswer.end(watermarks.logStartOffset());
-        } catch (final LogWriteException e) {
-            throw goOffline(e.what(), e.getCause());
-        }
+        return parts.appends.appendAsLeader(batches, leaderEpoch, handler);
     }
 
     /**
@@ -631,46 +317,7 @@ public final class PartitionLog implements AutoCloseable {
      * @throws StorageException if the write fails (the log goes offline) or the log is closed or offline
      */
     public long appendAsFollower(final ByteBuffer batches) {
-        final long lastOffset;
-        appendLock.lock();
-        try {
-            ensureWritable();
-            lastOffset = appender.appendAsFollower(batches);
-        } catch (final LogWriteException e) {
-            throw goOffline(e.what(), e.getCause());
-        } finally {
-            appendLock.unlock();
-        }
-        maybeFlushAfterAppend();
-        return lastOffset;
-    }
-
-    /**
-     * After an append, with the append lock released so an fsync never blocks appends: Kafka's flush of the segments
-     * a roll left behind, on the scheduler (a standalone log has none: its owner flushes), and the
-     * {@code flush.messages} rule.
-     */
-    private void maybeFlushAfterAppend() {
-        final LogSegment active = segments.active();
-        final LogSegment seen = lastActive.get();
-        if (active != seen && lastActive.compareAndSet(seen, active) && scheduler != null && !readOnly) {
-            scheduler.schedule("flush-rolled " + dir, () -> flushRolled(active), 0, 0);
-        }
-        if (end.offset() - durability.flushedOffset() >= flushMessages) {
-            flush();
-        }
-    }
-
-    /** The scheduled flush of what a roll to {@code rolledTo} left behind; a failure takes the log offline. */
-    private void flushRolled(final LogSegment rolledTo) {
-        if (closed || isOffline()) {
-            return;
-        }
-        try {
-            durability.flushRolled(segments, rolledTo);
-        } catch (final IOException | RuntimeException e) {
-            goOffline("flush of a rolled segment failed", e);
-        }
+        return parts.appends.appendAsFollower(batches);
     }
 
     /**
@@ -679,12 +326,7 @@ public final class PartitionLog implements AutoCloseable {
      * @return the count
      */
     public int producerIdCount() {
-        appendLock.lock();
-        try {
-            return producers.producerIdCount();
-        } finally {
-            appendLock.unlock();
-        }
+        return parts.producerExpiry.producerIdCount();
     }
 
     /**
@@ -697,27 +339,7 @@ public final class PartitionLog implements AutoCloseable {
      * @throws StorageException if the log is closed or offline
      */
     public int removeExpiredProducers() {
-        appendLock.lock();
-        try {
-            ensureWritable();
-            return producers.removeExpiredProducers(time.millis());
-        } finally {
-            appendLock.unlock();
-        }
-    }
-
-    private void expireProducersOnSchedule() {
-        if (closed || isOffline()) {
-            return;
-        }
-        try {
-            final int removed = removeExpiredProducers();
-            if (removed > 0) {
-                LOG.info("Removed {} expired producer ids from {}", removed, dir);
-            }
-        } catch (final StorageException | IllegalStateException e) {
-            // closed or offline meanwhile: nothing to expire
-        }
+        return parts.producerExpiry.removeExpiredProducers();
     }
 
     /**
@@ -726,7 +348,7 @@ public final class PartitionLog implements AutoCloseable {
      * @return the reader
      */
     public LogReader reader() {
-        return new LogReader(this, segments, end);
+        return new LogReader(parts.health, parts.dir, parts.watermarks, parts.segments, parts.end);
     }
 
     /**
@@ -769,12 +391,7 @@ public final class PartitionLog implements AutoCloseable {
      * @throws StorageException if an fsync fails: the log goes offline
      */
     public void flush() {
-        ensureWritable();
-        try {
-            durability.flush(segments, end.offset(), time.millis());
-        } catch (final IOException | RuntimeException e) {
-            throw goOffline("flush failed", e);
-        }
+        parts.flushing.flush();
     }
 
     /**
@@ -792,13 +409,7 @@ public final class PartitionLog implements AutoCloseable {
      * @throws StorageException if the log is closed or its directory is offline
      */
     public CompletableFuture<Long> awaitDurable(final long offset) {
-        ensureWritable();
-        final long endOffset = end.offset();
-        if (offset < 0 || offset >= endOffset) {
-            throw new IllegalArgumentException("offset=" + offset + " must be in [0, logEndOffset=" + endOffset
-                + ") of " + dir);
-        }
-        return durability.await(offset);
+        return parts.flushing.awaitDurable(offset);
     }
 
     /**
@@ -808,7 +419,7 @@ public final class PartitionLog implements AutoCloseable {
      * @return the high watermark
      */
     public long highWatermark() {
-        return watermarks.highWatermark(end.offset());
+        return parts.watermarks.highWatermark(parts.end.offset());
     }
 
     /**
@@ -822,8 +433,8 @@ public final class PartitionLog implements AutoCloseable {
      * @throws StorageException if the log is closed or its directory is offline
      */
     public long updateHighWatermark(final long offset) {
-        ensureWritable();
-        return watermarks.setHighWatermark(offset, end.offset());
+        parts.health.ensureWritable();
+        return parts.watermarks.setHighWatermark(offset, parts.end.offset());
     }
 
     /**
@@ -838,20 +449,7 @@ public final class PartitionLog implements AutoCloseable {
      *     directory then goes offline)
      */
     public long deleteRecordsBefore(final long offset) {
-        ensureWritable();
-        appendLock.lock();
-        try {
-            final long hw = highWatermark();
-            if (offset > hw) {
-                throw new OffsetOutOfRangeException(dir + " (deleteRecordsBefore above highWatermark=" + hw + ")",
-                    offset, logStartOffset(), logEndOffset());
-            }
-            watermarks.raiseLogStartOffset(offset);
-        } finally {
-            appendLock.unlock();
-        }
-        deleteSegments(time.millis(), true);
-        return logStartOffset();
+        return parts.deletions.deleteRecordsBefore(offset, parts.time.millis());
     }
 
     /**
@@ -866,40 +464,7 @@ public final class PartitionLog implements AutoCloseable {
      * @throws StorageException if the log is closed, its directory is offline, or a rename fails
      */
     public int deleteOldSegments() {
-        ensureWritable();
-        final long nowMs = time.millis();
-        if (scheduler == null) {
-            try {
-                retired.unlinkExpired(nowMs);
-            } catch (final LogWriteException e) {
-                throw goOffline(e.what(), e.getCause());
-            }
-        }
-        return deleteSegments(nowMs, false);
-    }
-
-    /** Takes the expired segments out under the append lock, then retires them (rename now, unlink later). */
-    private int deleteSegments(final long nowMs, final boolean logStartOnly) {
-        final LogSegment[] removed;
-        appendLock.lock();
-        try {
-            removed = retention.takeExpired(nowMs, logStartOnly);
-        } catch (final LogWriteException e) {
-            throw goOffline(e.what(), e.getCause());
-        } finally {
-            appendLock.unlock();
-        }
-        if (removed.length > 0) {
-            // The checkpointed log start must pass the segments before their files go: an open then knows that a
-            // first segment above the checkpointed start is a lost one, not retention's work (docs/recovery.md).
-            logStartRaised.run();
-        }
-        try {
-            retention.retire(removed, nowMs);
-        } catch (final LogWriteException e) {
-            throw goOffline(e.what(), e.getCause());
-        }
-        return removed.length;
+        return parts.deletions.deleteOldSegments(parts.time.millis());
     }
 
     /**
@@ -925,26 +490,7 @@ public final class PartitionLog implements AutoCloseable {
      * @throws StorageException if a file operation fails (the log goes offline) or the log is closed or offline
      */
     public long truncateTo(final long offset) {
-        if (offset < 0) {
-            throw new IllegalArgumentException("offset=" + offset + " must be >= 0");
-        }
-        appendLock.lock();
-        try {
-            ensureWritable();
-            if (offset >= end.offset()) {
-                truncation.truncateEpochsAtEnd(offset);
-                return end.offset();
-            }
-            if (offset < segments.first().baseOffset()) {
-                truncation.truncateFullyAndStartAt(offset);
-                return offset;
-            }
-            return truncation.truncateWithinLog(offset);
-        } catch (final LogWriteException e) {
-            throw goOffline(e.what(), e.getCause());
-        } finally {
-            appendLock.unlock();
-        }
+        return parts.truncations.truncateTo(offset);
     }
 
     /**
@@ -958,19 +504,7 @@ public final class PartitionLog implements AutoCloseable {
      * @throws StorageException if a file operation fails (the log goes offline) or the log is closed or offline
      */
     public void truncateFullyAndStartAt(final long offset) {
-        if (offset < 0 || offset > Appender.MAX_LAST_OFFSET) {
-            throw new IllegalArgumentException("offset=" + offset + " must be in [0, " + Appender.MAX_LAST_OFFSET
-                + "] (the log end offset must stay representable)");
-        }
-        appendLock.lock();
-        try {
-            ensureWritable();
-            truncation.truncateFullyAndStartAt(offset);
-        } catch (final LogWriteException e) {
-            throw goOffline(e.what(), e.getCause());
-        } finally {
-            appendLock.unlock();
-        }
+        parts.truncations.truncateFullyAndStartAt(offset);
     }
 
     /**
@@ -987,18 +521,7 @@ public final class PartitionLog implements AutoCloseable {
      * @throws StorageException if the checkpoint write fails (the log goes offline) or the log is closed or offline
      */
     public long beginLeaderEpoch(final int leaderEpoch) {
-        if (leaderEpoch < 0) {
-            throw new IllegalArgumentException("leaderEpoch=" + leaderEpoch + " must be >= 0");
-        }
-        appendLock.lock();
-        try {
-            ensureWritable();
-            return appender.beginEpoch(leaderEpoch);
-        } catch (final LogWriteException e) {
-            throw goOffline(e.what(), e.getCause());
-        } finally {
-            appendLock.unlock();
-        }
+        return parts.appends.beginLeaderEpoch(leaderEpoch);
     }
 
     /**
@@ -1009,7 +532,7 @@ public final class PartitionLog implements AutoCloseable {
      * @return the epoch and its end offset, or {@link EpochEndOffset#UNDEFINED}
      */
     public EpochEndOffset endOffsetForEpoch(final int epoch) {
-        final EpochEnd found = epochs.endOffsetFor(epoch, end.offset());
+        final EpochEnd found = parts.epochs.endOffsetFor(epoch, parts.end.offset());
         return found.isUndefined() ? EpochEndOffset.UNDEFINED : new EpochEndOffset(found.epoch(), found.endOffset());
     }
 
@@ -1019,7 +542,7 @@ public final class PartitionLog implements AutoCloseable {
      * @return the epoch, or -1 when no batch has one
      */
     public int latestEpoch() {
-        return epochs.latestEpoch();
+        return parts.epochs.latestEpoch();
     }
 
     /**
@@ -1028,12 +551,7 @@ public final class PartitionLog implements AutoCloseable {
      * @return the entries
      */
     public List<LeaderEpochEntry> leaderEpochs() {
-        final List<EpochEntry> entries = epochs.entries();
-        final List<LeaderEpochEntry> view = new ArrayList<>(entries.size());
-        for (final EpochEntry entry : entries) {
-            view.add(new LeaderEpochEntry(entry.epoch(), entry.startOffset()));
-        }
-        return List.copyOf(view);
+        return LeaderEpochEntry.listOf(parts.epochs.entries());
     }
 
     /**
@@ -1042,12 +560,7 @@ public final class PartitionLog implements AutoCloseable {
      * @return one entry per segment
      */
     public List<SegmentInfo> segments() {
-        final LogSegment[] segs = segments.array();
-        final List<SegmentInfo> view = new ArrayList<>(segs.length);
-        for (final LogSegment s : segs) {
-            view.add(new SegmentInfo(s.baseOffset(), s.sizeInBytes(), s.logFile(), s.maxTimestampSoFar()));
-        }
-        return List.copyOf(view);
+        return SegmentInfo.listOf(parts.segments.array());
     }
 
     /**
@@ -1057,7 +570,7 @@ public final class PartitionLog implements AutoCloseable {
      * @return the report
      */
     public RecoveryReport recoveryReport() {
-        return recoveryReport;
+        return parts.recoveryReport;
     }
 
     /**
@@ -1066,7 +579,7 @@ public final class PartitionLog implements AutoCloseable {
      * @return the log start offset
      */
     public long logStartOffset() {
-        return watermarks.logStartOffset();
+        return parts.watermarks.logStartOffset();
     }
 
     /**
@@ -1075,7 +588,7 @@ public final class PartitionLog implements AutoCloseable {
      * @return the published log end offset
      */
     public long logEndOffset() {
-        return end.offset();
+        return parts.end.offset();
     }
 
     /**
@@ -1084,7 +597,7 @@ public final class PartitionLog implements AutoCloseable {
      * @return the flushed offset
      */
     public long flushedOffset() {
-        return durability.flushedOffset();
+        return parts.durability.flushedOffset();
     }
 
     /**
@@ -1093,7 +606,7 @@ public final class PartitionLog implements AutoCloseable {
      * @return at least 1
      */
     public int segmentCount() {
-        return segments.count();
+        return parts.segments.count();
     }
 
     /**
@@ -1102,12 +615,7 @@ public final class PartitionLog implements AutoCloseable {
      * @return a new array
      */
     public long[] segmentBaseOffsets() {
-        final LogSegment[] segs = segments.array();
-        final long[] bases = new long[segs.length];
-        for (int i = 0; i < segs.length; i++) {
-            bases[i] = segs[i].baseOffset();
-        }
-        return bases;
+        return parts.segments.baseOffsets();
     }
 
     /**
@@ -1118,7 +626,7 @@ public final class PartitionLog implements AutoCloseable {
      *     followed under a controller that has them)
      */
     public Optional<TopicId> topicId() {
-        return metadataFile.topicId().map(TopicId::of);
+        return parts.topicIds.topicId();
     }
 
     /**
@@ -1135,25 +643,7 @@ public final class PartitionLog implements AutoCloseable {
      * @throws StorageException             if the write fails (the log goes offline) or the log is closed or offline
      */
     public boolean assignTopicId(final TopicId id) {
-        Objects.requireNonNull(id, "id");
-        final Optional<TopicId> current = topicId();
-        if (current.isPresent() && current.get().equals(id)) {
-            return false;
-        }
-        if (current.isEmpty()) {
-            ensureWritable();
-        } else {
-            ensureReadable(); // a conflict is reported on a read-only log too
-        }
-        try {
-            return switch (metadataFile.assign(id.toUuid())) {
-                case WRITTEN -> true;
-                case ALREADY_HELD -> false;
-                case CONFLICT -> throw new InconsistentTopicIdException(dir, topicId().orElseThrow(), id);
-            };
-        } catch (final IOException e) {
-            throw goOffline("write of " + PartitionMetadataFile.FILE_NAME, e);
-        }
+        return parts.topicIds.assign(id);
     }
 
     /**
@@ -1162,7 +652,7 @@ public final class PartitionLog implements AutoCloseable {
      * @return the directory
      */
     public Path dir() {
-        return dir;
+        return parts.dir;
     }
 
     /**
@@ -1171,7 +661,7 @@ public final class PartitionLog implements AutoCloseable {
      * @return the configuration
      */
     public LogConfig config() {
-        return config;
+        return parts.settings.current();
     }
 
     /**
@@ -1202,28 +692,7 @@ public final class PartitionLog implements AutoCloseable {
      * @throws StorageException if the log is closed or offline
      */
     public void updateConfig(final LogConfig newConfig) {
-        Objects.requireNonNull(newConfig, "newConfig");
-        ensureWritable();
-        appendLock.lock();
-        try {
-            final LogConfig old = config;
-            if (old.equals(newConfig)) {
-                return;
-            }
-            segments.reconfigure(newConfig.segmentConfig());
-            appender.reconfigure(newConfig.segmentConfig(), appendRules(newConfig), compression(newConfig));
-            truncation.reconfigure(newConfig.segmentIndexBytes());
-            retention.reconfigure(retentionRules(newConfig));
-            flushMessages = newConfig.flushMessages();
-            config = newConfig;
-            if (LOG.isInfoEnabled()) {
-                final Map<String, String> changed = new java.util.TreeMap<>(newConfig.toProperties());
-                changed.entrySet().removeAll(old.toProperties().entrySet());
-                LOG.info("Configuration of {} updated: {}", dir, changed);
-            }
-        } finally {
-            appendLock.unlock();
-        }
+        parts.reconfiguration.apply(newConfig);
     }
 
     /**
@@ -1235,7 +704,7 @@ public final class PartitionLog implements AutoCloseable {
      */
     @Override
     public void close() {
-        close(true);
+        parts.health.close(parts.appendLock, true, parts.closing::closeFiles);
     }
 
     /**
@@ -1246,194 +715,41 @@ public final class PartitionLog implements AutoCloseable {
      * @return the held lock; null for a read-only log
      */
     LogDirLock closeKeepingLock() {
-        close(false);
-        return ownership;
-    }
-
-    private void close(final boolean releaseLock) {
-        appendLock.lock();
-        try {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            boolean closedFiles = false;
-            try {
-                closeFiles();
-                closedFiles = true;
-            } finally {
-                // A close that failed releases the lock even for a caller that meant to keep it.
-                if (releaseLock || !closedFiles) {
-                    releaseOwnership();
-                }
-            }
-        } finally {
-            appendLock.unlock();
-            if (dirFailure != null) {
-                dirFailure.removeListener(onDirOffline);
-            }
-        }
-    }
-
-    /**
-     * Trims and fsyncs what is unflushed (unless offline), fails the durability waiters, unlinks retired segments
-     * and closes every segment newest first, keeping all failures; offline, closes without trimming or syncing
-     * anything, so no fsync is issued after a failed one.
-     */
-    private void closeFiles() {
-        Throwable failure = null;
-        final LogSegment[] segs = segments.array();
-        if (producerExpiration != null) {
-            producerExpiration.cancel();
-        }
-        if (!isOffline() && !readOnly) {
-            try {
-                segs[segs.length - 1].onBecomeInactive();
-                // Kafka's clean shutdown: a snapshot at the log end, so the next open replays nothing.
-                producers.takeSnapshot();
-                durability.flushOnClose(segments, end.offset());
-            } catch (final IOException | RuntimeException e) {
-                failure = goOffline("flush on close failed", e);
-            }
-        }
-        durability.failAll(new StorageException("the log was closed", dir, null), true);
-        appender.close();
-        try {
-            failure = retired.unlinkAll(failure);
-        } catch (final IOException e) {
-            failure = e;
-        }
-        // Offline: no fsync may follow a failed one; read-only: nothing is trimmed or synced. Both abandon.
-        failure = segments.closeAll(isOffline() || readOnly, failure);
-        if (failure != null) {
-            throw new StorageException("closing the log failed: " + failure.getMessage(), dir, failure);
-        }
-    }
-
-    /** Releases the partition directory's lock once every file is closed (also after a failed close). */
-    private void releaseOwnership() {
-        if (ownership == null) {
-            return; // read-only: no lock was taken
-        }
-        try {
-            ownership.close();
-        } catch (final IOException e) {
-            LOG.warn("releasing the lock of {} failed (the OS releases it when the process exits): {}", dir,
-                e.toString());
-        }
+        return parts.health.close(parts.appendLock, false, parts.closing::closeFiles);
     }
 
     boolean isClosed() {
-        return closed;
+        return parts.health.isClosed();
     }
 
     /** The segment array's current snapshot, for the cleaner. */
     LogSegment[] segmentArray() {
-        return segments.array();
+        return parts.segments.array();
     }
 
     /** The file layer, for the cleaner's files. */
     FileIO io() {
-        return io;
+        return parts.io;
     }
 
     /** Whether the log is offline, for the cleaner. */
     boolean isOfflineOrClosed() {
-        return closed || isOffline() || readOnly;
+        return parts.health.isOfflineOrClosed();
     }
 
-    /**
-     * The log's part of the cleaner's swap ({@code CleanableLog.replaceSegments}, which documents it): under the
-     * append lock, so retention, truncation and rolls see the group or its replacement, never both.
-     */
+    /** The log's part of the cleaner's swap ({@code CleanableLog.replaceSegments}; see {@link Deletions}). */
     boolean replaceSegments(final LogSegment[] group, final Path swapFile, final long nowMs) throws IOException {
-        ensureWritable();
-        appendLock.lock();
-        try {
-            if (!segments.contains(group)) {
-                return false;
-            }
-            final long base = group[0].baseOffset();
-            try {
-                retention.retire(group, nowMs); // .deleted renames, unlink after file.delete.delay.ms
-                io.atomicMove(swapFile, dir.resolve(SegmentFiles.fileName(base, SegmentFiles.LOG_SUFFIX)));
-                io.fsyncDirectory(dir);
-                // Its index files went with the old segment of the same base: open builds them from the data.
-                final LogSegment created = LogSegment.open(io, dir, base, config.segmentConfig(), nowMs, 0,
-                    ByteBuffer.allocate(64));
-                created.flush();
-                segments.replace(group, created);
-            } catch (final LogWriteException e) {
-                throw goOffline(e.what(), e.getCause());
-            } catch (final IOException | RuntimeException e) {
-                throw goOffline("swap of the cleaned segment " + swapFile.getFileName(), e);
-            }
-            return true;
-        } finally {
-            appendLock.unlock();
-        }
+        return parts.deletions.replaceSegments(group, swapFile, nowMs);
     }
 
     /** The {@code flush.ms} rule, for a log manager's flush task. */
     boolean isFlushDue(final long nowMs) {
-        return durability.isFlushDue(nowMs, config.flushMs(), end.offset());
-    }
-
-    void ensureWritable() {
-        ensureReadable();
-        if (readOnly) {
-            throw new IllegalStateException("the log in " + dir + " is open read-only (PartitionLog.openReadOnly):"
-                + " nothing in it is ever written");
-        }
-    }
-
-    void ensureReadable() {
-        if (closed) {
-            throw new StorageException("the log is closed", dir, null);
-        }
-        if (dirFailure != null) {
-            dirFailure.ensureOnline();
-        }
-        final Throwable cause = offlineCause;
-        if (cause != null) {
-            throw new StorageException("the log is offline after an I/O failure", dir, cause);
-        }
-    }
-
-    StorageException goOffline(final String what, final Throwable cause) {
-        if (offlineCause == null) {
-            offlineCause = cause;
-        }
-        final StorageException offline = dirFailure != null
-            ? dirFailure.markOffline(dir.getFileName() + ": " + what, cause)
-            : new StorageException("the log is offline after a failed write or fsync (" + what + ")", dir, cause);
-        durability.failAll(offline, true);
-        if (cause instanceof StorageException) {
-            return (StorageException) cause;
-        }
-        return new StorageException(what + ": " + cause.getMessage(), dir, cause);
-    }
-
-    /** True once this log, or the log directory it shares, went offline after an I/O failure. */
-    boolean isOffline() {
-        return offlineCause != null || (dirFailure != null && dirFailure.isOffline());
-    }
-
-    StorageException readFailure(final IOException e) {
-        if (closed) {
-            return new StorageException("the log was closed during a read", dir, e);
-        }
-        if (e instanceof CorruptSegmentException) {
-            // A batch out of its place names its file, position, offset and field (a CorruptLogException); other
-            // damage found by a read names the file. Neither takes the log offline: the data is wrong, not the disk.
-            return CorruptLogException.of((CorruptSegmentException) e);
-        }
-        return new StorageException("read failed: " + e.getMessage(), dir, e);
+        return parts.flushing.isFlushDue(nowMs, parts.settings.current().flushMs());
     }
 
     @Override
     public String toString() {
-        return "PartitionLog{dir=" + dir + ", logStartOffset=" + logStartOffset() + ", logEndOffset=" + logEndOffset()
-            + ", segments=" + segments.count() + "}";
+        return "PartitionLog{dir=" + parts.dir + ", logStartOffset=" + logStartOffset() + ", logEndOffset=" + logEndOffset()
+            + ", segments=" + parts.segments.count() + "}";
     }
 }

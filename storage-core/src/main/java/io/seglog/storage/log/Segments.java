@@ -88,6 +88,20 @@ public final class Segments {
     }
 
     /**
+     * The base offsets of the current segments, oldest first.
+     *
+     * @return a new array
+     */
+    public long[] baseOffsets() {
+        final LogSegment[] segs = array();
+        final long[] bases = new long[segs.length];
+        for (int i = 0; i < segs.length; i++) {
+            bases[i] = segs[i].baseOffset();
+        }
+        return bases;
+    }
+
+    /**
      * The number of segments.
      *
      * @return at least 1

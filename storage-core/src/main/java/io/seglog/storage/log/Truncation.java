@@ -44,42 +44,49 @@ public final class Truncation {
     private final BatchCursor cursor = new BatchCursor();
 
     /**
+     * The owners a truncation cuts and lowers, in the order {@link #lowerEverythingTo} and the full truncation move
+     * them: every piece of state a truncation changes belongs to one of these, and each changes its own.
+     *
+     * @param segments   the log's segments (kept, replaced)
+     * @param end        the log's published end (the truncation count, the new end)
+     * @param durability the log's flushed offset and durability waiters (lowered, failed above the end)
+     * @param watermarks the log's start offset and high watermark (lowered, restarted)
+     * @param epochs     the log's leader-epoch cache (truncated from the end, cleared)
+     * @param appender   the log's append path (it caches the latest epoch, forgotten)
+     * @param producers  the producer state: its snapshots above the new end go, and it is reloaded
+     */
+    public record Owners(Segments segments, LogEnd end, Durability durability, Watermarks watermarks,
+                         LeaderEpochCache epochs, Appender appender, ProducerStateManager producers) {
+    }
+
+    /**
      * Creates the truncation of one log.
      *
      * @param dir                  the partition directory
      * @param io                   the file layer
      * @param time                 the clock
      * @param segmentIndexBytes    {@code segment.index.bytes}, the size the cut segment's indexes grow back to
-     * @param segments             the log's segments
-     * @param end                  the log's published end
-     * @param durability           the log's durability
-     * @param watermarks           the log's start offset and high watermark
-     * @param epochs               the log's leader-epoch cache
-     * @param appender             the log's append path (it caches the latest epoch)
+     * @param owners               the owners a truncation cuts and lowers
      * @param recoveryPointLowered persists a lowered recovery point (a log manager's checkpoint write); runs before
      *                             any file shrinks
      * @param logStartRaised       persists a raised log start (a log manager's checkpoint write); runs before a full
      *                             truncation deletes the old segments
-     * @param producers            the producer state: its snapshots above the new end go, and it is reloaded
      */
     public Truncation(final Path dir, final FileIO io, final InstantSource time, final int segmentIndexBytes,
-                      final Segments segments, final LogEnd end, final Durability durability,
-                      final Watermarks watermarks, final LeaderEpochCache epochs, final Appender appender,
-                      final Runnable recoveryPointLowered, final Runnable logStartRaised,
-                      final ProducerStateManager producers) {
+                      final Owners owners, final Runnable recoveryPointLowered, final Runnable logStartRaised) {
         this.dir = dir;
         this.io = io;
         this.time = time;
         this.segmentIndexBytes = segmentIndexBytes;
-        this.segments = segments;
-        this.end = end;
-        this.durability = durability;
-        this.watermarks = watermarks;
-        this.epochs = epochs;
-        this.appender = appender;
+        this.segments = owners.segments();
+        this.end = owners.end();
+        this.durability = owners.durability();
+        this.watermarks = owners.watermarks();
+        this.epochs = owners.epochs();
+        this.appender = owners.appender();
         this.recoveryPointLowered = recoveryPointLowered;
         this.logStartRaised = logStartRaised;
-        this.producers = producers;
+        this.producers = owners.producers();
     }
 
     /**
