@@ -54,7 +54,12 @@ public final class ConfigKey<T> {
         return index;
     }
 
-    Class<T> type() {
+    /**
+     * The value type (a reader that maps it to another vocabulary, such as Kafka's DescribeConfigs type ids).
+     *
+     * @return the class of the values
+     */
+    public Class<T> type() {
         return type;
     }
 
