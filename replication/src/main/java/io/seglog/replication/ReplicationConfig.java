@@ -4,6 +4,8 @@ import io.seglog.replication.replica.ReplicaManagerConfig;
 import io.seglog.storage.LogConfig;
 import io.seglog.storage.config.ConfigDef;
 import io.seglog.storage.config.ConfigKey;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -369,6 +371,20 @@ public final class ReplicationConfig {
         return own.substring(0, own.length() - 1) + ", " + UNCLEAN_LEADER_ELECTION_ENABLE + "="
             + uncleanLeaderElectionEnable + ", " + MIN_INSYNC_REPLICAS + "=" + minInsyncReplicas + ", "
             + REPLICA_LAG_TIME_MAX_MS + "=" + replicaLagTimeMaxMs + "}";
+    }
+
+    /**
+     * This configuration under Kafka's names, as a broker's DescribeConfigs shows it: the table's keys that have a
+     * value (the digest, a secret, left out), then the keys of other tables read as the cluster's defaults.
+     *
+     * @return name to value text, ordered
+     */
+    public Map<String, String> kafkaProperties() {
+        final Map<String, String> out = new LinkedHashMap<>(TABLE.shownProperties(values(this)));
+        out.put(UNCLEAN.name(), UNCLEAN.format(uncleanLeaderElectionEnable));
+        out.put(MIN_ISR.name(), MIN_ISR.format(minInsyncReplicas));
+        out.put(LAG.name(), LAG.format(replicaLagTimeMaxMs));
+        return Collections.unmodifiableMap(out);
     }
 
     private static Object[] values(final ReplicationConfig c) {
