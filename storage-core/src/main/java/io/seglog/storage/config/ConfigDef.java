@@ -307,6 +307,18 @@ public final class ConfigDef {
     }
 
     /**
+     * Marks keys required: the validation pass refuses them unset (null, blank text, or a default that only stands
+     * for unset, such as {@code broker.id}'s -1), naming the key, its value and its rule.
+     *
+     * @param requiredKeys keys of this table
+     */
+    public void required(final ConfigKey<?>... requiredKeys) {
+        for (final ConfigKey<?> key : requiredKeys) {
+            own(key).markRequired();
+        }
+    }
+
+    /**
      * Marks every key of this table dynamic but the given ones (a topic table, whose keys a running log takes over
      * save those read only when it opens).
      *
