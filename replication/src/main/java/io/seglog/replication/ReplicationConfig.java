@@ -4,6 +4,8 @@ import io.seglog.replication.replica.ReplicaManagerConfig;
 import io.seglog.storage.LogConfig;
 import io.seglog.storage.config.ConfigDef;
 import io.seglog.storage.config.ConfigKey;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -95,8 +97,24 @@ public final class ReplicationConfig {
 
     static {
         TABLE.secret(ZK_DIGEST);
+        TABLE.required(ID, ZK_CONNECT);
+        TABLE.crossRule(v -> v.get(HOST).isBlank() ? ADVERTISED_HOST + "=" + v.get(HOST) + " must not be empty" : null);
+        // The value is a secret: the message names the key and the rule, never the value.
+        TABLE.crossRule(v -> v.get(ZK_DIGEST) != null && !isUserPassword(v.get(ZK_DIGEST))
+            ? ZOOKEEPER_DIGEST + " must be user:password (value hidden)" : null);
         TABLE.crossRule(v -> v.get(ZK_SET_ACL) && v.get(ZK_DIGEST) == null
             ? ZOOKEEPER_SET_ACL + "=true requires " + ZOOKEEPER_DIGEST : null);
+        TABLE.crossRule(v -> connectProblem(v.get(ZK_CONNECT)));
+        // Secure ACLs protect the znodes brokers create, not the ZooKeeper root (world:anyone:cdrwa): without a chroot
+        // an unauthenticated client could create /controller (an ephemeral, absent between elections) or
+        // /brokers/ids/<id> first and stop elections. Under a chroot the brokers create (creator-all, world-read), only
+        // authenticated brokers can create those znodes.
+        TABLE.crossRule(v -> v.get(ZK_SET_ACL) && chroot(v.get(ZK_CONNECT)).isEmpty()
+            ? ZOOKEEPER_SET_ACL + "=true requires a chroot in " + ZOOKEEPER_CONNECT + "=" + v.get(ZK_CONNECT)
+                + " (e.g. " + v.get(ZK_CONNECT) + "/seglog): the root znode's ACL lets any client create /controller"
+                + " and stop elections; the brokers create the chroot with secure ACLs" : null);
+        TABLE.crossRule(v -> v.get(RACK) != null && v.get(RACK).isBlank()
+            ? BROKER_RACK + "='" + v.get(RACK) + "' must not be blank" : null);
     }
 
     private final int brokerId;
@@ -233,22 +251,34 @@ public final class ReplicationConfig {
         return zookeeperChroot;
     }
 
-    /**
-     * Checks a chroot: absolute, no empty, {@code .} or {@code ..} element (ZooKeeper would resolve none of
-     * them, and {@code /..} would put the cluster's znodes beside the root's).
-     */
-    private static Optional<String> normaliseChroot(final String chroot) {
-        String c = chroot;
-        while (c.length() > 1 && c.endsWith("/")) {
-            c = c.substring(0, c.length() - 1);
+    /** Whether a digest identity has the form user:password (both parts non-empty). */
+    private static boolean isUserPassword(final String digest) {
+        final int colon = digest.indexOf(':');
+        return colon > 0 && colon < digest.length() - 1;
+    }
+
+    /** What is wrong with a connect string's servers or chroot, or null when it is valid. */
+    private static String connectProblem(final String connect) {
+        final int slash = connect.indexOf('/');
+        if (slash == 0 || connect.substring(0, slash < 0 ? connect.length() : slash).isBlank()) {
+            return ZOOKEEPER_CONNECT + "=" + connect + " must name at least one host:port";
         }
+        return slash < 0 ? null : chrootProblem(connect.substring(slash));
+    }
+
+    /**
+     * What is wrong with a chroot, or null when it is valid: it must be absolute, with no empty, {@code .} or
+     * {@code ..} element (ZooKeeper would resolve none of them, and {@code /..} would put the cluster's znodes beside
+     * the root's) and no character ZooKeeper refuses in a path.
+     */
+    private static String chrootProblem(final String chroot) {
+        final String c = trimTrailingSlashes(chroot);
         if (c.equals("/")) {
-            return Optional.empty();
+            return null;
         }
         for (final String element : c.substring(1).split("/", -1)) {
             if (element.isEmpty() || element.equals(".") || element.equals("..")) {
-                throw new IllegalArgumentException(ZOOKEEPER_CONNECT + " chroot=" + chroot
-                    + " has an empty, '.' or '..' path element");
+                return ZOOKEEPER_CONNECT + " chroot=" + chroot + " has an empty, '.' or '..' path element";
             }
         }
         for (int i = 0; i < c.length(); i++) {
@@ -257,11 +287,26 @@ public final class ReplicationConfig {
             final char ch = c.charAt(i);
             if (ch <= '\u001f' || ch >= '\u007f' && ch <= '\u009f' || ch >= '\ud800' && ch <= '\uf8ff'
                 || ch >= '\ufff0') {
-                throw new IllegalArgumentException(ZOOKEEPER_CONNECT + " chroot=" + chroot + " has a character"
-                    + " ZooKeeper refuses in a path at index " + i + " (U+" + String.format("%04X", (int) ch) + ")");
+                return ZOOKEEPER_CONNECT + " chroot=" + chroot + " has a character ZooKeeper refuses in a path at"
+                    + " index " + i + " (U+" + String.format("%04X", (int) ch) + ")";
             }
         }
-        return Optional.of(c);
+        return null;
+    }
+
+    /** The chroot of a valid connect string, without trailing slashes; empty for none or the root. */
+    private static Optional<String> chroot(final String connect) {
+        final int slash = connect.indexOf('/');
+        final String c = slash < 0 ? "/" : trimTrailingSlashes(connect.substring(slash));
+        return c.equals("/") ? Optional.empty() : Optional.of(c);
+    }
+
+    private static String trimTrailingSlashes(final String chroot) {
+        String c = chroot;
+        while (c.length() > 1 && c.endsWith("/")) {
+            c = c.substring(0, c.length() - 1);
+        }
+        return c;
     }
 
     /** @return {@value #ZOOKEEPER_SESSION_TIMEOUT_MS} */
@@ -369,6 +414,20 @@ public final class ReplicationConfig {
         return own.substring(0, own.length() - 1) + ", " + UNCLEAN_LEADER_ELECTION_ENABLE + "="
             + uncleanLeaderElectionEnable + ", " + MIN_INSYNC_REPLICAS + "=" + minInsyncReplicas + ", "
             + REPLICA_LAG_TIME_MAX_MS + "=" + replicaLagTimeMaxMs + "}";
+    }
+
+    /**
+     * This configuration under Kafka's names, as a broker's DescribeConfigs shows it: the table's keys that have a
+     * value (the digest, a secret, left out), then the keys of other tables read as the cluster's defaults.
+     *
+     * @return name to value text, ordered
+     */
+    public Map<String, String> kafkaProperties() {
+        final Map<String, String> out = new LinkedHashMap<>(TABLE.shownProperties(values(this)));
+        out.put(UNCLEAN.name(), UNCLEAN.format(uncleanLeaderElectionEnable));
+        out.put(MIN_ISR.name(), MIN_ISR.format(minInsyncReplicas));
+        out.put(LAG.name(), LAG.format(replicaLagTimeMaxMs));
+        return Collections.unmodifiableMap(out);
     }
 
     private static Object[] values(final ReplicationConfig c) {
@@ -596,22 +655,10 @@ public final class ReplicationConfig {
          * @throws IllegalArgumentException naming the key and the value of the first invalid setting
          */
         public ReplicationConfig build() {
-            require(brokerId >= 0, BROKER_ID, brokerId, "must be set and >= 0");
-            require(zookeeperConnect != null && !zookeeperConnect.isBlank(), ZOOKEEPER_CONNECT, zookeeperConnect,
-                "must be set");
-            require(advertisedHost != null && !advertisedHost.isBlank(), ADVERTISED_HOST, advertisedHost,
-                "must not be empty");
-            if (zookeeperDigest.isPresent()) {
-                final String d = zookeeperDigest.get();
-                final int colon = d.indexOf(':');
-                if (colon <= 0 || colon == d.length() - 1) {
-                    // The value is a secret: name the key and the rule, never the value.
-                    throw new IllegalArgumentException(ZOOKEEPER_DIGEST + " must be user:password (value hidden)");
-                }
-            }
-            // The one pass over the table: every range, then the rules between keys.
-            TABLE.assign().set(ID, brokerId).set(HOST, advertisedHost).set(PORT, advertisedPort)
-                .set(ZK_CONNECT, zookeeperConnect).set(ZK_SESSION, zookeeperSessionTimeoutMs)
+            // The one pass over the table: every key's range (broker.id and zookeeper.connect are required), then the
+            // rules (the digest's form, the connect string's servers and chroot, secure ACLs, a blank rack).
+            TABLE.assign().set(ID, brokerId).set(RACK, brokerRack.orElse(null)).set(HOST, advertisedHost)
+                .set(PORT, advertisedPort).set(ZK_CONNECT, zookeeperConnect).set(ZK_SESSION, zookeeperSessionTimeoutMs)
                 .set(ZK_CONNECTION, zookeeperConnectionTimeoutMs).set(ZK_REQUEST, zookeeperRequestTimeoutMs)
                 .set(ZK_SET_ACL, zookeeperSetAcl).set(ZK_DIGEST, zookeeperDigest.orElse(null))
                 .set(AUTO_REBALANCE, autoLeaderRebalanceEnable)
@@ -619,29 +666,8 @@ public final class ReplicationConfig {
                 .set(IMBALANCE_INTERVAL, leaderImbalanceCheckIntervalSeconds).validate();
             MIN_ISR.check(minInsyncReplicas);
             LAG.check(replicaLagTimeMaxMs);
-            final int slash = zookeeperConnect.indexOf('/');
-            require(slash != 0 && !zookeeperConnect.substring(0, slash < 0 ? zookeeperConnect.length() : slash)
-                .isBlank(), ZOOKEEPER_CONNECT, zookeeperConnect, "must name at least one host:port");
-            parsedChroot = slash < 0 ? Optional.empty() : normaliseChroot(zookeeperConnect.substring(slash));
-            if (zookeeperSetAcl && parsedChroot.isEmpty()) {
-                // Secure ACLs protect the znodes brokers create, not the ZooKeeper root (world:anyone:cdrwa): without
-                // a chroot an unauthenticated client could create /controller (an ephemeral, absent between
-                // elections) or /brokers/ids/<id> first and stop elections. Under a chroot the brokers create
-                // (creator-all, world-read), only authenticated brokers can create those znodes.
-                throw new IllegalArgumentException(ZOOKEEPER_SET_ACL + "=true requires a chroot in " + ZOOKEEPER_CONNECT
-                    + "=" + zookeeperConnect + " (e.g. " + zookeeperConnect + "/seglog): the root znode's ACL lets any"
-                    + " client create /controller and stop elections; the brokers create the chroot with secure ACLs");
-            }
-            if (brokerRack.isPresent() && brokerRack.get().isBlank()) {
-                throw new IllegalArgumentException(BROKER_RACK + "='" + brokerRack.get() + "' must not be blank");
-            }
+            parsedChroot = chroot(zookeeperConnect);
             return new ReplicationConfig(this);
-        }
-
-        private static void require(final boolean ok, final String key, final Object value, final String rule) {
-            if (!ok) {
-                throw new IllegalArgumentException(key + "=" + value + " " + rule);
-            }
         }
     }
 }

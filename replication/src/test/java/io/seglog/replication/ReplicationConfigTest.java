@@ -102,6 +102,26 @@ class ReplicationConfigTest {
     }
 
     @Test
+    void theTablesOnePassRefusesWhatBuildOnceCheckedByHand() {
+        assertEquals("broker.rack=' ' must not be blank", assertThrows(IllegalArgumentException.class,
+            () -> ReplicationConfig.builder().brokerId(1).zookeeperConnect("zk:1").brokerRack(" ").build())
+            .getMessage());
+        assertEquals("advertised.host.name=  must not be empty", assertThrows(IllegalArgumentException.class,
+            () -> ReplicationConfig.builder().brokerId(1).zookeeperConnect("zk:1").advertisedHost(" ").build())
+            .getMessage());
+        assertEquals("zookeeper.connect=  must be set", assertThrows(IllegalArgumentException.class,
+            () -> ReplicationConfig.builder().brokerId(1).zookeeperConnect(" ").build()).getMessage());
+        assertEquals("zookeeper.connect=/seglog must name at least one host:port", assertThrows(
+            IllegalArgumentException.class, () -> ReplicationConfig.builder().brokerId(1).zookeeperConnect("/seglog")
+                .build()).getMessage());
+        assertEquals("zookeeper.digest.credentials must be user:password (value hidden)", assertThrows(
+            IllegalArgumentException.class, () -> ReplicationConfig.builder().brokerId(1).zookeeperConnect("zk:1")
+                .zookeeperDigest("broker:").build()).getMessage());
+        assertTrue(ReplicationConfig.configDef().key("broker.id").required());
+        assertTrue(ReplicationConfig.configDef().key("zookeeper.connect").required());
+    }
+
+    @Test
     void withBrokerCopiesEverythingElse() {
         final ReplicationConfig c = ReplicationConfig.builder().brokerId(1).zookeeperConnect("zk:1")
             .uncleanLeaderElectionEnable(true).build().withBroker(2, "r");

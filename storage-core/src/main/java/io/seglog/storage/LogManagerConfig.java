@@ -210,14 +210,21 @@ public final class LogManagerConfig {
         return cleanerConfig;
     }
 
+    /**
+     * The log manager's keys from its table ({@code LogManagerConfig{log.retention.check.interval.ms=300000, ...}}),
+     * then what it holds beside them: the log directories, the broker epoch, the topic defaults, the names of the
+     * topics with overrides and the cleaner's settings, each printed by its own table.
+     *
+     * @return the text
+     */
     @Override
     public String toString() {
-        return "LogManagerConfig{logDirs=" + logDirs + ", logConfig=" + logConfig + ", topicConfigs="
-            + topicConfigs.keySet() + ", retentionCheckIntervalMs=" + retentionCheckIntervalMs
-            + ", flushCheckIntervalMs=" + flushCheckIntervalMs + ", recoveryPointCheckpointIntervalMs="
-            + recoveryPointCheckpointIntervalMs + ", logStartCheckpointIntervalMs=" + logStartCheckpointIntervalMs
-            + ", highWatermarkCheckpointIntervalMs=" + highWatermarkCheckpointIntervalMs + ", openThreadsPerDir="
-            + openThreadsPerDir + ", brokerEpoch=" + brokerEpoch + ", cleanerConfig=" + cleanerConfig + "}";
+        return TABLE.assign().set(RETENTION_CHECK, retentionCheckIntervalMs).set(FLUSH_CHECK, flushCheckIntervalMs)
+            .set(RECOVERY_POINT_CHECKPOINT, recoveryPointCheckpointIntervalMs)
+            .set(LOG_START_CHECKPOINT, logStartCheckpointIntervalMs)
+            .set(HIGH_WATERMARK_CHECKPOINT, highWatermarkCheckpointIntervalMs).set(OPEN_THREADS, openThreadsPerDir)
+            + " logDirs=" + logDirs + ", brokerEpoch=" + brokerEpoch + ", " + logConfig + ", topicConfigs="
+            + topicConfigs.keySet() + ", " + cleanerConfig;
     }
 
     /** Builds a {@link LogManagerConfig}. Not thread-safe. */

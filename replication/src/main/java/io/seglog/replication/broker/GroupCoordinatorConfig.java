@@ -86,35 +86,28 @@ public record GroupCoordinatorConfig(GroupConfig groups, int offsetsPartitions, 
     }
 
     /**
-     * These settings under Kafka's names.
+     * These settings under Kafka's names, from the tables (GroupConfig's and this class's).
      *
      * @return name to value
      */
     public Map<String, String> kafkaProperties() {
-        final Map<String, String> out = new TreeMap<>();
-        out.put(GroupConfig.MIN_SESSION_TIMEOUT_MS, String.valueOf(groups.minSessionTimeoutMs()));
-        out.put(GroupConfig.MAX_SESSION_TIMEOUT_MS, String.valueOf(groups.maxSessionTimeoutMs()));
-        out.put(GroupConfig.INITIAL_REBALANCE_DELAY_MS, String.valueOf(groups.initialRebalanceDelayMs()));
-        out.put(GroupConfig.MAX_SIZE, String.valueOf(groups.maxSize()));
-        out.put(GroupConfig.OFFSET_METADATA_MAX_BYTES, String.valueOf(groups.offsetMetadataMaxBytes()));
-        out.put(GroupConfig.OFFSETS_RETENTION_MINUTES, String.valueOf(groups.offsetsRetentionMs() / 60_000));
-        out.put(GroupConfig.OFFSETS_RETENTION_CHECK_INTERVAL_MS,
-            String.valueOf(groups.offsetsRetentionCheckIntervalMs()));
-        out.put(OFFSETS_TOPIC_NUM_PARTITIONS, String.valueOf(offsetsPartitions));
-        out.put(OFFSETS_TOPIC_REPLICATION_FACTOR, String.valueOf(offsetsReplication));
-        out.put(OFFSETS_TOPIC_SEGMENT_BYTES, String.valueOf(offsetsSegmentBytes));
-        out.put(OFFSETS_COMMIT_TIMEOUT_MS, String.valueOf(offsetsCommitTimeoutMs));
+        final Map<String, String> out = new TreeMap<>(groups.kafkaProperties());
+        out.putAll(assigned().shownProperties());
         return out;
     }
 
     /**
      * Kafka's names and this configuration's values, from the table, with the groups' rules.
      *
-     * @return e.g. {@code GroupCoordinatorConfig{offsets.topic.num.partitions=50, ...} GroupConfig[...]}
+     * @return e.g. {@code GroupCoordinatorConfig{offsets.topic.num.partitions=50, ...} GroupConfig{...} ...}
      */
     @Override
     public String toString() {
+        return assigned() + " " + groups;
+    }
+
+    private ConfigDef.Assignment assigned() {
         return TABLE.assign().set(PARTITIONS, offsetsPartitions).set(REPLICATION, offsetsReplication)
-            .set(SEGMENT_BYTES, offsetsSegmentBytes).set(COMMIT_TIMEOUT, offsetsCommitTimeoutMs) + " " + groups;
+            .set(SEGMENT_BYTES, offsetsSegmentBytes).set(COMMIT_TIMEOUT, offsetsCommitTimeoutMs);
     }
 }

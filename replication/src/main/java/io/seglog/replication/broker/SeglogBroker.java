@@ -423,8 +423,8 @@ public final class SeglogBroker implements AutoCloseable {
         adminThread = admin1;
         final AdminApis admin = new AdminApis(id, view, new ZkAdminStore(() -> controlRef.store(),
             () -> controlRef.admin(new java.util.SplittableRandom())), config.numPartitions(),
-            config.defaultReplicationFactor(), config.logs().logConfig(), brokerConfigView(config), adminThread,
-            clockMs);
+            config.defaultReplicationFactor(), config.logs().logConfig(), SeglogBrokerConfig.configDef(),
+            brokerConfigView(config), adminThread, clockMs);
         final List<KafkaApi> apis = new java.util.ArrayList<>(new KafkaApis(id, rm, view,
             topicCreator(config, threadFactory), producerIds, new BrokerTopicMetrics(metrics)).apis());
         apis.addAll(admin.apis());

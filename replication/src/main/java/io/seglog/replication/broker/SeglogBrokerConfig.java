@@ -87,6 +87,10 @@ public record SeglogBrokerConfig(ReplicationConfig replication, WireServerConfig
     public static final String NUM_RECOVERY_THREADS_PER_DATA_DIR =
         LogManagerConfig.RECOVERY_THREADS_PER_DATA_DIR_CONFIG;
 
+    /** The control plane's advertised host and port, which a broker's {@value #ADVERTISED_LISTENERS} stands for. */
+    private static final java.util.Set<String> ADVERTISED_BY_LISTENERS = java.util.Set.of(
+        ReplicationConfig.ADVERTISED_HOST, ReplicationConfig.ADVERTISED_PORT);
+
     private static final ConfigDef TABLE = new ConfigDef("SeglogBrokerConfig");
     private static final ConfigKey<String> ADVERTISED = TABLE.stringKey(ADVERTISED_LISTENERS, null,
         "the PLAINTEXT://host:port other brokers and clients are told (default: the listener, localhost for an empty"
@@ -259,55 +263,54 @@ public record SeglogBrokerConfig(ReplicationConfig replication, WireServerConfig
      * This configuration under Kafka's broker property names, as DescribeConfigs shows a broker's: the control plane
      * ({@code broker.id}, {@code zookeeper.*}, elections), the listener, the topic defaults under their broker names
      * ({@code log.retention.ms}, {@code message.max.bytes}, ...), the replica fetchers and topic creation. Effective
-     * values (a default where the properties set nothing).
+     * values (a default where the properties set nothing), each component's from its table: every key with a value
+     * but secrets and the control plane's advertised host and port, for which a broker has {@code
+     * advertised.listeners}.
      *
      * @return name to value, sorted by name
      */
     public Map<String, String> kafkaProperties() {
-        final Map<String, String> out = new java.util.TreeMap<>();
-        out.put(ReplicationConfig.BROKER_ID, String.valueOf(replication.brokerId()));
-        replication.brokerRack().ifPresent(r -> out.put(ReplicationConfig.BROKER_RACK, r));
-        out.put(ReplicationConfig.ZOOKEEPER_CONNECT, replication.zookeeperConnect());
-        out.put(ReplicationConfig.ZOOKEEPER_SESSION_TIMEOUT_MS, String.valueOf(replication.zookeeperSessionTimeoutMs()));
-        out.put(ReplicationConfig.ZOOKEEPER_CONNECTION_TIMEOUT_MS,
-            String.valueOf(replication.zookeeperConnectionTimeoutMs()));
-        out.put(ReplicationConfig.ZOOKEEPER_REQUEST_TIMEOUT_MS, String.valueOf(replication.zookeeperRequestTimeoutMs()));
-        out.put(ReplicationConfig.ZOOKEEPER_SET_ACL, String.valueOf(replication.zookeeperSetAcl()));
-        out.put(ReplicationConfig.UNCLEAN_LEADER_ELECTION_ENABLE,
-            String.valueOf(replication.uncleanLeaderElectionEnable()));
-        out.put(ReplicationConfig.AUTO_LEADER_REBALANCE_ENABLE, String.valueOf(replication.autoLeaderRebalanceEnable()));
-        out.put(ReplicationConfig.LEADER_IMBALANCE_PER_BROKER_PERCENTAGE,
-            String.valueOf(replication.leaderImbalancePerBrokerPercentage()));
-        out.put(ReplicationConfig.LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS,
-            String.valueOf(replication.leaderImbalanceCheckIntervalSeconds()));
-        out.put(ReplicationConfig.MIN_INSYNC_REPLICAS, String.valueOf(replication.minInsyncReplicas()));
-        out.put(WireServerConfig.LISTENERS, "PLAINTEXT://" + listener.host() + ":" + listener.port());
-        out.put(ADVERTISED_LISTENERS, "PLAINTEXT://" + advertisedHost + ":" + advertisedPort);
-        out.put(WireServerConfig.SOCKET_REQUEST_MAX_BYTES, String.valueOf(listener.maxRequestBytes()));
-        out.put(WireServerConfig.CONNECTIONS_MAX_IDLE_MS, String.valueOf(listener.connectionsMaxIdleMs()));
-        out.put(WireServerConfig.SOCKET_SEND_BUFFER_BYTES, String.valueOf(listener.sendBufferBytes()));
-        out.put(WireServerConfig.SOCKET_RECEIVE_BUFFER_BYTES, String.valueOf(listener.receiveBufferBytes()));
-        out.put(ReplicaManagerConfig.REPLICA_SOCKET_RECEIVE_BUFFER_BYTES,
-            String.valueOf(replicas.replicaSocketReceiveBufferBytes()));
-        out.put(NUM_NETWORK_THREADS, String.valueOf(networkThreads));
-        out.put(LOG_DIRS, String.join(",", logs.logDirs().stream().map(Path::toString).toList()));
-        final Map<String, String> topic = logs.logConfig().toProperties();
-        BROKER_TO_TOPIC.forEach(broker -> out.put(broker.name(), topic.get(topicName(broker))));
-        out.put(ReplicaManagerConfig.REPLICA_LAG_TIME_MAX_MS, String.valueOf(replicas.replicaLagTimeMaxMs()));
-        out.put(ReplicaManagerConfig.REPLICA_FETCH_WAIT_MAX_MS, String.valueOf(replicas.fetchWaitMaxMs()));
-        out.put(ReplicaManagerConfig.REPLICA_FETCH_MIN_BYTES, String.valueOf(replicas.fetchMinBytes()));
-        out.put(ReplicaManagerConfig.REPLICA_FETCH_MAX_BYTES, String.valueOf(replicas.fetchMaxBytes()));
-        out.put(ReplicaManagerConfig.REPLICA_FETCH_RESPONSE_MAX_BYTES, String.valueOf(replicas.fetchResponseMaxBytes()));
-        out.put(ReplicaManagerConfig.REPLICA_FETCH_BACKOFF_MS, String.valueOf(replicas.fetchBackoffMs()));
-        out.put(ReplicaManagerConfig.NUM_REPLICA_FETCHERS, String.valueOf(replicas.numReplicaFetchers()));
-        out.put(ReplicaManagerConfig.REPLICA_SOCKET_TIMEOUT_MS, String.valueOf(replicas.replicaSocketTimeoutMs()));
-        out.put(ReplicaManagerConfig.DURABLE_ACKS, String.valueOf(replicas.durableAcks()));
-        out.put(ReplicaManagerConfig.MAX_UNREPLICATED_BYTES, String.valueOf(replicas.maxUnreplicatedBytes()));
-        out.put(DEFAULT_REPLICATION_FACTOR, String.valueOf(defaultReplicationFactor));
-        out.put(NUM_PARTITIONS, String.valueOf(numPartitions));
-        out.put(AUTO_CREATE_TOPICS_ENABLE, String.valueOf(autoCreateTopics));
+        final Map<String, String> out = new java.util.TreeMap<>(replication.kafkaProperties());
+        out.keySet().removeAll(ADVERTISED_BY_LISTENERS);
+        out.putAll(listener.kafkaProperties());
+        out.putAll(replicas.kafkaProperties());
+        out.putAll(assigned().shownProperties());
         out.putAll(groups.kafkaProperties());
         return java.util.Collections.unmodifiableMap(out);
+    }
+
+    /**
+     * The broker's own keys from its table, the topic defaults under their broker-level names, then each component's
+     * configuration as its own table prints it (secrets hidden): {@code SeglogBrokerConfig{advertised.listeners=...,
+     * ...} ReplicationConfig{...} WireServerConfig{...} LogManagerConfig{...} ReplicaManagerConfig{...}
+     * GroupCoordinatorConfig{...}}. {@code log.dirs} shows the directories in use, which {@code log.dir} and the
+     * retention minutes and hours (folded into {@code log.retention.ms}) leave unset.
+     *
+     * @return the text
+     */
+    @Override
+    public String toString() {
+        return assigned() + " " + replication + " " + listener + " " + logs + " " + replicas + " " + groups;
+    }
+
+    /**
+     * The broker's own keys and the topic defaults under their broker-level names; log.dir and the retention's minutes
+     * and hours, which log.dirs and log.retention.ms stand for once read, unset.
+     */
+    private ConfigDef.Assignment assigned() {
+        final ConfigDef.Assignment own = TABLE.assign()
+            .set(ADVERTISED, "PLAINTEXT://" + advertisedHost + ":" + advertisedPort)
+            .set(NETWORK_THREADS, networkThreads)
+            .set(DIRS, String.join(",", logs.logDirs().stream().map(Path::toString).toList())).set(DIR, null)
+            .set(REPLICATION_FACTOR, defaultReplicationFactor).set(PARTITIONS, numPartitions)
+            .set(AUTO_CREATE, autoCreateTopics);
+        final Map<String, String> topic = logs.logConfig().toProperties();
+        BROKER_TO_TOPIC.forEach(broker -> setText(own, broker, topic.get(topicName(broker))));
+        return own;
+    }
+
+    private static <T> void setText(final ConfigDef.Assignment values, final ConfigKey<T> key, final String text) {
+        values.set(key, key.fromProperty(text));
     }
 
     /** Kafka's retention keys by precedence: ms, then minutes, then hours. */

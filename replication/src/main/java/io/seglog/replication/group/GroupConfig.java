@@ -115,6 +115,36 @@ public record GroupConfig(int minSessionTimeoutMs, int maxSessionTimeoutMs, int 
     }
 
     /**
+     * The settings under Kafka's names, from the table ({@code GroupConfig{group.min.session.timeout.ms=6000, ...}}),
+     * then the two kept beside it in ms: the offsets' retention (the table's minutes, rounded down, which a test may
+     * undercut) and a new member's join timeout (not a property).
+     *
+     * @return the text
+     */
+    @Override
+    public String toString() {
+        return assigned() + " offsetsRetentionMs=" + offsetsRetentionMs + ", newMemberJoinTimeoutMs="
+            + newMemberJoinTimeoutMs;
+    }
+
+    /**
+     * These settings under Kafka's names, as a broker's DescribeConfigs shows them ({@code offsets.retention.minutes}
+     * in whole minutes, rounded down).
+     *
+     * @return name to value text, in the table's order
+     */
+    public Map<String, String> kafkaProperties() {
+        return assigned().shownProperties();
+    }
+
+    private ConfigDef.Assignment assigned() {
+        return TABLE.assign().set(MIN_SESSION, minSessionTimeoutMs).set(MAX_SESSION, maxSessionTimeoutMs)
+            .set(INITIAL_DELAY, initialRebalanceDelayMs).set(SIZE, maxSize).set(METADATA_MAX, offsetMetadataMaxBytes)
+            .set(RETENTION_MINUTES, (int) Math.min(Integer.MAX_VALUE, offsetsRetentionMs / 60_000L))
+            .set(RETENTION_CHECK, offsetsRetentionCheckIntervalMs);
+    }
+
+    /**
      * The table of this class's keys (for the configuration reference).
      *
      * @return the table

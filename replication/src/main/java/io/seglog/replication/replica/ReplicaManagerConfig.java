@@ -263,10 +263,23 @@ public record ReplicaManagerConfig(long replicaLagTimeMaxMs, int fetchWaitMaxMs,
      */
     @Override
     public String toString() {
+        return assigned().toString();
+    }
+
+    /**
+     * This configuration under Kafka's names, as a broker's DescribeConfigs shows it.
+     *
+     * @return name to value text, in the table's order
+     */
+    public Map<String, String> kafkaProperties() {
+        return assigned().shownProperties();
+    }
+
+    private ConfigDef.Assignment assigned() {
         return TABLE.assign().set(REPLICA_LAG_TIME_MAX, replicaLagTimeMaxMs).set(FETCH_WAIT_MAX, fetchWaitMaxMs)
             .set(FETCH_MIN, fetchMinBytes).set(FETCH_MAX, fetchMaxBytes).set(FETCH_RESPONSE_MAX, fetchResponseMaxBytes)
             .set(FETCH_BACKOFF, fetchBackoffMs).set(FETCHERS, numReplicaFetchers).set(SOCKET_TIMEOUT,
                 replicaSocketTimeoutMs).set(DURABLE, durableAcks).set(RECEIVE_BUFFER, replicaSocketReceiveBufferBytes)
-            .set(UNREPLICATED, maxUnreplicatedBytes).toString();
+            .set(UNREPLICATED, maxUnreplicatedBytes);
     }
 }

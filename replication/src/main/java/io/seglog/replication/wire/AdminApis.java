@@ -6,6 +6,7 @@ import io.seglog.replication.election.ReplicaAssignment;
 import io.seglog.replication.transport.PartitionStateInfo;
 import io.seglog.storage.LogConfig;
 import io.seglog.storage.TopicPartition;
+import io.seglog.storage.config.ConfigDef;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -83,27 +84,30 @@ public final class AdminApis {
      * @param numPartitions {@code num.partitions}, for topics created without a count
      * @param replicationFactor {@code default.replication.factor}, for topics created without one
      * @param topicDefaults the broker's topic defaults ({@code log.*})
+     * @param brokerTable   the broker's configuration table, which names Kafka's broker-level synonyms of the topic
+     *                      keys (DescribeConfigs lists them)
      * @param brokerConfig  the broker's configuration for DescribeConfigs: name to value, and the names set
      *                      explicitly
      * @param executor      the admin thread: ZooKeeper calls and waits run there (the caller owns it)
      * @param clockMs       a monotonic clock for request timeouts
      */
     public AdminApis(final int brokerId, final ClusterView cluster, final AdminStore store, final int numPartitions,
-                     final int replicationFactor, final LogConfig topicDefaults,
+                     final int replicationFactor, final LogConfig topicDefaults, final ConfigDef brokerTable,
                      final BrokerConfigView brokerConfig, final ScheduledExecutorService executor,
                      final LongSupplier clockMs) {
-        this(brokerId, cluster, store, numPartitions, replicationFactor, topicDefaults, brokerConfig, executor, clockMs,
-            new SplittableRandom());
+        this(brokerId, cluster, store, numPartitions, replicationFactor, topicDefaults, brokerTable, brokerConfig,
+            executor, clockMs, new SplittableRandom());
     }
 
     /** As the public constructor, with the random that draws the start brokers (seeded in the simulation). */
     AdminApis(final int brokerId, final ClusterView cluster, final AdminStore store, final int numPartitions,
-              final int replicationFactor, final LogConfig topicDefaults, final BrokerConfigView brokerConfig,
-              final ScheduledExecutorService executor, final LongSupplier clockMs, final SplittableRandom random) {
+              final int replicationFactor, final LogConfig topicDefaults, final ConfigDef brokerTable,
+              final BrokerConfigView brokerConfig, final ScheduledExecutorService executor, final LongSupplier clockMs,
+              final SplittableRandom random) {
         this.random = random;
         this.cluster = cluster;
         this.store = store;
-        this.configs = new TopicConfigs(topicDefaults);
+        this.configs = new TopicConfigs(topicDefaults, brokerTable);
         this.numPartitions = numPartitions;
         this.replicationFactor = replicationFactor;
         this.executor = executor;

@@ -1,7 +1,11 @@
 package io.seglog.replication.wire;
 
+import io.seglog.storage.CleanupPolicy;
 import io.seglog.storage.LogConfig;
+import io.seglog.storage.config.ConfigDef;
+import io.seglog.storage.config.ConfigKey;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -39,34 +43,33 @@ final class TopicConfigs {
     record Key(String name, String brokerSynonym, byte type) {
     }
 
-    /** Kafka 4.4's topic configs that Seglog's LogConfig reads, in Kafka's {@code TopicConfig} order. */
-    static final List<Key> KEYS = List.of(
-        new Key(LogConfig.SEGMENT_BYTES_CONFIG, "log.segment.bytes", TYPE_INT),
-        new Key(LogConfig.SEGMENT_MS_CONFIG, "log.roll.ms", TYPE_LONG),
-        new Key(LogConfig.SEGMENT_JITTER_MS_CONFIG, "log.roll.jitter.ms", TYPE_LONG),
-        new Key(LogConfig.SEGMENT_INDEX_BYTES_CONFIG, "log.index.size.max.bytes", TYPE_INT),
-        new Key(LogConfig.FLUSH_MESSAGES_CONFIG, "log.flush.interval.messages", TYPE_LONG),
-        new Key(LogConfig.FLUSH_MS_CONFIG, "log.flush.interval.ms", TYPE_LONG),
-        new Key(LogConfig.RETENTION_BYTES_CONFIG, "log.retention.bytes", TYPE_LONG),
-        new Key(LogConfig.RETENTION_MS_CONFIG, "log.retention.ms", TYPE_LONG),
-        new Key(LogConfig.MAX_MESSAGE_BYTES_CONFIG, "message.max.bytes", TYPE_INT),
-        new Key(LogConfig.INDEX_INTERVAL_BYTES_CONFIG, "log.index.interval.bytes", TYPE_INT),
-        new Key(LogConfig.FILE_DELETE_DELAY_MS_CONFIG, "log.segment.delete.delay.ms", TYPE_LONG),
-        new Key(LogConfig.DELETE_RETENTION_MS_CONFIG, "log.cleaner.delete.retention.ms", TYPE_LONG),
-        new Key(LogConfig.MIN_COMPACTION_LAG_MS_CONFIG, "log.cleaner.min.compaction.lag.ms", TYPE_LONG),
-        new Key(LogConfig.MAX_COMPACTION_LAG_MS_CONFIG, "log.cleaner.max.compaction.lag.ms", TYPE_LONG),
-        new Key(LogConfig.MIN_CLEANABLE_DIRTY_RATIO_CONFIG, "log.cleaner.min.cleanable.ratio", TYPE_DOUBLE),
-        new Key(LogConfig.CLEANUP_POLICY_CONFIG, "log.cleanup.policy", TYPE_LIST),
-        new Key(LogConfig.UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG, LogConfig.UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG,
-            TYPE_BOOLEAN),
-        new Key(LogConfig.MIN_INSYNC_REPLICAS_CONFIG, LogConfig.MIN_INSYNC_REPLICAS_CONFIG, TYPE_INT),
-        new Key(LogConfig.COMPRESSION_TYPE_CONFIG, LogConfig.COMPRESSION_TYPE_CONFIG, TYPE_STRING),
-        new Key(LogConfig.COMPRESSION_GZIP_LEVEL_CONFIG, LogConfig.COMPRESSION_GZIP_LEVEL_CONFIG, TYPE_INT),
-        new Key(LogConfig.COMPRESSION_LZ4_LEVEL_CONFIG, LogConfig.COMPRESSION_LZ4_LEVEL_CONFIG, TYPE_INT),
-        new Key(LogConfig.COMPRESSION_ZSTD_LEVEL_CONFIG, LogConfig.COMPRESSION_ZSTD_LEVEL_CONFIG, TYPE_INT),
-        new Key(LogConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG, "log.message.timestamp.type", TYPE_STRING),
-        new Key(LogConfig.MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG, "log.message.timestamp.before.max.ms", TYPE_LONG),
-        new Key(LogConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG, "log.message.timestamp.after.max.ms", TYPE_LONG));
+    /**
+     * Kafka 4.4's topic configs that Seglog's LogConfig reads, in Kafka's {@code TopicConfig} order (the order
+     * DescribeConfigs lists them in). Each is LogConfig's name; its synonym and type come from the tables.
+     */
+    static final List<String> NAMES = List.of(LogConfig.SEGMENT_BYTES_CONFIG, LogConfig.SEGMENT_MS_CONFIG,
+        LogConfig.SEGMENT_JITTER_MS_CONFIG, LogConfig.SEGMENT_INDEX_BYTES_CONFIG, LogConfig.FLUSH_MESSAGES_CONFIG,
+        LogConfig.FLUSH_MS_CONFIG, LogConfig.RETENTION_BYTES_CONFIG, LogConfig.RETENTION_MS_CONFIG,
+        LogConfig.MAX_MESSAGE_BYTES_CONFIG, LogConfig.INDEX_INTERVAL_BYTES_CONFIG, LogConfig.FILE_DELETE_DELAY_MS_CONFIG,
+        LogConfig.DELETE_RETENTION_MS_CONFIG, LogConfig.MIN_COMPACTION_LAG_MS_CONFIG,
+        LogConfig.MAX_COMPACTION_LAG_MS_CONFIG, LogConfig.MIN_CLEANABLE_DIRTY_RATIO_CONFIG,
+        LogConfig.CLEANUP_POLICY_CONFIG, LogConfig.UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG,
+        LogConfig.MIN_INSYNC_REPLICAS_CONFIG, LogConfig.COMPRESSION_TYPE_CONFIG, LogConfig.COMPRESSION_GZIP_LEVEL_CONFIG,
+        LogConfig.COMPRESSION_LZ4_LEVEL_CONFIG, LogConfig.COMPRESSION_ZSTD_LEVEL_CONFIG,
+        LogConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG, LogConfig.MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG,
+        LogConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG);
+
+    /**
+     * Kafka's broker-level names of the cleaner's topic settings. Seglog's broker does not read them (no table
+     * defines them), so they are spelled here only, for DescribeConfigs to name the level Kafka would; every other
+     * broker-level synonym is a key of the broker's table, and a topic key without one is its own synonym (Kafka's
+     * {@code min.insync.replicas}, {@code compression.type}, ...).
+     */
+    private static final Map<String, String> UNREAD_SYNONYMS = Map.of(
+        LogConfig.DELETE_RETENTION_MS_CONFIG, "log.cleaner.delete.retention.ms",
+        LogConfig.MIN_COMPACTION_LAG_MS_CONFIG, "log.cleaner.min.compaction.lag.ms",
+        LogConfig.MAX_COMPACTION_LAG_MS_CONFIG, "log.cleaner.max.compaction.lag.ms",
+        LogConfig.MIN_CLEANABLE_DIRTY_RATIO_CONFIG, "log.cleaner.min.cleanable.ratio");
 
     /** Kafka 4.4's topic configs that Seglog does not have (tiered storage, preallocation, throttles, ...). */
     static final Set<String> KAFKA_ONLY = Set.of("remote.storage.enable", "local.retention.ms",
@@ -100,14 +103,69 @@ final class TopicConfigs {
     private final LogConfig brokerDefaults;
     private final Map<String, String> brokerValues;
     private final Map<String, String> kafkaDefaults;
+    private final List<Key> keys;
 
     /**
      * @param brokerDefaults the broker's topic defaults (its {@code log.*} settings)
+     * @param brokerTable    the broker's configuration table: its synonym keys ({@link ConfigKey#synonymOf()}) are
+     *                       the broker-level names of the topic keys
      */
-    TopicConfigs(final LogConfig brokerDefaults) {
+    TopicConfigs(final LogConfig brokerDefaults, final ConfigDef brokerTable) {
         this.brokerDefaults = brokerDefaults;
         this.brokerValues = brokerDefaults.toProperties();
         this.kafkaDefaults = LogConfig.defaults().toProperties();
+        this.keys = keys(brokerTable);
+    }
+
+    /**
+     * The topic configs of {@link #NAMES}, each with its broker-level synonym (the broker table's key that stands for
+     * it, else Kafka's name the broker does not read, else its own name) and Kafka's type of its {@link LogConfig} key.
+     *
+     * @param brokerTable the broker's configuration table
+     * @return the keys, in {@link #NAMES} order
+     */
+    static List<Key> keys(final ConfigDef brokerTable) {
+        final Map<String, String> synonyms = new HashMap<>(UNREAD_SYNONYMS);
+        for (final ConfigKey<?> key : brokerTable.keys()) {
+            if (key.synonymOf() != null) {
+                synonyms.put(key.synonymOf().name(), key.name());
+            }
+        }
+        final List<Key> out = new ArrayList<>(NAMES.size());
+        for (final String name : NAMES) {
+            out.add(new Key(name, synonyms.getOrDefault(name, name), kafkaType(LogConfig.configDef().key(name))));
+        }
+        return List.copyOf(out);
+    }
+
+    /**
+     * Kafka's config type id of a key: by its value type, with {@code cleanup.policy}'s ({@link CleanupPolicy}, a
+     * comma-separated list of policies) Kafka's LIST and every other named value a STRING.
+     */
+    private static byte kafkaType(final ConfigKey<?> key) {
+        final Class<?> type = key.type();
+        if (type == Integer.class) {
+            return TYPE_INT;
+        }
+        if (type == Long.class) {
+            return TYPE_LONG;
+        }
+        if (type == Double.class) {
+            return TYPE_DOUBLE;
+        }
+        if (type == Boolean.class) {
+            return TYPE_BOOLEAN;
+        }
+        return type == CleanupPolicy.class ? TYPE_LIST : TYPE_STRING;
+    }
+
+    /**
+     * The topic configs DescribeConfigs lists, in its order.
+     *
+     * @return the keys
+     */
+    List<Key> keys() {
+        return keys;
     }
 
     /**
@@ -141,7 +199,7 @@ final class TopicConfigs {
      *
      * @param overrides    the topic's overrides (valid)
      * @param withSynonyms whether to list each entry's synonyms
-     * @return the entries, in {@link #KEYS} order
+     * @return the entries, in {@link #NAMES} order
      */
     List<Entry> describe(final Map<String, String> overrides, final boolean withSynonyms) {
         Map<String, String> effective;
@@ -150,8 +208,8 @@ final class TopicConfigs {
         } catch (final IllegalArgumentException e) {
             effective = brokerValues; // an override written by another tool that Seglog refuses: show the defaults
         }
-        final List<Entry> out = new ArrayList<>(KEYS.size());
-        for (final Key key : KEYS) {
+        final List<Entry> out = new ArrayList<>(keys.size());
+        for (final Key key : keys) {
             final List<Synonym> synonyms = new ArrayList<>(3);
             final String override = overrides.get(key.name());
             if (override != null) {

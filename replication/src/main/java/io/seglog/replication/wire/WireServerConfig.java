@@ -160,8 +160,20 @@ public record WireServerConfig(String host, int port, int maxRequestBytes, long 
      */
     @Override
     public String toString() {
+        return assigned().toString();
+    }
+
+    /**
+     * This configuration under Kafka's names, as a broker's DescribeConfigs shows it.
+     *
+     * @return name to value text, in the table's order
+     */
+    public Map<String, String> kafkaProperties() {
+        return assigned().shownProperties();
+    }
+
+    private ConfigDef.Assignment assigned() {
         return TABLE.assign().set(LISTENER, PLAINTEXT + host + ":" + port).set(REQUEST_MAX, maxRequestBytes)
-            .set(IDLE, connectionsMaxIdleMs).set(SEND_BUFFER, sendBufferBytes).set(RECEIVE_BUFFER, receiveBufferBytes)
-            .toString();
+            .set(IDLE, connectionsMaxIdleMs).set(SEND_BUFFER, sendBufferBytes).set(RECEIVE_BUFFER, receiveBufferBytes);
     }
 }

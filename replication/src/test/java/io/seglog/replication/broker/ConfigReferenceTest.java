@@ -85,6 +85,27 @@ class ConfigReferenceTest {
             .startsWith("GroupCoordinatorConfig{offsets.topic.num.partitions=50, "));
         assertTrue(io.seglog.storage.CleanerConfig.DEFAULTS.toString()
             .startsWith("CleanerConfig{log.cleaner.enable=true, log.cleaner.threads=1, "));
+        assertTrue(io.seglog.replication.group.GroupConfig.defaults().toString()
+            .startsWith("GroupConfig{group.min.session.timeout.ms=6000, group.max.session.timeout.ms=1800000, "));
+        assertTrue(io.seglog.replication.group.GroupConfig.defaults().toString()
+            .contains("offsets.retention.minutes=10080, "));
+    }
+
+    @Test
+    void theBrokersConfigurationPrintsEveryComponentFromItsTableWithSecretsHidden() {
+        final String text = SeglogBrokerConfig.fromProperties(Map.of("broker.id", "3", "zookeeper.connect",
+            "zk:2181/seglog", "listeners", "PLAINTEXT://:9092", "zookeeper.set.acl", "true", "zookeeper.digest.credentials", "seglog:s3cret",
+            "log.dirs", "/tmp/seglog-a,/tmp/seglog-b", "log.segment.bytes", "2097152",
+            "log.retention.check.interval.ms", "1000")).toString();
+        assertTrue(text.startsWith("SeglogBrokerConfig{advertised.listeners=PLAINTEXT://localhost:9092,"
+            + " num.network.threads=3, log.dirs=/tmp/seglog-a,/tmp/seglog-b, log.dir=, "), text);
+        assertTrue(text.contains(", log.segment.bytes=2097152, "), text);
+        assertTrue(text.contains(" ReplicationConfig{broker.id=3, "), text);
+        assertTrue(text.contains("zookeeper.digest.credentials=[hidden]"), text);
+        assertTrue(!text.contains("s3cret"), text);
+        assertTrue(text.contains(" LogManagerConfig{log.retention.check.interval.ms=1000, "), text);
+        assertTrue(text.contains(" ReplicaManagerConfig{replica.lag.time.max.ms=30000, "), text);
+        assertTrue(text.contains(" GroupCoordinatorConfig{offsets.topic.num.partitions=50, "), text);
     }
 
     /** A read-only view of properties that records every key asked for, present or not. */

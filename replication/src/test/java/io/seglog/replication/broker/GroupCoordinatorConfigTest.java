@@ -36,6 +36,17 @@ class GroupCoordinatorConfigTest {
     }
 
     @Test
+    void kafkaPropertiesAreEveryKeyOfBothTables() {
+        assertEquals(Map.ofEntries(Map.entry("group.min.session.timeout.ms", "6000"),
+            Map.entry("group.max.session.timeout.ms", "1800000"), Map.entry("group.initial.rebalance.delay.ms", "3000"),
+            Map.entry("group.max.size", "2147483647"), Map.entry("offset.metadata.max.bytes", "4096"),
+            Map.entry("offsets.retention.minutes", "10080"), Map.entry("offsets.retention.check.interval.ms", "600000"),
+            Map.entry("offsets.topic.num.partitions", "50"), Map.entry("offsets.topic.replication.factor", "3"),
+            Map.entry("offsets.topic.segment.bytes", "104857600"), Map.entry("offsets.commit.timeout.ms", "5000")),
+            GroupCoordinatorConfig.defaults().kafkaProperties());
+    }
+
+    @Test
     void aBadValueIsRefusedNamingItsKey() {
         final IllegalArgumentException notANumber = assertThrows(IllegalArgumentException.class,
             () -> GroupCoordinatorConfig.fromProperties(Map.of("offsets.topic.num.partitions", "many")));

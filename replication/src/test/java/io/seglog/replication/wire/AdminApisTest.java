@@ -455,7 +455,7 @@ class AdminApisTest {
             final DescribeConfigsResponseData.DescribeConfigsResult all = resp.results().get(0);
             assertEquals(Errors.NONE.code(), all.errorCode(), at);
             assertEquals("configured", all.resourceName(), at);
-            assertEquals(TopicConfigs.KEYS.size(), all.configs().size(), at);
+            assertEquals(TopicConfigs.NAMES.size(), all.configs().size(), at);
             final DescribeConfigsResponseData.DescribeConfigsResourceResult retention = entry(all, "retention.ms");
             assertEquals("60000", retention.value(), at);
             assertEquals(TopicConfigs.SOURCE_TOPIC, retention.configSource(), at);

@@ -49,6 +49,7 @@ public final class SimWireParts {
                                            final java.util.function.LongSupplier clockMs,
                                            final java.util.SplittableRandom random) {
         return new AdminApis(brokerId, cluster, store, 1, 1, topicDefaults,
+            io.seglog.replication.broker.SeglogBrokerConfig.configDef(),
             new AdminApis.BrokerConfigView(Map.of(), java.util.Set.of()), executor, clockMs, random).apis();
     }
 

@@ -307,6 +307,18 @@ public final class ConfigDef {
     }
 
     /**
+     * Marks keys required: the validation pass refuses them unset (null, blank text, or a default that only stands
+     * for unset, such as {@code broker.id}'s -1), naming the key, its value and its rule.
+     *
+     * @param requiredKeys keys of this table
+     */
+    public void required(final ConfigKey<?>... requiredKeys) {
+        for (final ConfigKey<?> key : requiredKeys) {
+            own(key).markRequired();
+        }
+    }
+
+    /**
      * Marks every key of this table dynamic but the given ones (a topic table, whose keys a running log takes over
      * save those read only when it opens).
      *
@@ -401,6 +413,16 @@ public final class ConfigDef {
         }
 
         /**
+         * The keys that have a value, as a property would spell them, secrets left out (see
+         * {@link ConfigDef#shownProperties}).
+         *
+         * @return name to value text, in definition order, unmodifiable
+         */
+        public Map<String, String> shownProperties() {
+            return ConfigDef.this.shownProperties(values);
+        }
+
+        /**
          * {@code Owner{name=value, ...}} for every key of the table, secrets hidden (a record's {@code toString}).
          *
          * @return the text
@@ -481,6 +503,25 @@ public final class ConfigDef {
         for (final ConfigKey key : keys) {
             final Object value = values[key.index()];
             out.put(key.name(), key.secret() && value != null ? "[hidden]" : key.format(value));
+        }
+        return Collections.unmodifiableMap(out);
+    }
+
+    /**
+     * The keys that have a value, as a property would spell them, in definition order, secrets and unset keys left out:
+     * what a component shows a client of its configuration (a broker's DescribeConfigs).
+     *
+     * @param values the values
+     * @return name to value text, ordered and unmodifiable
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public Map<String, String> shownProperties(final Object[] values) {
+        final Map<String, String> out = new LinkedHashMap<>();
+        for (final ConfigKey key : keys) {
+            final Object value = values[key.index()];
+            if (value != null && !key.secret()) {
+                out.put(key.name(), key.format(value));
+            }
         }
         return Collections.unmodifiableMap(out);
     }

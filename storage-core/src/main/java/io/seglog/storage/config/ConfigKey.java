@@ -29,6 +29,8 @@ public final class ConfigKey<T> {
     private boolean dynamic;
     /** Likewise ({@link ConfigDef#secret}): the value is never printed. */
     private boolean secret;
+    /** Likewise ({@link ConfigDef#required}): the key must be given a value. */
+    private boolean required;
     /** Likewise ({@link ConfigDef#synonym}): the key of another table this one stands for, or null. */
     private ConfigKey<T> synonymOf;
 
@@ -54,7 +56,12 @@ public final class ConfigKey<T> {
         return index;
     }
 
-    Class<T> type() {
+    /**
+     * The value type (a reader that maps it to another vocabulary, such as Kafka's DescribeConfigs type ids).
+     *
+     * @return the class of the values
+     */
+    public Class<T> type() {
         return type;
     }
 
@@ -86,6 +93,20 @@ public final class ConfigKey<T> {
 
     void markSecret() {
         secret = true;
+    }
+
+    void markRequired() {
+        required = true;
+    }
+
+    /**
+     * Whether the key must be given a value: unset (null, blank text, or the default, which for a required key only
+     * stands for unset, as {@code broker.id}'s -1 does) is refused with the key's rule.
+     *
+     * @return whether the key is required
+     */
+    public boolean required() {
+        return required;
     }
 
     /**
@@ -179,9 +200,14 @@ public final class ConfigKey<T> {
      *
      * @param value the value
      * @return the value
-     * @throws IllegalArgumentException naming the key and the value when it is out of range or null
+     * @throws IllegalArgumentException naming the key and the value when it is out of range or null, or unset when
+     *     required
      */
     public T check(final T value) {
+        if (required && unset(value)) {
+            throw new IllegalArgumentException(name + "=" + (value == null ? "null" : secret ? "[hidden]"
+                : format(value)) + " " + rule);
+        }
         if (value == null && defaultValue == null) {
             return null; // an optional key left unset
         }
@@ -192,6 +218,10 @@ public final class ConfigKey<T> {
             throw new IllegalArgumentException(name + "=" + (secret ? "[hidden]" : format(value)) + " " + rule);
         }
         return value;
+    }
+
+    private boolean unset(final T value) {
+        return value == null || value.equals(defaultValue) || value instanceof String text && text.isBlank();
     }
 
     /**

@@ -101,6 +101,25 @@ class ConfigDefTest {
     }
 
     @Test
+    void requiredKeysAreRefusedUnsetByTheValidationPass() {
+        final ConfigDef def = new ConfigDef("Broker");
+        final ConfigKey<Integer> id = def.intKeyWhere("id", -1, v -> v >= -1, "must be set and >= 0", "id", "broker");
+        final ConfigKey<String> connect = def.stringKey("connect", null, "where", "zk");
+        final ConfigKey<String> rack = def.stringKey("rack", null, "rack", "controller");
+        def.required(id, connect);
+        assertEquals("id=-1 must be set and >= 0", assertThrows(IllegalArgumentException.class,
+            () -> def.assign().set(connect, "zk:1").validate()).getMessage());
+        assertEquals("connect=null must be set", assertThrows(IllegalArgumentException.class,
+            () -> def.assign().set(id, 1).validate()).getMessage());
+        assertEquals("connect=  must be set", assertThrows(IllegalArgumentException.class,
+            () -> def.assign().set(id, 1).set(connect, " ").validate()).getMessage());
+        assertEquals("id=-1 must be set and >= 0", assertThrows(IllegalArgumentException.class,
+            () -> id.read(Map.of("id", "-1"))).getMessage());
+        def.assign().set(id, 0).set(connect, "zk:1").validate();
+        assertEquals(List.of(true, true, false), List.of(id.required(), connect.required(), rack.required()));
+    }
+
+    @Test
     void theReferenceListsEveryKeyWithItsTypeDefaultRangeAndReader() {
         final String md = ConfigDocs.markdown("Ref", "Intro.", List.of(new ConfigDocs.Section(DEF, "The lags.")));
         assertEquals("# Ref\n\nIntro.\n\n## Compaction\n\nThe lags.\n\n"
