@@ -8,6 +8,8 @@ import io.seglog.replication.transport.InJvmControlChannel;
 import io.seglog.replication.zk.KafkaZkStore;
 import io.seglog.replication.zk.PartitionStateZnode;
 import io.seglog.replication.zk.ZkClient;
+import io.seglog.replication.zk.ZkError;
+import io.seglog.replication.zk.ZkException;
 import io.seglog.replication.zk.ZkSessionListener;
 import io.seglog.storage.TopicPartition;
 import java.time.Duration;
@@ -20,6 +22,7 @@ import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
 /** Brokers in one JVM over one ZooKeeper, plus an observer session for reading and forging znodes. */
@@ -48,11 +51,7 @@ final class TestCluster implements AutoCloseable {
     TestCluster(final String connect, final UnaryOperator<ReplicationConfig.Builder> tweak) {
         base = tweak.apply(ReplicationConfig.builder().brokerId(0).zookeeperConnect(connect)
             .zookeeperSessionTimeoutMs(3000).zookeeperRequestTimeoutMs(3000).autoLeaderRebalanceEnable(false)).build();
-        // The test's own reader of ZooKeeper is no broker under test: its answers may take seconds on a busy machine
-        // (a 3 s request timeout failed a read in TopicAdminIT beside two other test JVMs), so it waits as long as the
-        // tests' deadlines do, and its session outlives any pause.
-        observerClient = ZkClient.open(base.withBroker(999, null).toBuilder().zookeeperSessionTimeoutMs(30_000)
-            .zookeeperRequestTimeoutMs(30_000).build(), threads("observer"), QUIET);
+        observerClient = ZkClient.open(base.withBroker(999, null), threads("observer"), QUIET);
         observerClient.awaitConnected(WAIT.toMillis());
         observer = new KafkaZkStore(observerClient);
         observer.createPersistentPaths();
@@ -113,12 +112,32 @@ final class TestCluster implements AutoCloseable {
         return observer.partitionStates(List.of(tp)).getOrDefault(tp, Optional.empty());
     }
 
+    /**
+     * A read by the test's own ZooKeeper client, asked again when ZooKeeper did not answer within the request timeout
+     * (a busy machine: TopicAdminIT's read of a partition state once timed out beside two other test JVMs and two CPU
+     * hogs), until {@link #WAIT}. Only the reads of tests that wait for a state, with ZooKeeper up: QuorumIT asserts
+     * what a read or write does without a quorum, within a broker's session, so {@link #state} and writes fail at once.
+     */
+    private static <T> T readAgainAfterTimeouts(final Supplier<T> read) {
+        final long deadline = System.nanoTime() + WAIT.toNanos();
+        while (true) {
+            try {
+                return read.get();
+            } catch (final ZkException e) {
+                if (e.error() != ZkError.TIMEOUT || System.nanoTime() > deadline) {
+                    throw e;
+                }
+            }
+        }
+    }
+
     LeaderAndIsr leaderAndIsr(final TopicPartition tp) {
-        return state(tp).orElseThrow(() -> new AssertionError("no state for " + tp)).leaderAndIsr();
+        return readAgainAfterTimeouts(() -> state(tp)).orElseThrow(() -> new AssertionError("no state for " + tp))
+            .leaderAndIsr();
     }
 
     void awaitAllLed(final Collection<TopicPartition> partitions) {
-        Await.until(WAIT, () -> observer.partitionStates(partitions).values().stream()
+        Await.until(WAIT, () -> readAgainAfterTimeouts(() -> observer.partitionStates(partitions)).values().stream()
                 .allMatch(s -> s.isPresent() && s.get().leaderAndIsr().hasLeader()),
             () -> "every partition has a leader: " + observer.partitionStates(partitions));
     }
