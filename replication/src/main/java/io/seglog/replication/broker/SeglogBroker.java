@@ -88,15 +88,14 @@ public final class SeglogBroker implements AutoCloseable {
     private final int advertisedPort;
     private volatile ReplicationBroker controlRef;
     private ExecutorService controlThread;
-    private ExecutorService topicCreation;
-    private ScheduledExecutorService adminThread;
+    /** The Kafka APIs the listener serves, with the threads of their ZooKeeper work (topic creation, admin). */
+    private ServedApis servedApis;
     private ZkProducerIdManager producerIds;
     /** The topics' configurations: the log manager's source, and the /config/changes watch. */
     private TopicConfigManager topicConfigs;
     private ScheduledExecutorService controlSender;
     private TcpControlChannel tcpChannel;
     private GroupCoordinator groupCoordinator;
-    private ExecutorService offsetsTopicCreation;
     private final KafkaMetrics metrics;
     /** Whether {@link #metrics} is the broker's own (closed with it). */
     private final boolean ownMetrics;
@@ -308,22 +307,27 @@ public final class SeglogBroker implements AutoCloseable {
                 () -> controlRef == null ? 0 : controlRef.controller().uncleanLeaderElections()));
             producerIds = new ZkProducerIdManager(id, () -> controlRef == null ? null : controlRef.store(), clockMs,
                 threadFactory);
+            servedApis = new ServedApis(config, rm, new HandlerClusterView(() -> controlRef == null ? null
+                : controlRef.controlHandler(), this::clusterId), () -> controlRef, producerIds, metrics,
+                groupCoordinator, threadFactory, clockMs);
             final ControlChannel channel;
             final ControlHandlerRegistry registry;
             if (tcp) {
-                controlThread = Executors.newSingleThreadExecutor(named(threadFactory, "control-handler-" + id));
-                controlSender = Executors.newSingleThreadScheduledExecutor(named(threadFactory, "control-sender-" + id));
+                controlThread = Executors.newSingleThreadExecutor(BrokerThreads.named(threadFactory,
+                    "control-handler-" + id));
+                controlSender = Executors.newSingleThreadScheduledExecutor(BrokerThreads.named(threadFactory,
+                    "control-sender-" + id));
                 final TcpControlRegistry tcpRegistry = new TcpControlRegistry(id, controlThread);
                 tcpChannel = new TcpControlChannel(id, clients, controlSender, this::registration,
                     config.replication().zookeeperRequestTimeoutMs());
                 channel = tcpChannel;
                 registry = tcpRegistry;
-                listener = KafkaWireServer.start(config.listener(), servedApis(config, rm, threadFactory, clockMs),
+                listener = KafkaWireServer.start(config.listener(), servedApis.apis(),
                     tcpRegistry.apis(), config.networkThreads(), threadFactory, new RequestMetrics(metrics));
             } else {
                 channel = options.channel();
                 registry = options.registry();
-                listener = KafkaWireServer.start(config.listener(), servedApis(config, rm, threadFactory, clockMs),
+                listener = KafkaWireServer.start(config.listener(), servedApis.apis(),
                     List.of(), config.networkThreads(), threadFactory, new RequestMetrics(metrics));
             }
             this.advertisedPort = config.advertisedPort() == 0 ? listener.address().getPort() : config.advertisedPort();
@@ -354,9 +358,9 @@ public final class SeglogBroker implements AutoCloseable {
         } catch (final RuntimeException | Error e) {
             final EventLoopGroup started = loops;
             try {
-                CloseHelper.closeAll(topicConfigs, controlRef, listener, tcpChannel, shutdown(controlSender),
-                    shutdown(controlThread),
-                    shutdown(topicCreation), shutdown(offsetsTopicCreation), shutdown(adminThread), producerIds,
+                CloseHelper.closeAll(topicConfigs, controlRef, listener, tcpChannel, BrokerThreads.shutdown(controlSender),
+                    BrokerThreads.shutdown(controlThread),
+                    servedApis, producerIds,
                     groupCoordinator, replicaManager, writer, started == null ? null
                     : () -> started.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly(), openedLogs,
                     ownMetrics ? metrics : null);
@@ -408,177 +412,6 @@ public final class SeglogBroker implements AutoCloseable {
     }
 
     /**
-     * Every Kafka API this broker serves: the data path ({@link KafkaApis}) and topic administration
-     * ({@link AdminApis}, whose ZooKeeper work and waits run on an admin thread of its own).
-     */
-    private List<KafkaApi> servedApis(final SeglogBrokerConfig config, final ReplicaManager rm,
-                                      final ThreadFactory threadFactory, final LongSupplier clockMs) {
-        final int id = config.replication().brokerId();
-        final ClusterView view = new HandlerClusterView(() -> controlRef == null ? null
-            : controlRef.controlHandler(), () -> clusterId);
-        final java.util.concurrent.ScheduledThreadPoolExecutor admin1 = new java.util.concurrent
-            .ScheduledThreadPoolExecutor(1, named(threadFactory, "admin-" + id));
-        // A request still waiting at close is dropped, not waited for (its connection is closing too).
-        admin1.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-        adminThread = admin1;
-        final AdminApis admin = new AdminApis(id, view, new ZkAdminStore(() -> controlRef.store(),
-            () -> controlRef.admin(new java.util.SplittableRandom())), config.numPartitions(),
-            config.defaultReplicationFactor(), config.logs().logConfig(), SeglogBrokerConfig.configDef(),
-            brokerConfigView(config), adminThread, clockMs);
-        final List<KafkaApi> apis = new java.util.ArrayList<>(new KafkaApis(id, rm, view,
-            topicCreator(config, threadFactory), producerIds, new BrokerTopicMetrics(metrics)).apis());
-        apis.addAll(admin.apis());
-        apis.addAll(new GroupApis(GroupCoordinator.OFFSETS_TOPIC, groupCoordinator, view,
-            offsetsTopicCreator(config, threadFactory)).apis());
-        return apis;
-    }
-
-    /**
-     * Creates {@code __consumer_offsets} when a FindCoordinator first needs it, as Kafka does: with
-     * {@code offsets.topic.num.partitions} partitions and {@code offsets.topic.replication.factor} replicas, compacted;
-     * not while fewer brokers are alive than that factor (the clients retry).
-     */
-    private GroupApis.OffsetsTopicCreator offsetsTopicCreator(final SeglogBrokerConfig config,
-                                                              final ThreadFactory threadFactory) {
-        offsetsTopicCreation = Executors.newSingleThreadExecutor(named(threadFactory, "offsets-topic-creation-"
-            + config.replication().brokerId()));
-        return offsetsTopicCreator(config.replication().brokerId(), config.groups(), offsetsTopicCreation,
-            () -> controlRef == null ? null : controlRef.controlHandler(), () -> controlRef.store(),
-            new java.util.SplittableRandom(), store -> new io.seglog.replication.controller.TopicAdmin(store,
-                new java.util.SplittableRandom()));
-    }
-
-    /**
-     * The creation of {@code __consumer_offsets} on an executor (one at a time; a request while one is under way
-     * does nothing), as {@link #offsetsTopicCreator(SeglogBrokerConfig, ThreadFactory)} wires it; the simulation
-     * wires it on its own executor.
-     *
-     * @param brokerId the broker
-     * @param groups   the offsets topic's settings
-     * @param executor runs the creation (ZooKeeper calls block)
-     * @param handler  the broker's control handler (its live brokers), or null before it is registered
-     * @param store    the broker's current store
-     * @param random   draws the assignment's start broker (seeded only in the simulation)
-     * @param admins   topic administration over a store (topic ids from a secure source, but in the simulation)
-     * @return the creator
-     */
-    static GroupApis.OffsetsTopicCreator offsetsTopicCreator(final int brokerId, final GroupCoordinatorConfig groups,
-                                                             final java.util.concurrent.Executor executor,
-                                                             final java.util.function.Supplier<BrokerControlHandler>
-                                                                 handler,
-                                                             final java.util.function.Supplier<KafkaZkStore> store,
-                                                             final java.util.SplittableRandom random,
-                                                             final java.util.function.Function<KafkaZkStore,
-                                                                 io.seglog.replication.controller.TopicAdmin> admins) {
-        final java.util.concurrent.atomic.AtomicBoolean pending = new java.util.concurrent.atomic.AtomicBoolean();
-        return () -> {
-            if (!pending.compareAndSet(false, true)) {
-                return;
-            }
-            try {
-                executor.execute(() -> {
-                    try {
-                        final BrokerControlHandler h = handler.get();
-                        if (h == null) {
-                            return;
-                        }
-                        final Map<Integer, Optional<String>> brokers = new java.util.TreeMap<>();
-                        h.liveBrokerEndpoints().forEach((bid, b) -> brokers.put(bid, b.rack()));
-                        if (brokers.size() < groups.offsetsReplication()) {
-                            LOG.warn("{} is not created: {}={} but {} brokers are alive", GroupCoordinator.OFFSETS_TOPIC,
-                                GroupCoordinatorConfig.OFFSETS_TOPIC_REPLICATION_FACTOR, groups.offsetsReplication(),
-                                brokers.size());
-                            return;
-                        }
-                        final java.util.SplittableRandom draws;
-                        synchronized (random) {
-                            draws = random.split();
-                        }
-                        final Map<Integer, List<Integer>> assignment = io.seglog.replication.election.ReplicaAssignment
-                            .assign(brokers, groups.offsetsPartitions(), groups.offsetsReplication(), -1, 0, draws);
-                        new ZkAdminStore(store, () -> admins.apply(store.get())).createTopic(GroupCoordinator.OFFSETS_TOPIC, assignment,
-                            Map.of("cleanup.policy", "compact",
-                                "segment.bytes", String.valueOf(groups.offsetsSegmentBytes()),
-                                "compression.type", "producer"));
-                        LOG.info("broker.id={} created {} ({} partitions, replication factor {})", brokerId,
-                            GroupCoordinator.OFFSETS_TOPIC, groups.offsetsPartitions(), groups.offsetsReplication());
-                    } catch (final io.seglog.replication.controller.TopicExistsException exists) {
-                        LOG.debug("{} exists", GroupCoordinator.OFFSETS_TOPIC);
-                    } catch (final RuntimeException e) {
-                        LOG.warn("creating {} failed: {}", GroupCoordinator.OFFSETS_TOPIC, e.toString());
-                    } finally {
-                        pending.set(false);
-                    }
-                });
-            } catch (final java.util.concurrent.RejectedExecutionException e) {
-                pending.set(false); // the broker is closing
-            }
-        };
-    }
-
-    /** The broker's configuration for DescribeConfigs: explicit = what differs from a configuration of defaults. */
-    private static AdminApis.BrokerConfigView brokerConfigView(final SeglogBrokerConfig config) {
-        final Map<String, String> values = config.kafkaProperties();
-        Map<String, String> defaults;
-        try {
-            defaults = SeglogBrokerConfig.fromProperties(Map.of(ReplicationConfig.BROKER_ID,
-                config.replication().brokerId(), ReplicationConfig.ZOOKEEPER_CONNECT,
-                config.replication().zookeeperConnect(), WireServerConfig.LISTENERS,
-                values.get(WireServerConfig.LISTENERS))).kafkaProperties();
-        } catch (final IllegalArgumentException e) {
-            defaults = Map.of(); // no configuration of defaults to compare with: every value counts as set
-        }
-        // The keys a configuration must have are set, whatever their values.
-        final Set<String> explicit = new java.util.TreeSet<>(Set.of(ReplicationConfig.BROKER_ID,
-            ReplicationConfig.ZOOKEEPER_CONNECT, WireServerConfig.LISTENERS));
-        for (final Map.Entry<String, String> e : values.entrySet()) {
-            if (!e.getValue().equals(defaults.get(e.getKey()))) {
-                explicit.add(e.getKey());
-            }
-        }
-        return new AdminApis.BrokerConfigView(values, explicit);
-    }
-
-    /**
-     * Kafka's auto topic creation: the topic is created in ZooKeeper on a thread of its own (the request that named
-     * it is answered LEADER_NOT_AVAILABLE meanwhile), with {@code num.partitions} and
-     * {@code default.replication.factor}, capped at the live brokers.
-     */
-    private KafkaApis.TopicCreator topicCreator(final SeglogBrokerConfig config, final ThreadFactory threadFactory) {
-        if (!config.autoCreateTopics()) {
-            return KafkaApis.TopicCreator.NONE;
-        }
-        topicCreation = Executors.newSingleThreadExecutor(named(threadFactory, "topic-creation-"
-            + config.replication().brokerId()));
-        final java.util.Set<String> requested = java.util.concurrent.ConcurrentHashMap.newKeySet();
-        return topic -> {
-            if (!requested.add(topic)) {
-                return true; // already on its way
-            }
-            topicCreation.execute(() -> {
-                try {
-                    final ReplicationBroker c = controlRef;
-                    if (c == null) {
-                        return; // not registered yet: the client asks again
-                    }
-                    final int live = Math.max(1, c.controlHandler().liveBrokerEndpoints().size());
-                    c.admin(new java.util.SplittableRandom()).createTopic(topic, config.numPartitions(),
-                        Math.min(config.defaultReplicationFactor(), live));
-                    LOG.info("broker.id={} created topic {} ({} partitions) for a client", config.replication()
-                        .brokerId(), topic, config.numPartitions());
-                } catch (final io.seglog.replication.controller.TopicExistsException exists) {
-                    LOG.debug("topic {} exists", topic);
-                } catch (final RuntimeException e) {
-                    LOG.warn("auto-creating topic {} failed: {}", topic, e.toString());
-                } finally {
-                    requested.remove(topic);
-                }
-            });
-            return true;
-        };
-    }
-
-    /**
      * Who holds this broker's registration in ZooKeeper while this broker is not registered: another live broker with
      * the same {@code broker.id}, or this broker's previous process whose session has not expired yet.
      *
@@ -609,24 +442,6 @@ public final class SeglogBroker implements AutoCloseable {
     static Optional<LiveBroker> registration(final KafkaZkStore store, final int brokerId) {
         return store.broker(brokerId).map(info -> new LiveBroker(info.id(), info.epoch(),
             info.registration().host(), info.registration().port(), info.registration().rack()));
-    }
-
-    private static ThreadFactory named(final ThreadFactory factory, final String name) {
-        return r -> {
-            final Thread t = factory.newThread(r);
-            t.setName(name);
-            t.setDaemon(true);
-            return t;
-        };
-    }
-
-    private static AutoCloseable shutdown(final ExecutorService executor) {
-        return executor == null ? null : () -> {
-            executor.shutdown();
-            if (!executor.awaitTermination(10, TimeUnit.SECONDS)) {
-                executor.shutdownNow();
-            }
-        };
     }
 
     private static String readClusterId(final KafkaZkStore store) {
@@ -911,9 +726,9 @@ public final class SeglogBroker implements AutoCloseable {
             return;
         }
         closed = true;
-        CloseHelper.closeAll(topicConfigs, control, server, tcpChannel, shutdown(controlSender),
-            shutdown(controlThread),
-            shutdown(topicCreation), shutdown(offsetsTopicCreation), shutdown(adminThread), producerIds,
+        CloseHelper.closeAll(topicConfigs, control, server, tcpChannel, BrokerThreads.shutdown(controlSender),
+            BrokerThreads.shutdown(controlThread),
+            servedApis, producerIds,
             groupCoordinator, replicas,
             isrWriter, () -> clientLoops.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly(), logs,
             ownMetrics ? metrics : null);

@@ -134,7 +134,7 @@ public final class SimBrokerParts {
         final Supplier<BrokerControlHandler> handler, final Supplier<KafkaZkStore> store,
         final java.util.SplittableRandom random) {
         final java.util.SplittableRandom ids = random.split();
-        return SeglogBroker.offsetsTopicCreator(brokerId, config, executor, handler, store, random.split(),
+        return ServedApis.offsetsTopicCreator(brokerId, config, executor, handler, store, random.split(),
             s -> new io.seglog.replication.controller.TopicAdmin(s, ids.split(), ids.split()));
     }
 

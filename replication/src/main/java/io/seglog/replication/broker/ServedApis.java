@@ -1,0 +1,248 @@
+package io.seglog.replication.broker;
+
+import io.seglog.replication.ReplicationConfig;
+import io.seglog.replication.controller.TopicAdmin;
+import io.seglog.replication.controller.TopicExistsException;
+import io.seglog.replication.election.ReplicaAssignment;
+import io.seglog.replication.metrics.BrokerTopicMetrics;
+import io.seglog.replication.metrics.KafkaMetrics;
+import io.seglog.replication.replica.ReplicaManager;
+import io.seglog.replication.wire.AdminApis;
+import io.seglog.replication.wire.ClusterView;
+import io.seglog.replication.wire.GroupApis;
+import io.seglog.replication.wire.KafkaApi;
+import io.seglog.replication.wire.KafkaApis;
+import io.seglog.replication.wire.WireServerConfig;
+import io.seglog.replication.zk.KafkaZkStore;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import org.agrona.CloseHelper;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Kafka APIs a broker's listener serves, and the threads their ZooKeeper work runs on: the data path
+ * ({@link KafkaApis}, with Kafka's auto topic creation on a thread of its own), topic administration ({@link AdminApis},
+ * whose ZooKeeper work and waits run on an admin thread) and the group APIs ({@link GroupApis}, creating
+ * {@code __consumer_offsets} on a thread of its own). Owns those three executors: it is their only creator and closes
+ * them; the broker owns it and closes it before its replicas and logs.
+ */
+final class ServedApis implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(SeglogBroker.class);
+
+    private final ScheduledThreadPoolExecutor adminThread;
+    /** Null when {@code auto.create.topics.enable=false}. */
+    private final ExecutorService topicCreation;
+    private final ExecutorService offsetsTopicCreation;
+    private final List<KafkaApi> apis;
+
+    /**
+     * @param config         the broker's configuration
+     * @param replicas       the replica layer the data path serves
+     * @param view           the cluster as the broker's control handler knows it
+     * @param control        the broker's control plane, null until it has started
+     * @param producerIds    hands out producer ids
+     * @param metrics        where the data path's topic metrics go
+     * @param groups         the group coordinator
+     * @param threadFactory  makes the executors' threads
+     * @param clockMs        a monotonic clock (the admin APIs' waits)
+     */
+    ServedApis(final SeglogBrokerConfig config, final ReplicaManager replicas, final ClusterView view,
+               final Supplier<ReplicationBroker> control, final ZkProducerIdManager producerIds,
+               final KafkaMetrics metrics, final GroupCoordinator groups, final ThreadFactory threadFactory,
+               final LongSupplier clockMs) {
+        final int id = config.replication().brokerId();
+        adminThread = new ScheduledThreadPoolExecutor(1, BrokerThreads.named(threadFactory, "admin-" + id));
+        // A request still waiting at close is dropped, not waited for (its connection is closing too).
+        adminThread.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        topicCreation = config.autoCreateTopics()
+            ? Executors.newSingleThreadExecutor(BrokerThreads.named(threadFactory, "topic-creation-" + id)) : null;
+        offsetsTopicCreation = Executors.newSingleThreadExecutor(BrokerThreads.named(threadFactory,
+            "offsets-topic-creation-" + id));
+        try {
+            apis = servedApis(config, replicas, view, control, producerIds, metrics, groups, clockMs);
+        } catch (final RuntimeException | Error e) {
+            close();
+            throw e;
+        }
+    }
+
+    private List<KafkaApi> servedApis(final SeglogBrokerConfig config, final ReplicaManager replicas,
+                                      final ClusterView view, final Supplier<ReplicationBroker> control,
+                                      final ZkProducerIdManager producerIds, final KafkaMetrics metrics,
+                                      final GroupCoordinator groups, final LongSupplier clockMs) {
+        final int id = config.replication().brokerId();
+        final Supplier<KafkaZkStore> store = () -> control.get().store();
+        final AdminApis admin = new AdminApis(id, view, new ZkAdminStore(store,
+            () -> control.get().admin(new SplittableRandom())), config.numPartitions(),
+            config.defaultReplicationFactor(), config.logs().logConfig(), SeglogBrokerConfig.configDef(),
+            brokerConfigView(config), adminThread, clockMs);
+        final List<KafkaApi> served = new ArrayList<>(new KafkaApis(id, replicas, view,
+            topicCreator(config, control, topicCreation), producerIds, new BrokerTopicMetrics(metrics)).apis());
+        served.addAll(admin.apis());
+        // Creates __consumer_offsets when a FindCoordinator first needs it, as Kafka does.
+        served.addAll(new GroupApis(GroupCoordinator.OFFSETS_TOPIC, groups, view, offsetsTopicCreator(id,
+            config.groups(), offsetsTopicCreation, () -> {
+                final ReplicationBroker c = control.get();
+                return c == null ? null : c.controlHandler();
+            }, store, new SplittableRandom(), s -> new TopicAdmin(s, new SplittableRandom()))).apis());
+        return List.copyOf(served);
+    }
+
+    /** @return every API the listener serves */
+    List<KafkaApi> apis() {
+        return apis;
+    }
+
+    @Override
+    public void close() {
+        CloseHelper.closeAll(BrokerThreads.shutdown(topicCreation), BrokerThreads.shutdown(offsetsTopicCreation),
+            BrokerThreads.shutdown(adminThread));
+    }
+
+    /**
+     * The creation of {@code __consumer_offsets} on an executor (one at a time; a request while one is under way
+     * does nothing), as a broker wires it; the simulation
+     * wires it on its own executor.
+     *
+     * @param brokerId the broker
+     * @param groups   the offsets topic's settings
+     * @param executor runs the creation (ZooKeeper calls block)
+     * @param handler  the broker's control handler (its live brokers), or null before it is registered
+     * @param store    the broker's current store
+     * @param random   draws the assignment's start broker (seeded only in the simulation)
+     * @param admins   topic administration over a store (topic ids from a secure source, but in the simulation)
+     * @return the creator
+     */
+    static GroupApis.OffsetsTopicCreator offsetsTopicCreator(final int brokerId, final GroupCoordinatorConfig groups,
+                                                             final Executor executor,
+                                                             final Supplier<BrokerControlHandler> handler,
+                                                             final Supplier<KafkaZkStore> store,
+                                                             final SplittableRandom random,
+                                                             final Function<KafkaZkStore, TopicAdmin> admins) {
+        final AtomicBoolean pending = new AtomicBoolean();
+        return () -> {
+            if (!pending.compareAndSet(false, true)) {
+                return;
+            }
+            try {
+                executor.execute(() -> {
+                    try {
+                        final BrokerControlHandler h = handler.get();
+                        if (h == null) {
+                            return;
+                        }
+                        final Map<Integer, Optional<String>> brokers = new TreeMap<>();
+                        h.liveBrokerEndpoints().forEach((bid, b) -> brokers.put(bid, b.rack()));
+                        if (brokers.size() < groups.offsetsReplication()) {
+                            LOG.warn("{} is not created: {}={} but {} brokers are alive", GroupCoordinator.OFFSETS_TOPIC,
+                                GroupCoordinatorConfig.OFFSETS_TOPIC_REPLICATION_FACTOR, groups.offsetsReplication(),
+                                brokers.size());
+                            return;
+                        }
+                        final SplittableRandom draws;
+                        synchronized (random) {
+                            draws = random.split();
+                        }
+                        final Map<Integer, List<Integer>> assignment = ReplicaAssignment
+                            .assign(brokers, groups.offsetsPartitions(), groups.offsetsReplication(), -1, 0, draws);
+                        new ZkAdminStore(store, () -> admins.apply(store.get())).createTopic(GroupCoordinator.OFFSETS_TOPIC,
+                            assignment,
+                            Map.of("cleanup.policy", "compact",
+                                "segment.bytes", String.valueOf(groups.offsetsSegmentBytes()),
+                                "compression.type", "producer"));
+                        LOG.info("broker.id={} created {} ({} partitions, replication factor {})", brokerId,
+                            GroupCoordinator.OFFSETS_TOPIC, groups.offsetsPartitions(), groups.offsetsReplication());
+                    } catch (final TopicExistsException exists) {
+                        LOG.debug("{} exists", GroupCoordinator.OFFSETS_TOPIC);
+                    } catch (final RuntimeException e) {
+                        LOG.warn("creating {} failed: {}", GroupCoordinator.OFFSETS_TOPIC, e.toString());
+                    } finally {
+                        pending.set(false);
+                    }
+                });
+            } catch (final RejectedExecutionException e) {
+                pending.set(false); // the broker is closing
+            }
+        };
+    }
+
+    /** The broker's configuration for DescribeConfigs: explicit = what differs from a configuration of defaults. */
+    private static AdminApis.BrokerConfigView brokerConfigView(final SeglogBrokerConfig config) {
+        final Map<String, String> values = config.kafkaProperties();
+        Map<String, String> defaults;
+        try {
+            defaults = SeglogBrokerConfig.fromProperties(Map.of(ReplicationConfig.BROKER_ID,
+                config.replication().brokerId(), ReplicationConfig.ZOOKEEPER_CONNECT,
+                config.replication().zookeeperConnect(), WireServerConfig.LISTENERS,
+                values.get(WireServerConfig.LISTENERS))).kafkaProperties();
+        } catch (final IllegalArgumentException e) {
+            defaults = Map.of(); // no configuration of defaults to compare with: every value counts as set
+        }
+        // The keys a configuration must have are set, whatever their values.
+        final Set<String> explicit = new TreeSet<>(Set.of(ReplicationConfig.BROKER_ID,
+            ReplicationConfig.ZOOKEEPER_CONNECT, WireServerConfig.LISTENERS));
+        for (final Map.Entry<String, String> e : values.entrySet()) {
+            if (!e.getValue().equals(defaults.get(e.getKey()))) {
+                explicit.add(e.getKey());
+            }
+        }
+        return new AdminApis.BrokerConfigView(values, explicit);
+    }
+
+    /**
+     * Kafka's auto topic creation: the topic is created in ZooKeeper on a thread of its own (the request that named
+     * it is answered LEADER_NOT_AVAILABLE meanwhile), with {@code num.partitions} and
+     * {@code default.replication.factor}, capped at the live brokers.
+     */
+    private static KafkaApis.TopicCreator topicCreator(final SeglogBrokerConfig config,
+                                                       final Supplier<ReplicationBroker> control,
+                                                       final ExecutorService topicCreation) {
+        if (topicCreation == null) {
+            return KafkaApis.TopicCreator.NONE;
+        }
+        final Set<String> requested = ConcurrentHashMap.newKeySet();
+        return topic -> {
+            if (!requested.add(topic)) {
+                return true; // already on its way
+            }
+            topicCreation.execute(() -> {
+                try {
+                    final ReplicationBroker c = control.get();
+                    if (c == null) {
+                        return; // not registered yet: the client asks again
+                    }
+                    final int live = Math.max(1, c.controlHandler().liveBrokerEndpoints().size());
+                    c.admin(new SplittableRandom()).createTopic(topic, config.numPartitions(),
+                        Math.min(config.defaultReplicationFactor(), live));
+                    LOG.info("broker.id={} created topic {} ({} partitions) for a client", config.replication()
+                        .brokerId(), topic, config.numPartitions());
+                } catch (final TopicExistsException exists) {
+                    LOG.debug("topic {} exists", topic);
+                } catch (final RuntimeException e) {
+                    LOG.warn("auto-creating topic {} failed: {}", topic, e.toString());
+                } finally {
+                    requested.remove(topic);
+                }
+            });
+            return true;
+        };
+    }
+}
