@@ -47,14 +47,46 @@ public final class ZkTestSupport implements AutoCloseable {
      * @throws Exception when it cannot start
      */
     public static ZkTestSupport ensembleOfThree() throws Exception {
-        final List<InstanceSpec> specs = new ArrayList<>();
-        for (int id = 1; id <= 3; id++) {
-            // A longer tick than the single server's: sessions up to 20 ticks = 8 s outlive a short outage.
-            specs.add(new InstanceSpec(null, -1, -1, -1, true, id, 2 * TICK_MS, -1));
+        // Curator picks each port of each server on its own (a free port, closed again), so two can come out equal
+        // ("Client and election port must be different"); the nine ports are taken together here, all held open
+        // until each is known, and a start that still loses a port to another process is tried again on new ones.
+        for (int attempt = 1; ; attempt++) {
+            final int[] ports = distinctFreePorts(9);
+            final List<InstanceSpec> specs = new ArrayList<>();
+            for (int id = 1; id <= 3; id++) {
+                // A longer tick than the single server's: sessions up to 20 ticks = 8 s outlive a short outage.
+                specs.add(new InstanceSpec(null, ports[3 * id - 3], ports[3 * id - 2], ports[3 * id - 1], true, id,
+                    2 * TICK_MS, -1));
+            }
+            final TestingCluster cluster = new TestingCluster(specs);
+            try {
+                cluster.start();
+                return new ZkTestSupport(null, cluster);
+            } catch (final org.apache.curator.test.FailedServerStartException e) {
+                cluster.close();
+                if (attempt == 3) {
+                    throw e;
+                }
+            }
         }
-        final TestingCluster cluster = new TestingCluster(specs);
-        cluster.start();
-        return new ZkTestSupport(null, cluster);
+    }
+
+    private static int[] distinctFreePorts(final int count) throws java.io.IOException {
+        final java.net.ServerSocket[] sockets = new java.net.ServerSocket[count];
+        try {
+            final int[] ports = new int[count];
+            for (int i = 0; i < count; i++) {
+                sockets[i] = new java.net.ServerSocket(0);
+                ports[i] = sockets[i].getLocalPort();
+            }
+            return ports;
+        } finally {
+            for (final java.net.ServerSocket socket : sockets) {
+                if (socket != null) {
+                    socket.close();
+                }
+            }
+        }
     }
 
     /**
