@@ -42,12 +42,12 @@ import org.slf4j.LoggerFactory;
  */
 public final class BrokerControlHandler implements ControlRequestHandler {
     /** Broker epoch while the broker has no registration: only messages for a newer registration are accepted. */
-    static final long NO_BROKER_EPOCH = -1;
+    static final long NO_BROKER_EPOCH = BrokerMembership.NO_BROKER_EPOCH;
     private static final Logger LOG = LoggerFactory.getLogger(BrokerControlHandler.class);
 
     private final int brokerId;
-    /** Read without the lock (fetchers send it with every fetch): volatile, written under the lock. */
-    private volatile long brokerEpoch = NO_BROKER_EPOCH;
+    /** This broker's epoch and the live brokers: read without the lock (the replica layer), written under it. */
+    private final BrokerMembership membership;
     /** The largest epoch this broker was ever told of: a registration's czxid, so later ones are larger. */
     private long highestBrokerEpoch = NO_BROKER_EPOCH;
     private int controllerEpoch = -1;
@@ -57,7 +57,6 @@ public final class BrokerControlHandler implements ControlRequestHandler {
     private volatile Map<TopicPartition, PartitionStateInfo> metadata = Map.of();
     /** The topic ids of {@link #metadata}, both ways, published with it (see {@link #publish}). */
     private volatile TopicIdIndex topicIds = TopicIdIndex.EMPTY;
-    private volatile Map<Integer, LiveBroker> liveBrokers = Map.of();
     /** Addresses of brokers named as leaders by a LeaderAndIsr that no UpdateMetadata has described yet. */
     private volatile Map<Integer, LiveBroker> leaderAddresses = Map.of();
     private final AtomicLong refused = new AtomicLong();
@@ -79,7 +78,20 @@ public final class BrokerControlHandler implements ControlRequestHandler {
      * @param listener told every accepted change to this broker's replicas, in order
      */
     public BrokerControlHandler(final int brokerId, final ReplicaStateListener listener) {
+        this(brokerId, new BrokerMembership(), listener);
+    }
+
+    /**
+     * Creates the handler of one broker, publishing its epoch and the live brokers to a membership view that the
+     * replica layer, built before it, reads.
+     *
+     * @param brokerId   the broker
+     * @param membership written by this handler only
+     * @param listener   told every accepted change to this broker's replicas, in order
+     */
+    BrokerControlHandler(final int brokerId, final BrokerMembership membership, final ReplicaStateListener listener) {
         this.brokerId = brokerId;
+        this.membership = membership;
         this.listener = listener;
     }
 
@@ -89,7 +101,7 @@ public final class BrokerControlHandler implements ControlRequestHandler {
      * @param epoch the registration's czxid
      */
     public synchronized void brokerEpoch(final long epoch) {
-        this.brokerEpoch = epoch;
+        membership.brokerEpoch(epoch);
         this.highestBrokerEpoch = Math.max(highestBrokerEpoch, epoch);
     }
 
@@ -131,7 +143,7 @@ public final class BrokerControlHandler implements ControlRequestHandler {
      * @return the epoch, or {@link #NO_BROKER_EPOCH}
      */
     public long brokerEpoch() {
-        return brokerEpoch;
+        return membership.brokerEpoch();
     }
 
     /**
@@ -247,7 +259,7 @@ public final class BrokerControlHandler implements ControlRequestHandler {
      */
     public Map<Integer, Long> liveBrokers() {
         final Map<Integer, Long> epochs = new HashMap<>();
-        liveBrokers.forEach((id, b) -> epochs.put(id, b.epoch()));
+        membership.liveBrokers().forEach((id, b) -> epochs.put(id, b.epoch()));
         return epochs;
     }
 
@@ -257,7 +269,7 @@ public final class BrokerControlHandler implements ControlRequestHandler {
      * @return an immutable snapshot: broker id to broker
      */
     public Map<Integer, LiveBroker> liveBrokerEndpoints() {
-        return liveBrokers;
+        return membership.liveBrokers();
     }
 
     /**
@@ -267,7 +279,7 @@ public final class BrokerControlHandler implements ControlRequestHandler {
      * @return its address, or empty when no message named it
      */
     Optional<LiveBroker> endpoint(final int id) {
-        final LiveBroker live = liveBrokers.get(id);
+        final LiveBroker live = membership.liveBrokers().get(id);
         return live != null ? Optional.of(live) : Optional.ofNullable(leaderAddresses.get(id));
     }
 
@@ -283,6 +295,7 @@ public final class BrokerControlHandler implements ControlRequestHandler {
         // is one for a newer registration than any this broker was told of: the controller can see a new
         // registration's znode (and send to its czxid) before the registering thread has set the epoch here. One
         // for an older or an ended registration (a zombie's, after the session expired) is refused.
+        final long brokerEpoch = membership.brokerEpoch();
         final boolean current = brokerEpoch != NO_BROKER_EPOCH && request.brokerEpoch() == brokerEpoch;
         if (!current && request.brokerEpoch() <= highestBrokerEpoch) {
             refused.incrementAndGet();
@@ -295,7 +308,7 @@ public final class BrokerControlHandler implements ControlRequestHandler {
         if (request instanceof LeaderAndIsrRequest lai) {
             return applyLeaderAndIsr(lai);
         } else if (request instanceof UpdateMetadataRequest um) {
-            liveBrokers = um.liveBrokers();
+            membership.liveBrokers(um.liveBrokers());
             listener.onLiveBrokers(um.liveBrokers());
             final Map<TopicPartition, PartitionStateInfo> next = new HashMap<>(metadata);
             um.partitions().forEach((tp, state) -> {

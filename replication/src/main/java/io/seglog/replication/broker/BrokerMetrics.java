@@ -32,8 +32,7 @@ final class BrokerMetrics implements LeadershipListener {
     private final KafkaMetrics metrics;
     private final ReplicaManager replicas;
 
-    BrokerMetrics(final KafkaMetrics metrics, final ReplicaManager replicas, final BooleanSupplier activeController,
-                  final LongSupplier uncleanElections) {
+    BrokerMetrics(final KafkaMetrics metrics, final ReplicaManager replicas) {
         this.metrics = metrics;
         this.replicas = replicas;
         count("PartitionCount", p -> true);
@@ -52,9 +51,18 @@ final class BrokerMetrics implements LeadershipListener {
                 expands.mark();
             }
         });
+        metrics.gauge(MetricName.of("kafka.server", "KafkaServer", "BrokerState"), () -> RUNNING);
+    }
+
+    /**
+     * Registers the controller's metrics, once the controller (built after the replica layer) exists.
+     *
+     * @param activeController whether this broker is the active controller
+     * @param uncleanElections the unclean leader elections this broker's controller made
+     */
+    void controller(final BooleanSupplier activeController, final LongSupplier uncleanElections) {
         metrics.gauge(MetricName.of("kafka.controller", "KafkaController", "ActiveControllerCount"),
             () -> activeController.getAsBoolean() ? 1 : 0);
-        metrics.gauge(MetricName.of("kafka.server", "KafkaServer", "BrokerState"), () -> RUNNING);
         metrics.meter(MetricName.of("kafka.controller", "ControllerStats", "UncleanLeaderElectionsPerSec"), "elections",
             uncleanElections);
     }

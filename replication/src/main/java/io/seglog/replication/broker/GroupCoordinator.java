@@ -62,7 +62,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe: requests come from any thread and are answered by the futures returned.
  */
-public final class GroupCoordinator implements LeadershipListener, GroupApis.Coordinator, AutoCloseable {
+final class GroupCoordinator implements LeadershipListener, GroupApis.Coordinator, AutoCloseable {
     /** Kafka's internal topic of group offsets and metadata. */
     public static final String OFFSETS_TOPIC = "__consumer_offsets";
 

@@ -6,58 +6,51 @@ import io.seglog.replication.wire.ClusterView;
 import io.seglog.storage.TopicId;
 import io.seglog.storage.TopicPartition;
 import java.util.Map;
-import java.util.function.Supplier;
 
 /**
  * The cluster as a broker's Kafka APIs see it: its control handler's metadata cache, empty until the handler exists
  * (a broker still starting). The broker and the cluster simulation both build their APIs over it.
  */
 final class HandlerClusterView implements ClusterView {
-    private final Supplier<BrokerControlHandler> handler;
-    private final Supplier<String> clusterId;
+    private final BrokerControlHandler handler;
+    private final String clusterId;
 
     /**
-     * @param handler   the broker's control handler, or null while there is none
-     * @param clusterId the cluster id, or null while it is unknown
+     * @param handler   the broker's control handler
+     * @param clusterId the cluster id
      */
-    HandlerClusterView(final Supplier<BrokerControlHandler> handler, final Supplier<String> clusterId) {
+    HandlerClusterView(final BrokerControlHandler handler, final String clusterId) {
         this.handler = handler;
         this.clusterId = clusterId;
     }
 
     @Override
     public String clusterId() {
-        final String id = clusterId.get();
-        return id == null ? "" : id;
+        return clusterId;
     }
 
     @Override
     public int controllerId() {
-        final BrokerControlHandler h = handler.get();
-        return h == null ? -1 : h.controllerId();
+        return handler.controllerId();
     }
 
     @Override
     public Map<Integer, LiveBroker> liveBrokers() {
-        final BrokerControlHandler h = handler.get();
-        return h == null ? Map.of() : h.liveBrokerEndpoints();
+        return handler.liveBrokerEndpoints();
     }
 
     @Override
     public Map<TopicPartition, PartitionStateInfo> partitions() {
-        final BrokerControlHandler h = handler.get();
-        return h == null ? Map.of() : h.metadata();
+        return handler.metadata();
     }
 
     @Override
     public Map<String, TopicId> topicIds() {
-        final BrokerControlHandler h = handler.get();
-        return h == null ? Map.of() : h.topicIds();
+        return handler.topicIds();
     }
 
     @Override
     public Map<TopicId, String> topicNames() {
-        final BrokerControlHandler h = handler.get();
-        return h == null ? Map.of() : h.topicNames();
+        return handler.topicNames();
     }
 }

@@ -10,7 +10,9 @@ import io.seglog.replication.transport.NotControllerException;
 import io.seglog.replication.transport.ReplicaStateListener;
 import io.seglog.replication.zk.KafkaZkStore;
 import io.seglog.replication.zk.ZkClient;
+import io.seglog.replication.zk.ZkConnection;
 import io.seglog.replication.zk.ZkException;
+import io.seglog.replication.zk.ZkSessions;
 import io.seglog.storage.TopicPartition;
 import java.util.OptionalInt;
 import java.util.Set;
@@ -36,52 +38,84 @@ public final class ReplicationBroker implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicationBroker.class);
 
     private final ReplicationConfig config;
-    /** Run after the controller's own handling of each new session (re-arming watches the session lost). */
-    private final java.util.List<Runnable> newSessionHooks = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final ControlChannel channel;
     private final ControlHandlerRegistry registry;
     private final BrokerControlHandler handler;
     private final Controller controller;
-    private final ZkClient zk;
+    private final ZkConnection zk;
     private final KafkaZkStore store;
     private boolean closed;
 
-    private ReplicationBroker(final ReplicationConfig config, final ControlChannel channel,
-                              final ControlHandlerRegistry registry, final ThreadFactory threadFactory,
-                              final LongSupplier clockMs, final ReplicaStateListener replicas) {
+    /**
+     * A control plane alone: its own handler and controller, and a ZooKeeper session of its own.
+     */
+    private static ReplicationBroker open(final ReplicationConfig config, final ControlChannel channel,
+                                          final ControlHandlerRegistry registry, final ThreadFactory threadFactory,
+                                          final LongSupplier clockMs, final ReplicaStateListener replicas) {
+        final BrokerControlHandler handler = new BrokerControlHandler(config.brokerId(), replicas);
+        final Controller controller = new Controller(config, channel, threadFactory, clockMs, System::currentTimeMillis,
+            handler::brokerEpoch);
+        final ZkSessions sessions = new ZkSessions();
+        ZkClient client = null;
+        boolean handedOver = false;
+        try {
+            client = ZkClient.open(config, threadFactory, sessions);
+            final KafkaZkStore store = new KafkaZkStore(client);
+            store.createPersistentPaths();
+            handedOver = true; // the constructor closes them if it fails
+            return new ReplicationBroker(config, channel, registry, client, store, sessions, handler, controller,
+                true);
+        } catch (final RuntimeException | Error e) {
+            if (!handedOver) {
+                CloseHelper.quietCloseAll(controller, client);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Assembles a broker's control plane from parts built before it, and starts it: the controller hears of the
+     * session (the current one at once), the starting broker reads what fences its earlier registrations, its handlers
+     * become reachable, and the controller starts (registration, candidacy). Takes ownership of the connection, the
+     * controller and the registration in {@code registry}: closed when this is, or here when starting fails.
+     *
+     * @param config            the broker's configuration, with its advertised address
+     * @param channel           how this broker's controller reaches the others
+     * @param registry          where this broker's handlers are made reachable
+     * @param zk                the broker's ZooKeeper connection
+     * @param store             Kafka's layout over it, its persistent paths created
+     * @param sessions          the connection's session events
+     * @param handler           the broker's control handler
+     * @param controller        the broker's controller, not started
+     * @param registrationsRead whether the earlier registrations are read before serving (off only to replay the bug
+     *                          that reading them fixed)
+     */
+    ReplicationBroker(final ReplicationConfig config, final ControlChannel channel,
+                      final ControlHandlerRegistry registry, final ZkConnection zk, final KafkaZkStore store,
+                      final ZkSessions sessions, final BrokerControlHandler handler, final Controller controller,
+                      final boolean registrationsRead) {
         this.config = config;
         this.channel = channel;
         this.registry = registry;
-        this.handler = new BrokerControlHandler(config.brokerId(), replicas);
-        this.controller = new Controller(config, channel, threadFactory, clockMs, System::currentTimeMillis,
-            handler::brokerEpoch);
-        ZkClient client = null;
+        this.zk = zk;
+        this.store = store;
+        this.handler = handler;
+        this.controller = controller;
         try {
-            final io.seglog.replication.zk.ZkSessionListener controllerSessions = controller.sessionListener();
-            client = ZkClient.open(config, threadFactory, new io.seglog.replication.zk.ZkSessionListener() {
-                @Override
-                public void onSessionExpired(final long sessionId) {
-                    controllerSessions.onSessionExpired(sessionId);
-                }
-
-                @Override
-                public void onNewSession(final long sessionId) {
-                    controllerSessions.onNewSession(sessionId);
-                    newSessionHooks.forEach(Runnable::run);
-                }
-            });
-            this.zk = client;
-            this.store = new KafkaZkStore(client);
-            store.createPersistentPaths();
-            fenceBeforeServing(store, handler);
+            sessions.add(controller.sessionListener());
+            if (registrationsRead) {
+                fenceBeforeServing(store, handler);
+            } else { // seed 2199's replay: the controller epoch only, as brokers read it when it was found
+                store.controllerEpoch().ifPresent(epoch -> handler.controllerEpochAtLeast(epoch.value()));
+            }
             registry.register(config.brokerId(), handler, controller);
             controller.start(store);
-        } catch (final RuntimeException e) {
-            controller.close();
-            if (client != null) {
-                client.close();
+        } catch (final RuntimeException | Error e) {
+            try {
+                CloseHelper.closeAll(controller, () -> registry.unregister(config.brokerId()), zk);
+            } catch (final RuntimeException closing) {
+                e.addSuppressed(closing);
             }
-            registry.unregister(config.brokerId());
             throw e;
         }
     }
@@ -130,7 +164,7 @@ public final class ReplicationBroker implements AutoCloseable {
     public static ReplicationBroker start(final ReplicationConfig config, final ControlChannel channel,
                                           final ControlHandlerRegistry registry, final ThreadFactory threadFactory,
                                           final LongSupplier clockMs) {
-        return new ReplicationBroker(config, channel, registry, threadFactory, clockMs, ReplicaStateListener.NONE);
+        return open(config, channel, registry, threadFactory, clockMs, ReplicaStateListener.NONE);
     }
 
     /**
@@ -149,7 +183,7 @@ public final class ReplicationBroker implements AutoCloseable {
     public static ReplicationBroker start(final ReplicationConfig config, final ControlChannel channel,
                                           final ControlHandlerRegistry registry, final ThreadFactory threadFactory,
                                           final LongSupplier clockMs, final ReplicaStateListener replicas) {
-        return new ReplicationBroker(config, channel, registry, threadFactory, clockMs, replicas);
+        return open(config, channel, registry, threadFactory, clockMs, replicas);
     }
 
     /**
@@ -192,9 +226,18 @@ public final class ReplicationBroker implements AutoCloseable {
      * The ZooKeeper session.
      *
      * @return the client
+     * @throws IllegalStateException when the broker's connection is not Curator's (a simulation's)
      */
     public ZkClient zkClient() {
-        return zk;
+        if (zk instanceof ZkClient client) {
+            return client;
+        }
+        throw new IllegalStateException("broker.id=" + brokerId() + " is connected through " + zk);
+    }
+
+    /** @return the channel this broker's controller sends through */
+    ControlChannel channel() {
+        return channel;
     }
 
     /**
@@ -204,16 +247,6 @@ public final class ReplicationBroker implements AutoCloseable {
      */
     public KafkaZkStore store() {
         return store;
-    }
-
-    /**
-     * Adds a hook run on ZooKeeper's event thread after each new session (after the controller's own handling), for
-     * a component that must re-arm the watches an expired session lost; it must only enqueue work.
-     *
-     * @param hook the hook
-     */
-    void onNewSession(final Runnable hook) {
-        newSessionHooks.add(java.util.Objects.requireNonNull(hook, "hook"));
     }
 
     /**

@@ -1,10 +1,8 @@
 package io.seglog.replication.broker;
 
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.nio.NioEventLoopGroup;
 import io.seglog.replication.ReplicationConfig;
+import io.seglog.replication.controller.Controller;
 import io.seglog.replication.controller.TopicAdmin;
-import io.seglog.replication.metrics.BrokerTopicMetrics;
 import io.seglog.replication.metrics.KafkaMetrics;
 import io.seglog.replication.replica.AppendResult;
 import io.seglog.replication.replica.FetchRequest;
@@ -20,46 +18,42 @@ import io.seglog.replication.transport.InJvmControlChannel;
 import io.seglog.replication.transport.LiveBroker;
 import io.seglog.replication.transport.PartitionStateInfo;
 import io.seglog.replication.transport.ReplicaStateListener;
-import io.seglog.replication.wire.AdminApis;
-import io.seglog.replication.wire.ClusterView;
-import io.seglog.replication.wire.GroupApis;
-import io.seglog.replication.wire.KafkaApi;
-import io.seglog.replication.wire.KafkaApis;
-import io.seglog.replication.wire.KafkaWireServer;
-import io.seglog.replication.wire.RequestMetrics;
+import io.seglog.replication.wire.ProducerIdSource;
+import io.seglog.replication.wire.SeglogApi;
 import io.seglog.replication.wire.TcpControlChannel;
 import io.seglog.replication.wire.TcpControlRegistry;
-import io.seglog.replication.wire.WireClient;
-import io.seglog.replication.wire.WireLeaderEndpoint;
-import io.seglog.replication.wire.WireServerConfig;
 import io.seglog.replication.zk.ClusterIdZnode;
 import io.seglog.replication.zk.KafkaZkStore;
 import io.seglog.replication.zk.MalformedZnodeException;
-import io.seglog.replication.zk.ZkClient;
-import io.seglog.replication.zk.ZkSessionListener;
+import io.seglog.replication.zk.ZkConnection;
+import io.seglog.replication.zk.ZkSessions;
 import io.seglog.storage.LogManager;
+import io.seglog.storage.PartitionLog;
 import io.seglog.storage.TopicPartition;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
+import java.util.random.RandomGenerator;
 import org.agrona.CloseHelper;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * A whole Seglog broker in one object: its logs ({@link LogManager}), its replicas ({@link ReplicaManager}: leaders
- * append and acknowledge, followers fetch), its Kafka-protocol listener ({@link KafkaWireServer}: Kafka's clients
+ * append and acknowledge, followers fetch), its Kafka-protocol listener ({@code KafkaWireServer}: Kafka's clients
  * produce and consume, other brokers fetch), and its control plane ({@link ReplicationBroker}: registration,
  * controller election, the controller's messages). A custom broker builds one from a {@link SeglogBrokerConfig},
  * starts it and closes it; embedders that do not speak the wire protocol use {@link #produce} and the partitions'
@@ -74,31 +68,21 @@ import org.slf4j.LoggerFactory;
  */
 public final class SeglogBroker implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SeglogBroker.class);
-    /** Largest response a broker's client (fetcher, control channel) accepts: Kafka's request limit. */
-    private static final int MAX_RESPONSE_BYTES = 100 * 1024 * 1024;
 
     private final SeglogBrokerConfig config;
-    private final LogManager logs;
-    private final EventLoopGroup clientLoops;
-    private final ZkIsrWriter isrWriter;
-    private final ReplicaManager replicas;
-    private final KafkaWireServer server;
-    private final ReplicationBroker control;
-    private final String clusterId;
-    private final int advertisedPort;
-    private volatile ReplicationBroker controlRef;
-    private ExecutorService controlThread;
-    /** The Kafka APIs the listener serves, with the threads of their ZooKeeper work (topic creation, admin). */
-    private ServedApis servedApis;
-    private ZkProducerIdManager producerIds;
-    /** The topics' configurations: the log manager's source, and the /config/changes watch. */
-    private TopicConfigManager topicConfigs;
-    private ScheduledExecutorService controlSender;
-    private TcpControlChannel tcpChannel;
-    private GroupCoordinator groupCoordinator;
     private final KafkaMetrics metrics;
     /** Whether {@link #metrics} is the broker's own (closed with it). */
     private final boolean ownMetrics;
+    private final String clusterId;
+    private final LogManager logs;
+    private final ReplicaManager replicas;
+    private final ReplicationBroker control;
+    private final BrokerSeams.Listener server;
+    private final int advertisedPort;
+    /** The producer ids InitProducerId hands out. */
+    private final ProducerIdSource producerIds;
+    /** What the assembly built, the last built first: closed in this order. */
+    private final Deque<AutoCloseable> built;
     private boolean closed;
 
     /**
@@ -216,199 +200,196 @@ public final class SeglogBroker implements AutoCloseable {
             LeadershipListener.NONE, null);
     }
 
-    private SeglogBroker(final SeglogBrokerConfig config, final Options options) {
-        final ThreadFactory threadFactory = options.threadFactory();
-        final LongSupplier clockMs = options.clockMs();
-        final boolean tcp = options.channel() == null || options.registry() == null;
+    /**
+     * The assembly: the components built in dependency order, each given what it depends on, nothing it does not; on
+     * a failure what was built is closed in reverse, every failure kept.
+     *
+     * <ol>
+     *   <li>ZooKeeper: the session is opened first (Kafka's order), Kafka's persistent paths created, the cluster id
+     *       read; its session events are fanned out to what follows them as it is built;</li>
+     *   <li>the topics' configurations, then the logs (recovered, each with its topic's overrides);</li>
+     *   <li>the replica layer, reading this broker's membership (its epoch, the live brokers) from a view the control
+     *       handler writes later;</li>
+     *   <li>the group coordinator and the producer ids, over the replica layer and the store;</li>
+     *   <li>the control handler, which applies the controller's messages to the replica layer and tells the
+     *       coordinators of each leadership change;</li>
+     *   <li>the Kafka APIs and the listener (bound: its port is the advertised one), then the controller and the
+     *       control plane, which registers the broker: a broker is never advertised before it can answer.</li>
+     * </ol>
+     */
+    SeglogBroker(final SeglogBrokerConfig config, final BrokerSeams seams) {
         this.config = config;
         final int id = config.replication().brokerId();
-        this.ownMetrics = options.metrics() == null;
-        this.metrics = ownMetrics ? KafkaMetrics.jmx() : options.metrics();
-        final java.util.concurrent.atomic.AtomicReference<BrokerMetrics> brokerMetrics =
-            new java.util.concurrent.atomic.AtomicReference<>();
-        LogManager openedLogs = null;
-        EventLoopGroup loops = null;
-        ZkIsrWriter writer = null;
-        ReplicaManager replicaManager = null;
-        KafkaWireServer listener = null;
+        this.ownMetrics = seams.options().metrics() == null;
+        this.metrics = ownMetrics ? KafkaMetrics.jmx() : seams.options().metrics();
+        this.built = new ArrayDeque<>();
+        if (ownMetrics) {
+            built.push(metrics);
+        }
         try {
-            topicConfigs = new TopicConfigManager(id, config.logs().logConfig(), threadFactory);
-            final TopicConfigManager configs = topicConfigs;
-            final java.util.function.Supplier<LogManager> openLogs = () -> LogManager.open(config.logs(),
-                io.seglog.storage.io.FileIO.system(), null, java.time.InstantSource.system(), null, configs::configFor);
-            // Logs found on disk open with their topic's overrides, read over a session of their own (Kafka's order:
-            // configuration fetched before the logs load); a broker with empty log directories needs none.
-            openedLogs = hasPartitionDirs(config.logs().logDirs()) ? configs.loading(() -> connected(config,
-                threadFactory), openLogs) : openLogs.get();
-            loops = new NioEventLoopGroup(1, threadFactory);
-            final EventLoopGroup clients = loops;
-            writer = new ZkIsrWriter(() -> controlRef.store(), threadFactory);
-            final LeaderEndpoint.Factory endpoints = (leaderId, host, port) -> options.endpointWrapper().wrap(id,
-                leaderId, new WireLeaderEndpoint(new WireClient(clients, host, port, "seglog-replica-fetcher-" + id,
-                    MAX_RESPONSE_BYTES, config.replicas().replicaSocketTimeoutMs(),
-                    config.replicas().replicaSocketReceiveBufferBytes())));
-            final java.util.concurrent.atomic.AtomicReference<ReplicaManager> rmRef =
-                new java.util.concurrent.atomic.AtomicReference<>();
-            groupCoordinator = new GroupCoordinator(config.groups().groups(), config.groups().offsetsPartitions(),
-                config.groups().offsetsCommitTimeoutMs(), new GroupCoordinator.Replicas() {
-                    @Override
-                    public java.util.concurrent.CompletableFuture<io.seglog.replication.replica.AppendResult> appendAll(
-                        final TopicPartition tp, final java.nio.ByteBuffer batch, final long timeoutMs) {
-                        return rmRef.get().produce((short) -1, timeoutMs, Map.of(tp, batch)).thenApply(r -> r.get(tp));
-                    }
-
-                    @Override
-                    public Optional<io.seglog.storage.PartitionLog> log(final TopicPartition tp) {
-                        return rmRef.get().partition(tp).map(io.seglog.replication.replica.Partition::log);
-                    }
-                }, threadFactory, clockMs, System::currentTimeMillis, new java.security.SecureRandom(),
-                "group-coordinator-" + id);
-            final GroupCoordinator groups = groupCoordinator;
-            final LeadershipListener user = options.leadership();
-            // The group coordinator hears of its offsets partitions first, then the embedder's listener of everything.
-            final LeadershipListener leadership = new LeadershipListener() {
-                @Override
-                public void onBecomeLeader(final TopicPartition tp, final int leaderEpoch) {
-                    groups.onBecomeLeader(tp, leaderEpoch);
-                    final BrokerMetrics m = brokerMetrics.get();
-                    if (m != null) {
-                        m.onBecomeLeader(tp, leaderEpoch);
-                    }
-                    user.onBecomeLeader(tp, leaderEpoch);
-                }
-
-                @Override
-                public void onBecomeFollower(final TopicPartition tp, final int leaderId, final int leaderEpoch) {
-                    groups.onBecomeFollower(tp, leaderId, leaderEpoch);
-                    final BrokerMetrics m = brokerMetrics.get();
-                    if (m != null) {
-                        m.onBecomeFollower(tp, leaderId, leaderEpoch);
-                    }
-                    user.onBecomeFollower(tp, leaderId, leaderEpoch);
-                }
-
-                @Override
-                public void onStopped(final TopicPartition tp, final boolean deleted) {
-                    groups.onStopped(tp, deleted);
-                    final BrokerMetrics m = brokerMetrics.get();
-                    if (m != null) {
-                        m.onStopped(tp, deleted);
-                    }
-                    user.onStopped(tp, deleted);
-                }
-            };
-            replicaManager = new ReplicaManager(id, openedLogs, config.replicas(), clockMs,
-                () -> controlRef == null ? -1 : controlRef.controlHandler().brokerEpoch(), writer,
-                brokerId -> controlRef != null && controlRef.controlHandler().liveBrokerEndpoints().containsKey(brokerId),
-                endpoints, threadFactory, leadership);
-            rmRef.set(replicaManager);
-            final ReplicaManager rm = replicaManager;
-            brokerMetrics.set(new BrokerMetrics(metrics, rm, () -> controlRef != null && controlRef.isController(),
-                () -> controlRef == null ? 0 : controlRef.controller().uncleanLeaderElections()));
-            producerIds = new ZkProducerIdManager(id, () -> controlRef == null ? null : controlRef.store(), clockMs,
-                threadFactory);
-            servedApis = new ServedApis(config, rm, new HandlerClusterView(() -> controlRef == null ? null
-                : controlRef.controlHandler(), this::clusterId), () -> controlRef, producerIds, metrics,
-                groupCoordinator, threadFactory, clockMs);
-            final ControlChannel channel;
-            final ControlHandlerRegistry registry;
-            if (tcp) {
-                controlThread = Executors.newSingleThreadExecutor(BrokerThreads.named(threadFactory,
-                    "control-handler-" + id));
-                controlSender = Executors.newSingleThreadScheduledExecutor(BrokerThreads.named(threadFactory,
-                    "control-sender-" + id));
-                final TcpControlRegistry tcpRegistry = new TcpControlRegistry(id, controlThread);
-                tcpChannel = new TcpControlChannel(id, clients, controlSender, this::registration,
-                    config.replication().zookeeperRequestTimeoutMs());
-                channel = tcpChannel;
-                registry = tcpRegistry;
-                listener = KafkaWireServer.start(config.listener(), servedApis.apis(),
-                    tcpRegistry.apis(), config.networkThreads(), threadFactory, new RequestMetrics(metrics));
-            } else {
-                channel = options.channel();
-                registry = options.registry();
-                listener = KafkaWireServer.start(config.listener(), servedApis.apis(),
-                    List.of(), config.networkThreads(), threadFactory, new RequestMetrics(metrics));
-            }
-            this.advertisedPort = config.advertisedPort() == 0 ? listener.address().getPort() : config.advertisedPort();
+            final ZkSessions sessions = new ZkSessions();
+            final ZkConnection zk = built(seams.zooKeeper().connect(config.replication(), sessions));
+            final KafkaZkStore store = new KafkaZkStore(zk, seams.fixes().controllerEpochCheck());
+            store.createPersistentPaths();
+            this.clusterId = readClusterId(store, seams.randoms());
+            final TopicConfigManager topicConfigs = built(new TopicConfigManager(id, config.logs().logConfig(), store,
+                built(seams.executors().single("config-changes-" + id))));
+            this.logs = built(LogManager.open(config.logs(), seams.fileIO(), seams.storageTimers(),
+                () -> Instant.ofEpochMilli(seams.wallClockMs().getAsLong()), null, topicConfigs::configFor));
+            built(seams.network());
+            final BrokerMembership membership = new BrokerMembership();
+            this.replicas = built(new ReplicaManager(id, logs, config.replicas(), seams.clockMs(),
+                membership::brokerEpoch, new ZkIsrWriter(() -> store, built(seams.executors().single(
+                    "isr-writer-" + id))), membership::isLive, seams.endpoints(id,
+                    config.replicas().replicaSocketTimeoutMs(), config.replicas().replicaSocketReceiveBufferBytes()),
+                seams.options().threadFactory(), LeadershipListener.NONE, seams.storageTimers(),
+                seams.fixes().replica()));
+            final GroupCoordinator groups = built(groupCoordinator(config, replicas, seams));
+            final BrokerMetrics brokerMetrics = new BrokerMetrics(metrics, replicas);
+            final BrokerControlHandler handler = new BrokerControlHandler(id, membership,
+                replicaControl(replicas, groups, brokerMetrics, seams.options().leadership()));
+            this.producerIds = producerIds(id, store, seams);
+            final ServedApis served = built(new ServedApis(config, replicas, handler, new HandlerClusterView(handler,
+                clusterId), store, producerIds, metrics, groups, seams));
+            final Transport transport = transport(id, store, seams);
+            this.server = built(seams.network().listen(served.apis(), transport.served(), metrics));
+            this.advertisedPort = config.advertisedPort() == 0 ? server.address().getPort() : config.advertisedPort();
             final ReplicationConfig replication = config.replication().toBuilder()
                 .advertisedHost(config.advertisedHost()).advertisedPort(advertisedPort).build();
-            final ReplicaStateListener onControl = new ReplicaStateListener() {
-                @Override
-                public void onLeaderAndIsr(final Map<TopicPartition, PartitionStateInfo> applied,
-                                           final Map<Integer, LiveBroker> liveLeaders) {
-                    rm.onLeaderAndIsr(applied, liveLeaders);
-                }
-
-                @Override
-                public void onStopReplica(final Set<TopicPartition> partitions, final boolean delete) {
-                    rm.onStopReplica(partitions, delete);
-                }
-
-                @Override
-                public void onLiveBrokers(final Map<Integer, LiveBroker> live) {
-                    rm.onLiveBrokers(live);
-                }
-            };
-            this.control = ReplicationBroker.start(replication, channel, registry, threadFactory, clockMs, onControl);
-            this.controlRef = control;
-            topicConfigs.start(control::store, openedLogs);
-            control.onNewSession(topicConfigs::onNewSession);
-            this.clusterId = readClusterId(control.store());
+            final Controller controller = controller(replication, transport.channel(), handler, seams);
+            brokerMetrics.controller(controller::isActive, controller::uncleanLeaderElections);
+            built.remove(zk); // the control plane owns the session from here, and closes it first
+            this.control = built(new ReplicationBroker(replication, transport.channel(), transport.registry(), zk,
+                store, sessions, handler, controller, seams.fixes().registrationsRead()));
+            sessions.onEachNewSession(topicConfigs::onNewSession);
+            topicConfigs.start(logs);
+            built.push(topicConfigs); // closed first (again; its close is idempotent): its thread reads the store
         } catch (final RuntimeException | Error e) {
-            final EventLoopGroup started = loops;
             try {
-                CloseHelper.closeAll(topicConfigs, controlRef, listener, tcpChannel, BrokerThreads.shutdown(controlSender),
-                    BrokerThreads.shutdown(controlThread),
-                    servedApis, producerIds,
-                    groupCoordinator, replicaManager, writer, started == null ? null
-                    : () -> started.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly(), openedLogs,
-                    ownMetrics ? metrics : null);
+                CloseHelper.closeAll(built);
             } catch (final RuntimeException closing) {
                 e.addSuppressed(closing);
             }
             throw e;
         }
-        this.logs = openedLogs;
-        this.clientLoops = loops;
-        this.isrWriter = writer;
-        this.replicas = replicaManager;
-        this.server = listener;
         LOG.info("broker.id={} serves {}:{} (cluster {}), log dirs {}", id, config.advertisedHost(), advertisedPort,
             clusterId, config.logs().logDirs());
     }
 
-    private static boolean hasPartitionDirs(final List<java.nio.file.Path> logDirs) {
-        for (final java.nio.file.Path dir : logDirs) {
-            try (java.util.stream.Stream<java.nio.file.Path> children = java.nio.file.Files.list(dir)) {
-                if (children.anyMatch(java.nio.file.Files::isDirectory)) {
-                    return true;
-                }
-            } catch (final java.io.IOException | java.io.UncheckedIOException e) {
-                // Missing or unreadable: the log manager's open reports it.
-            }
-        }
-        return false;
+    /** @return the producer ids InitProducerId hands out */
+    ProducerIdSource producerIds() {
+        return producerIds;
     }
 
-    /** A connected ZooKeeper session of its own, for reading the topics' overrides while the logs load. */
-    private static ZkClient connected(final SeglogBrokerConfig config, final ThreadFactory threadFactory) {
-        final ZkClient zk = ZkClient.open(config.replication(), threadFactory, new ZkSessionListener() {
+    /** Records a component as built (closed before everything built earlier), and returns it. */
+    private <T extends AutoCloseable> T built(final T component) {
+        built.push(component);
+        return component;
+    }
+
+    /** Records an executor as built (shut down before everything built earlier), and returns it. */
+    private ScheduledExecutorService built(final ScheduledExecutorService executor) {
+        built.push(BrokerThreads.shutdown(executor));
+        return executor;
+    }
+
+    /**
+     * What the control handler tells the replica layer: each accepted change, with the coordinator, the metrics and
+     * then the embedder's listener told of each leadership change once it took effect (Kafka's
+     * {@code onLeadershipChange}).
+     */
+    private static ReplicaStateListener replicaControl(final ReplicaManager replicas, final GroupCoordinator groups,
+                                                       final BrokerMetrics metrics, final LeadershipListener user) {
+        final LeadershipListener told = LeadershipListener.all(List.of(groups, metrics, user));
+        return new ReplicaStateListener() {
             @Override
-            public void onSessionExpired(final long sessionId) {
+            public void onLeaderAndIsr(final Map<TopicPartition, PartitionStateInfo> applied,
+                                       final Map<Integer, LiveBroker> liveLeaders) {
+                replicas.onLeaderAndIsr(applied, liveLeaders, told);
             }
 
             @Override
-            public void onNewSession(final long sessionId) {
+            public void onStopReplica(final Set<TopicPartition> partitions, final boolean delete) {
+                replicas.onStopReplica(partitions, delete, told);
             }
-        });
-        try {
-            zk.awaitConnected(config.replication().zookeeperConnectionTimeoutMs());
-            return zk;
-        } catch (final RuntimeException e) {
-            zk.close();
-            throw e;
+
+            @Override
+            public void onLiveBrokers(final Map<Integer, LiveBroker> live) {
+                replicas.onLiveBrokers(live);
+            }
+        };
+    }
+
+    /** The group coordinator: its writes are acks=all appends of the replica layer, its reads the local logs. */
+    private static GroupCoordinator groupCoordinator(final SeglogBrokerConfig config, final ReplicaManager replicas,
+                                                     final BrokerSeams seams) {
+        final GroupCoordinatorConfig groups = config.groups();
+        final GroupCoordinator.Replicas appends = new GroupCoordinator.Replicas() {
+            @Override
+            public CompletableFuture<AppendResult> appendAll(final TopicPartition tp, final ByteBuffer batch,
+                                                             final long timeoutMs) {
+                return replicas.produce((short) -1, timeoutMs, Map.of(tp, batch)).thenApply(r -> r.get(tp));
+            }
+
+            @Override
+            public Optional<PartitionLog> log(final TopicPartition tp) {
+                return replicas.partition(tp).map(Partition::log);
+            }
+        };
+        final RandomGenerator memberIds = seams.randoms().generator("group-member-ids");
+        if (seams.groupScheduler() != null) {
+            return new GroupCoordinator(groups.groups(), groups.offsetsPartitions(), groups.offsetsCommitTimeoutMs(),
+                appends, seams.groupScheduler(), () -> { }, seams.wallClockMs(), memberIds);
         }
+        return new GroupCoordinator(groups.groups(), groups.offsetsPartitions(), groups.offsetsCommitTimeoutMs(),
+            appends, seams.options().threadFactory(), seams.clockMs(), seams.wallClockMs(), memberIds,
+            "group-coordinator-" + config.replication().brokerId());
+    }
+
+    /** InitProducerId's ids, reserved in blocks in ZooKeeper on an executor of their own. */
+    private ProducerIdSource producerIds(final int id, final KafkaZkStore store, final BrokerSeams seams) {
+        final ZkProducerIdManager manager = built(new ZkProducerIdManager(id, () -> store, seams.clockMs(),
+            built(seams.executors().single("producer-id-reserver-" + id))));
+        final LongConsumer handedOut = seams.producerIdsHandedOut();
+        return () -> {
+            final long producerId = manager.nextProducerId();
+            if (producerId >= 0) {
+                handedOut.accept(producerId);
+            }
+            return producerId;
+        };
+    }
+
+    /**
+     * How control messages travel: the options' channel and registry (an in-JVM channel), or TCP over the broker's
+     * listener (the registry's APIs served beside Kafka's; the controller's connections through the network).
+     */
+    private record Transport(ControlChannel channel, ControlHandlerRegistry registry, List<SeglogApi> served) {
+    }
+
+    private Transport transport(final int id, final KafkaZkStore store, final BrokerSeams seams) {
+        final Options options = seams.options();
+        if (options.channel() != null && options.registry() != null) {
+            return new Transport(options.channel(), options.registry(), List.of());
+        }
+        final TcpControlRegistry registry = new TcpControlRegistry(id, built(seams.executors().single(
+            "control-handler-" + id)));
+        final int timeoutMs = config.replication().zookeeperRequestTimeoutMs();
+        final TcpControlChannel channel = built(new TcpControlChannel(id, broker -> seams.network().connect(
+            broker.id(), broker.host(), broker.port(), "seglog-controller-" + id, timeoutMs, -1),
+            built(seams.executors().single("control-sender-" + id)), b -> registration(store, b), timeoutMs));
+        return new Transport(channel, registry, registry.apis());
+    }
+
+    private static Controller controller(final ReplicationConfig replication, final ControlChannel channel,
+                                         final BrokerControlHandler handler, final BrokerSeams seams) {
+        final RandomGenerator ids = seams.randoms().generator("controller");
+        if (seams.controllerDriver() == null) {
+            return new Controller(replication, channel, seams.options().threadFactory(), seams.clockMs(),
+                seams.wallClockMs(), handler::brokerEpoch, ids);
+        }
+        return new Controller(replication, channel, seams.controllerDriver(), seams.clockMs(), seams.wallClockMs(),
+            handler::brokerEpoch, ids, 0);
     }
 
     /**
@@ -418,18 +399,12 @@ public final class SeglogBroker implements AutoCloseable {
      * @return the holder's endpoint and broker epoch, or empty when the registration is free (or this broker's)
      */
     Optional<String> registeredElsewhere() {
-        final Optional<LiveBroker> holder = registration(brokerId());
+        final Optional<LiveBroker> holder = registration(control.store(), brokerId());
         if (holder.isEmpty() || holder.get().epoch() == control.controlHandler().brokerEpoch()) {
             return Optional.empty();
         }
         return Optional.of(holder.get().host() + ":" + holder.get().port() + ", broker epoch "
             + holder.get().epoch());
-    }
-
-    /** A broker's current registration, for the TCP control channel (read from ZooKeeper: authoritative). */
-    private Optional<LiveBroker> registration(final int brokerId) {
-        final ReplicationBroker c = controlRef;
-        return c == null ? Optional.empty() : registration(c.store(), brokerId);
     }
 
     /**
@@ -444,9 +419,9 @@ public final class SeglogBroker implements AutoCloseable {
             info.registration().host(), info.registration().port(), info.registration().rack()));
     }
 
-    private static String readClusterId(final KafkaZkStore store) {
+    private static String readClusterId(final KafkaZkStore store, final BrokerSeams.Randoms randoms) {
         try {
-            return store.getOrCreateClusterId(ClusterIdZnode.randomId());
+            return store.getOrCreateClusterId(ClusterIdZnode.randomId(randoms.generator("cluster-id")));
         } catch (final MalformedZnodeException e) {
             throw new IllegalStateException("cannot read the cluster id: " + e.getMessage(), e);
         }
@@ -485,7 +460,7 @@ public final class SeglogBroker implements AutoCloseable {
      * @return the running broker, closed by the caller
      */
     public static SeglogBroker start(final SeglogBrokerConfig config, final Options options) {
-        return new SeglogBroker(config, options);
+        return new SeglogBroker(config, BrokerSeams.of(config, options));
     }
 
     private static LongSupplier monotonicMs() {
@@ -726,12 +701,7 @@ public final class SeglogBroker implements AutoCloseable {
             return;
         }
         closed = true;
-        CloseHelper.closeAll(topicConfigs, control, server, tcpChannel, BrokerThreads.shutdown(controlSender),
-            BrokerThreads.shutdown(controlThread),
-            servedApis, producerIds,
-            groupCoordinator, replicas,
-            isrWriter, () -> clientLoops.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly(), logs,
-            ownMetrics ? metrics : null);
+        CloseHelper.closeAll(built);
     }
 
     /**

@@ -12,6 +12,7 @@ import io.seglog.replication.wire.ClusterView;
 import io.seglog.replication.wire.GroupApis;
 import io.seglog.replication.wire.KafkaApi;
 import io.seglog.replication.wire.KafkaApis;
+import io.seglog.replication.wire.ProducerIdSource;
 import io.seglog.replication.wire.WireServerConfig;
 import io.seglog.replication.zk.KafkaZkStore;
 import java.util.ArrayList;
@@ -25,9 +26,8 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
@@ -47,63 +47,65 @@ import org.slf4j.LoggerFactory;
 final class ServedApis implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SeglogBroker.class);
 
-    private final ScheduledThreadPoolExecutor adminThread;
+    private final ScheduledExecutorService adminThread;
     /** Null when {@code auto.create.topics.enable=false}. */
-    private final ExecutorService topicCreation;
-    private final ExecutorService offsetsTopicCreation;
+    private final ScheduledExecutorService topicCreation;
+    private final ScheduledExecutorService offsetsTopicCreation;
     private final List<KafkaApi> apis;
 
     /**
-     * @param config         the broker's configuration
-     * @param replicas       the replica layer the data path serves
-     * @param view           the cluster as the broker's control handler knows it
-     * @param control        the broker's control plane, null until it has started
-     * @param producerIds    hands out producer ids
-     * @param metrics        where the data path's topic metrics go
-     * @param groups         the group coordinator
-     * @param threadFactory  makes the executors' threads
-     * @param clockMs        a monotonic clock (the admin APIs' waits)
+     * @param config      the broker's configuration
+     * @param replicas    the replica layer the data path serves
+     * @param handler     the broker's control handler (the live brokers, for topic creation)
+     * @param view        the cluster as the handler knows it
+     * @param store       the broker's store
+     * @param producerIds hands out producer ids
+     * @param metrics     where the data path's topic metrics go
+     * @param groups      the group coordinator
+     * @param seams       the executors, the clock and the randoms
      */
-    ServedApis(final SeglogBrokerConfig config, final ReplicaManager replicas, final ClusterView view,
-               final Supplier<ReplicationBroker> control, final ZkProducerIdManager producerIds,
-               final KafkaMetrics metrics, final GroupCoordinator groups, final ThreadFactory threadFactory,
-               final LongSupplier clockMs) {
+    ServedApis(final SeglogBrokerConfig config, final ReplicaManager replicas, final BrokerControlHandler handler,
+               final ClusterView view, final KafkaZkStore store, final ProducerIdSource producerIds,
+               final KafkaMetrics metrics, final GroupCoordinator groups, final BrokerSeams seams) {
         final int id = config.replication().brokerId();
-        adminThread = new ScheduledThreadPoolExecutor(1, BrokerThreads.named(threadFactory, "admin-" + id));
-        // A request still waiting at close is dropped, not waited for (its connection is closing too).
-        adminThread.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-        topicCreation = config.autoCreateTopics()
-            ? Executors.newSingleThreadExecutor(BrokerThreads.named(threadFactory, "topic-creation-" + id)) : null;
-        offsetsTopicCreation = Executors.newSingleThreadExecutor(BrokerThreads.named(threadFactory,
-            "offsets-topic-creation-" + id));
+        adminThread = seams.executors().single("admin-" + id);
+        topicCreation = config.autoCreateTopics() ? seams.executors().single("topic-creation-" + id) : null;
+        offsetsTopicCreation = seams.executors().single("offsets-topic-creation-" + id);
         try {
-            apis = servedApis(config, replicas, view, control, producerIds, metrics, groups, clockMs);
+            final Function<KafkaZkStore, TopicAdmin> admins = topicAdmins(seams.randoms());
+            final AdminApis admin = new AdminApis(id, view, new ZkAdminStore(() -> store, () -> admins.apply(store)),
+                config.numPartitions(), config.defaultReplicationFactor(), config.logs().logConfig(),
+                SeglogBrokerConfig.configDef(), brokerConfigView(config), adminThread, seams.clockMs(),
+                seams.randoms().splittable("admin-assignments"));
+            final List<KafkaApi> served = new ArrayList<>(new KafkaApis(id, replicas, view,
+                topicCreator(config, handler, admins.apply(store), topicCreation), producerIds,
+                new BrokerTopicMetrics(metrics)).apis());
+            served.addAll(admin.apis());
+            // Creates __consumer_offsets when a FindCoordinator first needs it, as Kafka does.
+            served.addAll(new GroupApis(GroupCoordinator.OFFSETS_TOPIC, groups, view, offsetsTopicCreator(id,
+                config.groups(), offsetsTopicCreation, () -> handler, () -> store,
+                seams.randoms().splittable("offsets-topic-assignment"), admins)).apis());
+            apis = List.copyOf(served);
         } catch (final RuntimeException | Error e) {
             close();
             throw e;
         }
     }
 
-    private List<KafkaApi> servedApis(final SeglogBrokerConfig config, final ReplicaManager replicas,
-                                      final ClusterView view, final Supplier<ReplicationBroker> control,
-                                      final ZkProducerIdManager producerIds, final KafkaMetrics metrics,
-                                      final GroupCoordinator groups, final LongSupplier clockMs) {
-        final int id = config.replication().brokerId();
-        final Supplier<KafkaZkStore> store = () -> control.get().store();
-        final AdminApis admin = new AdminApis(id, view, new ZkAdminStore(store,
-            () -> control.get().admin(new SplittableRandom())), config.numPartitions(),
-            config.defaultReplicationFactor(), config.logs().logConfig(), SeglogBrokerConfig.configDef(),
-            brokerConfigView(config), adminThread, clockMs);
-        final List<KafkaApi> served = new ArrayList<>(new KafkaApis(id, replicas, view,
-            topicCreator(config, control, topicCreation), producerIds, new BrokerTopicMetrics(metrics)).apis());
-        served.addAll(admin.apis());
-        // Creates __consumer_offsets when a FindCoordinator first needs it, as Kafka does.
-        served.addAll(new GroupApis(GroupCoordinator.OFFSETS_TOPIC, groups, view, offsetsTopicCreator(id,
-            config.groups(), offsetsTopicCreation, () -> {
-                final ReplicationBroker c = control.get();
-                return c == null ? null : c.controlHandler();
-            }, store, new SplittableRandom(), s -> new TopicAdmin(s, new SplittableRandom()))).apis());
-        return List.copyOf(served);
+    /**
+     * Topic administration over a store: assignments drawn from a splittable random (split under its lock: several
+     * threads create topics), topic ids from the broker's id source (secure but in a simulation).
+     */
+    static Function<KafkaZkStore, TopicAdmin> topicAdmins(final BrokerSeams.Randoms randoms) {
+        final SplittableRandom draws = randoms.splittable("topic-assignments");
+        final java.util.random.RandomGenerator ids = randoms.generator("topic-ids");
+        return s -> {
+            final SplittableRandom mine;
+            synchronized (draws) {
+                mine = draws.split();
+            }
+            return new TopicAdmin(s, mine, ids);
+        };
     }
 
     /** @return every API the listener serves */
@@ -213,7 +215,7 @@ final class ServedApis implements AutoCloseable {
      * {@code default.replication.factor}, capped at the live brokers.
      */
     private static KafkaApis.TopicCreator topicCreator(final SeglogBrokerConfig config,
-                                                       final Supplier<ReplicationBroker> control,
+                                                       final BrokerControlHandler handler, final TopicAdmin admin,
                                                        final ExecutorService topicCreation) {
         if (topicCreation == null) {
             return KafkaApis.TopicCreator.NONE;
@@ -225,12 +227,8 @@ final class ServedApis implements AutoCloseable {
             }
             topicCreation.execute(() -> {
                 try {
-                    final ReplicationBroker c = control.get();
-                    if (c == null) {
-                        return; // not registered yet: the client asks again
-                    }
-                    final int live = Math.max(1, c.controlHandler().liveBrokerEndpoints().size());
-                    c.admin(new SplittableRandom()).createTopic(topic, config.numPartitions(),
+                    final int live = Math.max(1, handler.liveBrokerEndpoints().size());
+                    admin.createTopic(topic, config.numPartitions(),
                         Math.min(config.defaultReplicationFactor(), live));
                     LOG.info("broker.id={} created topic {} ({} partitions) for a client", config.replication()
                         .brokerId(), topic, config.numPartitions());

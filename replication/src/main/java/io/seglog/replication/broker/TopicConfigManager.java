@@ -11,12 +11,9 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeSet;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,9 +28,9 @@ import org.slf4j.LoggerFactory;
  * <p>{@link #configFor} is the log manager's topic configuration source: it reads ZooKeeper on the caller's thread
  * (the threads that open logs, and the control-request thread that creates them; never a network event loop). Logs
  * loaded at start get their topic's configuration as in Kafka (which fetches the overrides of the topics found in its
- * log directories before loading them): the broker opens its log manager inside {@link #loading}, over a short-lived
- * ZooKeeper session of its own, before its registration session exists; {@link #start} then connects the manager to
- * the broker's session and re-applies every local topic's configuration (covering a change made in between).
+ * log directories before loading them): the broker's ZooKeeper session is opened before its logs, and this manager
+ * reads through it from its construction; {@link #start} then re-applies every local topic's configuration (covering a
+ * change made while the logs loaded) and starts watching.
  * Notifications are processed on a thread of this manager's own. Overrides that Seglog refuses (written by another
  * tool) are logged and the defaults are used.
  *
@@ -52,7 +49,7 @@ final class TopicConfigManager implements AutoCloseable {
     private final int brokerId;
     private final LogConfig defaults;
     private final ScheduledExecutorService thread;
-    private volatile Supplier<KafkaZkStore> store;
+    private final KafkaZkStore store;
     private volatile LogManager logs;
     /** The newest notification processed (its child name; sequence numbers are zero-padded); thread-confined. */
     private String lastProcessed = "";
@@ -61,23 +58,21 @@ final class TopicConfigManager implements AutoCloseable {
     private final io.seglog.replication.zk.ZkWatch changes = this::onChange;
 
     /**
-     * @param brokerId      this broker, for messages and the thread's name
-     * @param defaults      the broker's topic defaults ({@code log.*} settings)
-     * @param threadFactory makes the notification thread
+     * @param brokerId this broker, for messages
+     * @param defaults the broker's topic defaults ({@code log.*} settings)
+     * @param store    the broker's store
+     * @param thread   runs the notifications' processing; owned by this manager (shut down at close)
      */
-    TopicConfigManager(final int brokerId, final LogConfig defaults, final ThreadFactory threadFactory) {
+    TopicConfigManager(final int brokerId, final LogConfig defaults, final KafkaZkStore store,
+                       final ScheduledExecutorService thread) {
         this.brokerId = brokerId;
         this.defaults = Objects.requireNonNull(defaults, "defaults");
-        this.thread = Executors.newSingleThreadScheduledExecutor(task -> {
-            final Thread t = threadFactory.newThread(task);
-            t.setName("config-changes-" + brokerId);
-            return t;
-        });
+        this.store = Objects.requireNonNull(store, "store");
+        this.thread = Objects.requireNonNull(thread, "thread");
     }
 
     /**
-     * A topic's log configuration: the defaults with the overrides in ZooKeeper; the defaults alone outside
-     * {@link #loading} and before {@link #start}. Reads ZooKeeper on the caller's thread. When ZooKeeper cannot be
+     * A topic's log configuration: the defaults with the overrides in ZooKeeper. Reads ZooKeeper on the caller's thread. When ZooKeeper cannot be
      * read, the log is not left uncreated (its replica would stop): the defaults are answered, the failure logged,
      * and once started this manager re-reads the topic's overrides on its own thread until it succeeds, then applies
      * them.
@@ -100,11 +95,7 @@ final class TopicConfigManager implements AutoCloseable {
 
     /** The topic's configuration; throws when ZooKeeper cannot be read. */
     private LogConfig read(final String topic) {
-        final Supplier<KafkaZkStore> s = store;
-        if (s == null) {
-            return defaults;
-        }
-        final Map<String, String> overrides = s.get().admin().topicConfig(topic).map(TopicConfigZnode::config)
+        final Map<String, String> overrides = store.admin().topicConfig(topic).map(TopicConfigZnode::config)
             .orElse(Map.of());
         if (overrides.isEmpty()) {
             return defaults;
@@ -119,37 +110,13 @@ final class TopicConfigManager implements AutoCloseable {
     }
 
     /**
-     * Runs {@code open} (the log manager's open) with {@link #configFor} reading through a session of its own, closed
-     * when {@code open} returns: the logs loaded at start get their topic's overrides before anything is appended.
+     * Gives every local log its topic's configuration again (a change may have been made while the logs loaded) and
+     * starts watching {@code /config/changes}. Runs on this manager's thread; returns at once.
      *
-     * @param session opens the session (the caller's ZooKeeper settings), connected
-     * @param open    the open, which calls {@link #configFor}
-     * @param <T>     what {@code open} returns
-     * @return what {@code open} returned
-     */
-    <T> T loading(final Supplier<io.seglog.replication.zk.ZkClient> session, final Supplier<T> open) {
-        try (io.seglog.replication.zk.ZkClient zk = session.get()) {
-            final KafkaZkStore loadingStore = new KafkaZkStore(zk);
-            store = () -> loadingStore;
-            try {
-                return open.get();
-            } finally {
-                store = null;
-            }
-        }
-    }
-
-    /**
-     * Connects to the broker's ZooKeeper session: gives every local log its topic's configuration (the logs loaded
-     * before the session existed got the defaults) and starts watching {@code /config/changes}. Runs on this
-     * manager's thread; returns at once.
-     *
-     * @param zk   the broker's store
      * @param logs the broker's logs
      */
-    void start(final Supplier<KafkaZkStore> zk, final LogManager logs) {
+    void start(final LogManager logs) {
         this.logs = Objects.requireNonNull(logs, "logs");
-        this.store = Objects.requireNonNull(zk, "zk");
         submit(this::initialise, 0);
     }
 
@@ -157,7 +124,7 @@ final class TopicConfigManager implements AutoCloseable {
         // Notifications already present are older than what the read below finds: skip them, as Kafka's listener
         // re-applies them at start to the same effect.
         final SortedMap<String, ConfigChangeNotificationZnode> existing =
-            store.get().admin().configChangeNotifications(changes);
+            store.admin().configChangeNotifications(changes);
         if (!existing.isEmpty()) {
             lastProcessed = existing.lastKey();
         }
@@ -190,7 +157,7 @@ final class TopicConfigManager implements AutoCloseable {
 
     private void processNotifications() {
         final SortedMap<String, ConfigChangeNotificationZnode> all =
-            store.get().admin().configChangeNotifications(changes);
+            store.admin().configChangeNotifications(changes);
         for (final Map.Entry<String, ConfigChangeNotificationZnode> e : all.tailMap(lastProcessed).entrySet()) {
             if (e.getKey().equals(lastProcessed)) {
                 continue;

@@ -11,11 +11,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -24,32 +20,15 @@ import java.util.function.Supplier;
  * {@code /isr_change_notification} for the controller. A version conflict is answered with what the znode holds now,
  * read again, so the leader decides again instead of staying on a stale version (KAFKA-2729).
  *
- * <p>Writes run on one thread of their own (or an executor given), in order; callers never wait on ZooKeeper.
+ * <p>Writes run on the broker's executor, in order; callers never wait on ZooKeeper.
  */
-final class ZkIsrWriter implements IsrWriter, AutoCloseable {
+final class ZkIsrWriter implements IsrWriter {
     private final Supplier<KafkaZkStore> store;
     private final Executor executor;
-    /** The writer's own thread, or null when the executor is the caller's (a simulation's scheduler). */
-    private final ExecutorService ownExecutor;
 
     /**
-     * @param store         the broker's ZooKeeper store (read at each write: the session may be renewed)
-     * @param threadFactory makes the writer's thread
-     */
-    ZkIsrWriter(final Supplier<KafkaZkStore> store, final ThreadFactory threadFactory) {
-        this.store = store;
-        this.ownExecutor = Executors.newSingleThreadExecutor(r -> {
-            final Thread t = threadFactory.newThread(r);
-            t.setName("isr-writer");
-            t.setDaemon(true);
-            return t;
-        });
-        this.executor = ownExecutor;
-    }
-
-    /**
-     * A writer whose writes run on the caller's executor, which must run them one at a time and in order (a
-     * simulation's scheduler, where each write is an event).
+     * A writer whose writes run on an executor of the broker's (one thread, or a simulation's scheduler, where each
+     * write is an event), one at a time and in order; the broker owns and shuts down the executor.
      *
      * @param store    the broker's ZooKeeper store (read at each write)
      * @param executor runs the writes, never inline
@@ -57,7 +36,6 @@ final class ZkIsrWriter implements IsrWriter, AutoCloseable {
     ZkIsrWriter(final Supplier<KafkaZkStore> store, final Executor executor) {
         this.store = store;
         this.executor = executor;
-        this.ownExecutor = null;
     }
 
     @Override
@@ -83,19 +61,6 @@ final class ZkIsrWriter implements IsrWriter, AutoCloseable {
             }
             final Optional<PartitionStateZnode> now = zk.partitionStates(Set.of(tp)).getOrDefault(tp, Optional.empty());
             return new Conflict(now.map(PartitionStateZnode::leaderAndIsr).orElse(null));
-        }
-    }
-
-    @Override
-    public void close() {
-        if (ownExecutor == null) {
-            return;
-        }
-        ownExecutor.shutdown();
-        try {
-            ownExecutor.awaitTermination(10, TimeUnit.SECONDS);
-        } catch (final InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 }

@@ -4,9 +4,7 @@ import io.seglog.replication.wire.ProducerIdSource;
 import io.seglog.replication.zk.KafkaZkStore;
 import io.seglog.replication.zk.ProducerIdBlockZnode;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -70,22 +68,6 @@ final class ZkProducerIdManager implements ProducerIdSource, AutoCloseable {
             final long id = nextId.getAndIncrement();
             return id > last ? -1 : id;
         }
-    }
-
-    /**
-     * @param brokerId      the broker whose blocks these are (written into the znode)
-     * @param store         the broker's ZooKeeper store (read at each reservation: the session may be renewed)
-     * @param clockMs       a monotonic clock for the retry backoff
-     * @param threadFactory makes the reservation thread
-     */
-    ZkProducerIdManager(final int brokerId, final Supplier<KafkaZkStore> store, final LongSupplier clockMs,
-                        final ThreadFactory threadFactory) {
-        this(brokerId, store, clockMs, Executors.newSingleThreadExecutor(r -> {
-            final Thread t = threadFactory.newThread(r);
-            t.setName("producer-id-reserver-" + brokerId);
-            t.setDaemon(true);
-            return t;
-        }));
     }
 
     /**

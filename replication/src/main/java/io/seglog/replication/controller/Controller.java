@@ -90,8 +90,25 @@ public final class Controller implements ControllerRequestHandler, AutoCloseable
      */
     public Controller(final ReplicationConfig config, final ControlChannel channel, final ThreadFactory threadFactory,
                       final LongSupplier clockMs, final LongSupplier wallClockMs, final LongConsumer brokerEpochListener) {
+        this(config, channel, threadFactory, clockMs, wallClockMs, brokerEpochListener, new java.security.SecureRandom());
+    }
+
+    /**
+     * Creates a controller (not started) on a thread of its own, drawing topic ids from a given generator.
+     *
+     * @param config              the broker's configuration
+     * @param channel             how to reach brokers
+     * @param threadFactory       makes the event thread
+     * @param clockMs             monotonic milliseconds for timed work
+     * @param wallClockMs         wall-clock milliseconds for the timestamps in znodes
+     * @param brokerEpochListener told the broker epoch after each registration and {@code -1} on session expiry
+     * @param ids                 draws the ids the controller creates
+     */
+    public Controller(final ReplicationConfig config, final ControlChannel channel, final ThreadFactory threadFactory,
+                      final LongSupplier clockMs, final LongSupplier wallClockMs, final LongConsumer brokerEpochListener,
+                      final java.util.random.RandomGenerator ids) {
         this(config, channel, processor -> new ControllerEventLoop(threadFactory, clockMs, processor), clockMs,
-            wallClockMs, brokerEpochListener, new java.security.SecureRandom(), -1);
+            wallClockMs, brokerEpochListener, ids, -1);
     }
 
     /**

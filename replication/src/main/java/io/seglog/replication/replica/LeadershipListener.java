@@ -13,6 +13,52 @@ public interface LeadershipListener {
     };
 
     /**
+     * A listener that tells each of several, in order; one that throws does not keep the others from being told
+     * (the first failure is rethrown after all were told).
+     *
+     * @param listeners the listeners
+     * @return their composition
+     */
+    static LeadershipListener all(final java.util.List<LeadershipListener> listeners) {
+        final java.util.List<LeadershipListener> each = java.util.List.copyOf(listeners);
+        return new LeadershipListener() {
+            @Override
+            public void onBecomeLeader(final TopicPartition tp, final int leaderEpoch) {
+                tellAll(each, l -> l.onBecomeLeader(tp, leaderEpoch));
+            }
+
+            @Override
+            public void onBecomeFollower(final TopicPartition tp, final int leaderId, final int leaderEpoch) {
+                tellAll(each, l -> l.onBecomeFollower(tp, leaderId, leaderEpoch));
+            }
+
+            @Override
+            public void onStopped(final TopicPartition tp, final boolean deleted) {
+                tellAll(each, l -> l.onStopped(tp, deleted));
+            }
+        };
+    }
+
+    private static void tellAll(final java.util.List<LeadershipListener> listeners,
+                                final java.util.function.Consumer<LeadershipListener> call) {
+        RuntimeException first = null;
+        for (final LeadershipListener l : listeners) {
+            try {
+                call.accept(l);
+            } catch (final RuntimeException e) {
+                if (first == null) {
+                    first = e;
+                } else {
+                    first.addSuppressed(e);
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    /**
      * This broker now leads the partition: it accepts produces and serves fetches.
      *
      * @param tp          the partition

@@ -283,6 +283,20 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
     @Override
     public void onLeaderAndIsr(final Map<TopicPartition, PartitionStateInfo> applied,
                                final Map<Integer, LiveBroker> liveLeaders) {
+        onLeaderAndIsr(applied, liveLeaders, leadership);
+    }
+
+    /**
+     * Takes the roles a LeaderAndIsr gave this broker and tells a listener of each change once it took effect
+     * (Kafka's {@code becomeLeaderOrFollower} with its {@code onLeadershipChange} callback): the broker's assembly
+     * passes its coordinators here, so the replica layer holds no reference to what is built after it.
+     *
+     * @param applied     the accepted partition states
+     * @param liveLeaders the leaders' addresses
+     * @param told        told each role change (instead of this manager's own listener)
+     */
+    public void onLeaderAndIsr(final Map<TopicPartition, PartitionStateInfo> applied,
+                               final Map<Integer, LiveBroker> liveLeaders, final LeadershipListener told) {
         final Map<TopicPartition, Partition> follow = new HashMap<>();
         for (final Map.Entry<TopicPartition, PartitionStateInfo> e : applied.entrySet()) {
             final TopicPartition tp = e.getKey();
@@ -316,11 +330,11 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
                 if (state.leaderAndIsr().leader() == brokerId) {
                     fetchers.remove(tp);
                     partition.makeLeader(state);
-                    tell(() -> leadership.onBecomeLeader(tp, state.leaderAndIsr().leaderEpoch()));
+                    tell(() -> told.onBecomeLeader(tp, state.leaderAndIsr().leaderEpoch()));
                 } else if (partition.makeFollower(state)) {
                     fetchers.remove(tp);
                     follow.put(tp, partition);
-                    tell(() -> leadership.onBecomeFollower(tp, state.leaderAndIsr().leader(),
+                    tell(() -> told.onBecomeFollower(tp, state.leaderAndIsr().leader(),
                         state.leaderAndIsr().leaderEpoch()));
                 }
             } catch (final RuntimeException e2) {
@@ -371,6 +385,17 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
 
     @Override
     public void onStopReplica(final Set<TopicPartition> stopped, final boolean delete) {
+        onStopReplica(stopped, delete, leadership);
+    }
+
+    /**
+     * Stops replicas (and deletes their logs when asked), telling a listener of each stopped one.
+     *
+     * @param stopped the partitions
+     * @param delete  whether their logs go too
+     * @param told    told each stopped partition (instead of this manager's own listener)
+     */
+    public void onStopReplica(final Set<TopicPartition> stopped, final boolean delete, final LeadershipListener told) {
         for (final TopicPartition tp : stopped) {
             fetchers.remove(tp);
             final Partition p = partitions.remove(tp);
@@ -389,7 +414,7 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
             }
             if (p != null) {
                 final boolean gone = deleted;
-                tell(() -> leadership.onStopped(tp, gone));
+                tell(() -> told.onStopped(tp, gone));
             }
         }
     }

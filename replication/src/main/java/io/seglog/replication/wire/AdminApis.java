@@ -78,32 +78,24 @@ public final class AdminApis {
     private final AlterConfigsApis alter;
 
     /**
-     * @param brokerId      this broker
-     * @param cluster       its metadata cache
-     * @param store         the cluster's durable state (ZooKeeper)
-     * @param numPartitions {@code num.partitions}, for topics created without a count
-     * @param replicationFactor {@code default.replication.factor}, for topics created without one
-     * @param topicDefaults the broker's topic defaults ({@code log.*})
-     * @param brokerTable   the broker's configuration table, which names Kafka's broker-level synonyms of the topic
-     *                      keys (DescribeConfigs lists them)
-     * @param brokerConfig  the broker's configuration for DescribeConfigs: name to value, and the names set
-     *                      explicitly
-     * @param executor      the admin thread: ZooKeeper calls and waits run there (the caller owns it)
-     * @param clockMs       a monotonic clock for request timeouts
+     * The admin APIs of one broker.
+     *
+     * @param brokerId          the broker
+     * @param cluster           the cluster as its metadata cache knows it
+     * @param store             topic administration in ZooKeeper
+     * @param numPartitions     {@code num.partitions}, for a CreateTopics that gives no count
+     * @param replicationFactor {@code default.replication.factor}, likewise
+     * @param topicDefaults     the broker's topic defaults
+     * @param brokerTable       the broker's configuration table (DescribeConfigs of a broker)
+     * @param brokerConfig      the broker's configuration as DescribeConfigs shows it
+     * @param executor          runs ZooKeeper work and waits (one thread)
+     * @param clockMs           a monotonic clock
+     * @param random            draws the start broker of automatic assignments (seeded in a simulation)
      */
     public AdminApis(final int brokerId, final ClusterView cluster, final AdminStore store, final int numPartitions,
                      final int replicationFactor, final LogConfig topicDefaults, final ConfigDef brokerTable,
                      final BrokerConfigView brokerConfig, final ScheduledExecutorService executor,
-                     final LongSupplier clockMs) {
-        this(brokerId, cluster, store, numPartitions, replicationFactor, topicDefaults, brokerTable, brokerConfig,
-            executor, clockMs, new SplittableRandom());
-    }
-
-    /** As the public constructor, with the random that draws the start brokers (seeded in the simulation). */
-    AdminApis(final int brokerId, final ClusterView cluster, final AdminStore store, final int numPartitions,
-              final int replicationFactor, final LogConfig topicDefaults, final ConfigDef brokerTable,
-              final BrokerConfigView brokerConfig, final ScheduledExecutorService executor, final LongSupplier clockMs,
-              final SplittableRandom random) {
+                     final LongSupplier clockMs, final SplittableRandom random) {
         this.random = random;
         this.cluster = cluster;
         this.store = store;

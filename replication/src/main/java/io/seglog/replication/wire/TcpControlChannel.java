@@ -69,7 +69,7 @@ public final class TcpControlChannel implements ControlChannel, AutoCloseable {
      * @param directory        a broker's current registration, or empty when it is not registered
      * @param requestTimeoutMs how long one attempt may take
      */
-    TcpControlChannel(final int localBrokerId, final Function<LiveBroker, WireClient> clients,
+    public TcpControlChannel(final int localBrokerId, final Function<LiveBroker, WireClient> clients,
                       final ScheduledExecutorService retries, final IntFunction<Optional<LiveBroker>> directory,
                       final int requestTimeoutMs) {
         this.localBrokerId = localBrokerId;

@@ -27,8 +27,21 @@ public final class ClusterIdZnode {
      */
     public static String randomId() {
         final UUID uuid = UUID.randomUUID();
-        final ByteBuffer bytes = ByteBuffer.allocate(16).putLong(uuid.getMostSignificantBits())
-            .putLong(uuid.getLeastSignificantBits());
+        return encode(uuid.getMostSignificantBits(), uuid.getLeastSignificantBits());
+    }
+
+    /**
+     * A new cluster id drawn from a given generator (a simulation's seeded one).
+     *
+     * @param random the generator
+     * @return 22 URL-safe base64 characters
+     */
+    public static String randomId(final java.util.random.RandomGenerator random) {
+        return encode(random.nextLong(), random.nextLong());
+    }
+
+    private static String encode(final long high, final long low) {
+        final ByteBuffer bytes = ByteBuffer.allocate(16).putLong(high).putLong(low);
         return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes.array());
     }
 

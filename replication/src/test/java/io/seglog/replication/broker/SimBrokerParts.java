@@ -1,146 +1,151 @@
 package io.seglog.replication.broker;
 
-import io.seglog.replication.replica.IsrWriter;
-import io.seglog.replication.zk.KafkaZkStore;
-import java.util.concurrent.Executor;
-import java.util.function.Supplier;
+import io.seglog.replication.ReplicationConfig;
+import io.seglog.replication.controller.ControllerDriver;
+import io.seglog.replication.group.GroupScheduler;
+import io.seglog.replication.metrics.KafkaMetrics;
+import io.seglog.replication.replica.SafetyFixes;
+import io.seglog.replication.transport.ControlChannel;
+import io.seglog.replication.wire.KafkaApi;
+import io.seglog.replication.wire.SeglogApi;
+import io.seglog.replication.wire.WireClient;
+import io.seglog.replication.zk.ZkConnection;
+import io.seglog.replication.zk.ZkSessionListener;
+import io.seglog.storage.Scheduler;
+import io.seglog.storage.io.FileIO;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+import java.util.function.LongConsumer;
+import java.util.function.LongSupplier;
 
 /**
- * The broker package's parts that the cluster simulation assembles as {@link SeglogBroker} does, opened to it from the
- * same package (they are package-private in the main code).
+ * The cluster simulation's door into the broker's assembly: it builds its brokers through the same constructor as
+ * {@link SeglogBroker#start}, giving its own seams (package-private in the main code).
  */
 public final class SimBrokerParts {
     private SimBrokerParts() {
     }
 
-    /**
-     * The broker's ISR writer, writing on the simulation's executor instead of a thread of its own.
-     *
-     * @param store    the broker's current store
-     * @param executor runs each write as an event
-     * @return the writer
-     */
-    public static IsrWriter zkIsrWriter(final Supplier<KafkaZkStore> store, final Executor executor) {
-        return new ZkIsrWriter(store, executor);
+    /** A simulated network as a broker sees it: connections to the other brokers, and its listener. */
+    public interface Network {
+        /**
+         * @param brokerId the broker reached
+         * @param clientId the connection's client id
+         * @return a client over the simulated network
+         */
+        WireClient connect(int brokerId, String clientId);
+
+        /**
+         * The broker serves these from now on.
+         *
+         * @param apis    the Kafka APIs
+         * @param control Seglog's own APIs
+         * @return the listener's address
+         */
+        InetSocketAddress listen(List<KafkaApi> apis, List<SeglogApi> control);
     }
 
     /**
-     * The broker's producer-id manager (InitProducerId's ids, reserved in blocks in ZooKeeper), reserving on the
-     * simulation's executor instead of a thread of its own.
+     * The simulation's seams.
      *
-     * @param brokerId the broker
-     * @param store    the broker's current store
-     * @param clockMs  the simulated clock
-     * @param executor runs each reservation as an event, nothing after it is shut down
-     * @return the manager; {@link AutoCloseable#close()} stops it (a crash)
+     * @param clockMs          the simulated monotonic clock
+     * @param wallClockMs      the simulated wall clock
+     * @param fileIO           the broker's disk
+     * @param storageTimers    runs the storage's and replica layer's timed work as events
+     * @param executors        makes each named executor, running its tasks as the process's events
+     * @param zooKeeper        connects to the simulated ZooKeeper
+     * @param network          the simulated network
+     * @param groupScheduler   runs the group coordinator's work as events
+     * @param controllerDriver steps the controller as events
+     * @param randoms          seeded randoms, by purpose
+     * @param replicaFixes     the replica layer's fixes
+     * @param controllerEpochCheck whether the store's writes are fenced by the controller epoch
+     * @param registrationsRead whether a starting broker reads the registrations before it serves
+     * @param producerIdsHandedOut told each producer id InitProducerId hands out
      */
-    public static ProducerIds producerIds(final int brokerId, final Supplier<KafkaZkStore> store,
-                                          final java.util.function.LongSupplier clockMs,
-                                          final java.util.concurrent.ExecutorService executor) {
-        final ZkProducerIdManager manager = new ZkProducerIdManager(brokerId, store, clockMs, executor);
-        return new ProducerIds() {
+    public record Seams(LongSupplier clockMs, LongSupplier wallClockMs, FileIO fileIO, Scheduler storageTimers,
+                        Function<String, ScheduledExecutorService> executors,
+                        BiFunction<ReplicationConfig, ZkSessionListener, ZkConnection> zooKeeper, Network network,
+                        GroupScheduler groupScheduler, ControllerDriver controllerDriver,
+                        Function<String, SplittableRandom> randoms, SafetyFixes replicaFixes,
+                        boolean controllerEpochCheck, boolean registrationsRead, LongConsumer producerIdsHandedOut) {
+    }
+
+    /**
+     * Builds a broker through the assembly with the simulation's seams.
+     *
+     * @param config  the broker's configuration
+     * @param options the embedder's options (the in-JVM control transport and endpoints without the wire, metrics)
+     * @param seams   the simulation's seams
+     * @return the broker
+     */
+    public static SeglogBroker start(final SeglogBrokerConfig config, final SeglogBroker.Options options,
+                                     final Seams seams) {
+        final BrokerSeams.Network network = new BrokerSeams.Network() {
             @Override
-            public long nextProducerId() {
-                return manager.nextProducerId();
+            public WireClient connect(final int brokerId, final String host, final int port, final String clientId,
+                                      final int connectTimeoutMs, final int receiveBufferBytes) {
+                return seams.network().connect(brokerId, clientId);
+            }
+
+            @Override
+            public BrokerSeams.Listener listen(final List<KafkaApi> apis, final List<SeglogApi> control,
+                                               final KafkaMetrics metrics) {
+                final InetSocketAddress address = seams.network().listen(apis, control);
+                return new BrokerSeams.Listener() {
+                    @Override
+                    public InetSocketAddress address() {
+                        return address;
+                    }
+
+                    @Override
+                    public void close() {
+                    }
+                };
             }
 
             @Override
             public void close() {
-                manager.close();
             }
         };
+        final BrokerSeams.Randoms randoms = new BrokerSeams.Randoms() {
+            @Override
+            public java.util.random.RandomGenerator generator(final String purpose) {
+                return seams.randoms().apply(purpose);
+            }
+
+            @Override
+            public SplittableRandom splittable(final String purpose) {
+                return seams.randoms().apply(purpose);
+            }
+        };
+        return new SeglogBroker(config, new BrokerSeams(options, seams.clockMs(), seams.wallClockMs(), seams.fileIO(),
+            seams.storageTimers(), seams.executors()::apply, seams.zooKeeper()::apply, network,
+            seams.groupScheduler(), seams.controllerDriver(), randoms, new BrokerSeams.Fixes(seams.replicaFixes(),
+                seams.controllerEpochCheck(), seams.registrationsRead()), seams.producerIdsHandedOut()));
     }
 
     /**
-     * What a broker's Kafka APIs read of the cluster, as {@link SeglogBroker} builds it.
+     * The producer ids a broker's InitProducerId hands out (each told to the seams' listener).
      *
-     * @param handler the broker's control handler
-     * @return its metadata cache as a cluster view (cluster id "sim")
+     * @param broker the broker
+     * @return its source
      */
-    public static io.seglog.replication.wire.ClusterView clusterView(final BrokerControlHandler handler) {
-        return new HandlerClusterView(() -> handler, () -> "sim");
+    public static io.seglog.replication.wire.ProducerIdSource producerIds(final SeglogBroker broker) {
+        return broker.producerIds();
     }
 
     /**
-     * A broker's registration as the controller's channel addresses it, as {@link SeglogBroker} reads it.
+     * The channel a broker's controller sends through.
      *
-     * @param store    the reading broker's store
-     * @param brokerId the broker
-     * @return its address and epoch, or empty
+     * @param broker the broker
+     * @return its control channel
      */
-    public static java.util.Optional<io.seglog.replication.transport.LiveBroker> registration(
-        final KafkaZkStore store, final int brokerId) {
-        return SeglogBroker.registration(store, brokerId);
-    }
-
-    /**
-     * What a starting broker reads before it serves, as {@link ReplicationBroker} does.
-     *
-     * @param store   the broker's store
-     * @param handler its control handler
-     */
-    public static void fenceBeforeServing(final KafkaZkStore store, final BrokerControlHandler handler) {
-        ReplicationBroker.fenceBeforeServing(store, handler);
-    }
-
-    /**
-     * The admin APIs' view of ZooKeeper, as {@link SeglogBroker} builds it: topics created through a
-     * {@link io.seglog.replication.controller.TopicAdmin} over the broker's current store, with seeded randoms for the
-     * start brokers and the topic ids (so that a seed replays the same bytes).
-     *
-     * @param store  the broker's current store
-     * @param random draws the start brokers and the topic ids
-     * @return the admin store
-     */
-    public static io.seglog.replication.wire.AdminStore adminStore(final Supplier<KafkaZkStore> store,
-                                                                    final java.util.SplittableRandom random) {
-        return new ZkAdminStore(store, () -> new io.seglog.replication.controller.TopicAdmin(store.get(),
-            random.split(), random.split()));
-    }
-
-    /**
-     * The broker's group coordinator, its work run by a scheduler of the simulation instead of a thread of its own.
-     *
-     * @param config          the coordinator's settings
-     * @param replicas        the broker's replica layer (acks=all appends, local logs)
-     * @param scheduler       runs its requests, timers, write completions and loads as events
-     * @param wallClockMs     the simulated wall clock (record timestamps)
-     * @param ids             draws member ids (seeded)
-     * @return the coordinator; {@link GroupCoordinator#close()} stops nothing (a crash stops the process's events)
-     */
-    public static GroupCoordinator groupCoordinator(final GroupCoordinatorConfig config,
-                                                    final GroupCoordinator.Replicas replicas,
-                                                    final io.seglog.replication.group.GroupScheduler scheduler,
-                                                    final java.util.function.LongSupplier wallClockMs,
-                                                    final java.util.random.RandomGenerator ids) {
-        return new GroupCoordinator(config.groups(), config.offsetsPartitions(), config.offsetsCommitTimeoutMs(),
-            replicas, scheduler, () -> { }, wallClockMs, ids);
-    }
-
-    /**
-     * The broker's creation of {@code __consumer_offsets} at a FindCoordinator, as {@link SeglogBroker} wires it, on an
-     * executor of the simulation with seeded randoms.
-     *
-     * @param brokerId the broker
-     * @param config   the offsets topic's settings
-     * @param executor runs the creation as an event
-     * @param handler  the broker's control handler
-     * @param store    the broker's current store
-     * @param random   draws the assignment and the topic id
-     * @return the creator
-     */
-    public static io.seglog.replication.wire.GroupApis.OffsetsTopicCreator offsetsTopicCreator(
-        final int brokerId, final GroupCoordinatorConfig config, final Executor executor,
-        final Supplier<BrokerControlHandler> handler, final Supplier<KafkaZkStore> store,
-        final java.util.SplittableRandom random) {
-        final java.util.SplittableRandom ids = random.split();
-        return ServedApis.offsetsTopicCreator(brokerId, config, executor, handler, store, random.split(),
-            s -> new io.seglog.replication.controller.TopicAdmin(s, ids.split(), ids.split()));
-    }
-
-    /** A producer-id source that can be stopped. */
-    public interface ProducerIds extends io.seglog.replication.wire.ProducerIdSource, AutoCloseable {
-        @Override
-        void close();
+    public static ControlChannel channel(final SeglogBroker broker) {
+        return broker.control().channel();
     }
 }

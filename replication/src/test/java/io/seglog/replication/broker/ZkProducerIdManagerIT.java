@@ -80,7 +80,7 @@ class ZkProducerIdManagerIT {
 
     private ZkProducerIdManager manager(final int brokerId, final KafkaZkStore store) {
         final ZkProducerIdManager m = new ZkProducerIdManager(brokerId, () -> store,
-            () -> System.nanoTime() / 1_000_000, THREADS);
+            () -> System.nanoTime() / 1_000_000, java.util.concurrent.Executors.newSingleThreadExecutor(THREADS));
         closeables.add(m);
         return m;
     }

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.seglog.replication.broker.GroupCoordinator;
 import io.seglog.replication.data.KafkaTools.ToolRun;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -201,7 +200,7 @@ class ConsumerGroupsIT {
                 described.members().forEach(m -> assigned.addAll(m.assignment().topicPartitions()));
                 assertEquals(PARTITIONS, assigned.size(), "the members' assignments as the leader gave them");
                 final int coordinator = described.coordinator().id();
-                assertEquals(cluster.state(new io.seglog.storage.TopicPartition(GroupCoordinator.OFFSETS_TOPIC,
+                assertEquals(cluster.state(new io.seglog.storage.TopicPartition("__consumer_offsets",
                     Math.abs(GROUP.hashCode()) % 5)).leader(), coordinator, "the offsets partition's leader");
             }
 

@@ -292,13 +292,15 @@ class ClusterSimulationTest {
      * Regression seed (offset committers): a coordinator lost its offsets partition while a commit's write was in
      * flight; the write's completion was dropped with the unloaded groups, the OffsetCommit was never answered, and
      * the committer's connection, answered in order, held every later request behind it. A write that ends after the
-     * unload is now answered with its outcome.
+     * unload is now answered with its outcome. Found at seed 9; since brokers are built through SeglogBroker's
+     * assembly (their start has more events: topic configurations, the cluster id), seed 9 no longer crashes an offsets
+     * partition's leader, and seed 8 is the first that does, as seed 9 did, with commits under way.
      */
     @Test
-    void seed9ACommitWhoseCoordinatorMovedIsStillAnswered() {
-        final SimRun.Result r = run(9, EVERY_FIX.withWire(true).withGroupMembers(false)); // as found
+    void seed8ACommitWhoseCoordinatorMovedIsStillAnswered() {
+        final SimRun.Result r = run(8, EVERY_FIX.withWire(true).withGroupMembers(false)); // as seed 9 was found
         assertFalse(r.failed(), () -> describe(r));
-        assertTrue(r.faults().contains("13124 crash 3 (just expanded the ISR of __consumer_offsets-0)"),
+        assertTrue(r.faults().contains("11395 crash 2 (just expanded the ISR of __consumer_offsets-1)"),
             () -> "the seed still crashes an offsets partition's leader: " + r.faults());
         assertTrue(r.offsetCommits() > 0, "commits were acknowledged");
     }

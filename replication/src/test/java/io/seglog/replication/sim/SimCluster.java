@@ -2,6 +2,9 @@ package io.seglog.replication.sim;
 
 import io.seglog.replication.ReplicationConfig;
 import io.seglog.replication.broker.BrokerControlHandler;
+import io.seglog.replication.broker.SeglogBroker;
+import io.seglog.replication.broker.SeglogBrokerConfig;
+import io.seglog.replication.metrics.KafkaMetrics;
 import io.seglog.replication.broker.SimBrokerParts;
 import io.seglog.replication.controller.Controller;
 import io.seglog.replication.replica.AppendResult;
@@ -10,7 +13,6 @@ import io.seglog.replication.replica.FetchRequest;
 import io.seglog.replication.replica.FetchResponse;
 import io.seglog.replication.replica.FetchedPartition;
 import io.seglog.replication.replica.LeaderEndpoint;
-import io.seglog.replication.replica.LeadershipListener;
 import io.seglog.replication.replica.OffsetResult;
 import io.seglog.replication.replica.PartitionFetch;
 import io.seglog.replication.replica.Partition;
@@ -27,11 +29,8 @@ import io.seglog.replication.transport.ControlRequestRefusedException;
 import io.seglog.replication.transport.ControlResponse;
 import io.seglog.replication.wire.ControlCodec;
 import io.seglog.replication.wire.KafkaApi;
-import io.seglog.replication.wire.KafkaApis;
 import io.seglog.replication.wire.ProducerIdSource;
 import io.seglog.replication.wire.SimWireParts;
-import io.seglog.replication.wire.TcpControlChannel;
-import io.seglog.replication.wire.TcpControlRegistry;
 import io.seglog.replication.wire.WireClient;
 import io.seglog.replication.wire.WireLeaderEndpoint;
 import io.seglog.replication.zk.KafkaZkStore;
@@ -59,8 +58,6 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Instant;
-import java.time.InstantSource;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -241,10 +238,8 @@ final class SimCluster implements AutoCloseable {
         boolean diskFull;
         /** A pause that begins as soon as the controller has work queued (0: none). */
         long pauseOnWorkMs;
-        /** Its group coordinator (this incarnation's). */
-        io.seglog.replication.broker.GroupCoordinator groups;
-        /** Its producer ids (InitProducerId), reserved in blocks in ZooKeeper. */
-        SimBrokerParts.ProducerIds producerIds;
+        /** This incarnation's broker, built through SeglogBroker's assembly; the fields above are its parts. */
+        SeglogBroker broker;
         /** The Kafka APIs its server answers (this incarnation's), for each connection {@link SimNet} opens to it. */
         Map<ApiKeys, KafkaApi> served;
         /** Its disk is slow until then (simulated time; it stays slow across restarts, being the disk). */
@@ -604,106 +599,80 @@ final class SimCluster implements AutoCloseable {
         final int id = n.id;
         n.disk = new FaultInjectingFileIO().onCall(op -> chargeSlowDisk(n, op));
         n.storage = sim.storageScheduler(id);
-        final LogConfig logConfig = LogConfig.builder().minInsyncReplicas(settings.minInsyncReplicas())
-            .mappedAppendMaxBytes(0).retentionMs(-1).uncleanLeaderElectionEnable(settings.uncleanElection()).build();
-        final InstantSource wall = () -> Instant.ofEpochMilli(sim.clock().wallMs());
-        n.logs = LogManager.open(LogManagerConfig.builder().logDirs(n.dir()).logConfig(logConfig).openThreadsPerDir(1)
-            .build(), n.disk, n.storage, wall, null, null);
-        final ReplicaManagerConfig replicaConfig = new ReplicaManagerConfig(settings.replicaLagMs(), 500, 1,
-            settings.fetchMaxBytes() > 0 ? settings.fetchMaxBytes() : 1 << 20,
-            10 << 20, 200, 1, 3_000, settings.durableAcks());
         final int incarnation = n.incarnation;
         final java.util.function.BooleanSupplier alive = () -> n.up && n.incarnation == incarnation;
-        // The group coordinator, as SeglogBroker wires it: the leader of a __consumer_offsets partition loads its
-        // groups; its writes are acks=all appends of this broker's replica layer. Its work runs as this process's
-        // events (nothing once it has crashed), its member ids from a seeded random of its own.
-        n.groups = SimBrokerParts.groupCoordinator(GROUPS, new io.seglog.replication.broker.GroupCoordinator.Replicas() {
-            @Override
-            public CompletableFuture<AppendResult> appendAll(final TopicPartition tp, final ByteBuffer batch,
-                                                             final long timeoutMs) {
-                return n.replicas.produce((short) -1, timeoutMs, Map.of(tp, batch)).thenApply(r -> r.get(tp));
-            }
-
-            @Override
-            public Optional<PartitionLog> log(final TopicPartition tp) {
-                return n.replicas.partition(tp).map(Partition::log);
-            }
-        }, aliveOnly(sim.groupScheduler(id), alive), () -> sim.clock().wallMs(),
-            new SplittableRandom(sim.seed() * 137 + id * 19L + incarnation));
-        n.replicas = new ReplicaManager(id, n.logs, replicaConfig, sim::nowMs, () -> n.handler.brokerEpoch(),
-            SimBrokerParts.zkIsrWriter(() -> n.store, sim.executor("isr-write " + id, id)),
-            b -> n.handler.liveBrokerEndpoints().containsKey(b),
-            (leaderId, host, port) -> settings.wire()
-                ? new WireLeaderEndpoint(wireClient(id, incarnation, leaderId, "replica-" + id, sim.random()))
-                : new SimEndpoint(n, incarnation, leaderId), r -> {
+        final LogConfig logConfig = LogConfig.builder().minInsyncReplicas(settings.minInsyncReplicas())
+            .mappedAppendMaxBytes(0).retentionMs(-1).uncleanLeaderElectionEnable(settings.uncleanElection()).build();
+        final ReplicationConfig replication = ReplicationConfig.builder().brokerId(id).zookeeperConnect("sim:2181")
+            .advertisedHost("broker" + id).advertisedPort(9092).zookeeperSessionTimeoutMs(settings.sessionTimeoutMs())
+            .uncleanLeaderElectionEnable(settings.uncleanElection()).minInsyncReplicas(settings.minInsyncReplicas())
+            .replicaLagTimeMaxMs(settings.replicaLagMs()).autoLeaderRebalanceEnable(true)
+            .leaderImbalanceCheckIntervalSeconds(5).build();
+        final SeglogBrokerConfig config = new SeglogBrokerConfig(replication,
+            new io.seglog.replication.wire.WireServerConfig("broker" + id, 9092, 100 << 20), "broker" + id, 9092, 1,
+            LogManagerConfig.builder().logDirs(n.dir()).logConfig(logConfig).openThreadsPerDir(1).build(),
+            new ReplicaManagerConfig(settings.replicaLagMs(), 500, 1,
+                settings.fetchMaxBytes() > 0 ? settings.fetchMaxBytes() : 1 << 20, 10 << 20, 200, 1, 3_000,
+                settings.durableAcks()),
+            1, 1, false, GROUPS);
+        // Without the wire, control messages and follower fetches are method calls between the processes (still
+        // events, with the network's delays and faults); with it, bytes over SimNet, as SeglogBroker sends them.
+        SeglogBroker.Options options = SeglogBroker.options().metrics(KafkaMetrics.manual(
+                javax.management.MBeanServerFactory.newMBeanServer(), () -> sim.nowMs() * 1_000_000L))
+            .threadFactory(r -> {
                 throw new AssertionError("the simulated broker starts no thread: " + r);
-            }, settings.wire() ? n.groups : LeadershipListener.NONE, n.storage, settings.fixes().replica());
-        n.handler = new BrokerControlHandler(id, n.replicas);
+            });
+        if (!settings.wire()) {
+            options = options.control(new SimControlChannel(n, incarnation), NO_REGISTRY)
+                .endpointWrapper((local, leaderId, wire) -> new SimEndpoint(n, incarnation, leaderId));
+        }
+        final long seed = sim.seed();
+        n.broker = SimBrokerParts.start(config, options, new SimBrokerParts.Seams(sim::nowMs,
+            () -> sim.clock().wallMs(), n.disk, n.storage,
+            name -> new SimScheduledExecutor(sim, name, id, alive),
+            (zkConfig, sessions) -> n.zk = zk.connect(id, sessions, settings.sessionTimeoutMs(), 2_000),
+            new SimBrokerParts.Network() {
+                @Override
+                public WireClient connect(final int brokerId, final String clientId) {
+                    return wireClient(id, incarnation, brokerId, clientId, sim.random());
+                }
+
+                @Override
+                public java.net.InetSocketAddress listen(final List<KafkaApi> apis,
+                                                         final List<io.seglog.replication.wire.SeglogApi> control) {
+                    n.served = SimWireParts.served(apis);
+                    n.seglogApis = control;
+                    return java.net.InetSocketAddress.createUnresolved("broker" + id, 9092);
+                }
+            }, aliveOnly(sim.groupScheduler(id), alive), () -> wakeup(n, incarnation),
+            purpose -> new SplittableRandom(seed * 137 + id * 19L + incarnation * 7919L + purpose.hashCode()),
+            settings.fixes().replica(), settings.fixes().controllerEpochCheck(), settings.fixes().registrationsRead(),
+            producerId -> handedOut(producerId, id)));
+        n.logs = n.broker.logs();
+        n.replicas = n.broker.replicas();
+        n.handler = n.broker.control().controlHandler();
+        n.controller = n.broker.control().controller();
+        n.store = n.broker.control().store();
+        n.channel = SimBrokerParts.channel(n.broker);
         n.replicas.isrChangeListener((tp, before, after) -> {
             if (after.size() > before.size()) {
                 isrExpanded.accept(id, tp);
             }
         });
-        final ReplicationConfig config = ReplicationConfig.builder().brokerId(id).zookeeperConnect("sim:2181")
-            .advertisedHost("broker" + id).advertisedPort(9092).zookeeperSessionTimeoutMs(settings.sessionTimeoutMs())
-            .uncleanLeaderElectionEnable(settings.uncleanElection()).minInsyncReplicas(settings.minInsyncReplicas())
-            .replicaLagTimeMaxMs(settings.replicaLagMs()).autoLeaderRebalanceEnable(true)
-            .leaderImbalanceCheckIntervalSeconds(5).build();
-        TcpControlRegistry registry = null;
-        if (settings.wire()) {
-            // As SeglogBroker wires them: the controller's TcpControlChannel on a thread of its own, the control
-            // handlers behind the listener on another; here both are the process's events.
-            registry = new TcpControlRegistry(id, new SimScheduledExecutor(sim, "control-handler " + id, id, alive));
-            n.seglogApis = registry.apis();
-            n.channel = SimWireParts.controlChannel(id,
-                broker -> wireClient(id, incarnation, broker.id(), "seglog-controller-" + id, sim.random()),
-                new SimScheduledExecutor(sim, "control-sender " + id, id, alive), b -> SimBrokerParts.registration(n.store, b),
-                config.zookeeperRequestTimeoutMs());
-        } else {
-            n.seglogApis = List.of();
-            n.channel = new SimControlChannel(n, incarnation);
-        }
-        n.controller = new Controller(config, n.channel, () -> wakeup(n, incarnation),
-            sim::nowMs, () -> sim.clock().wallMs(), n.handler::brokerEpoch,
-            new SplittableRandom(sim.seed() * 31 + id * 7L + incarnation), 0);
-        if (registry != null) {
-            registry.register(id, n.handler, n.controller);
-        }
-        n.zk = zk.connect(id, n.controller.sessionListener(), settings.sessionTimeoutMs(), 2_000);
-        n.store = new KafkaZkStore(n.zk, settings.fixes().controllerEpochCheck());
-        n.store.createPersistentPaths();
-        if (settings.fixes().registrationsRead()) {
-            SimBrokerParts.fenceBeforeServing(n.store, n.handler);
-        } else { // seed 2199's replay: the controller epoch only, as brokers read it when it was found
-            n.store.controllerEpoch().ifPresent(epoch -> n.handler.controllerEpochAtLeast(epoch.value()));
-        }
-        n.producerIds = SimBrokerParts.producerIds(id, () -> n.store, sim::nowMs,
-            new SimScheduledExecutor(sim, "producer-id-reserve " + id, id, alive));
-        final SimBrokerParts.ProducerIds ids = n.producerIds;
-        final ProducerIdSource handingOut = () -> {
-            final long producerId = ids.nextProducerId();
-            if (producerId >= 0) {
-                handedOut(producerId, id);
-            }
-            return producerId;
-        };
-        final List<KafkaApi> apis = new ArrayList<>(new KafkaApis(id, n.replicas, SimBrokerParts.clusterView(n.handler),
-            KafkaApis.TopicCreator.NONE, handingOut).apis());
-        if (settings.wire()) {
-            apis.addAll(new io.seglog.replication.wire.GroupApis(io.seglog.replication.broker.GroupCoordinator
-                .OFFSETS_TOPIC, n.groups, SimBrokerParts.clusterView(n.handler), SimBrokerParts.offsetsTopicCreator(id,
-                GROUPS, new SimScheduledExecutor(sim, "offsets-topic-creation " + id, id, alive), () -> n.handler,
-                () -> n.store, new SplittableRandom(sim.seed() * 139 + id * 23L + incarnation))).apis());
-            // As SeglogBroker serves them: ZooKeeper work and waits on an admin thread of the broker's own; seeded
-            // randoms (the start broker, the topic id) of their own, so that they shift no other draw.
-            final SplittableRandom adminRandom = new SplittableRandom(sim.seed() * 131 + id * 17L + incarnation);
-            apis.addAll(SimWireParts.adminApis(id, SimBrokerParts.clusterView(n.handler),
-                SimBrokerParts.adminStore(() -> n.store, adminRandom.split()), logConfig,
-                new SimScheduledExecutor(sim, "admin " + id, id, alive), sim::nowMs, adminRandom.split()));
-        }
-        n.served = SimWireParts.served(apis);
-        n.controller.start(n.store);
     }
+
+    /** Without the wire, the control handlers are reached by method calls: nothing to register. */
+    private static final io.seglog.replication.transport.ControlHandlerRegistry NO_REGISTRY =
+        new io.seglog.replication.transport.ControlHandlerRegistry() {
+            @Override
+            public void register(final int brokerId, final io.seglog.replication.transport.ControlRequestHandler broker,
+                                 final io.seglog.replication.transport.ControllerRequestHandler controller) {
+            }
+
+            @Override
+            public void unregister(final int brokerId) {
+            }
+        };
 
     /** The controller's driver: a step event soon, never inline; after it, a timer at its next due work. */
     private void wakeup(final Node n, final int incarnation) {
@@ -766,12 +735,11 @@ final class SimCluster implements AutoCloseable {
             FaultInjectingFileIO.Op.FSYNC_DIRECTORY)) {
             n.disk.failFromCall(op, n.disk.count(op) + 1);
         }
-        n.zk.disconnect();
-        quietly(n.producerIds::close);
-        quietly(n.groups::close);
-        quietly(n.replicas::close);
+        // The process is gone: its connection drops (the session expires after its timeout), and nothing it would
+        // still do reaches ZooKeeper, its close included; its components stop making events.
+        n.zk.crash();
+        quietly(n.broker::close);
         net.ended(id);
-        quietly(n.logs::close);
         quietly(n.storage::close);
         if (powerLoss) {
             try {
@@ -800,15 +768,8 @@ final class SimCluster implements AutoCloseable {
             n.wake.cancel();
             n.wake = null;
         }
-        quietly(n.zk::close);
-        quietly(n.producerIds::close);
-        quietly(n.groups::close);
-        if (n.channel instanceof TcpControlChannel tcp) {
-            quietly(tcp::close);
-        }
-        quietly(n.replicas::close);
+        quietly(n.broker::close);
         net.ended(id);
-        quietly(n.logs::close);
         quietly(n.storage::close);
     }
 
@@ -1679,10 +1640,7 @@ final class SimCluster implements AutoCloseable {
         }
         send(CLIENT, brokerId, "init-producer-id", () -> {
             final Node n = nodes.get(brokerId);
-            final long id = n.producerIds.nextProducerId();
-            if (id >= 0) {
-                handedOut(id, brokerId);
-            }
+            final long id = SimBrokerParts.producerIds(n.broker).nextProducerId(); // the broker records it
             send(brokerId, CLIENT, "init-producer-id-answer", () -> answered.accept(id));
         });
     }
@@ -2321,11 +2279,8 @@ final class SimCluster implements AutoCloseable {
         for (final Node n : nodes.values()) {
             if (n.up) {
                 n.up = false;
-                quietly(n.producerIds::close);
-                quietly(n.replicas::close);
-                quietly(n.logs::close);
+                quietly(n.broker::close);
                 quietly(n.storage::close);
-                quietly(n.zk::close);
             }
         }
     }

@@ -141,7 +141,7 @@ final class SimRun {
                         % c.partitions().size()));
                     committers.add(committer);
                     sim.schedule("committer start " + group, SimCluster.CLIENT, startAt, () -> {
-                        c.awaitTopic(io.seglog.replication.broker.GroupCoordinator.OFFSETS_TOPIC);
+                        c.awaitTopic("__consumer_offsets");
                         scheduleCommitter(c, groups, end, committer);
                     });
                 }
@@ -585,7 +585,7 @@ final class SimRun {
                 all.add(m);
                 m.ticking = true;
                 c.sim().schedule("member start " + i, SimCluster.CLIENT, atMs, () -> {
-                    c.awaitTopic(io.seglog.replication.broker.GroupCoordinator.OFFSETS_TOPIC);
+                    c.awaitTopic("__consumer_offsets");
                     tick(m);
                 });
             }

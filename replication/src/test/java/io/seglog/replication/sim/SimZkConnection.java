@@ -53,6 +53,8 @@ public final class SimZkConnection implements ZkConnection {
     private long reportedSessionId;
     private boolean connected = true;
     private boolean closed;
+    /** The process died ({@link #crash}): its close never reaches the server. */
+    private boolean crashed;
     private SimScheduler.Timer expiryTimer;
     /** The time of the last callback scheduled for this client: callbacks stay in order. */
     private long lastDeliveryMs;
@@ -166,6 +168,15 @@ public final class SimZkConnection implements ZkConnection {
             throw new IllegalArgumentException("rate=" + rate);
         }
         this.lossRate = rate;
+    }
+
+    /**
+     * The client's process died: the connection is cut as by {@link #disconnect}, and nothing the dead process would
+     * still do reaches the server, {@link #close} included (its session expires on the server's timer).
+     */
+    public void crash() {
+        disconnect();
+        crashed = true;
     }
 
     /**
@@ -338,6 +349,9 @@ public final class SimZkConnection implements ZkConnection {
             return;
         }
         closed = true;
+        if (crashed) {
+            return; // a dead process closes nothing: its session expires on the server's timer
+        }
         if (expiryTimer != null) {
             expiryTimer.cancel();
         }

@@ -31,29 +31,6 @@ public final class SimWireParts {
     }
 
     /**
-     * A broker's topic administration APIs (CreateTopics and the rest) as {@code SeglogBroker} builds them, with the
-     * simulation's admin executor, clock and a seeded random for automatic assignments.
-     *
-     * @param brokerId the broker
-     * @param cluster  its metadata cache
-     * @param store    its view of ZooKeeper
-     * @param topicDefaults the broker's topic defaults
-     * @param executor the admin thread (an executor of the simulation)
-     * @param clockMs  the simulated clock
-     * @param random   draws the start broker of automatic assignments
-     * @return the APIs
-     */
-    public static List<KafkaApi> adminApis(final int brokerId, final ClusterView cluster, final AdminStore store,
-                                           final io.seglog.storage.LogConfig topicDefaults,
-                                           final ScheduledExecutorService executor,
-                                           final java.util.function.LongSupplier clockMs,
-                                           final java.util.SplittableRandom random) {
-        return new AdminApis(brokerId, cluster, store, 1, 1, topicDefaults,
-            io.seglog.replication.broker.SeglogBrokerConfig.configDef(),
-            new AdminApis.BrokerConfigView(Map.of(), java.util.Set.of()), executor, clockMs, random).apis();
-    }
-
-    /**
      * The handlers that serve one connection: the request decoder and the connection's dispatcher.
      *
      * @param served          the APIs, from {@link #served}
