@@ -1,0 +1,300 @@
+package io.seglog.storage.index;
+
+import io.seglog.storage.io.FileIO;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * One segment's aborted-transaction index, {@code <base offset>.txnindex}, in Kafka's format ({@code TransactionIndex},
+ * {@code AbortedTxn}): one 34-byte big-endian entry per transaction aborted in the segment, in the order the aborts
+ * were written (their markers' offsets increasing):
+ *
+ * <pre>
+ *   int16 version (0) | int64 producerId | int64 firstOffset | int64 lastOffset (the ABORT marker's) | int64 lastStableOffset
+ * </pre>
+ *
+ * {@code lastStableOffset} is the partition's last stable offset once the abort completed: a reader that has passed it
+ * needs no older segment's index. Like Kafka's, the file is created by the first append only (a segment with no abort
+ * has none), is not memory-mapped, and a trailing partial entry (a crash mid-write) is ignored by readers and cut by
+ * {@link #truncateTo} or recovery's rebuild.
+ *
+ * <p>Reads ({@link #collect}) allocate nothing: the caller gives a scratch buffer and a sink. Threads: one writer (the
+ * log's, under its append lock); readers at any time, each with its own scratch buffer, see whole entries only (the
+ * size they read up to is published after each entry is written).
+ */
+public final class TransactionIndex implements AutoCloseable {
+    /** The file suffix. */
+    public static final String SUFFIX = ".txnindex";
+    /** The entry format's version. */
+    public static final short VERSION = 0;
+    /** Bytes of one entry. */
+    public static final int ENTRY_LENGTH = 2 + 8 + 8 + 8 + 8;
+    private static final int PRODUCER_ID_OFFSET = 2;
+    private static final int FIRST_OFFSET_OFFSET = 10;
+    private static final int LAST_OFFSET_OFFSET = 18;
+    private static final int LAST_STABLE_OFFSET_OFFSET = 26;
+    private static final Set<StandardOpenOption> READ_WRITE = EnumSet.of(StandardOpenOption.READ,
+        StandardOpenOption.WRITE);
+    private static final Set<StandardOpenOption> CREATE = EnumSet.of(StandardOpenOption.READ,
+        StandardOpenOption.WRITE, StandardOpenOption.CREATE);
+
+    /** Told each aborted transaction a read overlaps. */
+    @FunctionalInterface
+    public interface AbortedSink {
+        /**
+         * @param producerId  the transaction's producer
+         * @param firstOffset its first offset
+         */
+        void aborted(long producerId, long firstOffset);
+    }
+
+    private final FileIO io;
+    private final long startOffset;
+    private volatile Path file;
+    /** Null until the first entry exists (the file is created then). */
+    private volatile FileChannel channel;
+    /** Bytes of whole entries written: what readers read up to. */
+    private volatile long size;
+    /** The last entry's last offset, or -1. */
+    private long lastOffset = -1;
+    private final ByteBuffer entry = ByteBuffer.allocate(ENTRY_LENGTH).order(ByteOrder.BIG_ENDIAN);
+
+    private TransactionIndex(final FileIO io, final Path file, final long startOffset) {
+        this.io = io;
+        this.file = file;
+        this.startOffset = startOffset;
+    }
+
+    /**
+     * Opens a segment's index; the file need not exist.
+     *
+     * @param io          the file layer
+     * @param file        {@code <base offset>.txnindex}
+     * @param startOffset the segment's base offset
+     * @return the index
+     * @throws IOException          when the file exists and cannot be opened or read
+     * @throws CorruptIndexException when an entry has another version or ends before the segment starts
+     */
+    public static TransactionIndex open(final FileIO io, final Path file, final long startOffset) throws IOException {
+        final TransactionIndex index = new TransactionIndex(io, file, startOffset);
+        if (Files.exists(file)) {
+            index.channel = io.open(file, READ_WRITE);
+            final long length = index.channel.size();
+            index.size = length - length % ENTRY_LENGTH;
+            index.sanityCheck();
+        }
+        return index;
+    }
+
+    /**
+     * Appends the entry of an aborted transaction.
+     *
+     * @param producerId       the producer
+     * @param firstOffset      the transaction's first offset
+     * @param lastOffset       its ABORT marker's offset
+     * @param lastStableOffset the partition's last stable offset once it was aborted
+     * @throws IOException              when the write fails
+     * @throws IllegalArgumentException when {@code lastOffset} is not above the last entry's (Kafka's rule)
+     */
+    public void append(final long producerId, final long firstOffset, final long lastOffset,
+                       final long lastStableOffset) throws IOException {
+        if (lastOffset <= this.lastOffset) {
+            throw new IllegalArgumentException("the last offset of appended transactions must increase: " + lastOffset
+                + " is not above " + this.lastOffset + " in " + file);
+        }
+        if (channel == null) {
+            channel = io.open(file, CREATE);
+        }
+        entry.clear();
+        entry.putShort(VERSION).putLong(producerId).putLong(firstOffset).putLong(lastOffset).putLong(lastStableOffset)
+            .flip();
+        long position = size;
+        while (entry.hasRemaining()) {
+            position += channel.write(entry, position);
+        }
+        this.lastOffset = lastOffset;
+        size = position;
+    }
+
+    /**
+     * Tells the sink each aborted transaction that overlaps {@code [fetchOffset, upperBoundOffset)} (its marker at or
+     * after {@code fetchOffset}, its first offset before {@code upperBoundOffset}), in index order.
+     *
+     * @param fetchOffset      the read's first offset
+     * @param upperBoundOffset the read's end (exclusive)
+     * @param scratch          the caller's buffer, at least {@link #ENTRY_LENGTH} bytes, big-endian
+     * @param sink             told each one
+     * @return whether the search is complete: an entry's last stable offset reached {@code upperBoundOffset}, so no
+     *     later segment's index holds another (Kafka's {@code TxnIndexSearchResult.isComplete})
+     * @throws IOException when the file cannot be read
+     */
+    public boolean collect(final long fetchOffset, final long upperBoundOffset, final ByteBuffer scratch,
+                           final AbortedSink sink) throws IOException {
+        final FileChannel ch = channel;
+        if (ch == null) {
+            return false;
+        }
+        final long end = size;
+        final int perRead = scratch.capacity() / ENTRY_LENGTH * ENTRY_LENGTH;
+        for (long position = 0; position < end; ) {
+            scratch.clear().limit((int) Math.min(perRead, end - position));
+            readFully(ch, scratch, position);
+            final int read = scratch.position();
+            for (int p = 0; p < read; p += ENTRY_LENGTH) {
+                final long first = scratch.getLong(p + FIRST_OFFSET_OFFSET);
+                final long last = scratch.getLong(p + LAST_OFFSET_OFFSET);
+                if (last >= fetchOffset && first < upperBoundOffset) {
+                    sink.aborted(scratch.getLong(p + PRODUCER_ID_OFFSET), first);
+                }
+                if (scratch.getLong(p + LAST_STABLE_OFFSET_OFFSET) >= upperBoundOffset) {
+                    return true;
+                }
+            }
+            position += read;
+        }
+        return false;
+    }
+
+    /**
+     * Removes the entries whose marker is at or after {@code offset} (a truncation of the log to it).
+     *
+     * @param offset the new log end
+     * @throws IOException when the file cannot be read or cut
+     */
+    public void truncateTo(final long offset) throws IOException {
+        final FileChannel ch = channel;
+        if (ch == null) {
+            return;
+        }
+        final ByteBuffer one = ByteBuffer.allocate(ENTRY_LENGTH).order(ByteOrder.BIG_ENDIAN);
+        long keep = 0;
+        long last = -1;
+        for (long position = 0; position < size; position += ENTRY_LENGTH) {
+            one.clear();
+            readFully(ch, one, position);
+            final long entryLast = one.getLong(LAST_OFFSET_OFFSET);
+            if (entryLast >= offset) {
+                break;
+            }
+            keep = position + ENTRY_LENGTH;
+            last = entryLast;
+        }
+        size = keep;
+        ch.truncate(keep);
+        lastOffset = last;
+    }
+
+    /**
+     * Empties the index (a segment truncated whole, or rebuilt by recovery).
+     *
+     * @throws IOException when the file cannot be cut
+     */
+    public void reset() throws IOException {
+        if (channel != null) {
+            size = 0;
+            channel.truncate(0);
+        }
+        lastOffset = -1;
+    }
+
+    /**
+     * Checks every entry: Kafka's version, and a marker not before the segment's start.
+     *
+     * @throws IOException          when the file cannot be read
+     * @throws CorruptIndexException naming the file and the field
+     */
+    public void sanityCheck() throws IOException {
+        final FileChannel ch = channel;
+        if (ch == null) {
+            return;
+        }
+        final ByteBuffer one = ByteBuffer.allocate(ENTRY_LENGTH).order(ByteOrder.BIG_ENDIAN);
+        long last = -1;
+        for (long position = 0; position < size; position += ENTRY_LENGTH) {
+            one.clear();
+            readFully(ch, one, position);
+            final short version = one.getShort(0);
+            if (version != VERSION) {
+                throw new CorruptIndexException(file, "version at byte " + position, version, "0");
+            }
+            last = one.getLong(LAST_OFFSET_OFFSET);
+            if (last < startOffset) {
+                throw new CorruptIndexException(file, "lastOffset at byte " + position, last,
+                    "at least the segment's base offset " + startOffset);
+            }
+        }
+        lastOffset = last;
+    }
+
+    /**
+     * Forces the entries to disk.
+     *
+     * @throws IOException when the fsync fails
+     */
+    public void flush() throws IOException {
+        if (channel != null) {
+            channel.force(true);
+        }
+    }
+
+    /**
+     * Renames the file (a segment's swap or deletion suffix); the open channel follows it.
+     *
+     * @param target the new name
+     * @throws IOException when the move fails
+     */
+    public void renameTo(final Path target) throws IOException {
+        if (channel != null || Files.exists(file)) {
+            io.atomicMove(file, target);
+        }
+        file = target;
+    }
+
+    /**
+     * Closes the file and deletes it.
+     *
+     * @return whether a file was deleted
+     * @throws IOException when the delete fails
+     */
+    public boolean deleteIfExists() throws IOException {
+        close();
+        return io.deleteIfExists(file);
+    }
+
+    /** @return the file (it may not exist) */
+    public Path file() {
+        return file;
+    }
+
+    /** @return bytes of whole entries */
+    public long sizeInBytes() {
+        return size;
+    }
+
+    @Override
+    public void close() throws IOException {
+        final FileChannel ch = channel;
+        channel = null;
+        if (ch != null) {
+            ch.close();
+        }
+    }
+
+    private void readFully(final FileChannel ch, final ByteBuffer into, final long position) throws IOException {
+        long at = position;
+        while (into.hasRemaining()) {
+            final int n = ch.read(into, at);
+            if (n < 0) {
+                throw new CorruptIndexException(file, "size", at, "whole entries up to " + size);
+            }
+            at += n;
+        }
+    }
+}
