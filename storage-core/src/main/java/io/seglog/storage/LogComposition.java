@@ -60,6 +60,8 @@ final class LogComposition {
     final Truncations truncations;
     /** Retention, DeleteRecords and the cleaner's swap. */
     final Deletions deletions;
+    /** Owns the producer state: sequences, epochs and the open transactions (the LSO's input). */
+    final ProducerStateManager producers;
     /** Owns the periodic producer-expiration check. */
     final ProducerExpiry producerExpiry;
     /** The topic-id entry points. */
@@ -90,6 +92,7 @@ final class LogComposition {
         }
         final ProducerStateManager producers = LogOpener.loadProducers(dir, config, io, time, opened,
             watermarks.logStartOffset(), producerSnapshotLimit, segments.array());
+        this.producers = producers;
         final Scheduler scheduler = env.scheduler();
         // A clean open finds everything on disk (close flushes); after a crash, unflushedFrom lowers it below.
         // Group commit runs the log's flush, Flushing's, built below: the flush needs the durability it drives.
@@ -99,7 +102,8 @@ final class LogComposition {
         final RetiredSegments retired = new RetiredSegments(io, durability);
         this.epochs = opened.epochs();
         final Appender appender = new Appender(segments, end, epochs, config.segmentConfig(),
-            LogOpener.appendRules(config), LogOpener.compression(config), time, producers);
+            LogOpener.appendRules(config), LogOpener.compression(config), time, producers,
+            () -> watermarks.highWatermark(end.offset()));
         final Truncation truncation = new Truncation(dir, io, time, config.segmentIndexBytes(),
             new Truncation.Owners(segments, end, durability, watermarks, epochs, appender, producers),
             env.recoveryPointLowered(), env.logStartRaised());

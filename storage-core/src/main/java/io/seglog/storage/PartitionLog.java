@@ -33,10 +33,11 @@ import java.util.random.RandomGenerator;
  * {@link #appendAsLeader(ByteBuffer, int, LeaderAppendResult.Handler)}). The state is snapshotted to
  * {@code <offset>.snapshot} files in Kafka's format at every roll and at close, rebuilt at open from the latest
  * trusted snapshot plus the batches after it, and producers idle for {@code producer.id.expiration.ms} are
- * forgotten. <b>Transactions are not implemented</b>: transactional and control batches are stored and served like
- * any other, but there is no last stable offset, no aborted-transaction index and no {@code read_committed}
- * isolation; the transactional fields of the snapshot are only carried so that Kafka can read it (docs/format.md,
- * docs/recovery.md).
+ * forgotten. <b>Transactions are partly implemented</b>: transactional and control batches are stored and served like
+ * any other; the producer state tracks each producer's open transaction (restored from the snapshot's
+ * {@code currentTxnFirstOffset} at open) and gives the last stable offset ({@link #lastStableOffset}), but the
+ * aborted-transaction index ({@code .txnindex}) is not written yet and there is no {@code read_committed} read
+ * (docs/format.md, docs/recovery.md).
  *
  * <p>Reads: through a {@link LogReader} ({@link #reader()}), a per-thread cursor that reads whole batches by
  * offset and searches by timestamp without allocating; {@link #read} and {@link #offsetForTimestamp} are the
@@ -280,7 +281,7 @@ public final class PartitionLog implements AutoCloseable {
      * </ul>
      * Before those, a leader epoch below the log's latest is answered {@link AppendOutcome#FENCED_LEADER_EPOCH}
      * with both epochs. A refusal appends nothing and leaves the buffer as it was. Batches without a producer id skip
-     * the producer checks. Transactional semantics are not implemented (see the class comment).
+     * the producer checks. Transactional checks are not implemented yet (see the class comment).
      *
      * <p>The handler runs in the calling thread while the append lock is held, so appends are answered in the order
      * they were written; it must be quick and must not call this log's write methods.
@@ -420,6 +421,19 @@ public final class PartitionLog implements AutoCloseable {
      */
     public long highWatermark() {
         return parts.watermarks.highWatermark(parts.end.offset());
+    }
+
+    /**
+     * The last stable offset (Kafka's LSO): below it every transaction is decided and its marker below the high
+     * watermark; the first offset of the earliest transaction still open (or whose marker is not yet below the high
+     * watermark), capped at the high watermark, which it equals when there is none. What a {@code read_committed}
+     * consumer may read up to. Never waits.
+     *
+     * @return within {@code [logStartOffset, highWatermark]}
+     */
+    public long lastStableOffset() {
+        final long highWatermark = highWatermark();
+        return Math.max(parts.watermarks.logStartOffset(), parts.producers.lastStableOffset(highWatermark));
     }
 
     /**

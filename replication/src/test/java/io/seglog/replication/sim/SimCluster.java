@@ -617,8 +617,7 @@ final class SimCluster implements AutoCloseable {
             1, 1, false, GROUPS);
         // Without the wire, control messages and follower fetches are method calls between the processes (still
         // events, with the network's delays and faults); with it, bytes over SimNet, as SeglogBroker sends them.
-        SeglogBroker.Options options = SeglogBroker.options().metrics(KafkaMetrics.manual(
-                javax.management.MBeanServerFactory.newMBeanServer(), () -> sim.nowMs() * 1_000_000L))
+        SeglogBroker.Options options = SeglogBroker.options().metrics(KafkaMetrics.manual(null, () -> sim.nowMs() * 1_000_000L))
             .threadFactory(r -> {
                 throw new AssertionError("the simulated broker starts no thread: " + r);
             });

@@ -82,6 +82,7 @@ public final class Appender implements AutoCloseable {
     private RecordBatchValidator followerValidator;
     private final AppendBatches batches = new AppendBatches();
     private final ProducerStateManager producers;
+    private final java.util.function.LongSupplier highWatermark;
     /**
      * The cache's latest leader epoch as the last successful append found (or made) it; -1 when not known. While
      * it holds, appends in that epoch skip the cache's read-lock round trips (the fencing check, the latest-epoch
@@ -96,24 +97,6 @@ public final class Appender implements AutoCloseable {
     private long[] recordMaxTimestamps = new long[8];
 
     /**
-     * Creates the append path of one log.
-     *
-     * @param segments      the log's segments
-     * @param end           the log's published end
-     * @param epochs        the log's leader-epoch cache
-     * @param segmentConfig the segment configuration (roll rules, segment size)
-     * @param rules         the append rules
-     * @param time          the clock, for log-append time and time-based rolls
-     * @param producers     the log's producer state: checked by leader appends, updated by every append,
-     *                      snapshotted at a roll
-     */
-    public Appender(final Segments segments, final LogEnd end, final LeaderEpochCache epochs,
-                    final SegmentConfig segmentConfig, final Rules rules, final InstantSource time,
-                    final ProducerStateManager producers) {
-        this(segments, end, epochs, segmentConfig, rules, Compression.PRODUCER, time, producers);
-    }
-
-    /**
      * Creates the append path of one log with a topic codec.
      *
      * @param segments      the log's segments
@@ -125,10 +108,13 @@ public final class Appender implements AutoCloseable {
      * @param time          the clock, for log-append time and time-based rolls
      * @param producers     the log's producer state: checked by leader appends, updated by every append,
      *                      snapshotted at a roll
+     * @param highWatermark the log's high watermark: transactions whose markers are below it stop holding the last
+     *                      stable offset down
      */
     public Appender(final Segments segments, final LogEnd end, final LeaderEpochCache epochs,
                     final SegmentConfig segmentConfig, final Rules rules, final Compression compression,
-                    final InstantSource time, final ProducerStateManager producers) {
+                    final InstantSource time, final ProducerStateManager producers,
+                    final java.util.function.LongSupplier highWatermark) {
         this.compression = compression;
         this.recompression = recompressionFor(compression);
         this.segments = segments;
@@ -138,6 +124,7 @@ public final class Appender implements AutoCloseable {
         this.rules = rules;
         this.time = time;
         this.producers = producers;
+        this.highWatermark = highWatermark;
         // The validator needs room for a header; a smaller max.message.bytes rejects every batch anyway.
         final int maxBatchBytes = Math.max(rules.maxMessageBytes(), 61);
         this.leaderValidator = new RecordBatchValidator(maxBatchBytes, RecordBatchValidator.Origin.CLIENT);
@@ -274,7 +261,8 @@ public final class Appender implements AutoCloseable {
         }
         appendWithEpochs(source, offset, firstOffset, next - 1, nowMs);
         confirmedEpoch = leaderEpoch;
-        producers.onAppended(appendView, offset, length, next);
+        producers.onAppended(appendView, offset, length, next, highWatermark.getAsLong(),
+            ProducerStateManager.TransactionSink.NONE);
         sink.appended(firstOffset, next - 1, logAppendTime ? nowMs : -1);
         return true;
     }
@@ -422,7 +410,8 @@ public final class Appender implements AutoCloseable {
         // A new segment, if one is rolled, starts at the first batch (as Kafka's), not in a gap before it.
         appendWithEpochs(source, offset, batches.baseOffset(0), expected - 1, time.millis());
         // Kafka's REPLICATION origin: the state takes what the leader wrote, unchecked.
-        producers.onAppended(appendView, offset, length, expected);
+        producers.onAppended(appendView, offset, length, expected, highWatermark.getAsLong(),
+            ProducerStateManager.TransactionSink.NONE);
         // The cache's latest epoch is now the largest one appended (or the one it had): known without asking.
         confirmedEpoch = epoch >= 0 ? epoch : -1;
         return expected - 1;

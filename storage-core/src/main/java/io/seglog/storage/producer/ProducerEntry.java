@@ -152,11 +152,17 @@ final class ProducerEntry {
         lastTimestamp = timestamp;
     }
 
-    /** A transactional data batch that begins a transaction records its first offset. */
-    void beginTransactionIfNone(final long firstOffset) {
+    /**
+     * A transactional data batch that begins a transaction records its first offset.
+     *
+     * @return whether a transaction began (none was open)
+     */
+    boolean beginTransactionIfNone(final long firstOffset) {
         if (currentTxnFirstOffset < 0) {
             currentTxnFirstOffset = firstOffset;
+            return true;
         }
+        return false;
     }
 
     /**

@@ -58,13 +58,33 @@ import org.slf4j.LoggerFactory;
  * dropped, and the batches from the snapshot to the log end are replayed. Truncation deletes the snapshots above
  * the new end and reloads the same way; retention deletes those below the log start.
  *
- * <p>Transactions are not implemented: a transactional batch's first offset and a marker's coordinator epoch are
- * only carried into the snapshot, so that Kafka reads ours as its own.
+ * <p>Transactions (Kafka's {@code ongoingTxns}/{@code unreplicatedTxns}): a transactional data batch of a producer
+ * with no open transaction begins one at its base offset; a marker completes it, telling the caller's
+ * {@link TransactionSink} (an abort goes to the segment's transaction index) with the LSO Kafka records; the
+ * transactions open, or completed with a marker not yet below the high watermark, give {@link #lastStableOffset}.
+ * A snapshot's producers with a transaction open reopen it at load.
  *
  * <p>Threads: the log's writer only (the caller holds the append lock).
  */
 public final class ProducerStateManager {
     private static final Logger LOG = LoggerFactory.getLogger("io.seglog.storage.PartitionLog");
+
+    /** Told each transaction a marker completes, as the marker is applied (Kafka's {@code CompletedTxn}). */
+    @FunctionalInterface
+    public interface TransactionSink {
+        /** Tells nothing: a reload's replay (the transaction indexes already hold the aborts). */
+        TransactionSink NONE = (producerId, firstOffset, lastOffset, aborted, lastStableOffset) -> { };
+
+        /**
+         * @param producerId       the producer
+         * @param firstOffset      the transaction's first offset
+         * @param lastOffset       its marker's offset
+         * @param aborted          whether the marker is an ABORT (else a COMMIT)
+         * @param lastStableOffset the LSO once it completed: the first offset of the earliest open transaction of
+         *                         another producer, else {@code lastOffset + 1} (what the abort's index entry records)
+         */
+        void completed(long producerId, long firstOffset, long lastOffset, boolean aborted, long lastStableOffset);
+    }
 
     private final FileIO io;
     private final Path dir;
@@ -75,6 +95,8 @@ public final class ProducerStateManager {
     private final TreeMap<Long, Path> snapshots = new TreeMap<>();
     private long mapEndOffset;
     private long lastSnapOffset;
+    /** The open transactions, and the completed ones whose markers may not be replicated yet: the LSO's input. */
+    private final UnstableTransactions unstable = new UnstableTransactions();
 
     // The leader check's scratch: the producers' batches accepted so far in the append being checked.
     private long[] pendingIds = new long[4];
@@ -85,6 +107,12 @@ public final class ProducerStateManager {
     // Marker parsing and the recovery scan (rare: control batches, opens and truncations).
     private final RecordBatch marker = new RecordBatch();
     private final RecordView markerRecord = new RecordView();
+    /** The last marker read's type ({@link #ABORT_MARKER} or {@link #COMMIT_MARKER}). */
+    private short markerType;
+    /** Kafka's {@code ControlRecordType.ABORT}. */
+    private static final short ABORT_MARKER = 0;
+    /** Kafka's {@code ControlRecordType.COMMIT}. */
+    private static final short COMMIT_MARKER = 1;
     private final UnsafeBuffer scanView = new UnsafeBuffer(0, 0);
 
     private ProducerStateManager(final FileIO io, final Path dir, final long expirationMs, final boolean readOnly) {
@@ -265,9 +293,25 @@ public final class ProducerStateManager {
      * @param endOffset the log end offset after the append
      */
     public void onAppended(final DirectBuffer view, final int offset, final int length, final long endOffset) {
+        onAppended(view, offset, length, endOffset, -1, TransactionSink.NONE);
+    }
+
+    /**
+     * Applies appended batches, telling {@code transactions} of each transaction a marker among them completes.
+     *
+     * @param view         the appended bytes
+     * @param offset       where the first batch starts
+     * @param length       the bytes of whole batches
+     * @param endOffset    the log end offset after the append
+     * @param stableBelow  the high watermark: completed transactions whose marker is below it stop counting (-1:
+     *                     unknown)
+     * @param transactions told of each completed transaction
+     */
+    public void onAppended(final DirectBuffer view, final int offset, final int length, final long endOffset,
+                           final long stableBelow, final TransactionSink transactions) {
         for (int p = offset, limit = offset + length; p < limit; ) {
             if (view.getLong(p + PRODUCER_ID_OFFSET, ByteOrder.BIG_ENDIAN) != NO_PRODUCER_ID) {
-                applyBatch(view, p);
+                applyBatch(view, p, stableBelow, transactions);
             }
             p += LOG_OVERHEAD + view.getInt(p + LENGTH_OFFSET, ByteOrder.BIG_ENDIAN);
         }
@@ -275,7 +319,8 @@ public final class ProducerStateManager {
     }
 
     /** One batch with a producer id, whole in {@code view} at {@code p}. */
-    private void applyBatch(final DirectBuffer view, final int p) {
+    private void applyBatch(final DirectBuffer view, final int p, final long stableBelow,
+                            final TransactionSink transactions) {
         final long pid = view.getLong(p + PRODUCER_ID_OFFSET, ByteOrder.BIG_ENDIAN);
         final short epoch = view.getShort(p + PRODUCER_EPOCH_OFFSET, ByteOrder.BIG_ENDIAN);
         final short attributes = view.getShort(p + ATTRIBUTES_OFFSET, ByteOrder.BIG_ENDIAN);
@@ -287,14 +332,22 @@ public final class ProducerStateManager {
                 return; // Kafka: an empty control batch is a transaction the cleaner removed; nothing to do
             }
             final ProducerEntry entry = entryFor(pid);
-            entry.onMarker(epoch, markerCoordinatorEpoch(view, p, entry.coordinatorEpoch()), maxTimestamp);
+            final long first = entry.currentTxnFirstOffset();
+            final int coordinatorEpoch = markerCoordinatorEpoch(view, p, entry.coordinatorEpoch());
+            if (first >= 0) {
+                // Kafka's order: the abort's LSO is taken while the transaction still counts as open.
+                transactions.completed(pid, first, base, markerType == ABORT_MARKER,
+                    unstable.lastStableOffsetAfter(pid, base));
+                unstable.complete(pid, base, stableBelow);
+            }
+            entry.onMarker(epoch, coordinatorEpoch, maxTimestamp);
             return;
         }
         final ProducerEntry entry = entryFor(pid);
         final int firstSeq = view.getInt(p + BASE_SEQUENCE_OFFSET, ByteOrder.BIG_ENDIAN);
         entry.addBatch(epoch, ProducerEntry.incrementSequence(firstSeq, delta), base + delta, delta, maxTimestamp);
-        if ((attributes & TRANSACTIONAL_FLAG_MASK) != 0) {
-            entry.beginTransactionIfNone(base);
+        if ((attributes & TRANSACTIONAL_FLAG_MASK) != 0 && entry.beginTransactionIfNone(base)) {
+            unstable.begin(pid, base, stableBelow);
         }
     }
 
@@ -314,7 +367,14 @@ public final class ProducerStateManager {
     private int markerCoordinatorEpoch(final DirectBuffer view, final int p, final int otherwise) {
         marker.wrap(view, p);
         marker.rewindRecords();
-        if (!marker.nextRecord(markerRecord) || markerRecord.valueLength() < 6) {
+        markerType = COMMIT_MARKER;
+        if (!marker.nextRecord(markerRecord)) {
+            return otherwise;
+        }
+        if (markerRecord.keyLength() >= 4) { // Kafka's ControlRecordType key: int16 version, int16 type
+            markerType = view.getShort(markerRecord.keyOffset() + 2, ByteOrder.BIG_ENDIAN);
+        }
+        if (markerRecord.valueLength() < 6) {
             return otherwise;
         }
         return view.getInt(markerRecord.valueOffset() + 2, ByteOrder.BIG_ENDIAN);
@@ -412,6 +472,7 @@ public final class ProducerStateManager {
             return;
         }
         producers.clear();
+        unstable.clear();
         if (deleteSnapshotsAbove(-1)) {
             io.fsyncDirectory(dir);
         }
@@ -422,6 +483,7 @@ public final class ProducerStateManager {
     private void reload(final LogSegment[] segments, final long logStartOffset, final long endOffset,
                         final long nowMs) throws IOException {
         producers.clear();
+        unstable.clear();
         long from = Math.max(logStartOffset, segments[0].baseOffset());
         lastSnapOffset = from;
         while (!snapshots.isEmpty()) {
@@ -431,6 +493,9 @@ public final class ProducerStateManager {
                 for (final ProducerEntry entry : loaded) {
                     if (!isExpired(entry, nowMs)) {
                         producers.put(entry.producerId(), entry);
+                        if (entry.currentTxnFirstOffset() >= 0) {
+                            unstable.begin(entry.producerId(), entry.currentTxnFirstOffset(), -1);
+                        }
                     }
                 }
                 from = latest.getKey();
@@ -489,7 +554,7 @@ public final class ProducerStateManager {
                         readFully(segment, buffer, position);
                         scanView.wrap(buffer, 0, batchSize);
                     }
-                    applyBatch(scanView, 0);
+                    applyBatch(scanView, 0, -1, TransactionSink.NONE);
                     replayed++;
                 }
                 position += batchSize;
@@ -539,6 +604,35 @@ public final class ProducerStateManager {
      */
     public long mapEndOffset() {
         return mapEndOffset;
+    }
+
+    /**
+     * The last stable offset for a high watermark (Kafka's first unstable offset capped at it): below it every
+     * transaction is decided and its marker replicated. Never waits; any thread.
+     *
+     * @param highWatermark the high watermark
+     * @return at most {@code highWatermark}
+     */
+    public long lastStableOffset(final long highWatermark) {
+        return unstable.lastStableOffset(highWatermark);
+    }
+
+    /**
+     * The first offset of the earliest transaction still open or whose marker may not be replicated yet, or -1.
+     *
+     * @return the offset
+     */
+    public long firstUnstableOffset() {
+        return unstable.firstUnstableOffset();
+    }
+
+    /**
+     * The number of open transactions.
+     *
+     * @return the count
+     */
+    public int openTransactionCount() {
+        return unstable.openCount();
     }
 
     /**
