@@ -305,6 +305,16 @@ public final class Appender implements AutoCloseable {
         final long highest = nowMs > 0 && after > Long.MAX_VALUE - nowMs ? Long.MAX_VALUE : nowMs + after;
         int index = 0;
         for (int p = offset, limit = offset + length; p < limit; index++) {
+            if (limit - p > RecordBatchDescriptor.ATTRIBUTES_OFFSET + 1) {
+                final short attributes = appendView.getShort(p + RecordBatchDescriptor.ATTRIBUTES_OFFSET,
+                    ByteOrder.BIG_ENDIAN);
+                if ((attributes & RecordBatchDescriptor.CONTROL_FLAG_MASK) != 0) {
+                    // Kafka's LogValidator, before any other check: a COMMIT or ABORT marker from a client would end
+                    // transactions it does not own; markers are written by the leader when the coordinator asks.
+                    throw new InvalidRecordException("attributes", attributes, -1, index, p, "clients are not allowed"
+                        + " to write control records (transaction markers)");
+                }
+            }
             final int size = leaderValidator.checkBatch(appendView, p, limit - p);
             if (size < 0) {
                 throw new InvalidRecordException(leaderValidator.lastField(), leaderValidator.lastValue(),
