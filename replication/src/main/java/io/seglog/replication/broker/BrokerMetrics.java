@@ -44,7 +44,7 @@ final class BrokerMetrics implements LeadershipListener {
             "shrinks");
         final Meter expands = metrics.meter(MetricName.of("kafka.server", "ReplicaManager", "IsrExpandsPerSec"),
             "expands");
-        replicas.isrChangeListener((tp, before, after) -> {
+        replicas.addIsrChangeListener((tp, before, after) -> {
             if (after.size() < before.size()) {
                 shrinks.mark();
             } else if (after.size() > before.size()) {

@@ -256,9 +256,11 @@ public final class SeglogBroker implements AutoCloseable {
             this.advertisedPort = config.advertisedPort() == 0 ? server.address().getPort() : config.advertisedPort();
             final ReplicationConfig replication = config.replication().toBuilder()
                 .advertisedHost(config.advertisedHost()).advertisedPort(advertisedPort).build();
-            final Controller controller = controller(replication, transport.channel(), handler, seams);
+            final Controller controller = built(controller(replication, transport.channel(), handler, seams));
             brokerMetrics.controller(controller::isActive, controller::uncleanLeaderElections);
-            built.remove(zk); // the control plane owns the session from here, and closes it first
+            // The control plane owns the session and the controller from here, and closes them first.
+            built.remove(zk);
+            built.remove(controller);
             this.control = built(new ReplicationBroker(replication, transport.channel(), transport.registry(), zk,
                 store, sessions, handler, controller, seams.fixes().registrationsRead()));
             sessions.onEachNewSession(topicConfigs::onNewSession);

@@ -148,8 +148,9 @@ final class ServedApis implements AutoCloseable {
                 executor.execute(() -> {
                     try {
                         final BrokerControlHandler h = handler.get();
-                        if (h == null) {
-                            return;
+                        if (h == null || h.liveBrokerEndpoints().isEmpty()) {
+                            LOG.debug("{} is not created yet: no live brokers known", GroupCoordinator.OFFSETS_TOPIC);
+                            return; // not registered, or no UpdateMetadata yet: the client asks again
                         }
                         final Map<Integer, Optional<String>> brokers = new TreeMap<>();
                         h.liveBrokerEndpoints().forEach((bid, b) -> brokers.put(bid, b.rack()));
@@ -227,9 +228,13 @@ final class ServedApis implements AutoCloseable {
             }
             topicCreation.execute(() -> {
                 try {
-                    final int live = Math.max(1, handler.liveBrokerEndpoints().size());
-                    admin.createTopic(topic, config.numPartitions(),
-                        Math.min(config.defaultReplicationFactor(), live));
+                    final int live = handler.liveBrokerEndpoints().size();
+                    if (handler.brokerEpoch() == BrokerControlHandler.NO_BROKER_EPOCH || live == 0) {
+                        // Not registered, or no UpdateMetadata yet: the live brokers are unknown, and a topic created
+                        // now would get a replication factor of 1 for good. The client asks again.
+                        return;
+                    }
+                    admin.createTopic(topic, config.numPartitions(), Math.min(config.defaultReplicationFactor(), live));
                     LOG.info("broker.id={} created topic {} ({} partitions) for a client", config.replication()
                         .brokerId(), topic, config.numPartitions());
                 } catch (final TopicExistsException exists) {

@@ -170,7 +170,8 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
     /** The scheduled timed work of a layer built with a scheduler (cancelled at close). */
     private final List<io.seglog.storage.Scheduler.Cancellable> timedWork;
 
-    private volatile IsrChangeListener isrChanges = IsrChangeListener.NONE;
+    /** Who hears of ISR changes (the broker's metrics, an embedder, the simulation's checks), in the order added. */
+    private final java.util.List<IsrChangeListener> isrChanges = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     private final class Context implements Partition.Context {
         @Override
@@ -223,7 +224,9 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
 
         @Override
         public void onIsrChanged(final TopicPartition tp, final List<Integer> before, final List<Integer> after) {
-            isrChanges.onIsrChanged(tp, before, after);
+            for (final IsrChangeListener listener : isrChanges) {
+                listener.onIsrChanged(tp, before, after);
+            }
         }
     }
 
@@ -244,12 +247,13 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
     }
 
     /**
-     * Sets who hears of ISR changes (one listener; the broker's metrics).
+     * Adds a listener of ISR changes (the broker's metrics add one; an embedder may add more): each is told every
+     * change, in the order added.
      *
      * @param listener the listener
      */
-    public void isrChangeListener(final IsrChangeListener listener) {
-        this.isrChanges = java.util.Objects.requireNonNull(listener, "listener");
+    public void addIsrChangeListener(final IsrChangeListener listener) {
+        isrChanges.add(java.util.Objects.requireNonNull(listener, "listener"));
     }
 
     /** Kafka's isr-expiration task: every half {@code replica.lag.time.max.ms}, so a laggard leaves within 1.5x. */

@@ -11,7 +11,8 @@ import java.util.Objects;
  * established hears of that session at once ({@link ZkSessionListener#onNewSession}), then of every change, so that
  * none is missed between the connection's first session and the listener's start.
  *
- * <p>Thread-safe: events and additions are serialised, so a listener hears each session once, in order.
+ * <p>Thread-safe: events and additions are serialised, so a listener hears each session once, in order. Listeners run
+ * under this object's monitor, on the connection's event thread: they must only enqueue work, never block.
  */
 public final class ZkSessions implements ZkSessionListener {
     private static final long NONE = 0;
@@ -33,8 +34,10 @@ public final class ZkSessions implements ZkSessionListener {
     }
 
     /**
-     * Adds a task run at each new session after the listeners added before it (re-arming watches the last session
-     * lost); not run for the session established when it is added.
+     * Adds a task run at each new session reported after it is added, after the listeners added before it (re-arming
+     * watches the last session lost); not run for a session already reported. A connection that reports its first
+     * session late (Curator's CONNECTED callback, a simulation's event) runs it for that one too: the task must be
+     * idempotent.
      *
      * @param task the task
      */

@@ -191,6 +191,10 @@ class BrokerMetricsIT {
             final String shrinks = "kafka.server:type=ReplicaManager,name=IsrShrinksPerSec";
             final String expands = "kafka.server:type=ReplicaManager,name=IsrExpandsPerSec";
             final long shrinksBefore = count(leader, shrinks);
+            // An embedder's own ISR listener beside the broker's metrics: both hear every change.
+            final java.util.List<String> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
+            cluster.broker(leader).replicas().addIsrChangeListener((tp, before, after) ->
+                heard.add(tp + " " + before + " -> " + after));
             cluster.links.block(follower, leader);
             // A caught-up follower stays in sync however long it is silent (Kafka's rule): the leader moves on.
             p.put(ProducerConfig.ACKS_CONFIG, "1");
@@ -202,6 +206,8 @@ class BrokerMetricsIT {
                 () -> "follower " + follower + " out of the ISR: " + cluster.state(first));
             // The store is written first, then the leader applies the change it wrote: wait for that too.
             Await.until(DataCluster.WAIT, () -> count(leader, shrinks) > shrinksBefore, () -> "a shrink counted");
+            Await.until(DataCluster.WAIT, () -> heard.stream().anyMatch(h -> h.startsWith(first + " ")),
+                () -> "the embedder's listener heard the shrink: " + heard);
             Await.until(DataCluster.WAIT, () -> value(leader, "kafka.server:type=ReplicaManager,"
                 + "name=UnderReplicatedPartitions") >= 1, () -> "an under-replicated partition on the leader");
             final long expandsBefore = count(leader, expands);

@@ -653,7 +653,7 @@ final class SimCluster implements AutoCloseable {
         n.controller = n.broker.control().controller();
         n.store = n.broker.control().store();
         n.channel = SimBrokerParts.channel(n.broker);
-        n.replicas.isrChangeListener((tp, before, after) -> {
+        n.replicas.addIsrChangeListener((tp, before, after) -> {
             if (after.size() > before.size()) {
                 isrExpanded.accept(id, tp);
             }
