@@ -28,7 +28,12 @@ public enum AppendOutcome {
      * so this leader is fenced and must not append (a Kafka broker answers the produce NOT_LEADER_OR_FOLLOWER);
      * nothing was appended.
      */
-    FENCED_LEADER_EPOCH;
+    FENCED_LEADER_EPOCH,
+    /**
+     * A transaction marker's coordinator epoch is below the one the producer's last marker carried: a deposed
+     * transaction coordinator (Kafka's TRANSACTION_COORDINATOR_FENCED); nothing was appended.
+     */
+    TRANSACTION_COORDINATOR_FENCED;
 
     /**
      * Whether the batches are in the log: appended now, or by the original of a duplicate.

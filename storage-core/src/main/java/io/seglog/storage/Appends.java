@@ -92,6 +92,39 @@ final class Appends {
         }
     }
 
+    /** {@link PartitionLog#appendTransactionMarker}: a refusal as its exception. */
+    long appendTransactionMarker(final long producerId, final short producerEpoch, final int coordinatorEpoch,
+                                 final boolean commit, final int leaderEpoch) {
+        if (leaderEpoch < 0) {
+            throw new IllegalArgumentException("leaderEpoch=" + leaderEpoch + " must be >= 0");
+        }
+        final long offset;
+        appendLock.lock();
+        try {
+            health.ensureWritable();
+            leaderAnswer.begin(name, leaderEpoch, 0, appender.logAppendTime());
+            appender.appendMarkerAsLeader(producerId, producerEpoch, coordinatorEpoch, commit, leaderEpoch,
+                leaderAnswer.sink());
+            leaderAnswer.end(watermarks.logStartOffset());
+            switch (leaderAnswer.outcome()) {
+                case INVALID_PRODUCER_EPOCH:
+                    throw new InvalidProducerEpochException(leaderAnswer);
+                case TRANSACTION_COORDINATOR_FENCED:
+                    throw new TransactionCoordinatorFencedException(leaderAnswer);
+                case FENCED_LEADER_EPOCH:
+                    throw new FencedLeaderEpochException(leaderAnswer);
+                default:
+                    offset = leaderAnswer.lastOffset();
+            }
+        } catch (final LogWriteException e) {
+            throw health.goOffline(e.what(), e.getCause());
+        } finally {
+            appendLock.unlock();
+        }
+        flushing.afterAppend();
+        return offset;
+    }
+
     /** {@link PartitionLog#appendAsFollower}. */
     long appendAsFollower(final ByteBuffer batches) {
         final long lastOffset;

@@ -58,6 +58,8 @@ public final class LeaderAppendResult {
     private int firstSequence = -1;
     private int currentLastSequence = -1;
     private int batchIndex = -1;
+    private int coordinatorEpoch = -1;
+    private int currentCoordinatorEpoch = -1;
 
     /** Creates an empty answer: a log's own, or a caller's copy ({@link #copyFrom}). */
     public LeaderAppendResult() {
@@ -76,6 +78,8 @@ public final class LeaderAppendResult {
         logAppendTimeMs = -1;
         logStartOffset = -1;
         setProducer(-1, -1, (short) -1, (short) -1, -1, -1);
+        coordinatorEpoch = -1;
+        currentCoordinatorEpoch = -1;
     }
 
     /** Ends the answer: the log start offset after the append. Writer only. */
@@ -117,6 +121,8 @@ public final class LeaderAppendResult {
         logStartOffset = other.logStartOffset;
         setProducer(other.batchIndex, other.producerId, other.producerEpoch, other.currentProducerEpoch,
             other.firstSequence, other.currentLastSequence);
+        coordinatorEpoch = other.coordinatorEpoch;
+        currentCoordinatorEpoch = other.currentCoordinatorEpoch;
         return this;
     }
 
@@ -260,6 +266,24 @@ public final class LeaderAppendResult {
     }
 
     /**
+     * A fenced marker's coordinator epoch (-1 otherwise).
+     *
+     * @return the epoch
+     */
+    public int coordinatorEpoch() {
+        return coordinatorEpoch;
+    }
+
+    /**
+     * The coordinator epoch of the producer's last marker, when a marker was fenced (-1 otherwise).
+     *
+     * @return the epoch
+     */
+    public int currentCoordinatorEpoch() {
+        return currentCoordinatorEpoch;
+    }
+
+    /**
      * The deciding batch's index in the append, from 0; -1 when none decided.
      *
      * @return the index
@@ -279,6 +303,9 @@ public final class LeaderAppendResult {
             case FENCED_LEADER_EPOCH:
                 return "leaderEpoch=" + leaderEpoch + " is below the latest leader epoch " + latestLeaderEpoch
                     + " of " + partition + " (a fenced leader must not append)";
+            case TRANSACTION_COORDINATOR_FENCED:
+                return "Invalid coordinator epoch for producer " + producerId + " in " + partition + ": "
+                    + coordinatorEpoch + " (zombie), " + currentCoordinatorEpoch + " (current)";
             case INVALID_PRODUCER_EPOCH:
                 return "Epoch of producer " + producerId + " in batch " + batchIndex + " to " + partition + " is "
                     + producerEpoch + ", which is smaller than the last seen epoch " + currentProducerEpoch;
@@ -350,6 +377,15 @@ public final class LeaderAppendResult {
                                          final short currentEpoch, final int firstSeq, final int currentLastSeq) {
             outcome = AppendOutcome.INVALID_PRODUCER_EPOCH;
             setProducer(index, pid, epoch, currentEpoch, firstSeq, currentLastSeq);
+        }
+
+        @Override
+        public void coordinatorFenced(final int index, final long pid, final short epoch, final int markerEpoch,
+                                      final int currentMarkerEpoch) {
+            outcome = AppendOutcome.TRANSACTION_COORDINATOR_FENCED;
+            setProducer(index, pid, epoch, epoch, -1, -1);
+            coordinatorEpoch = markerEpoch;
+            currentCoordinatorEpoch = currentMarkerEpoch;
         }
     }
 }

@@ -35,9 +35,10 @@ import java.util.random.RandomGenerator;
  * trusted snapshot plus the batches after it, and producers idle for {@code producer.id.expiration.ms} are
  * forgotten. <b>Transactions are partly implemented</b>: transactional and control batches are stored and served like
  * any other; the producer state tracks each producer's open transaction (restored from the snapshot's
- * {@code currentTxnFirstOffset} at open) and gives the last stable offset ({@link #lastStableOffset}), but the
- * aborted-transaction index ({@code .txnindex}) is not written yet and there is no {@code read_committed} read
- * (docs/format.md, docs/recovery.md).
+ * {@code currentTxnFirstOffset} at open) and gives the last stable offset ({@link #lastStableOffset}); the leader
+ * writes COMMIT and ABORT markers for the coordinator ({@link #appendTransactionMarker}, with Kafka's producer- and
+ * coordinator-epoch fencing) and refuses them from clients; but the aborted-transaction index ({@code .txnindex}) is
+ * not written yet and there is no {@code read_committed} read (docs/format.md, docs/recovery.md).
  *
  * <p>Reads: through a {@link LogReader} ({@link #reader()}), a per-thread cursor that reads whole batches by
  * offset and searches by timestamp without allocating; {@link #read} and {@link #offsetForTimestamp} are the
@@ -421,6 +422,30 @@ public final class PartitionLog implements AutoCloseable {
      */
     public long highWatermark() {
         return parts.watermarks.highWatermark(parts.end.offset());
+    }
+
+    /**
+     * Writes a transaction marker as the leader, for the transaction coordinator (Kafka's {@code appendAsLeader} with
+     * origin COORDINATOR, as a broker's WriteTxnMarkers handler does): one control batch holding Kafka's
+     * {@code EndTransactionMarker} (COMMIT or ABORT, the coordinator's epoch), stamped with this log's time. It ends
+     * the producer's open transaction, if any (the last stable offset moves once the marker is below the high
+     * watermark); a marker for a producer without one is written all the same, as Kafka does (a retried marker). A
+     * client's marker in a produce is refused ({@link #appendAsLeader}).
+     *
+     * @param producerId       the transaction's producer
+     * @param producerEpoch    its epoch, not below the producer's current one
+     * @param coordinatorEpoch the coordinator's epoch, not below the one the producer's last marker carried
+     * @param commit           true for COMMIT, false for ABORT
+     * @param leaderEpoch      this leader's epoch, 0 or more
+     * @return the marker's offset
+     * @throws InvalidProducerEpochException        when {@code producerEpoch} is below the producer's
+     * @throws TransactionCoordinatorFencedException when {@code coordinatorEpoch} is below its last marker's
+     * @throws FencedLeaderEpochException            when {@code leaderEpoch} is below the log's latest
+     * @throws StorageException if the log is closed or offline, or the write fails
+     */
+    public long appendTransactionMarker(final long producerId, final short producerEpoch, final int coordinatorEpoch,
+                                        final boolean commit, final int leaderEpoch) {
+        return parts.appends.appendTransactionMarker(producerId, producerEpoch, coordinatorEpoch, commit, leaderEpoch);
     }
 
     /**

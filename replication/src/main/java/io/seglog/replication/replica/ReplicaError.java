@@ -42,6 +42,8 @@ public enum ReplicaError {
     OUT_OF_ORDER_SEQUENCE_NUMBER(45),
     /** A producer's epoch is below the one the partition knows: a fenced producer (Kafka 2.7+'s produce answer). */
     INVALID_PRODUCER_EPOCH(47),
+    /** A transaction marker from a coordinator older than the one that wrote the producer's last marker. */
+    TRANSACTION_COORDINATOR_FENCED(52),
     /** The partition's log directory is offline. */
     KAFKA_STORAGE_ERROR(56),
     /** The request's leader epoch is older than this broker's: the sender's metadata is stale. */
@@ -104,6 +106,7 @@ public enum ReplicaError {
             case OUT_OF_ORDER_SEQUENCE -> OUT_OF_ORDER_SEQUENCE_NUMBER;
             case INVALID_PRODUCER_EPOCH -> INVALID_PRODUCER_EPOCH;
             case FENCED_LEADER_EPOCH -> NOT_LEADER_OR_FOLLOWER;
+            case TRANSACTION_COORDINATOR_FENCED -> TRANSACTION_COORDINATOR_FENCED;
         };
     }
 

@@ -5,6 +5,7 @@ import io.seglog.storage.epoch.LeaderEpochCache;
 import io.seglog.storage.format.CompressionType;
 import io.seglog.storage.format.InvalidRecordException;
 import io.seglog.storage.format.RecordBatch;
+import io.seglog.storage.format.RecordBatchBuilder;
 import io.seglog.storage.format.RecordBatchDescriptor;
 import io.seglog.storage.format.RecordBatchValidator;
 import io.seglog.storage.producer.ProducerStateManager;
@@ -83,6 +84,18 @@ public final class Appender implements AutoCloseable {
     private final AppendBatches batches = new AppendBatches();
     private final ProducerStateManager producers;
     private final java.util.function.LongSupplier highWatermark;
+    /** Bytes of a marker batch: a 61-byte header and one record of a 4-byte key and a 6-byte value, with room. */
+    private static final int MARKER_BATCH_CAPACITY = 128;
+    /** Kafka's {@code ControlRecordType.ABORT}. */
+    private static final short ABORT_MARKER = 0;
+    /** Kafka's {@code ControlRecordType.COMMIT}. */
+    private static final short COMMIT_MARKER = 1;
+    // The marker path's own buffers, made at its first marker (most logs never write one).
+    private RecordBatchBuilder markerBuilder;
+    private ByteBuffer markerBuffer;
+    private UnsafeBuffer markerView;
+    private UnsafeBuffer markerKey;
+    private UnsafeBuffer markerValue;
     /**
      * The cache's latest leader epoch as the last successful append found (or made) it; -1 when not known. While
      * it holds, appends in that epoch skip the cache's read-lock round trips (the fencing check, the latest-epoch
@@ -204,14 +217,57 @@ public final class Appender implements AutoCloseable {
      */
     public boolean appendAsLeader(final ByteBuffer source, final int leaderEpoch, final LeaderAppendSink sink)
         throws LogWriteException {
+        return appendAsLeader(source, leaderEpoch, sink, false);
+    }
+
+    /**
+     * Writes a transaction marker as the leader, for the transaction coordinator (Kafka's origin COORDINATOR): one
+     * control batch of one record (Kafka's {@code EndTransactionMarker}: key version 0 and type, value version 0 and
+     * coordinator epoch), transactional, sequence -1, stamped with this log's time, built in a buffer of this path's
+     * own. The producer-state rules apply: a producer epoch below the producer's, or a coordinator epoch below its
+     * last marker's, is refused through the sink.
+     *
+     * @param producerId       the transaction's producer
+     * @param producerEpoch    its epoch
+     * @param coordinatorEpoch the coordinator's epoch
+     * @param commit           COMMIT, else ABORT
+     * @param leaderEpoch      the epoch to stamp (checked by the caller)
+     * @param sink             told how the append ended
+     * @return whether the marker was appended
+     * @throws LogWriteException if a write fails; the log must go offline
+     */
+    public boolean appendMarkerAsLeader(final long producerId, final short producerEpoch, final int coordinatorEpoch,
+                                        final boolean commit, final int leaderEpoch, final LeaderAppendSink sink)
+        throws LogWriteException {
+        if (markerBuilder == null) {
+            markerBuilder = new RecordBatchBuilder();
+            markerBuffer = ByteBuffer.allocateDirect(MARKER_BATCH_CAPACITY);
+            markerView = new UnsafeBuffer(markerBuffer);
+            markerKey = new UnsafeBuffer(new byte[4]);
+            markerValue = new UnsafeBuffer(new byte[6]);
+        }
+        markerKey.putShort(0, (short) 0, ByteOrder.BIG_ENDIAN);
+        markerKey.putShort(2, commit ? COMMIT_MARKER : ABORT_MARKER, ByteOrder.BIG_ENDIAN);
+        markerValue.putShort(0, (short) 0, ByteOrder.BIG_ENDIAN);
+        markerValue.putInt(2, coordinatorEpoch, ByteOrder.BIG_ENDIAN);
+        markerBuffer.clear();
+        final int size = markerBuilder.wrap(markerView, 0, MARKER_BATCH_CAPACITY).baseOffset(0)
+            .partitionLeaderEpoch(leaderEpoch).producer(producerId, producerEpoch, -1).transactional(true)
+            .control(true).appendRecord(time.millis(), markerKey, 0, 4, markerValue, 0, 6).build();
+        markerBuffer.limit(size);
+        return appendAsLeader(markerBuffer, leaderEpoch, sink, true);
+    }
+
+    private boolean appendAsLeader(final ByteBuffer source, final int leaderEpoch, final LeaderAppendSink sink,
+                                   final boolean fromCoordinator) throws LogWriteException {
         final int offset = source.position();
         final int length = wrapForAppend(source);
         final boolean logAppendTime = rules.logAppendTime();
         // One clock read per append: the timestamp bounds, LogAppendTime and the roll check all use it.
         final long nowMs = time.millis();
         // Walk 1: Kafka's validation, the segment-size guard and the record count for the offset span.
-        final long records = validateLeaderBatches(offset, length, logAppendTime, nowMs);
-        if (recompression != null && recompression.needed(appendView, offset, length)) {
+        final long records = validateLeaderBatches(offset, length, logAppendTime, nowMs, fromCoordinator);
+        if (!fromCoordinator && recompression != null && recompression.needed(appendView, offset, length)) {
             return appendRecompressed(source, offset, leaderEpoch, logAppendTime, sink);
         }
         final boolean epochConfirmed = leaderEpoch == confirmedEpoch;
@@ -296,16 +352,18 @@ public final class Appender implements AutoCloseable {
      * @return the number of records (offsets) the batches take
      */
     private long validateLeaderBatches(final int offset, final int length, final boolean logAppendTime,
-                                       final long nowMs) {
+                                       final long nowMs, final boolean fromCoordinator) {
         long records = 0;
         final long before = rules.timestampBeforeMaxMs();
         final long after = rules.timestampAfterMaxMs();
         // Saturating: the defaults (Long.MAX_VALUE before) must not overflow into a bound that rejects everything.
         final long lowest = nowMs < 0 && before > nowMs - Long.MIN_VALUE ? Long.MIN_VALUE : nowMs - before;
         final long highest = nowMs > 0 && after > Long.MAX_VALUE - nowMs ? Long.MAX_VALUE : nowMs + after;
+        // The coordinator's marker is built here (sequence -1, a control batch): the client rules do not apply to it.
+        final RecordBatchValidator validator = fromCoordinator ? followerValidator : leaderValidator;
         int index = 0;
         for (int p = offset, limit = offset + length; p < limit; index++) {
-            if (limit - p > RecordBatchDescriptor.ATTRIBUTES_OFFSET + 1) {
+            if (!fromCoordinator && limit - p > RecordBatchDescriptor.ATTRIBUTES_OFFSET + 1) {
                 final short attributes = appendView.getShort(p + RecordBatchDescriptor.ATTRIBUTES_OFFSET,
                     ByteOrder.BIG_ENDIAN);
                 if ((attributes & RecordBatchDescriptor.CONTROL_FLAG_MASK) != 0) {
@@ -315,10 +373,10 @@ public final class Appender implements AutoCloseable {
                         + " to write control records (transaction markers)");
                 }
             }
-            final int size = leaderValidator.checkBatch(appendView, p, limit - p);
+            final int size = validator.checkBatch(appendView, p, limit - p);
             if (size < 0) {
-                throw new InvalidRecordException(leaderValidator.lastField(), leaderValidator.lastValue(),
-                    leaderValidator.lastExpected(), index, leaderValidator.lastPosition(), leaderValidator.lastDetail());
+                throw new InvalidRecordException(validator.lastField(), validator.lastValue(),
+                    validator.lastExpected(), index, validator.lastPosition(), validator.lastDetail());
             }
             final int codec = appendView.getShort(p + RecordBatchDescriptor.ATTRIBUTES_OFFSET, ByteOrder.BIG_ENDIAN)
                 & RecordBatchDescriptor.COMPRESSION_CODEC_MASK;
@@ -329,8 +387,8 @@ public final class Appender implements AutoCloseable {
                     + " the only batch of its append");
             }
             if (!logAppendTime) {
-                final long min = leaderValidator.lastBatchMinTimestamp();
-                final long max = leaderValidator.lastBatchMaxTimestamp();
+                final long min = validator.lastBatchMinTimestamp();
+                final long max = validator.lastBatchMaxTimestamp();
                 if (min != -1 && min < lowest) {
                     throw new InvalidRecordException("timestamp", min, lowest, index, p, "record timestamp is more"
                         + " than " + TIMESTAMP_BEFORE_KEY + "=" + before + " before the"
@@ -346,7 +404,7 @@ public final class Appender implements AutoCloseable {
                 // Grows to the largest batch count seen, so steady-state appends allocate nothing.
                 recordMaxTimestamps = Arrays.copyOf(recordMaxTimestamps, index * 2);
             }
-            recordMaxTimestamps[index] = leaderValidator.lastBatchMaxTimestamp();
+            recordMaxTimestamps[index] = validator.lastBatchMaxTimestamp();
             checkBatchSize(size, index, p);
             records += BatchHeaders.lastOffsetDelta(appendView, p) + 1L;
             p += size;

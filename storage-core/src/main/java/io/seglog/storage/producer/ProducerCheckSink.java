@@ -47,4 +47,17 @@ public interface ProducerCheckSink {
      */
     void invalidProducerEpoch(int batchIndex, long producerId, short producerEpoch, short currentEpoch,
                               int firstSequence, int currentLastSequence);
+
+    /**
+     * Kafka's TRANSACTION_COORDINATOR_FENCED: a transaction marker from a coordinator older than the one that wrote
+     * the producer's last marker.
+     *
+     * @param batchIndex              the refused marker's index in the append, from 0
+     * @param producerId              its producer id
+     * @param producerEpoch           its producer epoch
+     * @param coordinatorEpoch        its coordinator epoch
+     * @param currentCoordinatorEpoch the coordinator epoch of the producer's last marker
+     */
+    void coordinatorFenced(int batchIndex, long producerId, short producerEpoch, int coordinatorEpoch,
+                           int currentCoordinatorEpoch);
 }

@@ -220,24 +220,50 @@ public final class ProducerStateManager {
                 pending >= 0 ? pendingLastSeqs[pending] : current == null ? NO_SEQUENCE : current.lastSeq());
             return false;
         }
-        if (!control) {
-            if (epoch != updatedEpoch) {
-                if (firstSeq != 0 && updatedEpoch != NO_PRODUCER_EPOCH) {
-                    sink.outOfOrderSequence(index, pid, epoch, updatedEpoch, firstSeq, NO_SEQUENCE);
-                    return false;
-                }
-            } else {
-                final int currentLastSeq = pending >= 0 ? pendingLastSeqs[pending]
-                    : epoch == currentEpoch && current != null ? current.lastSeq() : NO_SEQUENCE;
-                // A producer with no epoch (all its batches gone to retention or DeleteRecords) may go on anywhere.
-                if (currentEpoch != NO_PRODUCER_EPOCH && !inSequence(currentLastSeq, firstSeq)) {
-                    sink.outOfOrderSequence(index, pid, epoch, updatedEpoch, firstSeq, currentLastSeq);
-                    return false;
-                }
-            }
+        if (control ? coordinatorFenced(view, p, index, pid, epoch, current, sink)
+            : outOfSequence(index, pid, epoch, updatedEpoch, currentEpoch, firstSeq, pending, current, sink)) {
+            return false;
         }
         addPending(pid, epoch, control ? (pending >= 0 ? pendingLastSeqs[pending] : NO_SEQUENCE) : lastSeq);
         return true;
+    }
+
+    /** Kafka's sequence rules for a data batch: whether it is out of order (then told to the sink). */
+    private boolean outOfSequence(final int index, final long pid, final short epoch, final short updatedEpoch,
+                                  final short currentEpoch, final int firstSeq, final int pending,
+                                  final ProducerEntry current, final ProducerCheckSink sink) {
+        if (epoch != updatedEpoch) {
+            if (firstSeq != 0 && updatedEpoch != NO_PRODUCER_EPOCH) {
+                sink.outOfOrderSequence(index, pid, epoch, updatedEpoch, firstSeq, NO_SEQUENCE);
+                return true;
+            }
+            return false;
+        }
+        final int currentLastSeq = pending >= 0 ? pendingLastSeqs[pending]
+            : epoch == currentEpoch && current != null ? current.lastSeq() : NO_SEQUENCE;
+        // A producer with no epoch (all its batches gone to retention or DeleteRecords) may go on anywhere.
+        if (currentEpoch != NO_PRODUCER_EPOCH && !inSequence(currentLastSeq, firstSeq)) {
+            sink.outOfOrderSequence(index, pid, epoch, updatedEpoch, firstSeq, currentLastSeq);
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Kafka's appendEndTxnMarker: whether a marker comes from a coordinator older than the one that wrote the
+     * producer's last marker (then told to the sink).
+     */
+    private boolean coordinatorFenced(final DirectBuffer view, final int p, final int index, final long pid,
+                                      final short epoch, final ProducerEntry current, final ProducerCheckSink sink) {
+        if (current == null) {
+            return false;
+        }
+        final int markerCoordinatorEpoch = markerCoordinatorEpoch(view, p, current.coordinatorEpoch());
+        if (markerCoordinatorEpoch < current.coordinatorEpoch()) {
+            sink.coordinatorFenced(index, pid, epoch, markerCoordinatorEpoch, current.coordinatorEpoch());
+            return true;
+        }
+        return false;
     }
 
     /** Whether the batch is a retry of one the producer's entry retains (then told to the sink). */
