@@ -47,6 +47,12 @@ public final class Durability {
      * failure and the owner taking the log offline.
      */
     private IOException fsyncFailure;
+    /**
+     * The log went offline or was closed ({@link #failAll} permanent): no flush counts from then on, even one under
+     * way whose fsync succeeds (the directory may have gone offline for another file's failed fsync; nothing this log
+     * reports durable may change after it has been declared offline).
+     */
+    private volatile RuntimeException ended;
 
     /**
      * Starts with everything below {@code flushedOffset} on disk.
@@ -84,8 +90,14 @@ public final class Durability {
     public void flush(final Segments segments, final long endOffset, final long nowMs) throws IOException {
         final long flushed;
         synchronized (flushLock) {
+            if (ended != null) {
+                return; // offline or closed: nothing is forced or counted (the owner reported why)
+            }
             final LogSegment[] segs = segments.array();
             forceUnflushedOnce(segs);
+            if (ended != null) {
+                return; // went offline during the force: it does not count
+            }
             flushedSegmentBase = segs[segs.length - 1].baseOffset();
             flushedOffset = Math.max(flushedOffset, endOffset);
             flushed = flushedOffset;
@@ -116,6 +128,9 @@ public final class Durability {
                 throw new IOException("an earlier fsync of this log failed (" + fsyncFailure.getMessage()
                     + "); no flush counts after it", fsyncFailure);
             }
+            if (ended != null) {
+                return;
+            }
             try {
                 for (final LogSegment segment : segs) {
                     if (segment.baseOffset() >= flushedSegmentBase && segment.baseOffset() < base) {
@@ -125,6 +140,9 @@ public final class Durability {
             } catch (final IOException e) {
                 fsyncFailure = e;
                 throw e;
+            }
+            if (ended != null) {
+                return; // went offline during the force: it does not count
             }
             flushedSegmentBase = Math.max(flushedSegmentBase, base);
             flushedOffset = base;
@@ -271,6 +289,9 @@ public final class Durability {
      * @param permanent whether no waiter may ever complete normally again
      */
     public void failAll(final RuntimeException cause, final boolean permanent) {
+        if (permanent && ended == null) {
+            ended = cause;
+        }
         groupCommit.failAll(cause, permanent);
     }
 }
