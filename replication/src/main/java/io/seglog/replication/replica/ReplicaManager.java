@@ -224,9 +224,7 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
 
         @Override
         public void onIsrChanged(final TopicPartition tp, final List<Integer> before, final List<Integer> after) {
-            for (final IsrChangeListener listener : isrChanges) {
-                listener.onIsrChanged(tp, before, after);
-            }
+            isrChanges.forEach(listener -> listener.onIsrChanged(tp, before, after));
         }
     }
 
