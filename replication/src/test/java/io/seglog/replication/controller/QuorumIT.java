@@ -54,6 +54,10 @@ class QuorumIT {
             .zookeeperSessionTimeoutMs(sessionTimeoutMs).zookeeperRequestTimeoutMs(REQUEST_TIMEOUT_MS));
         cluster.startAll(1, 2, 3);
         cluster.awaitController(1);
+        // The brokers registered through their own servers; the test's client may read a server that has not applied
+        // every registration yet (ZooKeeper's reads are not linearizable), so it waits until it sees all three.
+        Await.until(TestCluster.WAIT, () -> cluster.observer.brokers(null).keySet().equals(Set.of(1, 2, 3)),
+            () -> "the test's client sees all three registrations");
         cluster.admin().createTopic("q", Map.of(0, List.of(1, 2, 3), 1, List.of(2, 3, 1), 2, List.of(3, 1, 2)));
         cluster.awaitAllLed(PARTITIONS);
     }
