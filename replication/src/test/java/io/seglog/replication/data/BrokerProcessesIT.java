@@ -121,7 +121,10 @@ class BrokerProcessesIT {
             "auto.leader.rebalance.enable=false",
             "replica.fetch.wait.max.ms=200",
             "replica.fetch.backoff.ms=100"), StandardCharsets.UTF_8);
-        final Path log = dir.resolve("broker-" + id + ".log");
+        // Outside the temporary directory, so that a failed run leaves the brokers' own account of it.
+        final Path logs = Path.of("target", "broker-processes-it");
+        Files.createDirectories(logs);
+        final Path log = logs.resolve("broker-" + id + ".log");
         final Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
             "-Xmx256m", "-cp", System.getProperty("java.class.path"),
             "io.seglog.replication.broker.SeglogBrokerMain", props.toString())
