@@ -125,6 +125,18 @@ public final class RecordBatchDescriptor {
     public static final int TRANSACTIONAL_FLAG_MASK = 0x10;
     /** Bit set in {@code attributes} for a control batch. */
     public static final int CONTROL_FLAG_MASK = 0x20;
+    /** A transaction marker's control record type (its key: int16 version 0, int16 type): Kafka's ABORT. */
+    public static final short CONTROL_TYPE_ABORT = 0;
+    /** A transaction marker's control record type: Kafka's COMMIT. */
+    public static final short CONTROL_TYPE_COMMIT = 1;
+    /** Where a control record's key holds its type (after the int16 version). */
+    public static final int CONTROL_KEY_TYPE_OFFSET = 2;
+    /** Bytes of a control record's key: int16 version, int16 type. */
+    public static final int CONTROL_KEY_LENGTH = 4;
+    /** Where a transaction marker's value holds the coordinator epoch (after the int16 version). */
+    public static final int MARKER_VALUE_COORDINATOR_EPOCH_OFFSET = 2;
+    /** Bytes of a transaction marker's value: int16 version, int32 coordinator epoch. */
+    public static final int MARKER_VALUE_LENGTH = 6;
     /** Bit set in {@code attributes} when {@code baseTimestamp} holds the delete horizon. */
     public static final int DELETE_HORIZON_FLAG_MASK = 0x40;
 

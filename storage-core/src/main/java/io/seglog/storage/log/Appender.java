@@ -86,10 +86,6 @@ public final class Appender implements AutoCloseable {
     private final java.util.function.LongSupplier highWatermark;
     /** Bytes of a marker batch: a 61-byte header and one record of a 4-byte key and a 6-byte value, with room. */
     private static final int MARKER_BATCH_CAPACITY = 128;
-    /** Kafka's {@code ControlRecordType.ABORT}. */
-    private static final short ABORT_MARKER = 0;
-    /** Kafka's {@code ControlRecordType.COMMIT}. */
-    private static final short COMMIT_MARKER = 1;
     // The marker path's own buffers, made at its first marker (most logs never write one).
     private RecordBatchBuilder markerBuilder;
     private ByteBuffer markerBuffer;
@@ -243,17 +239,20 @@ public final class Appender implements AutoCloseable {
             markerBuilder = new RecordBatchBuilder();
             markerBuffer = ByteBuffer.allocateDirect(MARKER_BATCH_CAPACITY);
             markerView = new UnsafeBuffer(markerBuffer);
-            markerKey = new UnsafeBuffer(new byte[4]);
-            markerValue = new UnsafeBuffer(new byte[6]);
+            markerKey = new UnsafeBuffer(new byte[RecordBatchDescriptor.CONTROL_KEY_LENGTH]);
+            markerValue = new UnsafeBuffer(new byte[RecordBatchDescriptor.MARKER_VALUE_LENGTH]);
         }
         markerKey.putShort(0, (short) 0, ByteOrder.BIG_ENDIAN);
-        markerKey.putShort(2, commit ? COMMIT_MARKER : ABORT_MARKER, ByteOrder.BIG_ENDIAN);
+        markerKey.putShort(RecordBatchDescriptor.CONTROL_KEY_TYPE_OFFSET, commit
+            ? RecordBatchDescriptor.CONTROL_TYPE_COMMIT : RecordBatchDescriptor.CONTROL_TYPE_ABORT, ByteOrder.BIG_ENDIAN);
         markerValue.putShort(0, (short) 0, ByteOrder.BIG_ENDIAN);
-        markerValue.putInt(2, coordinatorEpoch, ByteOrder.BIG_ENDIAN);
+        markerValue.putInt(RecordBatchDescriptor.MARKER_VALUE_COORDINATOR_EPOCH_OFFSET, coordinatorEpoch,
+            ByteOrder.BIG_ENDIAN);
         markerBuffer.clear();
         final int size = markerBuilder.wrap(markerView, 0, MARKER_BATCH_CAPACITY).baseOffset(0)
             .partitionLeaderEpoch(leaderEpoch).producer(producerId, producerEpoch, -1).transactional(true)
-            .control(true).appendRecord(time.millis(), markerKey, 0, 4, markerValue, 0, 6).build();
+            .control(true).appendRecord(time.millis(), markerKey, 0, markerKey.capacity(), markerValue, 0,
+                markerValue.capacity()).build();
         markerBuffer.limit(size);
         return appendAsLeader(markerBuffer, leaderEpoch, sink, true);
     }

@@ -18,6 +18,7 @@ import static io.seglog.storage.format.RecordBatchDescriptor.RECORDS_OFFSET;
 import static io.seglog.storage.format.RecordBatchDescriptor.TRANSACTIONAL_FLAG_MASK;
 
 import io.seglog.storage.format.RecordBatch;
+import io.seglog.storage.format.RecordBatchDescriptor;
 import io.seglog.storage.format.RecordView;
 import io.seglog.storage.io.FileIO;
 import io.seglog.storage.segment.LogSegment;
@@ -107,12 +108,6 @@ public final class ProducerStateManager {
     // Marker parsing and the recovery scan (rare: control batches, opens and truncations).
     private final RecordBatch marker = new RecordBatch();
     private final RecordView markerRecord = new RecordView();
-    /** The last marker read's type ({@link #ABORT_MARKER} or {@link #COMMIT_MARKER}). */
-    private short markerType;
-    /** Kafka's {@code ControlRecordType.ABORT}. */
-    private static final short ABORT_MARKER = 0;
-    /** Kafka's {@code ControlRecordType.COMMIT}. */
-    private static final short COMMIT_MARKER = 1;
     private final UnsafeBuffer scanView = new UnsafeBuffer(0, 0);
 
     private ProducerStateManager(final FileIO io, final Path dir, final long expirationMs, final boolean readOnly) {
@@ -362,7 +357,7 @@ public final class ProducerStateManager {
             final int coordinatorEpoch = markerCoordinatorEpoch(view, p, entry.coordinatorEpoch());
             if (first >= 0) {
                 // Kafka's order: the abort's LSO is taken while the transaction still counts as open.
-                transactions.completed(pid, first, base, markerType == ABORT_MARKER,
+                transactions.completed(pid, first, base, isAbortMarker(view, p),
                     unstable.lastStableOffsetAfter(pid, base));
                 unstable.complete(pid, base, stableBelow);
             }
@@ -388,22 +383,28 @@ public final class ProducerStateManager {
 
     /**
      * The coordinator epoch of a transaction marker (Kafka's {@code EndTransactionMarker} value: int16 version,
-     * int32 coordinatorEpoch); the entry's own when the record cannot be read.
+     * int32 coordinatorEpoch); {@code otherwise} when the record cannot be read.
      */
     private int markerCoordinatorEpoch(final DirectBuffer view, final int p, final int otherwise) {
+        if (!readMarkerRecord(view, p) || markerRecord.valueLength() < RecordBatchDescriptor.MARKER_VALUE_LENGTH) {
+            return otherwise;
+        }
+        return view.getInt(markerRecord.valueOffset() + RecordBatchDescriptor.MARKER_VALUE_COORDINATOR_EPOCH_OFFSET,
+            ByteOrder.BIG_ENDIAN);
+    }
+
+    /** Whether a transaction marker is an ABORT (a record that cannot be read counts as a COMMIT). */
+    private boolean isAbortMarker(final DirectBuffer view, final int p) {
+        return readMarkerRecord(view, p) && markerRecord.keyLength() >= RecordBatchDescriptor.CONTROL_KEY_LENGTH
+            && view.getShort(markerRecord.keyOffset() + RecordBatchDescriptor.CONTROL_KEY_TYPE_OFFSET,
+                ByteOrder.BIG_ENDIAN) == RecordBatchDescriptor.CONTROL_TYPE_ABORT;
+    }
+
+    /** Reads a control batch's first record into {@link #markerRecord}; false when it has none. */
+    private boolean readMarkerRecord(final DirectBuffer view, final int p) {
         marker.wrap(view, p);
         marker.rewindRecords();
-        markerType = COMMIT_MARKER;
-        if (!marker.nextRecord(markerRecord)) {
-            return otherwise;
-        }
-        if (markerRecord.keyLength() >= 4) { // Kafka's ControlRecordType key: int16 version, int16 type
-            markerType = view.getShort(markerRecord.keyOffset() + 2, ByteOrder.BIG_ENDIAN);
-        }
-        if (markerRecord.valueLength() < 6) {
-            return otherwise;
-        }
-        return view.getInt(markerRecord.valueOffset() + 2, ByteOrder.BIG_ENDIAN);
+        return marker.nextRecord(markerRecord);
     }
 
     // ------------------------------------------------------------------------------------------ snapshots

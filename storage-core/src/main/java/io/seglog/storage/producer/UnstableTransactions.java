@@ -70,7 +70,7 @@ final class UnstableTransactions {
      * @param stableBelow  markers below this offset are replicated (-1: none known)
      */
     void complete(final long producerId, final long markerOffset, final long stableBelow) {
-        final long[] next = purged(published, stableBelow).clone();
+        final long[] next = published.clone();
         for (int i = 0; i < next.length; i += 3) {
             if (next[i + 1] == OPEN && next[i + 2] == producerId) {
                 next[i + 1] = markerOffset;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.seglog.storage.io.FaultInjectingFileIO;
 import io.seglog.storage.io.FileIO;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -123,6 +124,23 @@ class TransactionIndexOracleTest {
                 // After a truncation the next abort may reuse the offsets cut.
                 index.append(5, cut, cut, cut + 1);
             }
+        }
+    }
+
+    @Test
+    void aFailedWriteRecordsNothingAndTheNextAbortIsStillChecked() throws IOException {
+        final FaultInjectingFileIO faults = new FaultInjectingFileIO();
+        final Path file = dir.resolve("failing" + TransactionIndex.SUFFIX);
+        try (TransactionIndex index = TransactionIndex.open(faults, file, BASE)) {
+            index.append(9, BASE, BASE + 5, BASE + 6);
+            faults.failOnCall(FaultInjectingFileIO.Op.WRITE, faults.count(FaultInjectingFileIO.Op.WRITE) + 1);
+            assertThrows(IOException.class, () -> index.append(9, BASE + 7, BASE + 9, BASE + 10));
+            assertEquals(TransactionIndex.ENTRY_LENGTH, index.sizeInBytes(), "the failed entry is not readable");
+            final List<Long> firsts = new ArrayList<>();
+            index.collect(0, Long.MAX_VALUE, ByteBuffer.allocate(64), (pid, first) -> firsts.add(first));
+            assertEquals(List.of(BASE), firsts);
+            assertThrows(IllegalArgumentException.class, () -> index.append(9, BASE, BASE + 5, BASE + 6),
+                "the last offset stays the one written");
         }
     }
 
