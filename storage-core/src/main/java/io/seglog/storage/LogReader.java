@@ -1,5 +1,6 @@
 package io.seglog.storage;
 
+import io.seglog.storage.index.TransactionIndex;
 import io.seglog.storage.log.LogEnd;
 import io.seglog.storage.log.Segments;
 import io.seglog.storage.log.Watermarks;
@@ -48,6 +49,30 @@ public final class LogReader {
     private int sizeInBytes;
     private long requestedOffset = -1;
     private long firstOffset = -1;
+    /** The segments the last answer was found in, and the answer's segment's place among them. */
+    private LogSegment[] answerSegments;
+    private int answerIndex;
+    /** Every offset of the last answer lies below this: its segment's end, capped at the read's bound. */
+    private long answerUpperOffset = -1;
+
+    // The aborted-transaction search's state (made at its first use; most readers never need it).
+    private ByteBuffer txnScratch;
+    private AbortedTransactionSink abortedSink;
+    private int abortedCount;
+    private final TransactionIndex.AbortedSink toAbortedSink = this::onAborted;
+
+    /** Told each aborted transaction a {@code read_committed} answer overlaps. */
+    @FunctionalInterface
+    public interface AbortedTransactionSink {
+        /**
+         * One aborted transaction (a fetch response's {@code AbortedTransaction}): the consumer drops the producer's
+         * records from {@code firstOffset} up to the producer's ABORT marker.
+         *
+         * @param producerId  the transaction's producer
+         * @param firstOffset the transaction's first offset
+         */
+        void aborted(long producerId, long firstOffset);
+    }
 
     LogReader(final LogHealth health, final Path dir, final Watermarks watermarks, final Segments segments,
               final LogEnd end) {
@@ -143,6 +168,9 @@ public final class LogReader {
                 return answerEmpty(startOffset);
             }
             answer(candidate, at, length, startOffset, cursor.baseOffset());
+            answerSegments = segs;
+            answerIndex = i;
+            answerUpperOffset = Math.min(bound, upperOffset(segs, i, endSegment));
             return true;
         }
         return answerEmpty(startOffset);
@@ -253,6 +281,7 @@ public final class LogReader {
 
     private boolean answerEmpty(final long requested) {
         answer(null, 0, 0, requested, -1);
+        answerSegments = null;
         return false;
     }
 
@@ -264,6 +293,56 @@ public final class LogReader {
         this.sizeInBytes = size;
         this.requestedOffset = requested;
         this.firstOffset = first;
+    }
+
+    /**
+     * The aborted transactions the last answer overlaps, for a {@code read_committed} fetch (Kafka's
+     * {@code collectAbortedTransactions}): read from the segments' transaction indexes, from the answer's segment
+     * on, without decoding a record, so the answer is still sent zero-copy. Each transaction whose ABORT marker is at
+     * or after the requested offset and whose first offset is below the answer's end is told, in marker order;
+     * the search stops at the first index entry whose recorded last stable offset passes the answer. Read with
+     * {@code maxOffsetExclusive} = {@link PartitionLog#lastStableOffset()}, as Kafka's {@code read_committed}
+     * fetches are: above it a transaction may still abort. Thread-confined, lock-free, allocation-free after the
+     * first call (which makes a 2 KiB buffer).
+     *
+     * @param sink told each aborted transaction
+     * @return how many were told; 0 when the last answer is empty
+     * @throws StorageException if the log is closed or offline, or an index cannot be read
+     */
+    public int abortedTransactions(final AbortedTransactionSink sink) {
+        if (segment == null) {
+            return 0;
+        }
+        health.ensureReadable();
+        if (txnScratch == null) {
+            txnScratch = ByteBuffer.allocate(64 * TransactionIndex.ENTRY_LENGTH);
+        }
+        abortedSink = sink;
+        abortedCount = 0;
+        try {
+            final LogSegment[] segs = answerSegments;
+            // Later segments too: a transaction's entry sits with its marker, which may come long after its data.
+            for (int i = answerIndex; i < segs.length; i++) {
+                if (segs[i].txnIndex().collect(requestedOffset, answerUpperOffset, txnScratch, toAbortedSink)) {
+                    break;
+                }
+            }
+        } catch (final IOException e) {
+            // A segment retired and unlinked since the read: its offsets are gone, as the read's would be.
+            if (!health.isClosed() && segments.array() != answerSegments) {
+                throw new OffsetOutOfRangeException(dir.toString(), requestedOffset, watermarks.logStartOffset(),
+                    end.offset());
+            }
+            throw health.readFailure(e);
+        } finally {
+            abortedSink = null;
+        }
+        return abortedCount;
+    }
+
+    private void onAborted(final long producerId, final long firstOffset) {
+        abortedCount++;
+        abortedSink.aborted(producerId, firstOffset);
     }
 
     /**

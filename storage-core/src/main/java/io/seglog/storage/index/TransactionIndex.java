@@ -10,6 +10,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.EnumSet;
 import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One segment's aborted-transaction index, {@code <base offset>.txnindex}, in Kafka's format ({@code TransactionIndex},
@@ -30,6 +32,7 @@ import java.util.Set;
  * size they read up to is published after each entry is written).
  */
 public final class TransactionIndex implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(TransactionIndex.class);
     /** The file suffix. */
     public static final String SUFFIX = ".txnindex";
     /** The entry format's version. */
@@ -55,8 +58,22 @@ public final class TransactionIndex implements AutoCloseable {
         void aborted(long producerId, long firstOffset);
     }
 
+    /** Told each entry of the index ({@link #forEachEntry}). */
+    @FunctionalInterface
+    public interface EntrySink {
+        /**
+         * @param producerId       the producer
+         * @param firstOffset      the transaction's first offset
+         * @param lastOffset       its ABORT marker's offset
+         * @param lastStableOffset the partition's last stable offset once it was aborted
+         * @throws IOException when the sink's own write fails
+         */
+        void entry(long producerId, long firstOffset, long lastOffset, long lastStableOffset) throws IOException;
+    }
+
     private final FileIO io;
     private final long startOffset;
+    private final boolean readOnly;
     private volatile Path file;
     /** Null until the first entry exists (the file is created then). */
     private volatile FileChannel channel;
@@ -64,12 +81,17 @@ public final class TransactionIndex implements AutoCloseable {
     private volatile long size;
     /** The last entry's last offset, or -1. */
     private long lastOffset = -1;
+    /** The file was created since the last flush: its directory entry is not durable yet. */
+    private boolean created;
+    /** Set when the open found the file corrupt and discarded it: its entries must be rebuilt. */
+    private boolean discardedOnOpen;
     private final ByteBuffer entry = ByteBuffer.allocate(ENTRY_LENGTH).order(ByteOrder.BIG_ENDIAN);
 
-    private TransactionIndex(final FileIO io, final Path file, final long startOffset) {
+    private TransactionIndex(final FileIO io, final Path file, final long startOffset, final boolean readOnly) {
         this.io = io;
         this.file = file;
         this.startOffset = startOffset;
+        this.readOnly = readOnly;
     }
 
     /**
@@ -83,14 +105,61 @@ public final class TransactionIndex implements AutoCloseable {
      * @throws CorruptIndexException when an entry has another version or ends before the segment starts
      */
     public static TransactionIndex open(final FileIO io, final Path file, final long startOffset) throws IOException {
-        final TransactionIndex index = new TransactionIndex(io, file, startOffset);
+        return open(io, file, startOffset, false);
+    }
+
+    private static TransactionIndex open(final FileIO io, final Path file, final long startOffset,
+                                         final boolean readOnly) throws IOException {
+        final TransactionIndex index = new TransactionIndex(io, file, startOffset, readOnly);
         if (Files.exists(file)) {
-            index.channel = io.open(file, READ_WRITE);
-            final long length = index.channel.size();
-            index.size = length - length % ENTRY_LENGTH;
-            index.sanityCheck();
+            index.channel = io.open(file, readOnly ? EnumSet.of(StandardOpenOption.READ) : READ_WRITE);
+            try {
+                final long length = index.channel.size();
+                index.size = length - length % ENTRY_LENGTH;
+                index.sanityCheck();
+            } catch (final IOException | RuntimeException e) {
+                index.closeAfter(e);
+                throw e;
+            }
         }
         return index;
+    }
+
+    /**
+     * Opens a segment's index, discarding a file that fails its checks (Kafka rebuilds such a segment's indexes):
+     * the index comes back empty with {@link #discardedOnOpen()} set, so that the log rebuilds its entries from the
+     * segment's batches, and the damaged file is deleted unless {@code readOnly}.
+     *
+     * @param io          the file layer
+     * @param file        {@code <base offset>.txnindex}
+     * @param startOffset the segment's base offset
+     * @param readOnly    open the file for reading only, and never write or delete it
+     * @return the index
+     * @throws IOException when the file exists and cannot be opened, read or deleted
+     */
+    public static TransactionIndex openOrDiscard(final FileIO io, final Path file, final long startOffset,
+                                                 final boolean readOnly) throws IOException {
+        try {
+            return open(io, file, startOffset, readOnly);
+        } catch (final CorruptIndexException corrupt) {
+            LOG.warn("Discarding the aborted-transaction index {}: {}; its entries are rebuilt from the log", file,
+                corrupt.getMessage());
+            if (!readOnly) {
+                io.deleteIfExists(file);
+            }
+            final TransactionIndex empty = new TransactionIndex(io, file, startOffset, readOnly);
+            empty.discardedOnOpen = true;
+            return empty;
+        }
+    }
+
+    /**
+     * Whether {@link #openOrDiscard} found the file corrupt and discarded it.
+     *
+     * @return true when this segment's aborted transactions must be indexed again
+     */
+    public boolean discardedOnOpen() {
+        return discardedOnOpen;
     }
 
     /**
@@ -109,8 +178,12 @@ public final class TransactionIndex implements AutoCloseable {
             throw new IllegalArgumentException("the last offset of appended transactions must increase: " + lastOffset
                 + " is not above " + this.lastOffset + " in " + file);
         }
+        if (readOnly) {
+            throw new IllegalStateException(file + " is open read-only");
+        }
         if (channel == null) {
             channel = io.open(file, CREATE);
+            created = true;
         }
         entry.clear();
         entry.putShort(VERSION).putLong(producerId).putLong(firstOffset).putLong(lastOffset).putLong(lastStableOffset)
@@ -163,6 +236,26 @@ public final class TransactionIndex implements AutoCloseable {
     }
 
     /**
+     * Tells the sink every entry, in index order (the cleaner's pass over a segment; it allocates a buffer).
+     *
+     * @param sink told each entry
+     * @throws IOException when the file cannot be read, or the sink fails
+     */
+    public void forEachEntry(final EntrySink sink) throws IOException {
+        final FileChannel ch = channel;
+        if (ch == null) {
+            return;
+        }
+        final ByteBuffer one = ByteBuffer.allocate(ENTRY_LENGTH).order(ByteOrder.BIG_ENDIAN);
+        for (long position = 0, end = size; position < end; position += ENTRY_LENGTH) {
+            one.clear();
+            readFully(ch, one, position);
+            sink.entry(one.getLong(PRODUCER_ID_OFFSET), one.getLong(FIRST_OFFSET_OFFSET),
+                one.getLong(LAST_OFFSET_OFFSET), one.getLong(LAST_STABLE_OFFSET_OFFSET));
+        }
+    }
+
+    /**
      * Removes the entries whose marker is at or after {@code offset} (a truncation of the log to it).
      *
      * @param offset the new log end
@@ -170,7 +263,7 @@ public final class TransactionIndex implements AutoCloseable {
      */
     public void truncateTo(final long offset) throws IOException {
         final FileChannel ch = channel;
-        if (ch == null) {
+        if (ch == null || readOnly) {
             return;
         }
         final ByteBuffer one = ByteBuffer.allocate(ENTRY_LENGTH).order(ByteOrder.BIG_ENDIAN);
@@ -197,7 +290,7 @@ public final class TransactionIndex implements AutoCloseable {
      * @throws IOException when the file cannot be cut
      */
     public void reset() throws IOException {
-        if (channel != null) {
+        if (channel != null && !readOnly) {
             size = 0;
             channel.truncate(0);
         }
@@ -234,13 +327,19 @@ public final class TransactionIndex implements AutoCloseable {
     }
 
     /**
-     * Forces the entries to disk.
+     * Forces the entries to disk, and the directory entry of a file created since the last flush (the file appears
+     * with a segment's first abort, after the segment's own directory entry was made durable).
      *
-     * @throws IOException when the fsync fails
+     * @throws IOException when an fsync fails
      */
     public void flush() throws IOException {
-        if (channel != null) {
-            channel.force(true);
+        final FileChannel ch = channel;
+        if (ch != null && !readOnly) {
+            ch.force(true);
+            if (created) {
+                io.fsyncDirectory(file.getParent());
+                created = false;
+            }
         }
     }
 
@@ -276,6 +375,14 @@ public final class TransactionIndex implements AutoCloseable {
     /** @return bytes of whole entries */
     public long sizeInBytes() {
         return size;
+    }
+
+    private void closeAfter(final Throwable primary) {
+        try {
+            close();
+        } catch (final IOException | RuntimeException suppressed) {
+            primary.addSuppressed(suppressed);
+        }
     }
 
     @Override

@@ -14,6 +14,7 @@ import io.seglog.storage.segment.BatchHeaders;
 import io.seglog.storage.segment.LogSegment;
 import io.seglog.storage.segment.SegmentConfig;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.InstantSource;
@@ -84,6 +85,8 @@ public final class Appender implements AutoCloseable {
     private final AppendBatches batches = new AppendBatches();
     private final ProducerStateManager producers;
     private final java.util.function.LongSupplier highWatermark;
+    /** Writes each abort's entry into the active segment's transaction index ({@link #indexAbort}). */
+    private final ProducerStateManager.TransactionSink txnIndexWriter = this::indexAbort;
     /** Bytes of a marker batch: a 61-byte header and one record of a 4-byte key and a 6-byte value, with room. */
     private static final int MARKER_BATCH_CAPACITY = 128;
     // The marker path's own buffers, made at its first marker (most logs never write one).
@@ -316,8 +319,7 @@ public final class Appender implements AutoCloseable {
         }
         appendWithEpochs(source, offset, firstOffset, next - 1, nowMs);
         confirmedEpoch = leaderEpoch;
-        producers.onAppended(appendView, offset, length, next, highWatermark.getAsLong(),
-            ProducerStateManager.TransactionSink.NONE);
+        applyToProducers(offset, length, next);
         sink.appended(firstOffset, next - 1, logAppendTime ? nowMs : -1);
         return true;
     }
@@ -477,8 +479,7 @@ public final class Appender implements AutoCloseable {
         // A new segment, if one is rolled, starts at the first batch (as Kafka's), not in a gap before it.
         appendWithEpochs(source, offset, batches.baseOffset(0), expected - 1, time.millis());
         // Kafka's REPLICATION origin: the state takes what the leader wrote, unchecked.
-        producers.onAppended(appendView, offset, length, expected, highWatermark.getAsLong(),
-            ProducerStateManager.TransactionSink.NONE);
+        applyToProducers(offset, length, expected);
         // The cache's latest epoch is now the largest one appended (or the one it had): known without asking.
         confirmedEpoch = epoch >= 0 ? epoch : -1;
         return expected - 1;
@@ -544,6 +545,34 @@ public final class Appender implements AutoCloseable {
                 }
             }
             throw refused;
+        }
+    }
+
+    /**
+     * Applies the appended batches to the producer state; each transaction an ABORT among them completes gets its
+     * entry in the active segment's transaction index (where the batches were just written) before the producer
+     * state lets the last stable offset pass it, so no {@code read_committed} reader ever reads past an abort the
+     * index does not hold yet (Kafka's order too: {@code updateTxnIndex}, then {@code completeTxn}).
+     */
+    private void applyToProducers(final int offset, final int length, final long endOffset)
+        throws LogWriteException {
+        try {
+            producers.onAppended(appendView, offset, length, endOffset, highWatermark.getAsLong(), txnIndexWriter);
+        } catch (final UncheckedIOException e) {
+            throw new LogWriteException("writing the aborted-transaction index of " + segments.active().logFile()
+                + " at offset=" + endOffset + " failed", e.getCause());
+        }
+    }
+
+    /** {@link #txnIndexWriter}: an abort's entry; a failed write stops the producer state before it completes. */
+    private void indexAbort(final long producerId, final long firstOffset, final long lastOffset,
+                            final boolean aborted, final long lastStableOffset) {
+        if (aborted) {
+            try {
+                segments.active().txnIndex().append(producerId, firstOffset, lastOffset, lastStableOffset);
+            } catch (final IOException e) {
+                throw new UncheckedIOException(e);
+            }
         }
     }
 

@@ -45,7 +45,7 @@ public final class RetiredSegments {
     }
 
     /**
-     * Renames the segment's three files to {@code .deleted} (the indexes fsync the directory) and queues it.
+     * Renames the segment's files to {@code .deleted} (the indexes fsync the directory) and queues it.
      *
      * @param segment    a segment already taken out of the log's array
      * @param unlinkAtMs when its files may go
@@ -64,6 +64,8 @@ public final class RetiredSegments {
         segment.offsetIndex().renameTo(index.resolveSibling(index.getFileName() + DELETED_SUFFIX));
         final Path timeIndex = segment.timeIndex().file();
         segment.timeIndex().renameTo(timeIndex.resolveSibling(timeIndex.getFileName() + DELETED_SUFFIX));
+        final Path txnIndex = segment.txnIndex().file();
+        segment.txnIndex().renameTo(txnIndex.resolveSibling(txnIndex.getFileName() + DELETED_SUFFIX));
         io.atomicMove(log, deletedLog);
         return deletedLog;
     }
@@ -159,6 +161,11 @@ public final class RetiredSegments {
         }
         try {
             r.segment.timeIndex().closeAndDelete();
+        } catch (final IOException | RuntimeException e) {
+            failure = add(failure, e);
+        }
+        try {
+            r.segment.txnIndex().deleteIfExists();
         } catch (final IOException | RuntimeException e) {
             failure = add(failure, e);
         }

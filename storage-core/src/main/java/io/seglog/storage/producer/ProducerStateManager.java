@@ -20,9 +20,11 @@ import static io.seglog.storage.format.RecordBatchDescriptor.TRANSACTIONAL_FLAG_
 import io.seglog.storage.format.RecordBatch;
 import io.seglog.storage.format.RecordBatchDescriptor;
 import io.seglog.storage.format.RecordView;
+import io.seglog.storage.index.TransactionIndex;
 import io.seglog.storage.io.FileIO;
 import io.seglog.storage.segment.LogSegment;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.DirectoryStream;
@@ -165,7 +167,7 @@ public final class ProducerStateManager {
         if (deleted) {
             io.fsyncDirectory(dir);
         }
-        m.reload(segments, logStartOffset, endOffset, nowMs);
+        m.reload(segments, logStartOffset, endOffset, nowMs, true);
         return m;
     }
 
@@ -484,7 +486,8 @@ public final class ProducerStateManager {
             io.fsyncDirectory(dir);
         }
         if (newEnd != mapEndOffset) {
-            reload(segments, logStartOffset, newEnd, nowMs);
+            // The segments' truncation cut their transaction indexes: the entries below newEnd stand as written.
+            reload(segments, logStartOffset, newEnd, nowMs, false);
         }
     }
 
@@ -507,8 +510,14 @@ public final class ProducerStateManager {
         lastSnapOffset = 0;
     }
 
+    /**
+     * Loads the latest valid snapshot and replays the log after it. With {@code indexAborts} (an open) the
+     * transaction indexes are made to agree with the replay: every entry from the snapshot's offset on is cut and
+     * written again as the replay completes each abort, then synced. That repairs an index a crash left behind its
+     * segment (entries are not synced before the recovery point passes them) or one discarded as corrupt at open.
+     */
     private void reload(final LogSegment[] segments, final long logStartOffset, final long endOffset,
-                        final long nowMs) throws IOException {
+                        final long nowMs, final boolean indexAborts) throws IOException {
         producers.clear();
         unstable.clear();
         long from = Math.max(logStartOffset, segments[0].baseOffset());
@@ -534,7 +543,14 @@ public final class ProducerStateManager {
                 deleteSnapshot(latest.getKey(), latest.getValue());
             }
         }
-        final int replayed = replay(segments, from, endOffset);
+        final int replayed;
+        if (indexAborts) {
+            final AbortIndexer indexer = new AbortIndexer(segments, from);
+            replayed = replay(segments, from, endOffset, indexer);
+            indexer.flush();
+        } else {
+            replayed = replay(segments, from, endOffset, TransactionSink.NONE);
+        }
         mapEndOffset = endOffset;
         if (replayed > 0 || from < endOffset) {
             LOG.info("Rebuilt the producer state of {} from offset {} to {} ({} producer batches replayed, {}"
@@ -543,7 +559,8 @@ public final class ProducerStateManager {
     }
 
     /** Replays the batches in {@code [from, endOffset)} from the segment files: a header read per batch. */
-    private int replay(final LogSegment[] segments, final long from, final long endOffset) throws IOException {
+    private int replay(final LogSegment[] segments, final long from, final long endOffset,
+                       final TransactionSink completions) throws IOException {
         if (from >= endOffset) {
             return 0;
         }
@@ -581,13 +598,59 @@ public final class ProducerStateManager {
                         readFully(segment, buffer, position);
                         scanView.wrap(buffer, 0, batchSize);
                     }
-                    applyBatch(scanView, 0, -1, TransactionSink.NONE);
+                    try {
+                        applyBatch(scanView, 0, -1, completions);
+                    } catch (final UncheckedIOException e) {
+                        throw e.getCause();
+                    }
                     replayed++;
                 }
                 position += batchSize;
             }
         }
         return replayed;
+    }
+
+    /**
+     * A reload's writer of transaction-index entries: cuts every segment's index at the replay's start, then appends
+     * each abort the replay completes to the segment holding its marker.
+     */
+    private static final class AbortIndexer implements TransactionSink {
+        private final LogSegment[] segments;
+        private final List<TransactionIndex> touched = new ArrayList<>();
+
+        AbortIndexer(final LogSegment[] segments, final long from) throws IOException {
+            this.segments = segments;
+            for (int i = 0; i < segments.length; i++) {
+                if (i + 1 == segments.length || segments[i + 1].baseOffset() > from) {
+                    segments[i].txnIndex().truncateTo(from);
+                    touched.add(segments[i].txnIndex());
+                }
+            }
+        }
+
+        @Override
+        public void completed(final long producerId, final long firstOffset, final long lastOffset,
+                              final boolean aborted, final long lastStableOffset) {
+            if (!aborted) {
+                return;
+            }
+            int i = segments.length - 1;
+            while (i > 0 && segments[i].baseOffset() > lastOffset) {
+                i--;
+            }
+            try {
+                segments[i].txnIndex().append(producerId, firstOffset, lastOffset, lastStableOffset);
+            } catch (final IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        void flush() throws IOException {
+            for (final TransactionIndex index : touched) {
+                index.flush();
+            }
+        }
     }
 
     private static void readFully(final LogSegment segment, final ByteBuffer buffer, final int position)

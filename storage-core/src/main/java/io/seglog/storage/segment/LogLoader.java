@@ -635,6 +635,7 @@ public final class LogLoader {
                 // in a gap, which the next open would take for a lost segment.
                 io.deleteIfExists(dir.resolve(SegmentFiles.fileName(bases[j], SegmentFiles.INDEX_SUFFIX)));
                 io.deleteIfExists(dir.resolve(SegmentFiles.fileName(bases[j], SegmentFiles.TIME_INDEX_SUFFIX)));
+                io.deleteIfExists(dir.resolve(SegmentFiles.fileName(bases[j], SegmentFiles.TXN_INDEX_SUFFIX)));
                 io.deleteIfExists(log);
                 deletedSegments.add(log);
             }

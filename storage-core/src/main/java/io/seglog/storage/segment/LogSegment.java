@@ -9,6 +9,7 @@ import static io.seglog.storage.format.RecordBatchDescriptor.NO_TIMESTAMP;
 
 import io.seglog.storage.index.OffsetIndex;
 import io.seglog.storage.index.TimeIndex;
+import io.seglog.storage.index.TransactionIndex;
 import io.seglog.storage.io.FileIO;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
@@ -67,6 +68,8 @@ public final class LogSegment implements AutoCloseable {
     private final FileChannel channel;
     private final OffsetIndex offsetIndex;
     private final TimeIndex timeIndex;
+    /** The aborted transactions whose markers this segment holds; its file exists from the first one. */
+    private final TransactionIndex txnIndex;
     /** The lock-free batch reads (header scans, offset and timestamp lookups). */
     private final SegmentReader reader;
     /** The index rule's state: bytes since the last entry, the largest timestamp so far and its offset. */
@@ -91,13 +94,14 @@ public final class LogSegment implements AutoCloseable {
     CorruptSegmentException lostTail;
 
     LogSegment(final Path logFile, final long baseOffset, final FileChannel channel,
-               final OffsetIndex offsetIndex, final TimeIndex timeIndex, final int sizeInBytes,
-               final SegmentConfig config, final long rollJitterMs, final long createdMs) {
+               final OffsetIndex offsetIndex, final TimeIndex timeIndex, final TransactionIndex txnIndex,
+               final int sizeInBytes, final SegmentConfig config, final long rollJitterMs, final long createdMs) {
         this.logFile = logFile;
         this.baseOffset = baseOffset;
         this.channel = channel;
         this.offsetIndex = offsetIndex;
         this.timeIndex = timeIndex;
+        this.txnIndex = txnIndex;
         this.sizeInBytes = sizeInBytes;
         this.indexing = new SegmentIndexing(baseOffset, offsetIndex, timeIndex, config.indexIntervalBytes());
         this.rollJitterMs = rollJitterMs;
@@ -207,7 +211,11 @@ public final class LogSegment implements AutoCloseable {
         try {
             offsetIndex.abandon();
         } finally {
-            timeIndex.abandon();
+            try {
+                timeIndex.abandon();
+            } finally {
+                txnIndex.close();
+            }
         }
     }
 
@@ -307,6 +315,7 @@ public final class LogSegment implements AutoCloseable {
         // Entries below the cut stay untouched, so a concurrent lookup sees a whole old entry or none.
         offsetIndex.truncateTo(offset);
         timeIndex.truncateTo(offset);
+        txnIndex.truncateTo(offset);
         releaseMappedTail();
         reader.shrinkDataFile(position); // drains the readers' mapping first
         channel.force(true);
@@ -374,6 +383,7 @@ public final class LogSegment implements AutoCloseable {
         // Index files before the data file, so a crash in between never leaves index files without their data file.
         io.deleteIfExists(dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.INDEX_SUFFIX)));
         io.deleteIfExists(dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.TIME_INDEX_SUFFIX)));
+        txnIndex.deleteIfExists();
         io.deleteIfExists(logFile);
     }
 
@@ -453,6 +463,16 @@ public final class LogSegment implements AutoCloseable {
      */
     public TimeIndex timeIndex() {
         return timeIndex;
+    }
+
+    /**
+     * The segment's aborted-transaction index ({@code .txnindex}): one entry per transaction whose ABORT marker is
+     * in this segment. Written by the log's writer; read by any thread.
+     *
+     * @return the index
+     */
+    public TransactionIndex txnIndex() {
+        return txnIndex;
     }
 
     /**
@@ -684,7 +704,7 @@ public final class LogSegment implements AutoCloseable {
     }
 
     /**
-     * Forces the data file and both indexes to disk. Safe to call while the writer appends.
+     * Forces the data file and the indexes to disk. Safe to call while the writer appends.
      *
      * @throws IOException if an fsync fails; the caller must not retry it
      */
@@ -692,6 +712,7 @@ public final class LogSegment implements AutoCloseable {
         channel.force(true);
         offsetIndex.flush();
         timeIndex.flush();
+        txnIndex.flush();
     }
 
     /**
@@ -717,39 +738,24 @@ public final class LogSegment implements AutoCloseable {
     }
 
     /**
-     * Closes both indexes (trimmed when {@code trim}, else abandoned as they are) and the data file, adding each
+     * Closes the indexes (trimmed when {@code trim}, else abandoned as they are) and the data file, adding each
      * failure to {@code failure}, then throws the first failure with the others suppressed.
      */
     private void closeFiles(final boolean trim, final Throwable earlier) throws IOException {
-        Throwable failure = earlier;
-        // An index found wrong by a reader goes with the close, so the next open rebuilds it from the data file.
+        // An index found wrong by a reader goes with the close, so the next open rebuilds it from the data file (not
+        // the transaction index: its entries come from the producer state, not from this file's batches).
         final boolean dropIndexes = trim && reader.indexesSuspect();
-        try {
-            if (dropIndexes) {
-                offsetIndex.closeAndDelete();
-            } else if (trim) {
-                offsetIndex.close();
-            } else {
-                offsetIndex.abandon();
+        final FileClose[] steps = dropIndexes
+            ? new FileClose[] {offsetIndex::closeAndDelete, timeIndex::closeAndDelete, txnIndex::close, channel::close}
+            : trim ? new FileClose[] {offsetIndex::close, timeIndex::close, txnIndex::close, channel::close}
+            : new FileClose[] {offsetIndex::abandon, timeIndex::abandon, txnIndex::close, channel::close};
+        Throwable failure = earlier;
+        for (final FileClose step : steps) {
+            try {
+                step.run();
+            } catch (final IOException | RuntimeException e) {
+                failure = addTo(failure, e);
             }
-        } catch (final IOException | RuntimeException e) {
-            failure = addTo(failure, e);
-        }
-        try {
-            if (dropIndexes) {
-                timeIndex.closeAndDelete();
-            } else if (trim) {
-                timeIndex.close();
-            } else {
-                timeIndex.abandon();
-            }
-        } catch (final IOException | RuntimeException e) {
-            failure = addTo(failure, e);
-        }
-        try {
-            channel.close();
-        } catch (final IOException | RuntimeException e) {
-            failure = addTo(failure, e);
         }
         if (failure instanceof IOException) {
             throw (IOException) failure;
@@ -757,6 +763,12 @@ public final class LogSegment implements AutoCloseable {
         if (failure instanceof RuntimeException) {
             throw (RuntimeException) failure;
         }
+    }
+
+    /** One step of {@link #closeFiles}. */
+    @FunctionalInterface
+    private interface FileClose {
+        void run() throws IOException;
     }
 
     void closeAfterFailure(final Throwable primary) {

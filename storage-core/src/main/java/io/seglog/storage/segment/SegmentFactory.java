@@ -5,6 +5,7 @@ import static io.seglog.storage.format.RecordBatchDescriptor.MAX_TIMESTAMP_OFFSE
 import io.seglog.storage.format.RecordBatchDescriptor;
 import io.seglog.storage.index.OffsetIndex;
 import io.seglog.storage.index.TimeIndex;
+import io.seglog.storage.index.TransactionIndex;
 import io.seglog.storage.io.FileIO;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -33,6 +34,7 @@ final class SegmentFactory {
         final Path timeIndexFile = dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.TIME_INDEX_SUFFIX));
         io.deleteIfExists(indexFile);
         io.deleteIfExists(timeIndexFile);
+        io.deleteIfExists(dir.resolve(SegmentFiles.fileName(baseOffset, SegmentFiles.TXN_INDEX_SUFFIX)));
         final FileChannel channel = io.open(logFile,
             EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE));
         try {
@@ -166,7 +168,9 @@ final class SegmentFactory {
             if (segment == null) {
                 segment = new LogSegment(logFile, baseOffset, channel,
                     OffsetIndex.emptyReadOnly(io, indexFile, baseOffset, channel),
-                    TimeIndex.emptyReadOnly(io, timeIndexFile, baseOffset, channel), length, config, 0, nowMs);
+                    TimeIndex.emptyReadOnly(io, timeIndexFile, baseOffset, channel),
+                    TransactionIndex.openOrDiscard(io, txnIndexFile(logFile, baseOffset), baseOffset, true), length,
+                    config, 0, nowMs);
                 segment.indexesRebuiltOnOpen = true;
             }
             if (indexesRejected) {
@@ -213,11 +217,14 @@ final class SegmentFactory {
         throws IOException {
         OffsetIndex offsetIndex = null;
         TimeIndex timeIndex = null;
+        TransactionIndex txnIndex = null;
         LogSegment segment = null;
         try {
             offsetIndex = OffsetIndex.openReadOnly(io, indexFile, baseOffset);
             timeIndex = TimeIndex.openReadOnly(io, timeIndexFile, baseOffset);
-            segment = new LogSegment(logFile, baseOffset, channel, offsetIndex, timeIndex, size, config, 0, nowMs);
+            txnIndex = TransactionIndex.openOrDiscard(io, txnIndexFile(logFile, baseOffset), baseOffset, true);
+            segment = new LogSegment(logFile, baseOffset, channel, offsetIndex, timeIndex, txnIndex, size, config, 0,
+                nowMs);
             segment.offsetIndex().sanityCheck();
             segment.timeIndex().sanityCheck();
             if (segment.reader().lastEntriesHold(new BatchCursor())) {
@@ -229,6 +236,9 @@ final class SegmentFactory {
         if (segment != null) {
             segment.abandonKeepingDataFile();
         } else {
+            if (txnIndex != null) {
+                txnIndex.close();
+            }
             if (timeIndex != null) {
                 timeIndex.abandon();
             }
@@ -274,12 +284,23 @@ final class SegmentFactory {
                                           final int size, final SegmentConfig config, final long rollJitterMs,
                                           final long nowMs) throws IOException {
         OffsetIndex offsetIndex = null;
+        TimeIndex timeIndex = null;
         try {
             offsetIndex = OffsetIndex.open(io, indexFile, baseOffset, config.segmentIndexBytes());
-            final TimeIndex timeIndex = TimeIndex.open(io, timeIndexFile, baseOffset, config.segmentIndexBytes());
-            return new LogSegment(logFile, baseOffset, channel, offsetIndex, timeIndex, size, config, rollJitterMs,
-                nowMs);
+            timeIndex = TimeIndex.open(io, timeIndexFile, baseOffset, config.segmentIndexBytes());
+            // Kept across a recovery scan (its entries come from the producer state's replay, not from the scan).
+            final TransactionIndex txnIndex = TransactionIndex.openOrDiscard(io, txnIndexFile(logFile, baseOffset),
+                baseOffset, false);
+            return new LogSegment(logFile, baseOffset, channel, offsetIndex, timeIndex, txnIndex, size, config,
+                rollJitterMs, nowMs);
         } catch (final IOException | RuntimeException e) {
+            if (timeIndex != null) {
+                try {
+                    timeIndex.close();
+                } catch (final IOException | RuntimeException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+            }
             if (offsetIndex != null) {
                 try {
                     offsetIndex.close();
@@ -290,6 +311,10 @@ final class SegmentFactory {
             closeQuietly(channel, e);
             throw e;
         }
+    }
+
+    private static Path txnIndexFile(final Path logFile, final long baseOffset) {
+        return logFile.resolveSibling(SegmentFiles.fileName(baseOffset, SegmentFiles.TXN_INDEX_SUFFIX));
     }
 
     private static void closeQuietly(final FileChannel channel, final Throwable primary) {

@@ -21,6 +21,8 @@ public final class SegmentFiles {
     public static final String INDEX_SUFFIX = IndexDescriptor.OFFSET_INDEX_SUFFIX;
     /** Suffix of the time index; the index format's descriptor owns it. */
     public static final String TIME_INDEX_SUFFIX = IndexDescriptor.TIME_INDEX_SUFFIX;
+    /** Suffix of a segment's aborted-transaction index. */
+    public static final String TXN_INDEX_SUFFIX = io.seglog.storage.index.TransactionIndex.SUFFIX;
     /**
      * Suffix of a producer-state snapshot, {@code <offset>.snapshot} (the producer package owns its format; the
      * segment layer lists them, since a snapshot's offset is a log end the log once had).
