@@ -127,6 +127,13 @@ final class Deletions {
             final long base = group[0].baseOffset();
             try {
                 retention.retire(group, nowMs); // .deleted renames, unlink after file.delete.delay.ms
+                // The cleaner's transaction-index swap file, if the group had aborts, goes into place first (the
+                // next open completes the log's swap file with it, should this stop in between).
+                final Path txnIndex = dir.resolve(SegmentFiles.fileName(base, SegmentFiles.TXN_INDEX_SUFFIX));
+                final Path txnIndexSwap = txnIndex.resolveSibling(txnIndex.getFileName() + ".swap");
+                if (java.nio.file.Files.exists(txnIndexSwap)) {
+                    io.atomicMove(txnIndexSwap, txnIndex);
+                }
                 io.atomicMove(swapFile, dir.resolve(SegmentFiles.fileName(base, SegmentFiles.LOG_SUFFIX)));
                 io.fsyncDirectory(dir);
                 // Its index files went with the old segment of the same base: open builds them from the data.

@@ -55,8 +55,8 @@ final class PartitionCleaning implements CleanableLog {
     }
 
     @Override
-    public long highWatermark() {
-        return log.highWatermark();
+    public long lastStableOffset() {
+        return log.lastStableOffset();
     }
 
     @Override

@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.agrona.concurrent.UnsafeBuffer;
 import io.seglog.storage.format.RecordBatchBuilder;
@@ -59,7 +60,7 @@ class CleanerSwapCrashTest {
         @Override public FileIO io() { return log.io(); }
         @Override public LogSegment[] segments() { return log.segments(); }
         @Override public long logStartOffset() { return log.logStartOffset(); }
-        @Override public long highWatermark() { return log.highWatermark(); }
+        @Override public long lastStableOffset() { return log.lastStableOffset(); }
         @Override public long logEndOffset() { return log.logEndOffset(); }
         @Override public boolean isClosedOrOffline() { return log.isClosedOrOffline(); }
 
@@ -107,6 +108,45 @@ class CleanerSwapCrashTest {
             for (final LogCleanerTest.Rec r : reopened) {
                 assertTrue(r.offset() > previous);
                 previous = r.offset();
+            }
+        }
+    }
+
+    @Test
+    void reopenFinishesTheSwapOfTheAbortedTransactionsIndexWithTheLog() throws IOException {
+        final TopicPartition tp = new TopicPartition("t", 0);
+        final Map<String, String> before;
+        try (LogManager manager = openManager()) {
+            final PartitionLog log = manager.getOrCreate(tp);
+            final org.apache.kafka.common.record.internal.MemoryRecords aborted =
+                org.apache.kafka.common.record.internal.MemoryRecords.withTransactionalRecords(
+                    org.apache.kafka.common.compress.Compression.NONE, 9L, (short) 0, 0,
+                    new org.apache.kafka.common.record.internal.SimpleRecord(T0, "k0".getBytes(StandardCharsets.UTF_8),
+                        "aborted".getBytes(StandardCharsets.UTF_8)));
+            log.appendAsLeader(ByteBuffer.allocate(aborted.sizeInBytes()).put(aborted.buffer()).flip(), 0);
+            log.appendTransactionMarker(9L, (short) 0, 0, false, 0);
+            for (int i = 0; i < 60; i++) {
+                log.appendAsLeader(batch("k" + (i % 3), "v" + i), 0);
+            }
+            log.updateHighWatermark(log.logEndOffset());
+            before = CleanerTransactionsTest.readCommitted(log);
+            try (LogCleaner cleaner = new LogCleaner(new CleanerConfig(true, 1, 1 << 20, 1 << 16, 0.9,
+                Double.MAX_VALUE, 0).settings(), List.of(logDir.toAbsolutePath().normalize()),
+                () -> List.of(new StopAtSwap(new PartitionCleaning(log, tp))), FileIO.system(), clock)) {
+                assertTrue(cleaner.cleanOnce());
+            }
+            try (Stream<Path> files = Files.list(log.dir())) {
+                assertTrue(files.anyMatch(p -> p.getFileName().toString().endsWith(".txnindex.swap")),
+                    "the cleaned index waits beside the log's swap file");
+            }
+        }
+        try (LogManager manager = openManager()) {
+            final PartitionLog log = manager.log(tp).orElseThrow();
+            log.updateHighWatermark(log.logEndOffset());
+            assertTrue(Files.size(log.dir().resolve("00000000000000000000.txnindex")) > 0, "the abort is indexed");
+            assertEquals(before, CleanerTransactionsTest.readCommitted(log), "read_committed after the swap");
+            try (Stream<Path> files = Files.list(log.dir())) {
+                assertTrue(files.noneMatch(p -> p.getFileName().toString().endsWith(".swap")), "no swap file left");
             }
         }
     }

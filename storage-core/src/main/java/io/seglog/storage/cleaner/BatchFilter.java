@@ -29,6 +29,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  *   <li>a record survives if its offset is past the offset map's coverage, or it has a key whose last offset in
  *       the map is at most its own and it has a value, or it is a tombstone whose batch has no delete horizon yet
  *       or a horizon still in the future; a record without a key is dropped;</li>
+ *   <li>the records of an aborted transaction's batches never survive (Kafka's cleaner discards them too);</li>
  *   <li>control batches (transaction markers) are kept whole (Kafka removes a marker once its transaction is
  *       cleaned away; Seglog keeps them, see docs/cleaner.md);</li>
  *   <li>a batch whose records all survive is copied whole, unless it holds a tombstone and no delete horizon yet;
@@ -97,6 +98,7 @@ final class BatchFilter {
      * @param nowMs             the time of the round
      * @param deleteRetentionMs {@code delete.retention.ms}
      * @param retainEmpty       whether the batch stays even when no record does
+     * @param aborted           whether the batch belongs to an aborted transaction: none of its records stays
      * @param output            where to write
      * @return the bytes written (0 when the batch is dropped)
      * @throws IOException if the output cannot be drained
@@ -104,7 +106,7 @@ final class BatchFilter {
      * @throws io.seglog.storage.format.InvalidRecordException if the batch's records cannot be read
      */
     int filter(final RecordBatch batch, final OffsetMap map, final long nowMs, final long deleteRetentionMs,
-               final boolean retainEmpty, final Output output) throws IOException {
+               final boolean retainEmpty, final boolean aborted, final Output output) throws IOException {
         if (batch.isControl()) {
             return copyWhole(batch, output.room(batch.sizeInBytes()));
         }
@@ -116,7 +118,7 @@ final class BatchFilter {
             if (read == keep.length) {
                 keep = Arrays.copyOf(keep, keep.length * 2);
             }
-            final boolean retained = retains(batch, map, nowMs);
+            final boolean retained = !aborted && retains(batch, map, nowMs);
             keep[read++] = retained;
             if (retained) {
                 kept++;

@@ -54,12 +54,13 @@ public interface CleanableLog {
     long logStartOffset();
 
     /**
-     * The high watermark: the cleaner never cleans at or above it (Kafka cleans below the last stable offset,
-     * which the high watermark bounds).
+     * The last stable offset: the cleaner never cleans at or above it (Kafka's rule): above it a transaction may
+     * still be open or its marker not replicated, so whether its records are aborted is not known yet; it is at most
+     * the high watermark.
      *
      * @return the offset
      */
-    long highWatermark();
+    long lastStableOffset();
 
     /**
      * The log end offset.

@@ -45,7 +45,7 @@ record CleanableRange(CleanableLog log, long firstDirtyOffset, long firstUnclean
         }
         final CompactionSettings config = log.compaction();
         final long minLagMs = Math.max(config.minCompactionLagMs(), 0);
-        long uncleanable = Math.min(log.highWatermark(), segments[segments.length - 1].baseOffset());
+        long uncleanable = Math.min(log.lastStableOffset(), segments[segments.length - 1].baseOffset());
         final int firstDirtySegment = floorIndex(segments, firstDirty);
         if (minLagMs > 0) {
             for (int i = firstDirtySegment; i < segments.length - 1; i++) {

@@ -4,6 +4,7 @@ import io.seglog.storage.format.BatchRecordReader;
 import io.seglog.storage.format.RecordBatch;
 import io.seglog.storage.format.RecordBatchValidator;
 import io.seglog.storage.format.RecordView;
+import io.seglog.storage.index.TransactionIndex;
 import io.seglog.storage.io.FileIO;
 import io.seglog.storage.segment.LogSegment;
 import io.seglog.storage.segment.SegmentFiles;
@@ -49,6 +50,8 @@ final class Cleaner implements AutoCloseable {
         new BatchRecordReader(RecordBatchValidator.DEFAULT_MAX_DECOMPRESSED_BYTES);
     private final BatchFilter filter = new BatchFilter(reader);
     private final RecordView record = new RecordView();
+    /** The round's aborted transactions: their records are dropped and never enter the offset map. */
+    private AbortedBatches aborted = AbortedBatches.NONE;
     private final int ioBufferBytes;
     private ByteBuffer out;
 
@@ -90,6 +93,7 @@ final class Cleaner implements AutoCloseable {
         }
         final CleanableLog log = range.log();
         final LogSegment[] segments = log.segments();
+        aborted = AbortedBatches.of(segments);
         buildOffsetMap(segments, range.firstDirtyOffset(), range.firstUncleanableOffset());
         final long endOffset = map.latestOffset() + 1;
         final Map<Long, Long> lastBatchOfProducer = lastBatchOfEachProducer(segments);
@@ -133,7 +137,7 @@ final class Cleaner implements AutoCloseable {
                 if (batch.lastOffset() < start) {
                     continue;
                 }
-                if (!batch.isControl()) {
+                if (!batch.isControl() && !aborted.isAborted(batch)) {
                     reader.open(batch);
                     while (reader.next(record)) {
                         if (record.keyLength() >= 0 && record.offset() >= start) {
@@ -233,7 +237,7 @@ final class Cleaner implements AutoCloseable {
                     final boolean groupLast = s == group.length - 1 && scan.atEnd();
                     final long at = written;
                     written += filter.filter(batch, map, nowMs, deleteRetentionMs, ownLast || roundLast || groupLast,
-                        bytes -> room(channel, at, bytes));
+                        aborted.isAborted(batch), bytes -> room(channel, at, bytes));
                 }
             }
             drain(channel, written - out.position());
@@ -243,6 +247,9 @@ final class Cleaner implements AutoCloseable {
             throw e;
         }
         Files.setLastModifiedTime(cleaned, FileTime.fromMillis(lastModified(group)));
+        // The group's aborted transactions stay indexed (every marker is kept), in a swap file durable before the
+        // log's swap file exists: the swap's completion at the next open renames both.
+        writeTransactionIndex(io, group, log.dir().resolve(SegmentFiles.fileName(base, SegmentFiles.TXN_INDEX_SUFFIX)));
         io.atomicMove(cleaned, swap);
         // A failure here takes the log offline; the swap file is finished or discarded at the next open.
         final boolean swapped = log.replaceSegments(group, swap, nowMs);
@@ -251,6 +258,29 @@ final class Cleaner implements AutoCloseable {
             LOG.info("Cleaning of {} aborted: segments from {} changed meanwhile", log.dir(), base);
         }
         return swapped;
+    }
+
+    /**
+     * Writes the group's transaction-index entries to {@code <index>.cleaned}, syncs it and renames it
+     * {@code <index>.swap}; nothing when the group has no aborted transaction.
+     */
+    private static void writeTransactionIndex(final FileIO io, final LogSegment[] group, final Path index)
+        throws IOException {
+        final Path cleaned = index.resolveSibling(index.getFileName() + CLEANED_SUFFIX);
+        io.deleteIfExists(cleaned);
+        try (TransactionIndex out = TransactionIndex.open(io, cleaned, group[0].baseOffset())) {
+            for (final LogSegment segment : group) {
+                segment.txnIndex().forEachEntry(out::append);
+            }
+            if (out.sizeInBytes() == 0) {
+                return;
+            }
+            out.flush();
+        } catch (final IOException | RuntimeException e) {
+            io.deleteIfExists(cleaned);
+            throw e;
+        }
+        io.atomicMove(cleaned, index.resolveSibling(index.getFileName() + SWAP_SUFFIX));
     }
 
     /**

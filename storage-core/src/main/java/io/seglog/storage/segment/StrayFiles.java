@@ -46,7 +46,7 @@ final class StrayFiles {
     static final String CLEANED_SUFFIX = ".cleaned";
     static final String SWAP_SUFFIX = ".swap";
     static final String TMP_SUFFIX = ".tmp";
-    static final String TXN_INDEX_SUFFIX = ".txnindex";
+    static final String TXN_INDEX_SUFFIX = SegmentFiles.TXN_INDEX_SUFFIX;
     /** Files a partition directory may hold besides segments (Kafka's and ours). */
     private static final Set<String> KNOWN_NAMES = Set.of("leader-epoch-checkpoint", "partition.metadata", ".lock");
     private static final Set<String> KNOWN_SUFFIXES = Set.of(SegmentFiles.SNAPSHOT_SUFFIX, TXN_INDEX_SUFFIX);
@@ -82,9 +82,13 @@ final class StrayFiles {
             } else if (name.endsWith(SWAP_SUFFIX) && baseOffsetOf(name) >= 0) {
                 final String target = name.substring(0, name.length() - SWAP_SUFFIX.length());
                 final long base = baseOffsetOf(name);
-                if (base >= minCleaned || !target.endsWith(SegmentFiles.LOG_SUFFIX)) {
+                final boolean logSwap = target.endsWith(SegmentFiles.LOG_SUFFIX);
+                // A transaction index's swap file goes with its log's swap file (completeSwap renames it), if any.
+                final boolean withLogSwap = target.endsWith(TXN_INDEX_SUFFIX) && Files.exists(dir.resolve(
+                    SegmentFiles.fileName(base, SegmentFiles.LOG_SUFFIX) + SWAP_SUFFIX));
+                if (base >= minCleaned || !logSwap && !withLogSwap) {
                     delete(io, file, removed);
-                } else {
+                } else if (logSwap) {
                     logSwaps.add(file);
                 }
             }
@@ -184,8 +188,13 @@ final class StrayFiles {
                 }
             }
         }
-        for (final String suffix : List.of(SegmentFiles.INDEX_SUFFIX, SegmentFiles.TIME_INDEX_SUFFIX)) {
+        for (final String suffix : List.of(SegmentFiles.INDEX_SUFFIX, SegmentFiles.TIME_INDEX_SUFFIX,
+            TXN_INDEX_SUFFIX)) {
             delete(io, dir.resolve(SegmentFiles.fileName(base, suffix)), removed);
+        }
+        final Path txnIndexSwap = dir.resolve(SegmentFiles.fileName(base, TXN_INDEX_SUFFIX) + SWAP_SUFFIX);
+        if (Files.exists(txnIndexSwap)) {
+            io.atomicMove(txnIndexSwap, dir.resolve(SegmentFiles.fileName(base, TXN_INDEX_SUFFIX)));
         }
         final Path target = dir.resolve(name.substring(0, name.length() - SWAP_SUFFIX.length()));
         LOG.warn("Completing the interrupted swap of {} into {}", name, target.getFileName());
