@@ -3,10 +3,12 @@ package io.seglog.replication.replica;
 import io.seglog.replication.policy.FetchDivergence;
 import io.seglog.storage.EpochEndOffset;
 import io.seglog.storage.LeaderEpochEntry;
+import io.seglog.storage.LogReader;
 import io.seglog.storage.LogRecord;
 import io.seglog.storage.LogSlice;
 import io.seglog.storage.PartitionLog;
 import io.seglog.storage.Records;
+import org.agrona.collections.LongArrayList;
 
 /**
  * What a leader answers from its log alone: a fetch's records below a bound, ListOffsets, the epoch an offset was
@@ -17,6 +19,7 @@ import io.seglog.storage.Records;
  * that the role the answer is made in cannot change during it; the log's reads take no lock.
  */
 final class LeaderReads {
+    private static final long[] NO_ABORTS = new long[0];
     private final PartitionLog log;
 
     LeaderReads(final PartitionLog log) {
@@ -47,6 +50,43 @@ final class LeaderReads {
     }
 
     /**
+     * A consumer's fetch from {@code fetchOffset}: the batches below its isolation's bound (Kafka's order: the high
+     * watermark and the last stable offset are read before the data, so the answer never claims more than it holds);
+     * a {@code read_committed} answer carries the aborted transactions its records overlap, read from the segments'
+     * transaction indexes without decoding a record.
+     */
+    ReadResult forConsumer(final FetchIsolation isolation, final long fetchOffset, final int maxBytes,
+                           final boolean minOneBatch) {
+        final long hw = log.highWatermark();
+        final long lso = log.lastStableOffset();
+        final long logStart = log.logStartOffset();
+        final long leo = log.logEndOffset();
+        if (isolation != FetchIsolation.TXN_COMMITTED) {
+            final ReadResult read = readBelow(hw, fetchOffset, maxBytes, minOneBatch, hw, logStart, leo);
+            return new ReadResult(read.error(), hw, logStart, leo, EpochEndOffset.UNDEFINED, read.records(), lso, null);
+        }
+        if (fetchOffset < logStart || fetchOffset > leo) {
+            return new ReadResult(ReplicaError.OFFSET_OUT_OF_RANGE, hw, logStart, leo, EpochEndOffset.UNDEFINED, null);
+        }
+        if (fetchOffset >= Math.min(lso, leo) || maxBytes == 0 && !minOneBatch) {
+            return new ReadResult(ReplicaError.NONE, hw, logStart, leo, EpochEndOffset.UNDEFINED, null, lso,
+                NO_ABORTS);
+        }
+        final LogReader reader = log.reader();
+        if (!reader.read(fetchOffset, maxBytes, lso, minOneBatch)) {
+            return new ReadResult(ReplicaError.NONE, hw, logStart, leo, EpochEndOffset.UNDEFINED, null, lso,
+                NO_ABORTS);
+        }
+        final LongArrayList aborted = new LongArrayList();
+        reader.abortedTransactions((producerId, firstOffset) -> {
+            aborted.addLong(producerId);
+            aborted.addLong(firstOffset);
+        });
+        return new ReadResult(ReplicaError.NONE, hw, logStart, leo, EpochEndOffset.UNDEFINED, reader.slice(), lso,
+            aborted.isEmpty() ? NO_ABORTS : aborted.toLongArray());
+    }
+
+    /**
      * Reads whole batches from {@code fetchOffset} below {@code maxOffset} (the log end for a follower, the high
      * watermark for a consumer). An offset outside {@code [logStart, leo]} is OFFSET_OUT_OF_RANGE; an offset at the
      * bound answers no records.
@@ -68,9 +108,10 @@ final class LeaderReads {
      * @param leaderEpoch            the leader epoch held
      * @param leaderEpochStartOffset where it began
      */
-    OffsetResult listOffset(final long timestamp, final boolean fromReplica, final int leaderEpoch,
+    OffsetResult listOffset(final long timestamp, final FetchIsolation isolation, final int leaderEpoch,
                             final long leaderEpochStartOffset) {
-        final long bound = fromReplica ? log.logEndOffset() : log.highWatermark();
+        final boolean fromReplica = isolation == FetchIsolation.LOG_END;
+        final long bound = isolation.bound(log);
         // Without tiered storage the local log is the whole log (Kafka's UnifiedLog without remote storage).
         if (timestamp == PartitionLog.EARLIEST_TIMESTAMP || timestamp == Partition.EARLIEST_LOCAL_TIMESTAMP) {
             final long start = log.logStartOffset();

@@ -646,25 +646,25 @@ public final class Partition {
     }
 
     /**
-     * Serves a consumer's fetch as leader: batches below the high watermark.
+     * Serves a consumer's fetch as leader: batches below the high watermark, or for {@code read_committed} below the
+     * last stable offset with the aborted transactions they overlap.
      *
      * @param currentLeaderEpoch the epoch the consumer believes current, or -1
      * @param fetchOffset        the first offset wanted
      * @param maxBytes           the most bytes
      * @param minOneBatch        return the first batch whole even when larger than {@code maxBytes}
+     * @param isolation          {@link FetchIsolation#HIGH_WATERMARK} or {@link FetchIsolation#TXN_COMMITTED}
      * @return the records or the error
      */
     ReadResult fetchForConsumer(final int currentLeaderEpoch, final long fetchOffset, final int maxBytes,
-                                       final boolean minOneBatch) {
+                                final boolean minOneBatch, final FetchIsolation isolation) {
         roleLock.readLock().lock();
         try {
             final ReplicaError epochError = checkEpochAsLeader(currentLeaderEpoch);
             if (epochError != null) {
                 return ReadResult.error(epochError);
             }
-            final long hw = log.highWatermark();
-            final long logStart = log.logStartOffset();
-            return reads.readBelow(hw, fetchOffset, maxBytes, minOneBatch, hw, logStart, log.logEndOffset());
+            return reads.forConsumer(isolation, fetchOffset, maxBytes, minOneBatch);
         } catch (final OffsetOutOfRangeException e) {
             return ReadResult.error(ReplicaError.OFFSET_OUT_OF_RANGE);
         } catch (final StorageException e) {
@@ -685,17 +685,19 @@ public final class Partition {
      *                           {@link PartitionLog#EARLIEST_TIMESTAMP}, {@link PartitionLog#MAX_TIMESTAMP}, or one of
      *                           the tiered-storage values {@link #EARLIEST_LOCAL_TIMESTAMP},
      *                           {@link #LATEST_TIERED_TIMESTAMP}, {@link #EARLIEST_PENDING_UPLOAD_TIMESTAMP}
-     * @param fromReplica        a follower asks (bounded by the log end, not the high watermark)
+     * @param isolation          the bound: the log end for a follower, the high watermark or (read_committed) the
+     *                           last stable offset for a consumer
      * @return the offset or the error
      */
-    public OffsetResult listOffset(final int currentLeaderEpoch, final long timestamp, final boolean fromReplica) {
+    public OffsetResult listOffset(final int currentLeaderEpoch, final long timestamp,
+                                   final FetchIsolation isolation) {
         roleLock.readLock().lock();
         try {
             final ReplicaError epochError = checkEpochAsLeader(currentLeaderEpoch);
             if (epochError != null) {
                 return OffsetResult.error(epochError);
             }
-            return reads.listOffset(timestamp, fromReplica, leaderEpoch, leaderEpochStartOffset);
+            return reads.listOffset(timestamp, isolation, leaderEpoch, leaderEpochStartOffset);
         } catch (final CodecUnavailableException e) {
             // The batch the timestamp lands in uses a codec whose library this broker lacks.
             return OffsetResult.error(ReplicaError.UNKNOWN_SERVER_ERROR);

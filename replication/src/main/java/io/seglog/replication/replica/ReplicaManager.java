@@ -648,7 +648,7 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
                 pf.fetchOffset(), pf.lastFetchedEpoch(), pf.logStartOffset(), pf.durableOffset(), limit, minOneBatch,
                 recordProgress);
         }
-        return p.fetchForConsumer(pf.currentLeaderEpoch(), pf.fetchOffset(), limit, minOneBatch);
+        return p.fetchForConsumer(pf.currentLeaderEpoch(), pf.fetchOffset(), limit, minOneBatch, request.isolation());
     }
 
     /** A fetch waiting for data (Kafka's {@code DelayedFetch}). */
@@ -679,7 +679,7 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
                 if (pf.fetchOffset() > log.logEndOffset() || pf.fetchOffset() < log.logStartOffset()) {
                     return forceComplete(); // out of range: answered now
                 }
-                final long end = request.fromFollower() ? log.logEndOffset() : log.highWatermark();
+                final long end = request.isolation().bound(log);
                 if (request.fromFollower() && pf.lastFetchedEpoch() >= 0
                     && log.endOffsetForEpoch(pf.lastFetchedEpoch()).endOffset() < pf.fetchOffset()) {
                     return forceComplete(); // diverged: the follower must truncate now
@@ -720,17 +720,17 @@ public final class ReplicaManager implements ReplicaStateListener, AutoCloseable
      * @param tp                 the partition
      * @param currentLeaderEpoch the caller's leader epoch, or -1
      * @param timestamp          the timestamp or one of the special values
-     * @param fromReplica        whether a follower asks (log end instead of high watermark)
+     * @param isolation          the bound: the log end (a follower), the high watermark or the last stable offset
      * @return the answer
      */
     public OffsetResult listOffset(final TopicPartition tp, final int currentLeaderEpoch, final long timestamp,
-                                   final boolean fromReplica) {
+                                   final FetchIsolation isolation) {
         final Partition p = partitions.get(tp);
         if (p == null) {
             return OffsetResult.error(logs.log(tp).isPresent() ? ReplicaError.NOT_LEADER_OR_FOLLOWER
                 : ReplicaError.UNKNOWN_TOPIC_OR_PARTITION);
         }
-        return p.listOffset(currentLeaderEpoch, timestamp, fromReplica);
+        return p.listOffset(currentLeaderEpoch, timestamp, isolation);
     }
 
     /**

@@ -2,6 +2,7 @@ package io.seglog.replication.wire;
 
 import io.seglog.replication.election.LeaderAndIsr;
 import io.seglog.replication.metrics.BrokerTopicMetrics;
+import io.seglog.replication.replica.FetchIsolation;
 import io.seglog.replication.replica.FetchRequest;
 import io.seglog.replication.replica.PartitionFetch;
 import io.seglog.replication.replica.ReadResult;
@@ -96,7 +97,7 @@ final class FetchHandler {
         final int replicaId = version >= 15 ? req.replicaState().replicaId() : req.replicaId();
         final long replicaEpoch = version >= 15 ? req.replicaState().replicaEpoch() : -1;
         final FetchRequest fetch = new FetchRequest(replicaId, replicaEpoch, req.maxWaitMs(), req.minBytes(),
-            req.maxBytes(), parts);
+            req.maxBytes(), parts, FetchIsolation.ofConsumer(req.isolationLevel()));
         return replicas.fetch(fetch).thenApply(results -> {
             if (replicaId < 0) {
                 count(slots, results);
@@ -121,6 +122,15 @@ final class FetchHandler {
         return logId.isEmpty() || logId.get().equals(id);
     }
 
+    /** A read_committed answer's aborted transactions, (producer id, first offset) pairs, as the response lists them. */
+    private static List<FetchResponseData.AbortedTransaction> aborted(final long[] pairs) {
+        final List<FetchResponseData.AbortedTransaction> out = new ArrayList<>(pairs == null ? 0 : pairs.length / 2);
+        for (int i = 0; pairs != null && i < pairs.length; i += 2) {
+            out.add(new FetchResponseData.AbortedTransaction().setProducerId(pairs[i]).setFirstOffset(pairs[i + 1]));
+        }
+        return out;
+    }
+
     private ApiMessage response(final List<Slot> slots, final List<ReadResult> results, final boolean readCommitted,
                                 final short version) {
         final FetchResponseData resp = new FetchResponseData().setSessionId(0).setErrorCode(Errors.NONE.code());
@@ -141,9 +151,9 @@ final class FetchHandler {
                     .setPartitionIndex(slot.partition())
                     .setErrorCode(r.error().code())
                     .setHighWatermark(r.highWatermark())
-                    .setLastStableOffset(r.highWatermark())
+                    .setLastStableOffset(r.lastStableOffset() >= 0 ? r.lastStableOffset() : r.highWatermark())
                     .setLogStartOffset(r.logStartOffset())
-                    .setAbortedTransactions(readCommitted ? new ArrayList<>() : null)
+                    .setAbortedTransactions(readCommitted ? aborted(r.abortedTransactions()) : null)
                     .setPreferredReadReplica(-1)
                     .setRecords(r.records() == null ? MemoryRecords.EMPTY : new SliceRecords(r.records()));
                 if (!r.divergingEpoch().isUndefined()) {

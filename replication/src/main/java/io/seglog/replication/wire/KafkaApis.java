@@ -4,6 +4,7 @@ import io.seglog.replication.election.LeaderAndIsr;
 import io.seglog.replication.metrics.BrokerTopicMetrics;
 import io.seglog.replication.replica.AppendResult;
 import io.seglog.replication.replica.EpochResult;
+import io.seglog.replication.replica.FetchIsolation;
 import io.seglog.replication.replica.OffsetResult;
 import io.seglog.replication.replica.ReplicaError;
 import io.seglog.replication.replica.ReplicaManager;
@@ -395,13 +396,15 @@ public final class KafkaApis {
     ApiMessage listOffsets(final KafkaRequest request) {
         final ListOffsetsRequestData req = (ListOffsetsRequestData) request.body();
         final ListOffsetsResponseData resp = new ListOffsetsResponseData();
-        final boolean fromReplica = req.replicaId() >= 0;
+        // Kafka's rule: a replica reads to the log end; a consumer below the HW, or the LSO for read_committed.
+        final FetchIsolation isolation = req.replicaId() >= 0 ? FetchIsolation.LOG_END
+            : FetchIsolation.ofConsumer(req.isolationLevel());
         for (final ListOffsetsRequestData.ListOffsetsTopic topic : req.topics()) {
             final ListOffsetsResponseData.ListOffsetsTopicResponse t =
                 new ListOffsetsResponseData.ListOffsetsTopicResponse().setName(topic.name());
             for (final ListOffsetsRequestData.ListOffsetsPartition p : topic.partitions()) {
                 final OffsetResult r = replicas.listOffset(new TopicPartition(topic.name(), p.partitionIndex()),
-                    p.currentLeaderEpoch(), p.timestamp(), fromReplica);
+                    p.currentLeaderEpoch(), p.timestamp(), isolation);
                 t.partitions().add(new ListOffsetsResponseData.ListOffsetsPartitionResponse()
                     .setPartitionIndex(p.partitionIndex())
                     .setErrorCode(r.error().code())

@@ -37,6 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
  * checks of every read path. Time is a clock the test moves.
  */
 class PartitionTest {
+    private static final FetchIsolation HW = FetchIsolation.HIGH_WATERMARK;
     private static final TopicPartition TP = new TopicPartition("t", 0);
     private static final long LAG_MS = 10_000;
     private static final int MAX_BYTES = 1 << 20;
@@ -557,8 +558,8 @@ class PartitionTest {
             if (i == 1) {
                 assertEquals(-1, partition.followerLogEndOffset(2), "a refused fetch records no progress");
             }
-            assertEquals(expected[i], partition.fetchForConsumer(e, 0, MAX_BYTES, true).error(), "consumer, " + what);
-            assertEquals(expected[i], partition.listOffset(e, PartitionLog.EARLIEST_TIMESTAMP, false).error(),
+            assertEquals(expected[i], partition.fetchForConsumer(e, 0, MAX_BYTES, true, HW).error(), "consumer, " + what);
+            assertEquals(expected[i], partition.listOffset(e, PartitionLog.EARLIEST_TIMESTAMP, HW).error(),
                 "listOffset, " + what);
             assertEquals(expected[i], partition.endOffsetForEpoch(e, 5).error(), "endOffsetForEpoch, " + what);
         }
@@ -566,11 +567,11 @@ class PartitionTest {
         partition.makeFollower(state(2, 6, List.of(2, 1), 1, List.of(1, 2)));
         assertEquals(ReplicaError.NOT_LEADER_OR_FOLLOWER,
             partition.fetchForFollower(3, -1, 6, 0, -1, 0, -1, MAX_BYTES, true, true).error());
-        assertEquals(ReplicaError.NOT_LEADER_OR_FOLLOWER, partition.fetchForConsumer(6, 0, MAX_BYTES, true).error());
+        assertEquals(ReplicaError.NOT_LEADER_OR_FOLLOWER, partition.fetchForConsumer(6, 0, MAX_BYTES, true, HW).error());
         assertEquals(ReplicaError.NOT_LEADER_OR_FOLLOWER,
-            partition.listOffset(-1, PartitionLog.LATEST_TIMESTAMP, false).error());
+            partition.listOffset(-1, PartitionLog.LATEST_TIMESTAMP, HW).error());
         assertEquals(ReplicaError.NOT_LEADER_OR_FOLLOWER, partition.endOffsetForEpoch(6, 5).error());
-        assertEquals(ReplicaError.FENCED_LEADER_EPOCH, partition.fetchForConsumer(5, 0, MAX_BYTES, true).error());
+        assertEquals(ReplicaError.FENCED_LEADER_EPOCH, partition.fetchForConsumer(5, 0, MAX_BYTES, true, HW).error());
     }
 
     @Test
@@ -667,21 +668,21 @@ class PartitionTest {
         fetch(2, 3);
         assertEquals(3, log.highWatermark());
 
-        final ReadResult all = partition.fetchForConsumer(-1, 0, MAX_BYTES, true);
+        final ReadResult all = partition.fetchForConsumer(-1, 0, MAX_BYTES, true, HW);
         assertEquals(ReplicaError.NONE, all.error());
         assertEquals(3, all.highWatermark());
         final List<LogBatch> batches = batchesOf(all.records());
         assertEquals(List.of(0L, 1L), batches.stream().map(LogBatch::baseOffset).toList());
         assertEquals(2, batches.get(batches.size() - 1).lastOffset());
 
-        final ReadResult atHw = partition.fetchForConsumer(-1, 3, MAX_BYTES, true);
+        final ReadResult atHw = partition.fetchForConsumer(-1, 3, MAX_BYTES, true, HW);
         assertEquals(ReplicaError.NONE, atHw.error());
         assertNull(atHw.records(), "offset 3 is in the log but not committed");
         assertEquals(4, atHw.logEndOffset());
-        assertEquals(ReplicaError.OFFSET_OUT_OF_RANGE, partition.fetchForConsumer(-1, 5, MAX_BYTES, true).error());
+        assertEquals(ReplicaError.OFFSET_OUT_OF_RANGE, partition.fetchForConsumer(-1, 5, MAX_BYTES, true, HW).error());
 
         fetch(2, 4);
-        assertEquals(List.of(3L), batchesOf(partition.fetchForConsumer(-1, 3, MAX_BYTES, true).records()).stream()
+        assertEquals(List.of(3L), batchesOf(partition.fetchForConsumer(-1, 3, MAX_BYTES, true, HW).records()).stream()
             .map(LogBatch::baseOffset).toList(), "readable once committed");
     }
 
@@ -696,17 +697,17 @@ class PartitionTest {
         assertEquals(5, partition.leaderEpochStartOffset());
 
         assertEquals(ReplicaError.OFFSET_NOT_AVAILABLE,
-            partition.listOffset(-1, PartitionLog.LATEST_TIMESTAMP, false).error(),
+            partition.listOffset(-1, PartitionLog.LATEST_TIMESTAMP, HW).error(),
             "the old leader may have passed HW 2 already");
-        final OffsetResult earliest = partition.listOffset(-1, PartitionLog.EARLIEST_TIMESTAMP, false);
+        final OffsetResult earliest = partition.listOffset(-1, PartitionLog.EARLIEST_TIMESTAMP, HW);
         assertEquals(new OffsetResult(ReplicaError.NONE, 0, -1, 0), earliest);
         assertEquals(new OffsetResult(ReplicaError.NONE, 5, -1, 1),
-            partition.listOffset(1, PartitionLog.LATEST_TIMESTAMP, true), "a replica gets the log end");
+            partition.listOffset(1, PartitionLog.LATEST_TIMESTAMP, FetchIsolation.LOG_END), "a replica gets the log end");
 
         fetch(2, 5);
         assertEquals(5, log.highWatermark());
         assertEquals(new OffsetResult(ReplicaError.NONE, 5, -1, 1),
-            partition.listOffset(-1, PartitionLog.LATEST_TIMESTAMP, false));
+            partition.listOffset(-1, PartitionLog.LATEST_TIMESTAMP, HW));
     }
 
     @Test

@@ -120,7 +120,7 @@ final class TestEndpoints {
             currentLeaderEpochs.forEach((tp, epoch) -> {
                 final Partition p = leaders.get(tp);
                 out.put(tp, p == null ? OffsetResult.error(ReplicaError.UNKNOWN_TOPIC_OR_PARTITION)
-                    : p.listOffset(epoch, timestamp, true));
+                    : p.listOffset(epoch, timestamp, FetchIsolation.LOG_END));
             });
             return CompletableFuture.completedFuture(out);
         }

@@ -7,6 +7,7 @@ import io.seglog.replication.broker.SeglogBrokerConfig;
 import io.seglog.replication.metrics.KafkaMetrics;
 import io.seglog.replication.broker.SimBrokerParts;
 import io.seglog.replication.controller.Controller;
+import io.seglog.replication.replica.FetchIsolation;
 import io.seglog.replication.replica.AppendResult;
 import io.seglog.replication.replica.EpochResult;
 import io.seglog.replication.replica.FetchRequest;
@@ -1056,7 +1057,7 @@ final class SimCluster implements AutoCloseable {
             return request("list-offsets", leader -> {
                 final Map<TopicPartition, OffsetResult> out = new LinkedHashMap<>();
                 currentLeaderEpochs.forEach((tp, epoch) -> out.put(tp,
-                    leader.replicas.listOffset(tp, epoch, timestamp, true)));
+                    leader.replicas.listOffset(tp, epoch, timestamp, FetchIsolation.LOG_END)));
                 return CompletableFuture.completedFuture(out);
             });
         }
