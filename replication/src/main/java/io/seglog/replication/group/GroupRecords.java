@@ -1,11 +1,9 @@
 package io.seglog.replication.group;
 
+import io.seglog.replication.records.SchemaReader;
+import io.seglog.replication.records.SchemaWriter;
 import io.seglog.storage.TopicId;
-import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -227,7 +225,7 @@ public final class GroupRecords {
      * @return the bytes
      */
     static byte[] encode(final OffsetKey key) {
-        final Writer w = new Writer();
+        final SchemaWriter w = new SchemaWriter();
         w.int16(OFFSET_COMMIT);
         w.string(key.group(), false);
         w.string(key.topic(), false);
@@ -242,7 +240,7 @@ public final class GroupRecords {
      * @return the bytes
      */
     static byte[] encode(final GroupKey key) {
-        final Writer w = new Writer();
+        final SchemaWriter w = new SchemaWriter();
         w.int16(GROUP_METADATA);
         w.string(key.group(), false);
         return w.bytes();
@@ -259,7 +257,7 @@ public final class GroupRecords {
         final short version = value.expireTimestamp() >= 0 ? OFFSET_COMMIT_VALUE_EXPIRING_VERSION
             : OFFSET_COMMIT_VALUE_VERSION;
         final boolean flexible = version >= 4;
-        final Writer w = new Writer();
+        final SchemaWriter w = new SchemaWriter();
         w.int16(version);
         w.int64(value.offset());
         if (version >= 3) {
@@ -292,7 +290,7 @@ public final class GroupRecords {
      * @return the bytes
      */
     static byte[] encode(final GroupValue value) {
-        final Writer w = new Writer();
+        final SchemaWriter w = new SchemaWriter();
         w.int16(GROUP_METADATA_VALUE_VERSION);
         w.string(value.protocolType(), false);
         w.int32(value.generation());
@@ -323,7 +321,7 @@ public final class GroupRecords {
      * @throws MalformedGroupRecordException if the bytes are not a key of a known type, or bytes are left over
      */
     public static Key decodeKey(final ByteBuffer key) {
-        final Reader r = new Reader(key, "key");
+        final SchemaReader r = new SchemaReader(key, "key", MalformedGroupRecordException::new);
         final short type = r.int16("type");
         final Key out = switch (type) {
             case LEGACY_OFFSET_COMMIT, OFFSET_COMMIT ->
@@ -350,7 +348,7 @@ public final class GroupRecords {
      * @throws MalformedGroupRecordException if the bytes are not a committed offset, or bytes are left over
      */
     static OffsetValue decodeOffsetValue(final ByteBuffer value) {
-        final Reader r = new Reader(value, "offset commit value");
+        final SchemaReader r = new SchemaReader(value, "offset commit value", MalformedGroupRecordException::new);
         final short version = r.int16("version");
         if (version < 0 || version > OFFSET_COMMIT_VALUE_VERSION) {
             throw r.malformed("version", "version " + version + " is not one of 0-" + OFFSET_COMMIT_VALUE_VERSION);
@@ -390,7 +388,7 @@ public final class GroupRecords {
      * @throws MalformedGroupRecordException if the bytes are not a group's metadata, or bytes are left over
      */
     static GroupValue decodeGroupValue(final ByteBuffer value) {
-        final Reader r = new Reader(value, "group metadata value");
+        final SchemaReader r = new SchemaReader(value, "group metadata value", MalformedGroupRecordException::new);
         final short version = r.int16("version");
         if (version < 0 || version > 4) {
             throw r.malformed("version", "version " + version + " is not one of 0-4");
@@ -426,215 +424,4 @@ public final class GroupRecords {
         }
         r.end();
         return new GroupValue(protocolType, generation, protocol, leader, timestamp, members);
-    }
-
-    // ------------------------------------------------------------------------------------------------ helpers
-
-    /** Big-endian writes in Kafka's primitive encodings. */
-    private static final class Writer {
-        private final ByteArrayOutputStream out = new ByteArrayOutputStream(64);
-
-        void int16(final int v) {
-            out.write(v >>> 8);
-            out.write(v);
-        }
-
-        void int32(final int v) {
-            int16(v >>> 16);
-            int16(v);
-        }
-
-        void int64(final long v) {
-            int32((int) (v >>> 32));
-            int32((int) v);
-        }
-
-        void uvarint(final int v) {
-            int value = v;
-            while ((value & 0xffffff80) != 0) {
-                out.write((value & 0x7f) | 0x80);
-                value >>>= 7;
-            }
-            out.write(value);
-        }
-
-        void string(final String s, final boolean compact) {
-            if (s == null) {
-                if (compact) {
-                    uvarint(0);
-                } else {
-                    int16(-1);
-                }
-                return;
-            }
-            final byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
-            if (!compact && utf8.length > Short.MAX_VALUE) {
-                throw new IllegalArgumentException("a string of " + utf8.length + " bytes is longer than an int16"
-                    + " length allows (" + Short.MAX_VALUE + ")");
-            }
-            if (compact) {
-                uvarint(utf8.length + 1);
-            } else {
-                int16(utf8.length);
-            }
-            out.writeBytes(utf8);
-        }
-
-        void bytes(final byte[] b, final boolean compact) {
-            if (compact) {
-                uvarint(b.length + 1);
-            } else {
-                int32(b.length);
-            }
-            out.writeBytes(b);
-        }
-
-        byte[] bytes() {
-            return out.toByteArray();
-        }
-    }
-
-    /** Checked reads: every length is compared with the bytes left before anything is read or allocated. */
-    private static final class Reader {
-        private final ByteBuffer buf;
-        private final int start;
-        private final String what;
-
-        Reader(final ByteBuffer source, final String what) {
-            this.buf = source.duplicate();
-            this.start = source.position();
-            this.what = what;
-        }
-
-        MalformedGroupRecordException malformed(final String field, final String problem) {
-            return new MalformedGroupRecordException(what, field, buf.position() - start, problem);
-        }
-
-        int remaining() {
-            return buf.remaining();
-        }
-
-        private void need(final int n, final String field) {
-            if (n > buf.remaining()) {
-                throw malformed(field, n + " bytes needed, " + buf.remaining() + " left");
-            }
-        }
-
-        short int16(final String field) {
-            need(Short.BYTES, field);
-            return buf.getShort();
-        }
-
-        int int32(final String field) {
-            need(Integer.BYTES, field);
-            return buf.getInt();
-        }
-
-        long int64(final String field) {
-            need(Long.BYTES, field);
-            return buf.getLong();
-        }
-
-        int uvarint(final String field) {
-            int value = 0;
-            for (int shift = 0; shift < 35; shift += 7) {
-                need(1, field);
-                final byte b = buf.get();
-                value |= (b & 0x7f) << shift;
-                if ((b & 0x80) == 0) {
-                    if (shift == 28 && (b & 0xf0) != 0) {
-                        break;
-                    }
-                    return value;
-                }
-            }
-            throw malformed(field, "an unsigned varint longer than 5 bytes or above 2^32-1");
-        }
-
-        /** A size that must fit in what is left. */
-        int size(final String field) {
-            final int n = uvarint(field);
-            if (n < 0) {
-                throw malformed(field, "a size of " + Integer.toUnsignedString(n));
-            }
-            need(n, field);
-            return n;
-        }
-
-        /** A count of tagged fields (each takes at least 2 bytes). */
-        int count(final String field) {
-            final int n = uvarint(field);
-            if (n < 0 || n > buf.remaining() / 2) {
-                throw malformed(field, Integer.toUnsignedString(n) + " entries cannot fit in " + buf.remaining()
-                    + " bytes");
-            }
-            return n;
-        }
-
-        int int32Count(final String field) {
-            final int n = int32(field);
-            if (n < 0 || n > buf.remaining()) {
-                throw malformed(field, n + " entries cannot fit in " + buf.remaining() + " bytes");
-            }
-            return n;
-        }
-
-        int compactCount(final String field) {
-            final int n = uvarint(field) - 1;
-            if (n < 0 || n > buf.remaining()) {
-                throw malformed(field, n < 0 ? "a null array" : n + " entries cannot fit in " + buf.remaining()
-                    + " bytes");
-            }
-            return n;
-        }
-
-        String string(final String field, final boolean compact, final boolean nullable) {
-            final int length = compact ? uvarint(field) - 1 : int16(field);
-            if (length < 0) {
-                if (nullable && length == -1) {
-                    return null;
-                }
-                throw malformed(field, length == -1 ? "null where a string is required" : "a length of " + length);
-            }
-            need(length, field);
-            final ByteBuffer slice = buf.slice(buf.position(), length);
-            buf.position(buf.position() + length);
-            try {
-                return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(slice).toString();
-            } catch (final CharacterCodingException e) {
-                throw malformed(field, "bytes that are not UTF-8");
-            }
-        }
-
-        byte[] bytes(final String field, final boolean compact) {
-            final int length = compact ? uvarint(field) - 1 : int32(field);
-            if (length < 0) {
-                throw malformed(field, "a length of " + length);
-            }
-            need(length, field);
-            final byte[] out = new byte[length];
-            buf.get(out);
-            return out;
-        }
-
-        void skip(final int n, final String field) {
-            need(n, field);
-            buf.position(buf.position() + n);
-        }
-
-        void skipTaggedFields(final String field) {
-            final int tags = count(field + ".taggedFields");
-            for (int i = 0; i < tags; i++) {
-                uvarint(field + ".tag");
-                skip(size(field + ".tagSize"), field + ".taggedField");
-            }
-        }
-
-        void end() {
-            if (buf.hasRemaining()) {
-                throw malformed("end", buf.remaining() + " bytes left after the last field");
-            }
-        }
-    }
-}
+    }}
