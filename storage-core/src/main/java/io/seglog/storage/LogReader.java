@@ -323,6 +323,11 @@ public final class LogReader {
             final LogSegment[] segs = answerSegments;
             // Later segments too: a transaction's entry sits with its marker, which may come long after its data.
             for (int i = answerIndex; i < segs.length; i++) {
+                if (segs[i].txnIndex().discardedOnOpen()) {
+                    // Only a read-only log keeps one (a writable open rebuilds it): no answer beats a wrong one.
+                    throw new StorageException("the aborted-transaction index " + segs[i].txnIndex().file()
+                        + " is corrupt; a writable open rebuilds it", dir, null);
+                }
                 if (segs[i].txnIndex().collect(requestedOffset, answerUpperOffset, txnScratch, toAbortedSink)) {
                     break;
                 }

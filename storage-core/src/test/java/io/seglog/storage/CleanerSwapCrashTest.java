@@ -47,7 +47,7 @@ class CleanerSwapCrashTest {
     }
 
     /** Stops the round at the log's part of the swap, as a process stopped there would. */
-    private static final class StopAtSwap implements CleanableLog {
+    private static class StopAtSwap implements CleanableLog {
         private final CleanableLog log;
 
         StopAtSwap(final CleanableLog log) {
@@ -145,9 +145,45 @@ class CleanerSwapCrashTest {
             log.updateHighWatermark(log.logEndOffset());
             assertTrue(Files.size(log.dir().resolve("00000000000000000000.txnindex")) > 0, "the abort is indexed");
             assertEquals(before, CleanerTransactionsTest.readCommitted(log), "read_committed after the swap");
-            try (Stream<Path> files = Files.list(log.dir())) {
-                assertTrue(files.noneMatch(p -> p.getFileName().toString().endsWith(".swap")), "no swap file left");
+        }
+    }
+
+    @Test
+    void aSwapTheLogRefusesLeavesNoSwapFileForALaterRound() throws IOException {
+        final TopicPartition tp = new TopicPartition("t", 0);
+        try (LogManager manager = openManager()) {
+            final PartitionLog log = manager.getOrCreate(tp);
+            final org.apache.kafka.common.record.internal.MemoryRecords aborted =
+                org.apache.kafka.common.record.internal.MemoryRecords.withTransactionalRecords(
+                    org.apache.kafka.common.compress.Compression.NONE, 9L, (short) 0, 0,
+                    new org.apache.kafka.common.record.internal.SimpleRecord(T0, "k0".getBytes(StandardCharsets.UTF_8),
+                        "aborted".getBytes(StandardCharsets.UTF_8)));
+            log.appendAsLeader(ByteBuffer.allocate(aborted.sizeInBytes()).put(aborted.buffer()).flip(), 0);
+            log.appendTransactionMarker(9L, (short) 0, 0, false, 0);
+            for (int i = 0; i < 60; i++) {
+                log.appendAsLeader(batch("k" + (i % 3), "v" + i), 0);
             }
+            log.updateHighWatermark(log.logEndOffset());
+            final CleanableLog refusing = new StopAtSwap(new PartitionCleaning(log, tp)) {
+                @Override
+                public boolean replaceSegments(final LogSegment[] group, final Path swapFile, final long nowMs) {
+                    return false; // the log changed under the round (a truncation, say)
+                }
+            };
+            try (LogCleaner cleaner = new LogCleaner(new CleanerConfig(true, 1, 1 << 20, 1 << 16, 0.9,
+                Double.MAX_VALUE, 0).settings(), List.of(logDir.toAbsolutePath().normalize()),
+                () -> List.of(refusing), FileIO.system(), clock)) {
+                cleaner.cleanOnce();
+            }
+            try (Stream<Path> files = Files.list(log.dir())) {
+                assertTrue(files.noneMatch(p -> p.getFileName().toString().endsWith(".swap")
+                    || p.getFileName().toString().endsWith(".cleaned")), "no swap or cleaned file left");
+            }
+        }
+        try (LogManager manager = openManager()) {
+            final PartitionLog log = manager.log(tp).orElseThrow();
+            log.updateHighWatermark(log.logEndOffset());
+            assertEquals("v57", CleanerTransactionsTest.readCommitted(log).get("k0"), "the abort is still hidden");
         }
     }
 }

@@ -2,6 +2,7 @@ package io.seglog.storage;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.seglog.storage.io.FileIO;
@@ -145,6 +146,15 @@ class TransactionIndexLogOracleTest {
             Files.write(damaged, bytes);
             final long end = history.isEmpty() ? 0 : history.get(history.size() - 1)[0]
                 + history.get(history.size() - 1)[2];
+            // Read-only, it cannot be rebuilt: a read_committed read over it is refused, and the file is left as is.
+            try (PartitionLog readOnly = PartitionLog.openReadOnly(corrupt, config(), FileIO.system(),
+                InstantSource.system())) {
+                final LogReader reader = readOnly.reader();
+                reader.read(readOnly.logStartOffset(), 1 << 20, readOnly.logEndOffset(), true);
+                assertThrows(StorageException.class, () -> reader.abortedTransactions((pid, first) -> { }),
+                    at + ": a corrupt index is no answer");
+            }
+            assertArrayEquals(bytes, Files.readAllBytes(damaged), at + ": kept until a rebuild replaces it");
             // A clean open (nothing scanned, the latest snapshot trusted) still rebuilds the discarded index.
             PartitionLog.open(corrupt, config(), FileIO.system(), InstantSource.system(), end, true).close();
             assertIndexes(expected, corrupt, at + ": rebuilt after corruption");

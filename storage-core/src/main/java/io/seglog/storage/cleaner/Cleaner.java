@@ -249,11 +249,18 @@ final class Cleaner implements AutoCloseable {
         Files.setLastModifiedTime(cleaned, FileTime.fromMillis(lastModified(group)));
         // The group's aborted transactions stay indexed (every marker is kept), in a swap file durable before the
         // log's swap file exists: the swap's completion at the next open renames both.
-        writeTransactionIndex(io, group, log.dir().resolve(SegmentFiles.fileName(base, SegmentFiles.TXN_INDEX_SUFFIX)));
-        io.atomicMove(cleaned, swap);
-        // A failure here takes the log offline; the swap file is finished or discarded at the next open.
+        final Path txnIndexSwap = writeTransactionIndex(io, group,
+            log.dir().resolve(SegmentFiles.fileName(base, SegmentFiles.TXN_INDEX_SUFFIX)));
+        try {
+            io.atomicMove(cleaned, swap);
+        } catch (final IOException | RuntimeException e) {
+            io.deleteIfExists(txnIndexSwap); // never left for a later round of this base to take
+            throw e;
+        }
+        // A failure here takes the log offline; the swap files are finished or discarded at the next open.
         final boolean swapped = log.replaceSegments(group, swap, nowMs);
         if (!swapped) {
+            io.deleteIfExists(txnIndexSwap);
             io.deleteIfExists(swap);
             LOG.info("Cleaning of {} aborted: segments from {} changed meanwhile", log.dir(), base);
         }
@@ -261,26 +268,33 @@ final class Cleaner implements AutoCloseable {
     }
 
     /**
-     * Writes the group's transaction-index entries to {@code <index>.cleaned}, syncs it and renames it
-     * {@code <index>.swap}; nothing when the group has no aborted transaction.
+     * Writes the group's transaction-index entries to {@code <index>.cleaned}, syncs it, renames it
+     * {@code <index>.swap} and syncs the directory; when the group has no aborted transaction there is no such file.
+     * Either way a swap file an earlier failed round of the same base left behind is gone first.
+     *
+     * @return the swap file's path (it may not exist)
      */
-    private static void writeTransactionIndex(final FileIO io, final LogSegment[] group, final Path index)
+    private static Path writeTransactionIndex(final FileIO io, final LogSegment[] group, final Path index)
         throws IOException {
         final Path cleaned = index.resolveSibling(index.getFileName() + CLEANED_SUFFIX);
+        final Path swap = index.resolveSibling(index.getFileName() + SWAP_SUFFIX);
+        io.deleteIfExists(swap);
         io.deleteIfExists(cleaned);
         try (TransactionIndex out = TransactionIndex.open(io, cleaned, group[0].baseOffset())) {
             for (final LogSegment segment : group) {
                 segment.txnIndex().forEachEntry(out::append);
             }
             if (out.sizeInBytes() == 0) {
-                return;
+                return swap;
             }
             out.flush();
         } catch (final IOException | RuntimeException e) {
             io.deleteIfExists(cleaned);
             throw e;
         }
-        io.atomicMove(cleaned, index.resolveSibling(index.getFileName() + SWAP_SUFFIX));
+        io.atomicMove(cleaned, swap);
+        io.fsyncDirectory(index.getParent());
+        return swap;
     }
 
     /**

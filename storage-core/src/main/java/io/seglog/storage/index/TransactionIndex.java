@@ -82,7 +82,7 @@ public final class TransactionIndex implements AutoCloseable {
     /** The last entry's last offset, or -1. */
     private long lastOffset = -1;
     /** The file was created since the last flush: its directory entry is not durable yet. */
-    private boolean created;
+    private volatile boolean created;
     /** Set when the open found the file corrupt and discarded it: its entries must be rebuilt. */
     private boolean discardedOnOpen;
     private final ByteBuffer entry = ByteBuffer.allocate(ENTRY_LENGTH).order(ByteOrder.BIG_ENDIAN);
@@ -142,11 +142,11 @@ public final class TransactionIndex implements AutoCloseable {
         try {
             return open(io, file, startOffset, readOnly);
         } catch (final CorruptIndexException corrupt) {
-            LOG.warn("Discarding the aborted-transaction index {}: {}; its entries are rebuilt from the log", file,
-                corrupt.getMessage());
-            if (!readOnly) {
-                io.deleteIfExists(file);
-            }
+            // The file stays until its rebuild replaces it whole ({@link #replaceWith}): a stop before then finds it
+            // corrupt again, never missing (which would read as "no abort here").
+            LOG.warn("The aborted-transaction index {} is corrupt ({}); {}", file, corrupt.getMessage(),
+                readOnly ? "a read-only log cannot rebuild it, so read_committed reads of its segment are refused"
+                    : "its entries are rebuilt from the log");
             final TransactionIndex empty = new TransactionIndex(io, file, startOffset, readOnly);
             empty.discardedOnOpen = true;
             return empty;
@@ -154,12 +154,57 @@ public final class TransactionIndex implements AutoCloseable {
     }
 
     /**
-     * Whether {@link #openOrDiscard} found the file corrupt and discarded it.
+     * Whether {@link #openOrDiscard} found the file corrupt and discarded it, and no {@link #replaceWith} has rebuilt it
+     * since; appends are refused meanwhile.
      *
      * @return true when this segment's aborted transactions must be indexed again
      */
     public boolean discardedOnOpen() {
         return discardedOnOpen;
+    }
+
+    /**
+     * Replaces the whole file with these entries, atomically: a temporary file written and synced, renamed over the
+     * file, the directory synced (a rebuild of a discarded index: the corrupt file stays until the new one is whole).
+     * No entries: the file is deleted.
+     *
+     * @param entries {producerId, firstOffset, lastOffset, lastStableOffset} per entry, in marker order
+     * @param count   how many entries
+     * @throws IOException when a write, rename or sync fails
+     */
+    public void replaceWith(final long[] entries, final int count) throws IOException {
+        if (readOnly) {
+            throw new IllegalStateException(file + " is open read-only");
+        }
+        close();
+        size = 0;
+        lastOffset = -1;
+        final Path dir = file.getParent();
+        if (count == 0) {
+            io.deleteIfExists(file);
+        } else {
+            final Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+            io.deleteIfExists(tmp);
+            final ByteBuffer out = ByteBuffer.allocate(count * ENTRY_LENGTH).order(ByteOrder.BIG_ENDIAN);
+            for (int i = 0; i < count; i++) {
+                out.putShort(VERSION).putLong(entries[4 * i]).putLong(entries[4 * i + 1]).putLong(entries[4 * i + 2])
+                    .putLong(entries[4 * i + 3]);
+            }
+            out.flip();
+            try (FileChannel ch = io.open(tmp, EnumSet.of(StandardOpenOption.WRITE, StandardOpenOption.CREATE_NEW))) {
+                for (long position = 0; out.hasRemaining(); ) {
+                    position += ch.write(out, position);
+                }
+                ch.force(true);
+            }
+            io.atomicMove(tmp, file);
+            channel = io.open(file, READ_WRITE);
+            lastOffset = entries[4 * (count - 1) + 2];
+            size = (long) count * ENTRY_LENGTH;
+        }
+        io.fsyncDirectory(dir);
+        created = false;
+        discardedOnOpen = false;
     }
 
     /**
@@ -178,12 +223,12 @@ public final class TransactionIndex implements AutoCloseable {
             throw new IllegalArgumentException("the last offset of appended transactions must increase: " + lastOffset
                 + " is not above " + this.lastOffset + " in " + file);
         }
-        if (readOnly) {
-            throw new IllegalStateException(file + " is open read-only");
+        if (readOnly || discardedOnOpen) {
+            throw new IllegalStateException(file + (readOnly ? " is open read-only" : " is corrupt and not rebuilt"));
         }
         if (channel == null) {
+            created = true; // before the channel: a flush that sees the channel sees this
             channel = io.open(file, CREATE);
-            created = true;
         }
         entry.clear();
         entry.putShort(VERSION).putLong(producerId).putLong(firstOffset).putLong(lastOffset).putLong(lastStableOffset)
@@ -218,7 +263,11 @@ public final class TransactionIndex implements AutoCloseable {
         final int perRead = scratch.capacity() / ENTRY_LENGTH * ENTRY_LENGTH;
         for (long position = 0; position < end; ) {
             scratch.clear().limit((int) Math.min(perRead, end - position));
-            readFully(ch, scratch, position);
+            if (!readUpTo(ch, scratch, position)) {
+                // A truncation cut the file since the size was read: the entries it removed have markers at or
+                // above the cut, past any bounded read's end.
+                return false;
+            }
             final int read = scratch.position();
             for (int p = 0; p < read; p += ENTRY_LENGTH) {
                 final long first = scratch.getLong(p + FIRST_OFFSET_OFFSET);
@@ -263,7 +312,7 @@ public final class TransactionIndex implements AutoCloseable {
      */
     public void truncateTo(final long offset) throws IOException {
         final FileChannel ch = channel;
-        if (ch == null || readOnly) {
+        if (ch == null || readOnly || discardedOnOpen) {
             return;
         }
         final ByteBuffer one = ByteBuffer.allocate(ENTRY_LENGTH).order(ByteOrder.BIG_ENDIAN);
@@ -392,6 +441,20 @@ public final class TransactionIndex implements AutoCloseable {
         if (ch != null) {
             ch.close();
         }
+    }
+
+    /** Fills {@code into} from {@code position}; false when the file ends first. */
+    private static boolean readUpTo(final FileChannel ch, final ByteBuffer into, final long position)
+        throws IOException {
+        long at = position;
+        while (into.hasRemaining()) {
+            final int n = ch.read(into, at);
+            if (n < 0) {
+                return false;
+            }
+            at += n;
+        }
+        return true;
     }
 
     private void readFully(final FileChannel ch, final ByteBuffer into, final long position) throws IOException {

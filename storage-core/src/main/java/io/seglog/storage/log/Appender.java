@@ -319,7 +319,7 @@ public final class Appender implements AutoCloseable {
         }
         appendWithEpochs(source, offset, firstOffset, next - 1, nowMs);
         confirmedEpoch = leaderEpoch;
-        applyToProducers(offset, length, next);
+        applyAndPublish(offset, length, next);
         sink.appended(firstOffset, next - 1, logAppendTime ? nowMs : -1);
         return true;
     }
@@ -479,7 +479,7 @@ public final class Appender implements AutoCloseable {
         // A new segment, if one is rolled, starts at the first batch (as Kafka's), not in a gap before it.
         appendWithEpochs(source, offset, batches.baseOffset(0), expected - 1, time.millis());
         // Kafka's REPLICATION origin: the state takes what the leader wrote, unchecked.
-        applyToProducers(offset, length, expected);
+        applyAndPublish(offset, length, expected);
         // The cache's latest epoch is now the largest one appended (or the one it had): known without asking.
         confirmedEpoch = epoch >= 0 ? epoch : -1;
         return expected - 1;
@@ -549,19 +549,24 @@ public final class Appender implements AutoCloseable {
     }
 
     /**
-     * Applies the appended batches to the producer state; each transaction an ABORT among them completes gets its
-     * entry in the active segment's transaction index (where the batches were just written) before the producer
-     * state lets the last stable offset pass it, so no {@code read_committed} reader ever reads past an abort the
-     * index does not hold yet (Kafka's order too: {@code updateTxnIndex}, then {@code completeTxn}).
+     * Applies the written batches to the producer state, then publishes the new log end (Kafka's order: the state and
+     * the transaction index, then {@code updateLogEndOffset}). Each transaction an ABORT among them completes gets its
+     * entry in the active segment's transaction index (where the batches were just written) before the producer state
+     * completes it. Published only then, no reader, follower or flush sees the batches before the state has them: the
+     * high watermark (clamped to the published end) cannot pass a transaction's first batch before the transaction
+     * holds the last stable offset down, no {@code read_committed} reader reads past an abort the index lacks, and a
+     * flush that counts a marker as durable syncs its index entry too.
      */
-    private void applyToProducers(final int offset, final int length, final long endOffset)
+    private void applyAndPublish(final int offset, final int length, final long endOffset)
         throws LogWriteException {
+        final LogSegment active = segments.active();
         try {
             producers.onAppended(appendView, offset, length, endOffset, highWatermark.getAsLong(), txnIndexWriter);
         } catch (final UncheckedIOException e) {
-            throw new LogWriteException("writing the aborted-transaction index of " + segments.active().logFile()
+            throw new LogWriteException("writing the aborted-transaction index of " + active.logFile()
                 + " at offset=" + endOffset + " failed", e.getCause());
         }
+        end.publish(endOffset, active, active.sizeInBytes());
     }
 
     /** {@link #txnIndexWriter}: an abort's entry; a failed write stops the producer state before it completes. */
@@ -618,6 +623,6 @@ public final class Appender implements AutoCloseable {
             throw new LogWriteException("append of " + batches.bytes() + " bytes at offset=" + firstOffset + " failed",
                 e);
         }
-        end.publish(lastOffset + 1, active, active.sizeInBytes());
+        // Not published yet: applyAndPublish does, once the producer state (and a transaction index) has the batches.
     }
 }

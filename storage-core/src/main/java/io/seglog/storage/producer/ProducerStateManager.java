@@ -37,6 +37,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.agrona.DirectBuffer;
 import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.collections.LongArrayList;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -613,18 +614,25 @@ public final class ProducerStateManager {
 
     /**
      * A reload's writer of transaction-index entries: cuts every segment's index at the replay's start, then appends
-     * each abort the replay completes to the segment holding its marker.
+     * each abort the replay completes to the segment holding its marker. An index discarded at open as corrupt is
+     * rebuilt whole instead: its entries are gathered and replace the file at once ({@link TransactionIndex#replaceWith}).
      */
     private static final class AbortIndexer implements TransactionSink {
         private final LogSegment[] segments;
         private final List<TransactionIndex> touched = new ArrayList<>();
+        /** Per segment whose index was discarded: its rebuilt entries, 4 longs each; null for the others. */
+        private final LongArrayList[] rebuilt;
 
         AbortIndexer(final LogSegment[] segments, final long from) throws IOException {
             this.segments = segments;
+            this.rebuilt = new LongArrayList[segments.length];
             for (int i = 0; i < segments.length; i++) {
-                if (i + 1 == segments.length || segments[i + 1].baseOffset() > from) {
-                    segments[i].txnIndex().truncateTo(from);
-                    touched.add(segments[i].txnIndex());
+                final TransactionIndex index = segments[i].txnIndex();
+                if (index.discardedOnOpen()) {
+                    rebuilt[i] = new LongArrayList();
+                } else if (i + 1 == segments.length || segments[i + 1].baseOffset() > from) {
+                    index.truncateTo(from);
+                    touched.add(index);
                 }
             }
         }
@@ -639,6 +647,13 @@ public final class ProducerStateManager {
             while (i > 0 && segments[i].baseOffset() > lastOffset) {
                 i--;
             }
+            if (rebuilt[i] != null) {
+                rebuilt[i].addLong(producerId);
+                rebuilt[i].addLong(firstOffset);
+                rebuilt[i].addLong(lastOffset);
+                rebuilt[i].addLong(lastStableOffset);
+                return;
+            }
             try {
                 segments[i].txnIndex().append(producerId, firstOffset, lastOffset, lastStableOffset);
             } catch (final IOException e) {
@@ -649,6 +664,13 @@ public final class ProducerStateManager {
         void flush() throws IOException {
             for (final TransactionIndex index : touched) {
                 index.flush();
+            }
+            for (int i = 0; i < segments.length; i++) {
+                if (rebuilt[i] != null) {
+                    segments[i].txnIndex().replaceWith(rebuilt[i].toLongArray(), rebuilt[i].size() / 4);
+                    LOG.info("Rebuilt the aborted-transaction index {} ({} entries)", segments[i].txnIndex().file(),
+                        rebuilt[i].size() / 4);
+                }
             }
         }
     }

@@ -166,11 +166,13 @@ final class SegmentFactory {
             final boolean indexesRejected = segment == null && !toBeScanned
                 && Files.exists(indexFile) && Files.exists(timeIndexFile);
             if (segment == null) {
+                // The transaction index first: the empty indexes hold nothing to release, it holds a file.
+                final TransactionIndex txnIndex = TransactionIndex.openOrDiscard(io, txnIndexFile(logFile, baseOffset),
+                    baseOffset, true);
                 segment = new LogSegment(logFile, baseOffset, channel,
                     OffsetIndex.emptyReadOnly(io, indexFile, baseOffset, channel),
-                    TimeIndex.emptyReadOnly(io, timeIndexFile, baseOffset, channel),
-                    TransactionIndex.openOrDiscard(io, txnIndexFile(logFile, baseOffset), baseOffset, true), length,
-                    config, 0, nowMs);
+                    TimeIndex.emptyReadOnly(io, timeIndexFile, baseOffset, channel), txnIndex, length, config, 0,
+                    nowMs);
                 segment.indexesRebuiltOnOpen = true;
             }
             if (indexesRejected) {
@@ -285,15 +287,22 @@ final class SegmentFactory {
                                           final long nowMs) throws IOException {
         OffsetIndex offsetIndex = null;
         TimeIndex timeIndex = null;
+        TransactionIndex txnIndex = null;
         try {
             offsetIndex = OffsetIndex.open(io, indexFile, baseOffset, config.segmentIndexBytes());
             timeIndex = TimeIndex.open(io, timeIndexFile, baseOffset, config.segmentIndexBytes());
             // Kept across a recovery scan (its entries come from the producer state's replay, not from the scan).
-            final TransactionIndex txnIndex = TransactionIndex.openOrDiscard(io, txnIndexFile(logFile, baseOffset),
-                baseOffset, false);
+            txnIndex = TransactionIndex.openOrDiscard(io, txnIndexFile(logFile, baseOffset), baseOffset, false);
             return new LogSegment(logFile, baseOffset, channel, offsetIndex, timeIndex, txnIndex, size, config,
                 rollJitterMs, nowMs);
         } catch (final IOException | RuntimeException e) {
+            if (txnIndex != null) {
+                try {
+                    txnIndex.close();
+                } catch (final IOException | RuntimeException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+            }
             if (timeIndex != null) {
                 try {
                     timeIndex.close();

@@ -188,14 +188,17 @@ final class StrayFiles {
                 }
             }
         }
-        for (final String suffix : List.of(SegmentFiles.INDEX_SUFFIX, SegmentFiles.TIME_INDEX_SUFFIX,
-            TXN_INDEX_SUFFIX)) {
+        for (final String suffix : List.of(SegmentFiles.INDEX_SUFFIX, SegmentFiles.TIME_INDEX_SUFFIX)) {
             delete(io, dir.resolve(SegmentFiles.fileName(base, suffix)), removed);
         }
+        final Path txnIndex = dir.resolve(SegmentFiles.fileName(base, TXN_INDEX_SUFFIX));
         final Path txnIndexSwap = dir.resolve(SegmentFiles.fileName(base, TXN_INDEX_SUFFIX) + SWAP_SUFFIX);
         if (Files.exists(txnIndexSwap)) {
-            io.atomicMove(txnIndexSwap, dir.resolve(SegmentFiles.fileName(base, TXN_INDEX_SUFFIX)));
+            io.atomicMove(txnIndexSwap, txnIndex);
         }
+        // Otherwise a <base>.txnindex left is the new one already moved into place (the swap stopped between the two
+        // renames: the old segment's went to .deleted before its .log did), or one of the old segments' (deleted
+        // above with their .log files): kept either way.
         final Path target = dir.resolve(name.substring(0, name.length() - SWAP_SUFFIX.length()));
         LOG.warn("Completing the interrupted swap of {} into {}", name, target.getFileName());
         io.atomicMove(swap, target);
