@@ -72,6 +72,15 @@ public final class SchemaReader {
      * @param field the field, for messages
      * @return the value
      */
+    public byte int8(final String field) {
+        need(Byte.BYTES, field);
+        return buf.get();
+    }
+
+    /**
+     * @param field the field, for messages
+     * @return the value
+     */
     public short int16(final String field) {
         need(Short.BYTES, field);
         return buf.getShort();

@@ -12,6 +12,13 @@ public final class SchemaWriter {
     private final ByteArrayOutputStream out = new ByteArrayOutputStream(64);
 
     /**
+     * @param v the low 8 bits are written
+     */
+    public void int8(final int v) {
+        out.write(v);
+    }
+
+    /**
      * @param v the low 16 bits are written
      */
     public void int16(final int v) {
