@@ -46,6 +46,48 @@ final class TransactionMetadata {
         }
     }
 
+    /**
+     * The metadata a {@code __transaction_state} value describes, as a coordinator loading the partition builds it
+     * (Kafka's {@code TransactionLog.read}: the last epoch is not stored, so it is -1).
+     *
+     * @param transactionalId the transactional id (the record's key)
+     * @param value           the record's value
+     * @return the metadata, nothing pending
+     */
+    static TransactionMetadata of(final String transactionalId, final TransactionRecords.TransactionValue value) {
+        final Set<TopicPartition> partitions = new HashSet<>();
+        value.partitions().forEach((topic, ids) -> {
+            for (final int id : ids) {
+                partitions.add(new TopicPartition(topic, id));
+            }
+        });
+        return new TransactionMetadata(transactionalId, value.producerId(), value.previousProducerId(),
+            value.nextProducerId(), value.producerEpoch(), NO_EPOCH, value.timeoutMs(), value.state(), partitions,
+            value.startTimestampMs(), value.lastUpdateTimestampMs(), value.clientTransactionVersion());
+    }
+
+    /**
+     * The {@code __transaction_state} value of a transit, at a value version: version 0 stores neither the previous
+     * nor the next producer id nor the client's transactions version (Kafka writes the version of the cluster's
+     * transactions version, not the client's).
+     *
+     * @param transit the prepared change
+     * @param version {@link TransactionRecords#VALUE_VERSION_0} or {@link TransactionRecords#VALUE_VERSION_1}
+     * @return the value
+     */
+    static TransactionRecords.TransactionValue valueOf(final Transit transit, final short version) {
+        final java.util.Map<String, int[]> byTopic = new java.util.TreeMap<>();
+        final java.util.Map<String, java.util.List<Integer>> lists = new java.util.TreeMap<>();
+        transit.partitions().forEach(tp -> lists.computeIfAbsent(tp.topic(), t -> new java.util.ArrayList<>())
+            .add(tp.partition()));
+        lists.forEach((topic, ids) -> byTopic.put(topic, ids.stream().sorted().mapToInt(Integer::intValue).toArray()));
+        final boolean v1 = version >= TransactionRecords.VALUE_VERSION_1;
+        return new TransactionRecords.TransactionValue(transit.producerId(), v1 ? transit.previousProducerId() : -1,
+            v1 ? transit.nextProducerId() : -1, transit.producerEpoch(), NO_EPOCH, transit.timeoutMs(),
+            transit.state(), transit.state() == TransactionState.EMPTY ? java.util.Map.of() : byTopic,
+            transit.lastUpdateTimestampMs(), transit.startTimestampMs(), v1 ? transit.clientVersion() : 0);
+    }
+
     /** The epoch the producer sent is neither the current one nor the one before: another instance fenced it. */
     static final class FencedProducerException extends RuntimeException {
         private static final long serialVersionUID = 1L;

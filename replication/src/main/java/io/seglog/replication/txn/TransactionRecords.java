@@ -14,10 +14,10 @@ import java.util.TreeMap;
  * The records of {@code __transaction_state} in Kafka's schemas ({@code TransactionLogKey}, {@code TransactionLogValue}
  * and {@code TransactionLog} in Kafka 4.4), so that Kafka's classes and tools read what a Seglog transaction
  * coordinator writes and the other way round. A key is an int16 version (0) then the transactional id (int16-length
- * string). A value is an int16 version then the fields: version 0 (transactions version 0 and 1) in the classic
- * encoding, version 1 (transactions version 2, KIP-890) flexible, with the previous and next producer ids, the client's
- * transactions version and the next producer epoch as tagged fields (written only when not their default, as Kafka's
- * generated classes do). A null value (tombstone) removes an expired transactional id.
+ * string). A value is an int16 version then the fields: version 0 (while the cluster's transactions version is 0) in
+ * the classic encoding, version 1 (from transactions version 1 on, KIP-890) flexible, with the previous and next
+ * producer ids, the client's transactions version and the next producer epoch as tagged fields (written only when not
+ * their default, as Kafka's generated classes do). A null value (tombstone) removes an expired transactional id.
  *
  * <p>Decoding trusts no length ({@link SchemaReader}); a malformed record is refused with a
  * {@link MalformedTransactionRecordException} naming the field and the position.
@@ -25,9 +25,9 @@ import java.util.TreeMap;
 final class TransactionRecords {
     /** The key's version: its only one. */
     static final short KEY_VERSION = 0;
-    /** The classic value version (transactions versions 0 and 1). */
+    /** The classic value version, written while the cluster's {@code transaction.version} is 0. */
     public static final short VALUE_VERSION_0 = 0;
-    /** The flexible value version (transactions version 2). */
+    /** The flexible value version, written from {@code transaction.version} 1 on (KIP-890). */
     public static final short VALUE_VERSION_1 = 1;
 
     private static final int TAG_PREVIOUS_PRODUCER_ID = 0;
