@@ -414,6 +414,31 @@ final class TransactionMetadata {
         partitions.remove(partition);
     }
 
+    /**
+     * Drops the pending change after its record failed to be written (Kafka clears the pending state the same way):
+     * the metadata stays as it was, and the next request may prepare again.
+     */
+    void abandonPendingTransition() {
+        pendingState = null;
+    }
+
+    /**
+     * Turns a prepared fence into the abort that follows it (Kafka's {@code endTransaction} for a fence): the pending
+     * PrepareEpochFence is dropped and the fence's epoch taken, with no last epoch, so the abort is prepared, and its
+     * markers written, under the new epoch.
+     *
+     * @param fencedEpoch the epoch the fence prepared
+     * @throws IllegalStateException when no fence is pending
+     */
+    void takeFencedEpoch(final short fencedEpoch) {
+        if (pendingState != TransactionState.PREPARE_EPOCH_FENCE) {
+            throw new IllegalStateException("transactional id " + transactionalId + " has no fence pending");
+        }
+        pendingState = null;
+        producerEpoch = fencedEpoch;
+        lastProducerEpoch = NO_EPOCH;
+    }
+
     /** Marks a fence whose record failed to be written: the next fence does not bump the epoch again. */
     void epochFenceFailed() {
         failedEpochFence = true;

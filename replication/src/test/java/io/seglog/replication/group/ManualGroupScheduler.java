@@ -9,7 +9,7 @@ import java.util.TreeMap;
  * when the test advances time past them; {@link #execute} tasks run at the next {@link #advance} or
  * {@link #runPending}. One thread, no wall clock: every run of a test is the same run.
  */
-final class ManualGroupScheduler implements GroupScheduler {
+public final class ManualGroupScheduler implements GroupScheduler {
     private record Due(long atMs, long seq) implements Comparable<Due> {
         @Override
         public int compareTo(final Due o) {
@@ -52,17 +52,17 @@ final class ManualGroupScheduler implements GroupScheduler {
     }
 
     /** Whether a timer is set under this key. */
-    boolean scheduled(final String key) {
+    public boolean scheduled(final String key) {
         return byKey.containsKey(key);
     }
 
     /** Runs what is due now. */
-    void runPending() {
+    public void runPending() {
         advance(0);
     }
 
     /** Moves the clock forward, running every task that falls due, in order, each at its own time. */
-    void advance(final long ms) {
+    public void advance(final long ms) {
         final long until = nowMs + ms;
         while (!tasks.isEmpty() && tasks.firstKey().atMs() <= until) {
             final Map.Entry<Due, Runnable> next = tasks.pollFirstEntry();
