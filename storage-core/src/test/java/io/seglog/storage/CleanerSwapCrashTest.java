@@ -118,17 +118,7 @@ class CleanerSwapCrashTest {
         final Map<String, String> before;
         try (LogManager manager = openManager()) {
             final PartitionLog log = manager.getOrCreate(tp);
-            final org.apache.kafka.common.record.internal.MemoryRecords aborted =
-                org.apache.kafka.common.record.internal.MemoryRecords.withTransactionalRecords(
-                    org.apache.kafka.common.compress.Compression.NONE, 9L, (short) 0, 0,
-                    new org.apache.kafka.common.record.internal.SimpleRecord(T0, "k0".getBytes(StandardCharsets.UTF_8),
-                        "aborted".getBytes(StandardCharsets.UTF_8)));
-            log.appendAsLeader(ByteBuffer.allocate(aborted.sizeInBytes()).put(aborted.buffer()).flip(), 0);
-            log.appendTransactionMarker(9L, (short) 0, 0, false, 0);
-            for (int i = 0; i < 60; i++) {
-                log.appendAsLeader(batch("k" + (i % 3), "v" + i), 0);
-            }
-            log.updateHighWatermark(log.logEndOffset());
+            appendAbortedThenPlain(log);
             before = CleanerTransactionsTest.readCommitted(log);
             try (LogCleaner cleaner = new LogCleaner(new CleanerConfig(true, 1, 1 << 20, 1 << 16, 0.9,
                 Double.MAX_VALUE, 0).settings(), List.of(logDir.toAbsolutePath().normalize()),
@@ -153,17 +143,7 @@ class CleanerSwapCrashTest {
         final TopicPartition tp = new TopicPartition("t", 0);
         try (LogManager manager = openManager()) {
             final PartitionLog log = manager.getOrCreate(tp);
-            final org.apache.kafka.common.record.internal.MemoryRecords aborted =
-                org.apache.kafka.common.record.internal.MemoryRecords.withTransactionalRecords(
-                    org.apache.kafka.common.compress.Compression.NONE, 9L, (short) 0, 0,
-                    new org.apache.kafka.common.record.internal.SimpleRecord(T0, "k0".getBytes(StandardCharsets.UTF_8),
-                        "aborted".getBytes(StandardCharsets.UTF_8)));
-            log.appendAsLeader(ByteBuffer.allocate(aborted.sizeInBytes()).put(aborted.buffer()).flip(), 0);
-            log.appendTransactionMarker(9L, (short) 0, 0, false, 0);
-            for (int i = 0; i < 60; i++) {
-                log.appendAsLeader(batch("k" + (i % 3), "v" + i), 0);
-            }
-            log.updateHighWatermark(log.logEndOffset());
+            appendAbortedThenPlain(log);
             final CleanableLog refusing = new StopAtSwap(new PartitionCleaning(log, tp)) {
                 @Override
                 public boolean replaceSegments(final LogSegment[] group, final Path swapFile, final long nowMs) {
@@ -185,5 +165,20 @@ class CleanerSwapCrashTest {
             log.updateHighWatermark(log.logEndOffset());
             assertEquals("v57", CleanerTransactionsTest.readCommitted(log).get("k0"), "the abort is still hidden");
         }
+    }
+
+    /** Producer 9's aborted write of k0, then 60 plain records of k0..k2: a first segment with an abort. */
+    private static void appendAbortedThenPlain(final PartitionLog log) {
+        final org.apache.kafka.common.record.internal.MemoryRecords aborted =
+            org.apache.kafka.common.record.internal.MemoryRecords.withTransactionalRecords(
+                org.apache.kafka.common.compress.Compression.NONE, 9L, (short) 0, 0,
+                new org.apache.kafka.common.record.internal.SimpleRecord(T0, "k0".getBytes(StandardCharsets.UTF_8),
+                    "aborted".getBytes(StandardCharsets.UTF_8)));
+        log.appendAsLeader(ByteBuffer.allocate(aborted.sizeInBytes()).put(aborted.buffer()).flip(), 0);
+        log.appendTransactionMarker(9L, (short) 0, 0, false, 0);
+        for (int i = 0; i < 60; i++) {
+            log.appendAsLeader(batch("k" + (i % 3), "v" + i), 0);
+        }
+        log.updateHighWatermark(log.logEndOffset());
     }
 }

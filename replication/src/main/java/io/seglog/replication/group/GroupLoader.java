@@ -1,12 +1,9 @@
 package io.seglog.replication.group;
 
-import io.seglog.storage.format.BatchRecordReader;
+import io.seglog.replication.records.CoordinatorBatches;
 import io.seglog.storage.format.InvalidRecordException;
-import io.seglog.storage.format.RecordBatch;
-import io.seglog.storage.format.RecordBatchDescriptor;
 import io.seglog.storage.format.RecordView;
 import java.nio.ByteBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,10 +18,7 @@ import org.slf4j.LoggerFactory;
 public final class GroupLoader implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(GroupLoader.class);
 
-    private final BatchRecordReader reader;
-    private final RecordBatch batch = new RecordBatch();
-    private final RecordView record = new RecordView();
-    private final UnsafeBuffer view = new UnsafeBuffer(0, 0);
+    private final CoordinatorBatches batches;
     private long records;
     private long skipped;
 
@@ -32,7 +26,7 @@ public final class GroupLoader implements AutoCloseable {
      * @param maxDecompressedBytes the most bytes one batch's records may decompress to
      */
     public GroupLoader(final int maxDecompressedBytes) {
-        this.reader = new BatchRecordReader(maxDecompressedBytes);
+        this.batches = new CoordinatorBatches(maxDecompressedBytes);
     }
 
     /**
@@ -48,36 +42,18 @@ public final class GroupLoader implements AutoCloseable {
      * @throws InvalidRecordException when a compressed batch cannot be read
      */
     public long load(final ByteBuffer batches, final GroupManager into, final String where) {
-        view.wrap(batches, batches.position(), batches.remaining());
-        long next = -1;
-        int position = 0;
-        final int end = batches.remaining();
-        while (end - position >= RecordBatchDescriptor.RECORDS_OFFSET) {
-            batch.wrap(view, position);
-            final int size = batch.sizeInBytes();
-            if (size < RecordBatchDescriptor.RECORDS_OFFSET || size > end - position) {
-                break; // a partial batch at the end of a read: the caller reads on from the returned offset
+        return this.batches.walk(batches, batch -> {
+            if (batch.isTransactional()) {
+                skipped += batch.recordCount();
+                LOG.warn("{}: transactional offset commits at offsets {}-{} are skipped (transactions are not"
+                    + " supported)", where, batch.baseOffset(), batch.lastOffset());
+                return false;
             }
-            next = batch.nextOffset();
-            if (batch.isControl() || batch.isTransactional()) {
-                if (!batch.isControl()) {
-                    skipped += batch.recordCount();
-                    LOG.warn("{}: transactional offset commits at offsets {}-{} are skipped (transactions are not"
-                        + " supported)", where, batch.baseOffset(), batch.lastOffset());
-                }
-                position += size;
-                continue;
-            }
-            reader.open(batch);
-            while (reader.next(record)) {
-                apply(into, where);
-            }
-            position += size;
-        }
-        return next;
+            return true;
+        }, record -> apply(record, into, where));
     }
 
-    private void apply(final GroupManager into, final String where) {
+    private void apply(final RecordView record, final GroupManager into, final String where) {
         if (record.keyLength() < 0) {
             throw new MalformedGroupRecordException("record at offset " + record.offset() + " of " + where, "key", 0,
                 "a record without a key");
@@ -113,6 +89,6 @@ public final class GroupLoader implements AutoCloseable {
 
     @Override
     public void close() {
-        reader.close();
+        batches.close();
     }
 }

@@ -1,14 +1,10 @@
 package io.seglog.replication.group;
 
-/**
- * A {@code __consumer_offsets} record that is not what Kafka's schemas allow: names the part of the record, the field
- * and the position in it.
- */
-final class MalformedGroupRecordException extends RuntimeException {
-    private static final long serialVersionUID = 1L;
+import io.seglog.replication.records.MalformedCoordinatorRecordException;
 
-    private final String field;
-    private final int position;
+/** A {@code __consumer_offsets} record that is not what Kafka's schemas allow (see the superclass). */
+final class MalformedGroupRecordException extends MalformedCoordinatorRecordException {
+    private static final long serialVersionUID = 1L;
 
     /**
      * @param what     the part read (key, offset commit value, group metadata value)
@@ -17,26 +13,6 @@ final class MalformedGroupRecordException extends RuntimeException {
      * @param problem  what is wrong
      */
     MalformedGroupRecordException(final String what, final String field, final int position, final String problem) {
-        super("malformed " + what + ": field " + field + " at byte " + position + ": " + problem);
-        this.field = field;
-        this.position = position;
-    }
-
-    /**
-     * The field being read when the record was found malformed.
-     *
-     * @return its name
-     */
-    public String field() {
-        return field;
-    }
-
-    /**
-     * Where, from the start of the key or value.
-     *
-     * @return the byte position
-     */
-    public int position() {
-        return position;
+        super(what, field, position, problem);
     }
 }

@@ -56,10 +56,23 @@ final class TransactionManager {
          * @param producerEpoch    its epoch
          * @param coordinatorEpoch this coordinator's epoch (the partition leader's fencing of deposed coordinators)
          * @param commit           COMMIT, else ABORT
-         * @return completes once the marker is written; fails when it could not be (retried)
+         * @return completes with the outcome (Kafka's handling of WriteTxnMarkers' answers); a failed future counts as
+         *     {@link MarkerOutcome#RETRY}
          */
-        CompletableFuture<Void> write(TopicPartition partition, long producerId, short producerEpoch,
-                                      int coordinatorEpoch, boolean commit);
+        CompletableFuture<MarkerOutcome> write(TopicPartition partition, long producerId, short producerEpoch,
+                                               int coordinatorEpoch, boolean commit);
+    }
+
+    /** What became of one marker. */
+    enum MarkerOutcome {
+        /** Written. */
+        WRITTEN,
+        /** Not written now (no leader, not enough replicas, a timeout): tried again after the backoff. */
+        RETRY,
+        /** The partition is gone (its topic deleted) or cannot take markers: nothing to write, counted as done. */
+        PARTITION_GONE,
+        /** A newer producer epoch or coordinator epoch owns the transaction: this coordinator stops sending. */
+        FENCED
     }
 
     /** A coordinator record that could not be written, with the error to answer. */
@@ -105,6 +118,8 @@ final class TransactionManager {
     private final GroupScheduler thread;
     private final LongSupplier wallClockMs;
     private final Map<String, TransactionMetadata> cache = new HashMap<>();
+    /** Until the partition is read, requests are answered COORDINATOR_LOAD_IN_PROGRESS (they could not be right). */
+    private boolean loaded;
     private boolean stopped;
 
     /**
@@ -144,6 +159,7 @@ final class TransactionManager {
      */
     void loaded(final Map<String, TransactionMetadata> loaded) {
         cache.putAll(loaded);
+        this.loaded = true;
         for (final TransactionMetadata m : loaded.values()) {
             if (m.state() == TransactionState.PREPARE_COMMIT || m.state() == TransactionState.PREPARE_ABORT) {
                 LOG.info("{}: resuming the {} of {} (producer {} epoch {}) left by the previous coordinator",
@@ -182,8 +198,8 @@ final class TransactionManager {
     CompletableFuture<InitResult> initProducerId(final String transactionalId, final int timeoutMs,
                                                  final long expectedPid, final short expectedEpoch) {
         final CompletableFuture<InitResult> answer = new CompletableFuture<>();
-        if (stopped) {
-            return CompletableFuture.completedFuture(InitResult.failed(TxnError.NOT_COORDINATOR));
+        if (unavailable() != null) {
+            return CompletableFuture.completedFuture(InitResult.failed(unavailable()));
         }
         if (transactionalId.isEmpty()) {
             return CompletableFuture.completedFuture(InitResult.failed(TxnError.INVALID_REQUEST));
@@ -192,10 +208,27 @@ final class TransactionManager {
             return CompletableFuture.completedFuture(InitResult.failed(TxnError.INVALID_TRANSACTION_TIMEOUT));
         }
         final long now = wallClockMs.getAsLong();
-        final TransactionMetadata m = cache.computeIfAbsent(transactionalId, id -> new TransactionMetadata(id,
-            producerIds.getAsLong(), TransactionMetadata.NO_PRODUCER_ID, TransactionMetadata.NO_PRODUCER_ID,
-            TransactionMetadata.NO_EPOCH, TransactionMetadata.NO_EPOCH, timeoutMs, TransactionState.EMPTY, Set.of(),
-            -1, now, (short) 0));
+        TransactionMetadata m = cache.get(transactionalId);
+        if (m == null) {
+            final long producerId;
+            try {
+                producerId = producerIds.getAsLong();
+            } catch (final RuntimeException e) {
+                LOG.warn("{}: no producer id for {}: {}", partitionName, transactionalId, e.toString());
+                return CompletableFuture.completedFuture(InitResult.failed(TxnError.COORDINATOR_NOT_AVAILABLE));
+            }
+            m = new TransactionMetadata(transactionalId, producerId, TransactionMetadata.NO_PRODUCER_ID,
+                TransactionMetadata.NO_PRODUCER_ID, TransactionMetadata.NO_EPOCH, TransactionMetadata.NO_EPOCH,
+                timeoutMs, TransactionState.EMPTY, Set.of(), -1, now, (short) 0);
+            cache.put(transactionalId, m);
+        }
+        return initKnown(m, timeoutMs, expectedPid, expectedEpoch, now, answer);
+    }
+
+    private CompletableFuture<InitResult> initKnown(final TransactionMetadata m, final int timeoutMs,
+                                                    final long expectedPid, final short expectedEpoch, final long now,
+                                                    final CompletableFuture<InitResult> answer) {
+        final String transactionalId = m.transactionalId();
         final boolean expected = expectedPid >= 0;
         if (m.pendingState() != null) {
             return CompletableFuture.completedFuture(InitResult.failed(TxnError.CONCURRENT_TRANSACTIONS));
@@ -216,6 +249,12 @@ final class TransactionManager {
                             : Optional.empty(), now);
                 } catch (final TransactionMetadata.FencedProducerException fenced) {
                     answer.complete(InitResult.failed(TxnError.PRODUCER_FENCED));
+                    return answer;
+                } catch (final RuntimeException e) {
+                    // Kafka's request layer answers a coordinator's own exception (an exhausted epoch a producer
+                    // asks to keep, no producer id to rotate to) with UNKNOWN_SERVER_ERROR.
+                    LOG.warn("{}: InitProducerId of {} failed: {}", partitionName, transactionalId, e.toString());
+                    answer.complete(InitResult.failed(TxnError.UNKNOWN_SERVER_ERROR));
                     return answer;
                 }
                 write(m, transit, error -> {
@@ -257,8 +296,11 @@ final class TransactionManager {
     CompletableFuture<TxnError> addPartitions(final String transactionalId, final long producerId,
                                               final short producerEpoch, final Set<TopicPartition> partitions,
                                               final short clientVersion) {
-        if (stopped) {
-            return CompletableFuture.completedFuture(TxnError.NOT_COORDINATOR);
+        if (unavailable() != null) {
+            return CompletableFuture.completedFuture(unavailable());
+        }
+        if (transactionalId.isEmpty()) {
+            return CompletableFuture.completedFuture(TxnError.INVALID_REQUEST);
         }
         final TransactionMetadata m = cache.get(transactionalId);
         final TxnError refusal;
@@ -278,7 +320,7 @@ final class TransactionManager {
             return CompletableFuture.completedFuture(refusal);
         }
         final CompletableFuture<TxnError> answer = new CompletableFuture<>();
-        write(m, m.prepareAddPartitions(partitions, wallClockMs.getAsLong(), clientVersion), answer::complete);
+        write(m, m.prepareAddPartitions(partitions, wallClockMs.getAsLong(), served(clientVersion)), answer::complete);
         return answer;
     }
 
@@ -298,8 +340,8 @@ final class TransactionManager {
     CompletableFuture<TxnError> endTransaction(final String transactionalId, final long producerId,
                                                final short producerEpoch, final boolean commit,
                                                final short clientVersion) {
-        if (stopped) {
-            return CompletableFuture.completedFuture(TxnError.NOT_COORDINATOR);
+        if (unavailable() != null) {
+            return CompletableFuture.completedFuture(unavailable());
         }
         if (transactionalId.isEmpty()) {
             return CompletableFuture.completedFuture(TxnError.INVALID_REQUEST);
@@ -308,7 +350,20 @@ final class TransactionManager {
         if (m == null) {
             return CompletableFuture.completedFuture(TxnError.INVALID_PRODUCER_ID_MAPPING);
         }
-        return end(m, producerId, producerEpoch, commit, true, clientVersion);
+        return end(m, producerId, producerEpoch, commit, true, served(clientVersion));
+    }
+
+    /**
+     * The transactions version this coordinator serves a client at: at most 1 (the cluster does not offer version 2,
+     * whose EndTxn answers and retry rules are not served), so no epoch is bumped behind a client's back.
+     */
+    private static short served(final short clientVersion) {
+        return (short) Math.min(clientVersion, 1);
+    }
+
+    /** NOT_COORDINATOR once stopped, COORDINATOR_LOAD_IN_PROGRESS until loaded; null when requests may go on. */
+    private TxnError unavailable() {
+        return stopped ? TxnError.NOT_COORDINATOR : loaded ? null : TxnError.COORDINATOR_LOAD_IN_PROGRESS;
     }
 
     private CompletableFuture<TxnError> end(final TransactionMetadata m, final long producerId,
@@ -397,22 +452,34 @@ final class TransactionManager {
         }
         final long producerId = m.producerId();
         final short epoch = m.producerEpoch();
-        markers.write(tp, producerId, epoch, coordinatorEpoch, commit).whenComplete((ok, failure) ->
+        attempt(() -> markers.write(tp, producerId, epoch, coordinatorEpoch, commit)).whenComplete((outcome, failure) ->
             thread.execute(() -> {
                 if (stopped) {
                     return; // the next coordinator writes them again
                 }
-                if (failure != null) {
-                    LOG.warn("{}: the {} marker of {} (producer {} epoch {}) on {} failed, retried in {} ms: {}",
-                        partitionName, commit ? "COMMIT" : "ABORT", m.transactionalId(), producerId, epoch, tp,
-                        retryBackoffMs, rootCause(failure).toString());
-                    thread.schedule("txn-marker:" + m.transactionalId() + ":" + tp, retryBackoffMs,
-                        () -> sendMarker(m, commit, complete, tp, remaining));
-                    return;
-                }
-                m.removePartition(tp);
-                if (remaining.remove(tp) && remaining.isEmpty()) {
-                    writeCompletion(m, complete);
+                final MarkerOutcome result = failure != null ? MarkerOutcome.RETRY : outcome;
+                switch (result) {
+                    case RETRY -> {
+                        LOG.warn("{}: the {} marker of {} (producer {} epoch {}) on {} is not written yet, tried again"
+                            + " in {} ms{}", partitionName, commit ? "COMMIT" : "ABORT", m.transactionalId(),
+                            producerId, epoch, tp, retryBackoffMs, failure == null ? "" : ": "
+                                + rootCause(failure));
+                        thread.schedule("txn-marker:" + m.transactionalId() + ":" + tp, retryBackoffMs,
+                            () -> sendMarker(m, commit, complete, tp, remaining));
+                    }
+                    case FENCED -> LOG.info("{}: the {} marker of {} on {} was refused as fenced: a newer producer or"
+                        + " coordinator epoch owns the transaction; no more markers are sent for it", partitionName,
+                        commit ? "COMMIT" : "ABORT", m.transactionalId(), tp);
+                    default -> { // WRITTEN, or PARTITION_GONE: nothing more to write there
+                        if (result == MarkerOutcome.PARTITION_GONE) {
+                            LOG.info("{}: {} is gone; the transaction of {} completes without its marker",
+                                partitionName, tp, m.transactionalId());
+                        }
+                        m.removePartition(tp);
+                        if (remaining.remove(tp) && remaining.isEmpty()) {
+                            writeCompletion(m, complete);
+                        }
+                    }
                 }
             }));
     }
@@ -424,7 +491,7 @@ final class TransactionManager {
         final byte[] key = TransactionRecords.encodeKey(m.transactionalId());
         final byte[] value = TransactionRecords.encodeValue(TransactionMetadata.valueOf(complete, valueVersion),
             valueVersion);
-        log.append(key, value).whenComplete((ok, failure) -> thread.execute(() -> {
+        attempt(() -> log.append(key, value)).whenComplete((ok, failure) -> thread.execute(() -> {
             if (stopped) {
                 return;
             }
@@ -433,10 +500,9 @@ final class TransactionManager {
                 LOG.info("{}: {} of {} complete (producer {} epoch {})", partitionName,
                     complete.state().stateName(), m.transactionalId(), complete.producerId(),
                     complete.producerEpoch());
-            } else if (errorOf(failure) == TxnError.NOT_COORDINATOR) {
-                LOG.info("{}: no longer coordinator of {}; the next one completes its transaction", partitionName,
-                    m.transactionalId());
             } else {
+                // Retried until written or this coordinator stops (a NOT_COORDINATOR is followed by its stop; the
+                // next coordinator then completes the transaction from the prepared record).
                 thread.schedule("txn-complete:" + m.transactionalId(), retryBackoffMs,
                     () -> writeCompletion(m, complete));
             }
@@ -452,7 +518,7 @@ final class TransactionManager {
      * @return how many aborts were started
      */
     int abortTimedOutTransactions() {
-        if (stopped) {
+        if (unavailable() != null) {
             return 0;
         }
         final long now = wallClockMs.getAsLong();
@@ -479,7 +545,7 @@ final class TransactionManager {
         final byte[] key = TransactionRecords.encodeKey(m.transactionalId());
         final byte[] value = TransactionRecords.encodeValue(TransactionMetadata.valueOf(transit, valueVersion),
             valueVersion);
-        log.append(key, value).whenComplete((ok, failure) -> thread.execute(() -> {
+        attempt(() -> log.append(key, value)).whenComplete((ok, failure) -> thread.execute(() -> {
             if (stopped) {
                 then.accept(TxnError.NOT_COORDINATOR);
                 return;
@@ -495,6 +561,15 @@ final class TransactionManager {
             m.completeTransitionTo(transit);
             then.accept(TxnError.NONE);
         }));
+    }
+
+    /** A seam's call whose synchronous throw counts as its failed future (a pending state is never left behind). */
+    private static <T> CompletableFuture<T> attempt(final java.util.function.Supplier<CompletableFuture<T>> call) {
+        try {
+            return call.get();
+        } catch (final RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     private static TxnError errorOf(final Throwable failure) {

@@ -1,13 +1,10 @@
 package io.seglog.replication.txn;
 
-import io.seglog.storage.format.BatchRecordReader;
+import io.seglog.replication.records.CoordinatorBatches;
 import io.seglog.storage.format.InvalidRecordException;
-import io.seglog.storage.format.RecordBatch;
-import io.seglog.storage.format.RecordBatchDescriptor;
 import io.seglog.storage.format.RecordView;
 import java.nio.ByteBuffer;
 import java.util.Map;
-import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * Reads a {@code __transaction_state} partition's batches (as its log holds them, compressed or not) into the
@@ -19,17 +16,15 @@ import org.agrona.concurrent.UnsafeBuffer;
  * <p>Not thread-safe: one loader per loading thread; it keeps its decompression buffer between batches.
  */
 final class TransactionStateLoader implements AutoCloseable {
-    private final BatchRecordReader reader;
-    private final RecordBatch batch = new RecordBatch();
-    private final RecordView record = new RecordView();
-    private final UnsafeBuffer view = new UnsafeBuffer(0, 0);
+    private final CoordinatorBatches batches;
     private long records;
+    private long skipped;
 
     /**
      * @param maxDecompressedBytes the most bytes one batch's records may decompress to
      */
     TransactionStateLoader(final int maxDecompressedBytes) {
-        this.reader = new BatchRecordReader(maxDecompressedBytes);
+        this.batches = new CoordinatorBatches(maxDecompressedBytes);
     }
 
     /**
@@ -43,36 +38,23 @@ final class TransactionStateLoader implements AutoCloseable {
      * @throws InvalidRecordException when a compressed batch cannot be read
      */
     long load(final ByteBuffer batches, final Map<String, TransactionMetadata> into, final String where) {
-        view.wrap(batches, batches.position(), batches.remaining());
-        long next = -1;
-        int position = 0;
-        final int end = batches.remaining();
-        while (end - position >= RecordBatchDescriptor.RECORDS_OFFSET) {
-            batch.wrap(view, position);
-            final int size = batch.sizeInBytes();
-            if (size < RecordBatchDescriptor.RECORDS_OFFSET || size > end - position) {
-                break; // a partial batch at the end of a read: the caller reads on from the returned offset
-            }
-            next = batch.nextOffset();
-            if (!batch.isControl()) {
-                reader.open(batch);
-                while (reader.next(record)) {
-                    apply(into, where);
-                }
-            }
-            position += size;
-        }
-        return next;
+        return this.batches.walk(batches, batch -> true, record -> apply(record, into, where));
     }
 
-    private void apply(final Map<String, TransactionMetadata> into, final String where) {
+    private void apply(final RecordView record, final Map<String, TransactionMetadata> into,
+                       final String where) {
         final String what = "record at offset " + record.offset() + " of " + where;
         if (record.keyLength() < 0) {
             throw new MalformedTransactionRecordException(what, "key", 0, "a record without a key");
         }
+        final ByteBuffer key = ByteBuffer.wrap(record.keyBytes());
+        if (key.remaining() >= Short.BYTES && key.getShort(0) != TransactionRecords.KEY_VERSION) {
+            skipped++; // Kafka's UnknownKey: a record type of a later version, not this coordinator's
+            return;
+        }
         final String id;
         try {
-            id = TransactionRecords.decodeKey(ByteBuffer.wrap(record.keyBytes()));
+            id = TransactionRecords.decodeKey(key);
         } catch (final MalformedTransactionRecordException e) {
             throw new MalformedTransactionRecordException(what, e.field(), e.position(), e.getMessage());
         }
@@ -89,6 +71,11 @@ final class TransactionStateLoader implements AutoCloseable {
         records++;
     }
 
+    /** @return records of an unknown key version skipped so far */
+    long skipped() {
+        return skipped;
+    }
+
     /** @return records applied so far */
     long records() {
         return records;
@@ -96,6 +83,6 @@ final class TransactionStateLoader implements AutoCloseable {
 
     @Override
     public void close() {
-        reader.close();
+        batches.close();
     }
 }

@@ -4,6 +4,8 @@ package io.seglog.replication.txn;
  * The transaction coordinator's outcomes, with Kafka's error codes (what the wire answers a client with).
  */
 enum TxnError {
+    /** An unexpected failure (Kafka's answer to a coordinator's own exception). */
+    UNKNOWN_SERVER_ERROR(-1),
     /** Done. */
     NONE(0),
     /** The partition is being loaded: retry soon. */

@@ -64,6 +64,10 @@ class TransactionManagerTest {
                 FileIO.system(), InstantSource.system()));
         }
         manager = newManager(5);
+        assertEquals(TxnError.COORDINATOR_LOAD_IN_PROGRESS, done(manager.initProducerId("app", 60_000, -1,
+            (short) -1)).error(), "nothing answered before the partition is read");
+        thread.execute(() -> manager.loaded(Map.of()));
+        thread.runPending();
     }
 
     @AfterEach
@@ -91,17 +95,25 @@ class TransactionManagerTest {
         return CompletableFuture.completedFuture(null);
     }
 
-    private CompletableFuture<Void> writeMarker(final TopicPartition tp, final long pid, final short epoch,
-                                                final int coordinatorEpoch, final boolean commit) {
+    private CompletableFuture<TransactionManager.MarkerOutcome> writeMarker(final TopicPartition tp, final long pid,
+                                                                            final short epoch,
+                                                                            final int coordinatorEpoch,
+                                                                            final boolean commit) {
         if (failMarkers.get() > 0) {
             failMarkers.decrementAndGet();
+            if (failMarkers.get() % 2 == 0) {
+                throw new IllegalStateException("the channel is closed (injected, thrown)");
+            }
             return CompletableFuture.failedFuture(new IllegalStateException("NOT_LEADER_OR_FOLLOWER (injected)"));
         }
         final PartitionLog log = data.get(tp);
+        if (log == null) {
+            return CompletableFuture.completedFuture(TransactionManager.MarkerOutcome.PARTITION_GONE);
+        }
         log.appendTransactionMarker(pid, epoch, coordinatorEpoch, commit, 0);
         log.updateHighWatermark(log.logEndOffset());
         markerLog.add((commit ? "COMMIT " : "ABORT ") + tp + " " + pid + "/" + epoch);
-        return CompletableFuture.completedFuture(null);
+        return CompletableFuture.completedFuture(TransactionManager.MarkerOutcome.WRITTEN);
     }
 
     private <T> T done(final CompletableFuture<T> answer) {
@@ -248,6 +260,21 @@ class TransactionManagerTest {
     }
 
     @Test
+    void aDeletedPartitionCompletesWithoutItsMarkerAndVersion2IsServedAsVersion1() {
+        final TransactionManager.InitResult init = done(manager.initProducerId("app", 60_000, -1, (short) -1));
+        final TopicPartition deleted = new TopicPartition("deleted", 0);
+        assertEquals(TxnError.NONE, done(manager.addPartitions("app", init.producerId(), init.producerEpoch(),
+            Set.of(ORDERS0, deleted), (short) 2)));
+        assertEquals(TxnError.NONE, done(manager.endTransaction("app", init.producerId(), init.producerEpoch(), true,
+            (short) 2)));
+        thread.runPending();
+        assertEquals(TransactionState.COMPLETE_COMMIT, manager.metadata("app").orElseThrow().state());
+        assertEquals(List.of("COMMIT orders-0 1000/0"), markerLog, "no epoch bumped behind the client's back");
+        assertEquals(TxnError.NONE, done(manager.addPartitions("app", init.producerId(), init.producerEpoch(),
+            Set.of(ORDERS1), (short) 2)), "the same epoch goes on");
+    }
+
+    @Test
     void aNewCoordinatorFinishesAPreparedCommit() {
         final TransactionManager.InitResult init = done(manager.initProducerId("app", 60_000, -1, (short) -1));
         assertEquals(TxnError.NONE, done(manager.addPartitions("app", init.producerId(), init.producerEpoch(),
@@ -262,6 +289,8 @@ class TransactionManagerTest {
         assertTrue(markerLog.isEmpty(), "the deposed coordinator wrote no marker");
 
         final TransactionManager next = newManager(6);
+        assertEquals(TxnError.COORDINATOR_LOAD_IN_PROGRESS, done(next.endTransaction("app", init.producerId(),
+            init.producerEpoch(), true, (short) 0)));
         final Map<String, TransactionMetadata> loaded = reload();
         assertEquals(TransactionState.PREPARE_COMMIT, loaded.get("app").state());
         thread.execute(() -> next.loaded(loaded));

@@ -120,6 +120,20 @@ class TransactionStateLoaderTest {
     }
 
     @Test
+    void aKeyOfALaterVersionIsSkippedAsKafkaSkipsIt() {
+        try (PartitionLog log = PartitionLog.open(dir.resolve("__transaction_state-2"), LogConfig.builder().build(),
+            FileIO.system(), InstantSource.system())) {
+            final byte[] value = TransactionLog.valueToBytes(randomTransit(new SplittableRandom(2),
+                TransactionVersion.TV_0), TransactionVersion.TV_0);
+            final byte[] later = TransactionLog.keyToBytes("x");
+            later[1] = 9; // key version 9
+            append(log, MemoryRecords.withRecords(Compression.NONE, new SimpleRecord(1_000L, later, value),
+                new SimpleRecord(1_000L, TransactionLog.keyToBytes("a"), value)));
+            assertEquals(java.util.Set.of("a"), load(log).keySet());
+        }
+    }
+
+    @Test
     void aDamagedRecordIsRefusedWithItsOffset() throws Exception {
         try (PartitionLog log = PartitionLog.open(dir.resolve("__transaction_state-1"), LogConfig.builder().build(),
             FileIO.system(), InstantSource.system())) {
