@@ -99,6 +99,18 @@ class ReplicationArchitectureTest {
             "io.seglog.replication.broker..", "io.seglog.replication.replica..")
         .because("group state moves by requests, timers and write completions that a deterministic simulation drives");
 
+    /**
+     * The transaction coordinator's rules and the coordinators' record codecs reach the log, the clock, the markers and
+     * the network through interfaces only, as the group coordinator's do.
+     */
+    static final ArchRule TRANSACTION_COORDINATOR_HAS_NO_NETWORK_OR_STORE = noClasses()
+        .that().resideInAnyPackage("io.seglog.replication.txn..", "io.seglog.replication.records..")
+        .should().dependOnClassesThat().resideInAnyPackage("io.netty..", "java.net..", "java.nio.channels..",
+            "org.apache.kafka..", "io.seglog.replication.zk..", "io.seglog.replication.wire..",
+            "io.seglog.replication.controller..", "io.seglog.replication.broker..", "io.seglog.replication.replica..")
+        .because("transaction state moves by requests, timers, write and marker completions that a deterministic"
+            + " simulation drives, and Kafka's classes are its oracles in tests, not its code");
+
     /** The assignors are pure functions an embedder calls without a broker: no network, ZooKeeper, Kafka or threads. */
     static final ArchRule ASSIGNORS_ARE_PURE = noClasses()
         .that().resideInAPackage("io.seglog.replication.group.assignor..")
@@ -278,6 +290,12 @@ class ReplicationArchitectureTest {
     void groupCoordinatorReachesNoNetworkOrStoreDirectly() {
         assertTrue(REPLICATION.containPackage("io.seglog.replication.group"), "group package not imported");
         GROUP_COORDINATOR_HAS_NO_NETWORK_OR_STORE.check(REPLICATION);
+    }
+
+    @Test
+    void transactionCoordinatorReachesNoNetworkOrStoreDirectly() {
+        assertTrue(REPLICATION.containPackage("io.seglog.replication.txn"), "txn package not imported");
+        TRANSACTION_COORDINATOR_HAS_NO_NETWORK_OR_STORE.check(REPLICATION);
     }
 
     @Test
