@@ -1,7 +1,10 @@
 package io.seglog.replication.replica;
 
 import io.seglog.storage.AppendOutcome;
+import io.seglog.storage.InvalidProducerEpochException;
 import io.seglog.storage.LeaderAppendResult;
+import io.seglog.storage.StorageException;
+import io.seglog.storage.TransactionCoordinatorFencedException;
 
 /**
  * A partition's answer to one produce: the log's {@link AppendOutcome} when the append reached the log, and the
@@ -46,6 +49,22 @@ public record AppendResult(ReplicaError error, AppendOutcome outcome, long baseO
         }
         return new AppendResult(error, appended.outcome(), appended.firstOffset(), appended.lastOffset(),
             appended.logAppendTimeMs(), appended.logStartOffset(), null, appended.leaderEpoch());
+    }
+
+    /**
+     * A transaction marker the log refused: a newer producer epoch (INVALID_PRODUCER_EPOCH) or coordinator epoch
+     * (TRANSACTION_COORDINATOR_FENCED) wrote there, a newer leader epoch reached the log (NOT_LEADER_OR_FOLLOWER), or
+     * the log failed (KAFKA_STORAGE_ERROR).
+     *
+     * @param refusal the log's exception
+     * @return the result
+     */
+    static AppendResult markerRefused(final RuntimeException refusal) {
+        final ReplicaError error = refusal instanceof InvalidProducerEpochException ? ReplicaError.INVALID_PRODUCER_EPOCH
+            : refusal instanceof TransactionCoordinatorFencedException ? ReplicaError.TRANSACTION_COORDINATOR_FENCED
+            : refusal instanceof StorageException ? ReplicaError.KAFKA_STORAGE_ERROR
+            : ReplicaError.NOT_LEADER_OR_FOLLOWER;
+        return error(error, refusal.getMessage());
     }
 
     /**

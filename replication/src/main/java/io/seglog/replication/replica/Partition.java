@@ -8,6 +8,8 @@ import io.seglog.storage.EpochEndOffset;
 import io.seglog.storage.LeaderAppendResult;
 import io.seglog.storage.OffsetOutOfRangeException;
 import io.seglog.storage.PartitionLog;
+import io.seglog.storage.FencedLeaderEpochException;
+import io.seglog.storage.ProducerAppendException;
 import io.seglog.storage.StorageException;
 import io.seglog.storage.TopicPartition;
 import io.seglog.storage.format.CodecUnavailableException;
@@ -256,85 +258,47 @@ public final class Partition {
         }
     }
 
-    /**
-     * Whether this broker leads the partition now.
-     *
-     * @return leader
-     */
+    /** @return whether this broker leads the partition now */
     public boolean isLeader() {
         return leaderId == localBrokerId && !stopped;
     }
 
-    /**
-     * The leader this broker knows of.
-     *
-     * @return the broker id, or -1
-     */
+    /** @return the leader this broker knows of, or -1 */
     public int leaderId() {
         return leaderId;
     }
 
-    /**
-     * The leader epoch this broker holds.
-     *
-     * @return the epoch, -1 before the first LeaderAndIsr
-     */
+    /** @return the leader epoch this broker holds, -1 before the first LeaderAndIsr */
     public int leaderEpoch() {
         return leaderEpoch;
     }
 
-    /**
-     * The ISR this broker holds (as leader: the one written to the store).
-     *
-     * @return the ISR
-     */
+    /** @return the ISR this broker holds (as leader: the one written to the store) */
     public List<Integer> isr() {
         return tracker.isr();
     }
 
-    /**
-     * The replicas assigned, as the last LeaderAndIsr gave them.
-     *
-     * @return the assignment, preferred leader first
-     */
+    /** @return the replicas assigned, as the last LeaderAndIsr gave them, preferred leader first */
     public List<Integer> assignment() {
         return assignment;
     }
 
-    /**
-     * Kafka's under-replicated partition: this broker leads it and its ISR is smaller than its assignment.
-     *
-     * @return under-replicated
-     */
+    /** @return Kafka's under-replicated: this broker leads it and its ISR is smaller than its assignment */
     public boolean underReplicated() {
         return isLeader() && tracker.isr().size() < assignment.size();
     }
 
-    /**
-     * Kafka's under-min-ISR partition: this broker leads it and its ISR is smaller than the effective
-     * {@code min.insync.replicas}, so acks=all writes are refused.
-     *
-     * @return under min ISR
-     */
+    /** @return Kafka's under-min-ISR: led here, the ISR below the effective min ISR (acks=all refused) */
     public boolean underMinIsr() {
         return isLeader() && tracker.isr().size() < effectiveMinIsr();
     }
 
-    /**
-     * Kafka's at-min-ISR partition: this broker leads it and its ISR is exactly the effective
-     * {@code min.insync.replicas}: one more loss stops acks=all writes.
-     *
-     * @return at min ISR
-     */
+    /** @return Kafka's at-min-ISR: led here, the ISR at the effective min ISR (one more loss stops acks=all) */
     public boolean atMinIsr() {
         return isLeader() && tracker.isr().size() == effectiveMinIsr();
     }
 
-    /**
-     * The partition.
-     *
-     * @return the topic and partition
-     */
+    /** @return the topic and partition */
     public TopicPartition topicPartition() {
         return tp;
     }
@@ -344,20 +308,12 @@ public final class Partition {
         return ctx.safetyFixes();
     }
 
-    /**
-     * The partition's log.
-     *
-     * @return the log
-     */
+    /** @return the partition's log */
     public PartitionLog log() {
         return log;
     }
 
-    /**
-     * As leader, the offset at which its epoch began.
-     *
-     * @return the offset, -1 when not leader
-     */
+    /** @return as leader, the offset at which its epoch began; -1 when not leader */
     public long leaderEpochStartOffset() {
         roleLock.readLock().lock();
         try {
@@ -409,15 +365,9 @@ public final class Partition {
         final AppendResult result;
         roleLock.readLock().lock();
         try {
-            if (!isLeader()) {
-                return AppendResult.error(ReplicaError.NOT_LEADER_OR_FOLLOWER, "broker " + localBrokerId
-                    + " is not the leader of " + tp + " (leader " + leaderId + ")");
-            }
-            final int minIsr = effectiveMinIsr();
-            final List<Integer> isr = tracker.isr();
-            if (acks == -1 && isr.size() < minIsr) {
-                return AppendResult.error(ReplicaError.NOT_ENOUGH_REPLICAS, "the ISR " + isr + " of " + tp
-                    + " is smaller than min.insync.replicas=" + minIsr + " (capped at the replication factor)");
+            final AppendResult refused = leaderRefusal(acks);
+            if (refused != null) {
+                return refused;
             }
             result = log.appendAsLeader(records, leaderEpoch, onLeaderAppend);
         } catch (final InvalidRecordException e) {
@@ -433,18 +383,71 @@ public final class Partition {
         if (result.error() != ReplicaError.NONE) {
             return result; // refused by the log (a producer's state, or a fenced leader): nothing appended
         }
+        afterLeaderAppend(result.lastOffset());
+        return result;
+    }
+
+    /**
+     * Writes a transaction marker as leader for the coordinator (WriteTxnMarkers, acks=all): refused as a produce
+     * would be (not the leader, the ISR below {@code min.insync.replicas}), and by the log's producer and
+     * coordinator epoch fencing (INVALID_PRODUCER_EPOCH, TRANSACTION_COORDINATOR_FENCED).
+     *
+     * @param producerId       the transaction's producer
+     * @param producerEpoch    its epoch
+     * @param coordinatorEpoch the coordinator's epoch
+     * @param commit           COMMIT, else ABORT
+     * @return the marker's offset, or the error
+     */
+    public AppendResult appendMarkerAsLeader(final long producerId, final short producerEpoch,
+                                             final int coordinatorEpoch, final boolean commit) {
+        final long offset;
+        final int epoch;
+        roleLock.readLock().lock();
+        try {
+            final AppendResult refused = leaderRefusal((short) -1);
+            if (refused != null) {
+                return refused;
+            }
+            epoch = leaderEpoch;
+            offset = log.appendTransactionMarker(producerId, producerEpoch, coordinatorEpoch, commit, epoch);
+        } catch (final ProducerAppendException | FencedLeaderEpochException | StorageException e) {
+            return AppendResult.markerRefused(e);
+        } finally {
+            roleLock.readLock().unlock();
+        }
+        afterLeaderAppend(offset);
+        return new AppendResult(ReplicaError.NONE, AppendOutcome.APPENDED, offset, offset, -1, log.logStartOffset(),
+            null, epoch);
+    }
+
+    /** A leader write's refusal before the log (role lock held): not the leader, or acks=all below the min ISR. */
+    private AppendResult leaderRefusal(final short acks) {
+        if (!isLeader()) {
+            return AppendResult.error(ReplicaError.NOT_LEADER_OR_FOLLOWER, "broker " + localBrokerId
+                + " is not the leader of " + tp + " (leader " + leaderId + ")");
+        }
+        final int minIsr = effectiveMinIsr();
+        final List<Integer> isr = tracker.isr();
+        if (acks == -1 && isr.size() < minIsr) {
+            return AppendResult.error(ReplicaError.NOT_ENOUGH_REPLICAS, "the ISR " + isr + " of " + tp
+                + " is smaller than min.insync.replicas=" + minIsr + " (capped at the replication factor)");
+        }
+        return null;
+    }
+
+    /** After a leader write: the followers told, the high watermark moved if it can, a durable ack awaited. */
+    private void afterLeaderAppend(final long lastOffset) {
         ctx.onAppended(tp);
         if (maybeIncrementHighWatermark()) {
             ctx.onHighWatermarkChanged(tp);
         }
         if (ctx.durableAcks()) {
-            log.awaitDurable(result.lastOffset()).whenComplete((flushed, failure) -> {
+            log.awaitDurable(lastOffset).whenComplete((flushed, failure) -> {
                 if (failure == null && maybeIncrementHighWatermark()) {
                     ctx.onHighWatermarkChanged(tp);
                 }
             });
         }
-        return result;
     }
 
     /** Whether an acks=all produce may be answered ({@link ProduceAcks#acksStatus}); null while it waits. */
@@ -730,12 +733,7 @@ public final class Partition {
 
     // ---------------------------------------------------------------------------------------- as follower
 
-    /**
-     * Whether this broker follows the partition in this leader epoch.
-     *
-     * @param epoch the epoch a fetch was sent in
-     * @return whether the fetch's answer may still be applied
-     */
+    /** Whether this broker follows the partition in {@code epoch}: a fetch sent in it may still be applied. */
     boolean isFollowerIn(final int epoch) {
         return !stopped && leaderId != localBrokerId && leaderId >= 0 && leaderEpoch == epoch;
     }

@@ -77,6 +77,7 @@ public final class KafkaApis {
     private final InitProducerIds initProducerIds;
     private final FetchHandler fetches;
     private final DescribeTopicPartitionsHandler describeTopics;
+    private final WriteTxnMarkersHandler txnMarkers;
     private final BrokerTopicMetrics topicMetrics;
 
     /** Creates topics that a Metadata request names and that do not exist (Kafka's auto topic creation). */
@@ -139,6 +140,7 @@ public final class KafkaApis {
         this.initProducerIds = new InitProducerIds(brokerId, producerIds);
         this.fetches = new FetchHandler(replicas, cluster, topicMetrics);
         this.describeTopics = new DescribeTopicPartitionsHandler(cluster);
+        this.txnMarkers = new WriteTxnMarkersHandler(replicas, cluster);
     }
 
     /**
@@ -156,7 +158,8 @@ public final class KafkaApis {
                 r -> done(offsetForLeaderEpoch(r))),
             initProducerIds.api(),
             new KafkaApi(ApiKeys.DESCRIBE_TOPIC_PARTITIONS, (short) 0, (short) 0,
-                r -> done(describeTopics.describe(r))));
+                r -> done(describeTopics.describe(r))),
+            txnMarkers.api());
     }
 
     private static CompletionStage<ApiMessage> done(final ApiMessage message) {

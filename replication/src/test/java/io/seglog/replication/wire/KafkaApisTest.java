@@ -769,6 +769,8 @@ class KafkaApisTest {
         expected.put(ApiKeys.OFFSET_FOR_LEADER_EPOCH, new short[] {2, 4});
         expected.put(ApiKeys.INIT_PRODUCER_ID, new short[] {0, 5});
         expected.put(ApiKeys.DESCRIBE_TOPIC_PARTITIONS, new short[] {0, 0});
+        expected.put(ApiKeys.WRITE_TXN_MARKERS, new short[] {WriteTxnMarkersHandler.VERSION,
+            WriteTxnMarkersHandler.VERSION});
         assertArrayEquals(new short[] {0, KafkaApis.METADATA_MAX}, expected.get(ApiKeys.METADATA));
         assertArrayEquals(new short[] {KafkaApis.PRODUCE_MIN, KafkaApis.PRODUCE_MAX}, expected.get(ApiKeys.PRODUCE));
         assertArrayEquals(new short[] {KafkaApis.FETCH_MIN, KafkaApis.FETCH_MAX}, expected.get(ApiKeys.FETCH));
