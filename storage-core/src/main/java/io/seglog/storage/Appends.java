@@ -42,16 +42,7 @@ final class Appends {
         appendLock.lock();
         try {
             appendLocked(batches, leaderEpoch);
-            switch (leaderAnswer.outcome()) {
-                case OUT_OF_ORDER_SEQUENCE:
-                    throw new OutOfOrderSequenceException(leaderAnswer);
-                case INVALID_PRODUCER_EPOCH:
-                    throw new InvalidProducerEpochException(leaderAnswer);
-                case FENCED_LEADER_EPOCH:
-                    throw new FencedLeaderEpochException(leaderAnswer);
-                default:
-                    lastOffset = leaderAnswer.lastOffset();
-            }
+            lastOffset = lastOffsetOrRefusal();
         } finally {
             appendLock.unlock();
         }
@@ -75,6 +66,22 @@ final class Appends {
             flushing.afterAppend();
         }
         return answer;
+    }
+
+    /** The answer's last offset, or its refusal as the exception the exception-style entry points throw. */
+    private long lastOffsetOrRefusal() {
+        switch (leaderAnswer.outcome()) {
+            case OUT_OF_ORDER_SEQUENCE:
+                throw new OutOfOrderSequenceException(leaderAnswer);
+            case INVALID_PRODUCER_EPOCH:
+                throw new InvalidProducerEpochException(leaderAnswer);
+            case TRANSACTION_COORDINATOR_FENCED:
+                throw new TransactionCoordinatorFencedException(leaderAnswer);
+            case FENCED_LEADER_EPOCH:
+                throw new FencedLeaderEpochException(leaderAnswer);
+            default:
+                return leaderAnswer.lastOffset();
+        }
     }
 
     /** The append under the lock: fills {@link #leaderAnswer}, valid until the lock is released. */
@@ -106,16 +113,7 @@ final class Appends {
             appender.appendMarkerAsLeader(producerId, producerEpoch, coordinatorEpoch, commit, leaderEpoch,
                 leaderAnswer.sink());
             leaderAnswer.end(watermarks.logStartOffset());
-            switch (leaderAnswer.outcome()) {
-                case INVALID_PRODUCER_EPOCH:
-                    throw new InvalidProducerEpochException(leaderAnswer);
-                case TRANSACTION_COORDINATOR_FENCED:
-                    throw new TransactionCoordinatorFencedException(leaderAnswer);
-                case FENCED_LEADER_EPOCH:
-                    throw new FencedLeaderEpochException(leaderAnswer);
-                default:
-                    offset = leaderAnswer.lastOffset();
-            }
+            offset = lastOffsetOrRefusal();
         } catch (final LogWriteException e) {
             throw health.goOffline(e.what(), e.getCause());
         } finally {

@@ -166,16 +166,9 @@ final class LogOpener {
         if (snapshotLimit < 0) {
             return ProducerStateManager.inMemory(dir, opened.endOffset());
         }
-        // A transaction index discarded at open is rebuilt by the replay, which must then start at or below its segment.
-        long trusted = snapshotLimit;
-        for (final LogSegment segment : segs) {
-            if (segment.txnIndex().discardedOnOpen()) {
-                trusted = Math.min(trusted, segment.baseOffset());
-            }
-        }
         try {
             return ProducerStateManager.load(io, dir, config.producerIdExpirationMs(), time.millis(), segs,
-                logStartOffset, opened.endOffset(), trusted);
+                logStartOffset, opened.endOffset(), snapshotLimit);
         } catch (final IOException e) {
             throw new StorageException("cannot load the producer state: " + e.getMessage(), dir, e);
         }

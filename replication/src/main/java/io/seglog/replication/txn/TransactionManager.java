@@ -198,11 +198,9 @@ final class TransactionManager {
     CompletableFuture<InitResult> initProducerId(final String transactionalId, final int timeoutMs,
                                                  final long expectedPid, final short expectedEpoch) {
         final CompletableFuture<InitResult> answer = new CompletableFuture<>();
-        if (unavailable() != null) {
-            return CompletableFuture.completedFuture(InitResult.failed(unavailable()));
-        }
-        if (transactionalId.isEmpty()) {
-            return CompletableFuture.completedFuture(InitResult.failed(TxnError.INVALID_REQUEST));
+        final TxnError refused = refusal(transactionalId);
+        if (refused != null) {
+            return CompletableFuture.completedFuture(InitResult.failed(refused));
         }
         if (timeoutMs <= 0 || timeoutMs > maxTimeoutMs) {
             return CompletableFuture.completedFuture(InitResult.failed(TxnError.INVALID_TRANSACTION_TIMEOUT));
@@ -296,11 +294,9 @@ final class TransactionManager {
     CompletableFuture<TxnError> addPartitions(final String transactionalId, final long producerId,
                                               final short producerEpoch, final Set<TopicPartition> partitions,
                                               final short clientVersion) {
-        if (unavailable() != null) {
-            return CompletableFuture.completedFuture(unavailable());
-        }
-        if (transactionalId.isEmpty()) {
-            return CompletableFuture.completedFuture(TxnError.INVALID_REQUEST);
+        final TxnError refused = refusal(transactionalId);
+        if (refused != null) {
+            return CompletableFuture.completedFuture(refused);
         }
         final TransactionMetadata m = cache.get(transactionalId);
         final TxnError refusal;
@@ -340,11 +336,9 @@ final class TransactionManager {
     CompletableFuture<TxnError> endTransaction(final String transactionalId, final long producerId,
                                                final short producerEpoch, final boolean commit,
                                                final short clientVersion) {
-        if (unavailable() != null) {
-            return CompletableFuture.completedFuture(unavailable());
-        }
-        if (transactionalId.isEmpty()) {
-            return CompletableFuture.completedFuture(TxnError.INVALID_REQUEST);
+        final TxnError refused = refusal(transactionalId);
+        if (refused != null) {
+            return CompletableFuture.completedFuture(refused);
         }
         final TransactionMetadata m = cache.get(transactionalId);
         if (m == null) {
@@ -359,6 +353,12 @@ final class TransactionManager {
      */
     private static short served(final short clientVersion) {
         return (short) Math.min(clientVersion, 1);
+    }
+
+    /** What every request is refused before its transactional id is looked up (an empty id included), or null. */
+    private TxnError refusal(final String transactionalId) {
+        final TxnError unavailable = unavailable();
+        return unavailable != null ? unavailable : transactionalId.isEmpty() ? TxnError.INVALID_REQUEST : null;
     }
 
     /** NOT_COORDINATOR once stopped, COORDINATOR_LOAD_IN_PROGRESS until loaded; null when requests may go on. */
@@ -488,10 +488,7 @@ final class TransactionManager {
         if (stopped) {
             return;
         }
-        final byte[] key = TransactionRecords.encodeKey(m.transactionalId());
-        final byte[] value = TransactionRecords.encodeValue(TransactionMetadata.valueOf(complete, valueVersion),
-            valueVersion);
-        attempt(() -> log.append(key, value)).whenComplete((ok, failure) -> thread.execute(() -> {
+        appendRecord(m, complete, failure -> {
             if (stopped) {
                 return;
             }
@@ -506,7 +503,7 @@ final class TransactionManager {
                 thread.schedule("txn-complete:" + m.transactionalId(), retryBackoffMs,
                     () -> writeCompletion(m, complete));
             }
-        }));
+        });
     }
 
     // ------------------------------------------------------------------------------------------------ timeouts
@@ -542,10 +539,7 @@ final class TransactionManager {
     /** Writes a transit's record; completes it on success, drops it on failure; {@code then} gets the outcome. */
     private void write(final TransactionMetadata m, final TransactionMetadata.Transit transit,
                        final Consumer<TxnError> then) {
-        final byte[] key = TransactionRecords.encodeKey(m.transactionalId());
-        final byte[] value = TransactionRecords.encodeValue(TransactionMetadata.valueOf(transit, valueVersion),
-            valueVersion);
-        attempt(() -> log.append(key, value)).whenComplete((ok, failure) -> thread.execute(() -> {
+        appendRecord(m, transit, failure -> {
             if (stopped) {
                 then.accept(TxnError.NOT_COORDINATOR);
                 return;
@@ -560,7 +554,16 @@ final class TransactionManager {
             }
             m.completeTransitionTo(transit);
             then.accept(TxnError.NONE);
-        }));
+        });
+    }
+
+    /** Appends a transit's record; {@code then} gets the failure, or null, on the coordinator's thread. */
+    private void appendRecord(final TransactionMetadata m, final TransactionMetadata.Transit transit,
+                              final Consumer<Throwable> then) {
+        final byte[] key = TransactionRecords.encodeKey(m.transactionalId());
+        final byte[] value = TransactionRecords.encodeValue(TransactionMetadata.valueOf(transit, valueVersion),
+            valueVersion);
+        attempt(() -> log.append(key, value)).whenComplete((ok, failure) -> thread.execute(() -> then.accept(failure)));
     }
 
     /** A seam's call whose synchronous throw counts as its failed future (a pending state is never left behind). */

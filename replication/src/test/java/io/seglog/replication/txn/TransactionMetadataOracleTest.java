@@ -179,8 +179,9 @@ class TransactionMetadataOracleTest {
         assertEquals(k.clientTransactionVersion().featureLevel(), o.clientVersion(), at + " clientVersion");
     }
 
-    private static void assertFields(final org.apache.kafka.coordinator.transaction.TransactionMetadata k,
-                                     final TransactionMetadata o, final String at) {
+    /** Kafka's metadata and ours hold the same fields (the loader's test compares its loads with it too). */
+    static void assertFields(final org.apache.kafka.coordinator.transaction.TransactionMetadata k,
+                             final TransactionMetadata o, final String at) {
         assertEquals(k.producerId(), o.producerId(), at);
         assertEquals(k.prevProducerId(), o.previousProducerId(), at);
         assertEquals(k.producerEpoch(), o.producerEpoch(), at);

@@ -19,7 +19,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.stream.Collectors;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
@@ -82,18 +81,7 @@ class TransactionStateLoaderTest {
                 : expected.entrySet()) {
                 final org.apache.kafka.coordinator.transaction.TransactionMetadata k = e.getValue();
                 final TransactionMetadata o = loaded.get(e.getKey());
-                final String at = e.getKey() + ": " + o;
-                assertEquals(k.producerId(), o.producerId(), at);
-                assertEquals(k.prevProducerId(), o.previousProducerId(), at);
-                assertEquals(k.producerEpoch(), o.producerEpoch(), at);
-                assertEquals(k.lastProducerEpoch(), o.lastProducerEpoch(), at);
-                assertEquals(k.txnTimeoutMs(), o.timeoutMs(), at);
-                assertEquals(k.state().id(), o.state().id(), at);
-                assertEquals(k.topicPartitions().stream().map(tp -> new TopicPartition(tp.topic(), tp.partition()))
-                    .collect(Collectors.toSet()), o.partitions(), at);
-                assertEquals(k.txnStartTimestamp(), o.startTimestampMs(), at);
-                assertEquals(k.txnLastUpdateTimestamp(), o.lastUpdateTimestampMs(), at);
-                assertEquals(k.clientTransactionVersion().featureLevel(), o.clientVersion(), at);
+                TransactionMetadataOracleTest.assertFields(k, o, e.getKey() + ": " + o);
             }
         }
     }

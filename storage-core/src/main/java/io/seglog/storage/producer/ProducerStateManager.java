@@ -146,7 +146,9 @@ public final class ProducerStateManager {
      * @param logStartOffset the log start offset
      * @param endOffset      the log end offset
      * @param trustedEnd     the highest snapshot offset to trust: the log end after a clean shutdown, the recovery
-     *                       point after a crash (a snapshot above it may describe batches the crash lost)
+     *                       point after a crash (a snapshot above it may describe batches the crash lost); lowered
+     *                       to the first segment whose transaction index was discarded as corrupt, so the replay
+     *                       rebuilds it
      * @return the state, at {@code endOffset}
      * @throws IOException if a file cannot be listed, read or deleted
      */
@@ -162,7 +164,13 @@ public final class ProducerStateManager {
                 }
             }
         }
-        final long limit = Math.min(trustedEnd, endOffset);
+        long limit = Math.min(trustedEnd, endOffset);
+        for (final LogSegment segment : segments) {
+            if (segment.txnIndex().discardedOnOpen()) {
+                // Its entries come back with the replay, which must then start at or below its segment.
+                limit = Math.min(limit, segment.baseOffset());
+            }
+        }
         boolean deleted = m.deleteSnapshotsAbove(limit);
         deleted |= m.deleteSnapshotsBefore(segments[0].baseOffset());
         if (deleted) {
@@ -256,7 +264,8 @@ public final class ProducerStateManager {
         if (current == null) {
             return false;
         }
-        final int markerCoordinatorEpoch = markerCoordinatorEpoch(view, p, current.coordinatorEpoch());
+        final int markerCoordinatorEpoch = readMarkerRecord(view, p)
+            ? markerCoordinatorEpoch(view, current.coordinatorEpoch()) : current.coordinatorEpoch();
         if (markerCoordinatorEpoch < current.coordinatorEpoch()) {
             sink.coordinatorFenced(index, pid, epoch, markerCoordinatorEpoch, current.coordinatorEpoch());
             return true;
@@ -357,10 +366,13 @@ public final class ProducerStateManager {
             }
             final ProducerEntry entry = entryFor(pid);
             final long first = entry.currentTxnFirstOffset();
-            final int coordinatorEpoch = markerCoordinatorEpoch(view, p, entry.coordinatorEpoch());
+            // The marker's record is read once, for its coordinator epoch and its type.
+            final boolean readable = readMarkerRecord(view, p);
+            final int coordinatorEpoch = readable ? markerCoordinatorEpoch(view, entry.coordinatorEpoch())
+                : entry.coordinatorEpoch();
             if (first >= 0) {
                 // Kafka's order: the abort's LSO is taken while the transaction still counts as open.
-                transactions.completed(pid, first, base, isAbortMarker(view, p),
+                transactions.completed(pid, first, base, readable && isAbortMarker(view),
                     unstable.lastStableOffsetAfter(pid, base));
                 unstable.complete(pid, base, stableBelow);
             }
@@ -385,20 +397,20 @@ public final class ProducerStateManager {
     }
 
     /**
-     * The coordinator epoch of a transaction marker (Kafka's {@code EndTransactionMarker} value: int16 version,
-     * int32 coordinatorEpoch); {@code otherwise} when the record cannot be read.
+     * The coordinator epoch of the marker record {@link #readMarkerRecord} read (Kafka's {@code EndTransactionMarker}
+     * value: int16 version, int32 coordinatorEpoch); {@code otherwise} when its value is too short.
      */
-    private int markerCoordinatorEpoch(final DirectBuffer view, final int p, final int otherwise) {
-        if (!readMarkerRecord(view, p) || markerRecord.valueLength() < RecordBatchDescriptor.MARKER_VALUE_LENGTH) {
+    private int markerCoordinatorEpoch(final DirectBuffer view, final int otherwise) {
+        if (markerRecord.valueLength() < RecordBatchDescriptor.MARKER_VALUE_LENGTH) {
             return otherwise;
         }
         return view.getInt(markerRecord.valueOffset() + RecordBatchDescriptor.MARKER_VALUE_COORDINATOR_EPOCH_OFFSET,
             ByteOrder.BIG_ENDIAN);
     }
 
-    /** Whether a transaction marker is an ABORT (a record that cannot be read counts as a COMMIT). */
-    private boolean isAbortMarker(final DirectBuffer view, final int p) {
-        return readMarkerRecord(view, p) && markerRecord.keyLength() >= RecordBatchDescriptor.CONTROL_KEY_LENGTH
+    /** Whether the marker record {@link #readMarkerRecord} read is an ABORT (a short key counts as a COMMIT). */
+    private boolean isAbortMarker(final DirectBuffer view) {
+        return markerRecord.keyLength() >= RecordBatchDescriptor.CONTROL_KEY_LENGTH
             && view.getShort(markerRecord.keyOffset() + RecordBatchDescriptor.CONTROL_KEY_TYPE_OFFSET,
                 ByteOrder.BIG_ENDIAN) == RecordBatchDescriptor.CONTROL_TYPE_ABORT;
     }

@@ -173,4 +173,37 @@ class TransactionIndexOracleTest {
             () -> TransactionIndex.open(FileIO.system(), file, BASE + 100));
         assertTrue(early.getMessage().contains("lastOffset"), early.getMessage());
     }
+
+    @Test
+    void aDiscardedIndexStaysUntilItsRebuildReplacesItWhole() throws IOException {
+        final Path file = dir.resolve("00000000000000001000.txnindex");
+        final byte[] corrupt = new byte[TransactionIndex.ENTRY_LENGTH];
+        corrupt[1] = 9; // version 9
+        Files.write(file, corrupt);
+        final TransactionIndex index = TransactionIndex.openOrDiscard(FileIO.system(), file, BASE, false);
+        try {
+            assertTrue(index.discardedOnOpen());
+            assertArrayEquals(corrupt, Files.readAllBytes(file), "kept until the rebuild");
+            assertThrows(IllegalStateException.class, () -> index.append(9, BASE, BASE + 1, BASE + 2),
+                "no append into a discarded file");
+            index.replaceWith(new long[] {9, BASE, BASE + 1, BASE + 2}, 1);
+            assertFalse(index.discardedOnOpen());
+            assertEquals(TransactionIndex.ENTRY_LENGTH, Files.size(file));
+            index.append(9, BASE + 3, BASE + 4, BASE + 5); // appends go on after the rebuild
+            final List<Long> firsts = new ArrayList<>();
+            index.collect(0, Long.MAX_VALUE, ByteBuffer.allocate(64), (pid, first) -> firsts.add(first));
+            assertEquals(List.of(BASE, BASE + 3), firsts);
+            index.replaceWith(new long[0], 0);
+            assertFalse(Files.exists(file), "no entries: no file, as for a segment without aborts");
+            assertEquals(0, index.sizeInBytes());
+        } finally {
+            index.close();
+        }
+        Files.write(file, corrupt);
+        try (TransactionIndex readOnly = TransactionIndex.openOrDiscard(FileIO.system(), file, BASE, true)) {
+            assertTrue(readOnly.discardedOnOpen());
+            assertThrows(IllegalStateException.class, () -> readOnly.replaceWith(new long[0], 0), "read-only");
+            assertArrayEquals(corrupt, Files.readAllBytes(file), "a read-only open changes nothing");
+        }
+    }
 }
